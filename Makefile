@@ -1,0 +1,52 @@
+# mish — the MPE/iX Measurement Interface as a C library with a Lua 5.4 shell.
+# Settings first (override on the command line), then rules.  `make echo` shows them.
+
+CC       ?= cc
+LUA      ?= lua5.4
+LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+LUA_LIB  ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+BUSTED   ?= $(LUA) /usr/bin/busted
+OPT      ?= -O2
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+SAN_ON   = -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANFLAGS = $(if $(SANITIZE),$(SAN_ON))
+CFLAGS  ?= $(OPT) -g
+ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SANFLAGS)
+LDLIBS   = -lm
+
+CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
+           core/aif.c core/upper.c core/defsys.c core/gen/catalog_data.c
+CORE_OBJ = $(CORE_SRC:.c=.o)
+CORE_HDR = core/mi.h core/mi_host.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CATALOG  = $(wildcard core/catalog/*.tsv)
+
+.PHONY: all test test-c bench echo clean
+all: core/libmi.a core/libmi.so spec/test_core
+
+core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
+	@mkdir -p core/gen
+	$(LUA) core/catalog/gen.lua core/catalog core/gen
+
+core/%.o: core/%.c $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+core/libmi.a: $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+core/libmi.so: $(CORE_OBJ)
+	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
+
+test: all
+	@./spec/test_core | tee .test_c.out
+	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "%d passed, %d failed\n", p, f; exit f>0}' .test_c.out
+
+echo:
+	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"
+	@echo "CFLAGS=$(ALLCFLAGS)"
+
+clean:
+	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core .test_*.out
+	rm -rf core/gen

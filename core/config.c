@@ -1,0 +1,208 @@
+/* config.c — system configuration items 3001-3046: defaults from config.tsv,
+ * AIFSCGET, and AIFSCPUT with range checks, cross-item rules and verification
+ * (all or nothing). */
+#include <stdlib.h>
+#include <string.h>
+#include "mi_internal.h"
+
+#define CFG(sys, item) ((sys)->cfg[(item) - 3001])
+
+/* Returns the mask bytes and size of item 3015/3016. */
+static uint8_t *mask_of(mi_system *sys, int32_t item, int *nbytes) {
+  *nbytes = item == 3015 ? 12 : 8;
+  return item == 3015 ? sys->allow : sys->logging;
+}
+
+/* Returns the text buffer of item 3037/3044/3045, or NULL. */
+static char *text_of(mi_system *sys, int32_t item) {
+  return item == 3037 ? sys->text[0] : item == 3044 ? sys->text[1] : item == 3045 ? sys->text[2] : NULL;
+}
+
+void mi_config_defaults(mi_system *sys) {
+  for (int i = 0; i < MI_NCONFIG; i++) {
+    const mi_config_info *c = &mi_config_[i];
+    switch (c->type) {
+    case MI_CT_I32: case MI_CT_BOOL: sys->cfg[i] = (int32_t)strtol(c->deflt, NULL, 10); break;
+    case MI_CT_CA8: mi_host_config_text(sys, c->item, c->deflt); break;
+    default: {
+      int n; uint8_t *m = mask_of(sys, c->item, &n);
+      for (const char *p = c->deflt; *p;) {
+        char *end; long b = strtol(p, &end, 10);
+        if (end == p) break;
+        if (b >= 0 && b < n * 8) m[b >> 3] |= (uint8_t)(0x80 >> (b & 7));
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
+    }
+  }
+}
+
+int mi_host_config_set(mi_system *sys, int32_t item, int32_t value) {
+  const mi_config_info *c = mi_config_lookup(item);
+  if (!sys || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
+  CFG(sys, item) = c->type == MI_CT_BOOL ? value != 0 : value;
+  if (item == 3042 && value > 0) { sys->round = value; sys->inv_round = 1.0 / value; }
+  return 0;
+}
+
+int32_t mi_host_config(const mi_system *sys, int32_t item) {
+  const mi_config_info *c = mi_config_lookup(item);
+  return sys && c && (c->type == MI_CT_I32 || c->type == MI_CT_BOOL) ? CFG(sys, item) : 0;
+}
+
+int mi_host_config_text(mi_system *sys, int32_t item, const char *text) {
+  char *t = sys ? text_of(sys, item) : NULL;
+  if (!t || !text) return -1;
+  size_t n = strnlen(text, 8);
+  memcpy(t, text, n);
+  memset(t + n, ' ', 8 - n);
+  return 0;
+}
+
+int mi_host_config_bit(const mi_system *sys, int32_t item, int bit) {
+  int n; uint8_t *m = mask_of((mi_system *)sys, item, &n);
+  if (item != 3015 && item != 3016) return 0;
+  return bit >= 0 && bit < n * 8 ? (m[bit >> 3] >> (7 - (bit & 7))) & 1 : 0;
+}
+
+/* Counts the entries of a zero-terminated list within MI_MAX_ITEMS; -1 if unterminated. */
+static int list_len(const int32_t *nums) {
+  for (int i = 0; i < MI_MAX_ITEMS; i++)
+    if (nums[i] == 0) return i;
+  return -1;
+}
+
+/* Checks a value pointer for a configuration item: 0, -5 or -6. */
+static int check_ptr(const mi_config_info *c, const void *p) {
+  if (!p) return MI_E_BAD_POINTER;
+  if (c->type == MI_CT_I32 && ((uintptr_t)p & 3)) return MI_E_BAD_ALIGNMENT;
+  return 0;
+}
+
+/* Copies the current value of a configuration item to dst. */
+static void read_item(mi_system *sys, const mi_config_info *c, void *dst) {
+  int n;
+  switch (c->type) {
+  case MI_CT_I32: memcpy(dst, &CFG(sys, c->item), 4); break;
+  case MI_CT_BOOL: *(uint8_t *)dst = CFG(sys, c->item) != 0; break;
+  case MI_CT_CA8: memcpy(dst, text_of(sys, c->item), 8); break;
+  default: { uint8_t *m = mask_of(sys, c->item, &n); memcpy(dst, m, (size_t)n); }
+  }
+}
+
+/* Returns 1 if the value at p equals the current value of c. */
+static int same_value(mi_system *sys, const mi_config_info *c, const void *p) {
+  uint8_t cur[12];
+  read_item(sys, c, cur);
+  if (c->type == MI_CT_BOOL) return (*(const uint8_t *)p != 0) == (cur[0] != 0);
+  return memcmp(cur, p, (size_t)mi_config_size(c)) == 0;
+}
+
+
+void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32_t *stats, int32_t user_id) {
+  if (!st) return;
+  int rc = mi_enter(s, user_id);
+  if (rc) { MI_STATUS(st, rc); return; }
+  if (!nums || !items) { MI_STATUS(st, MI_E_BAD_POINTER); return; }
+  if ((uintptr_t)nums & 3) { MI_STATUS(st, MI_E_PARM2_ALIGNMENT); return; }
+  if ((uintptr_t)items & 7) { MI_STATUS(st, MI_E_PARM3_ALIGNMENT); return; }
+  if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
+  if ((uintptr_t)stats & 3) { MI_STATUS(st, MI_E_PARM4_ALIGNMENT); return; }
+  int n = list_len(nums);
+  if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
+  mi_system *sys = s->sys;
+  int last = 0, good = 0;
+  for (int i = 0; i < n; i++) {
+    const mi_config_info *c = mi_config_lookup(nums[i]);
+    int r = c ? check_ptr(c, items[i]) : MI_E_BAD_ITEM;
+    if (!r) { read_item(sys, c, items[i]); good++; }
+    else last = i + 1;
+    stats[i] = r;
+  }
+  MI_STATUS(st, n > 0 && !good ? MI_E_NO_VALID_ITEMS : last);
+}
+
+/* Applies the PUT rule checks to a staged copy of the configuration. */
+static int range_error(const mi_config_info *c, int32_t v) {
+  if (c->has_range && (v < c->min || v > c->max)) return c->error;
+  if (c->item == 3008 && v != 0 && v != 3) return c->error;
+  return 0;
+}
+
+void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32_t *stats, int32_t user_id,
+              int32_t *ver_nums, void **ver_items, int32_t *ver_stats) {
+  if (!st) return;
+  int rc = mi_enter(s, user_id);
+  if (rc) { MI_STATUS(st, rc); return; }
+  if (!nums || !items) { MI_STATUS(st, MI_E_BAD_POINTER); return; }
+  if ((uintptr_t)nums & 3) { MI_STATUS(st, MI_E_PARM2_ALIGNMENT); return; }
+  if ((uintptr_t)items & 7) { MI_STATUS(st, MI_E_PARM3_ALIGNMENT); return; }
+  if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
+  if ((uintptr_t)stats & 3) { MI_STATUS(st, MI_E_PARM4_ALIGNMENT); return; }
+  int nver = (ver_nums != NULL) + (ver_items != NULL) + (ver_stats != NULL);
+  if (nver == 1 || nver == 2) { MI_STATUS(st, MI_E_VERIFY_ARRAYS); return; }
+  if (nver == 3) {
+    if ((uintptr_t)ver_nums & 3) { MI_STATUS(st, MI_E_VER_NUMS_ALIGNMENT); return; }
+    if ((uintptr_t)ver_items & 7) { MI_STATUS(st, MI_E_VER_ITEMS_ALIGNMENT); return; }
+    if ((uintptr_t)ver_stats & 3) { MI_STATUS(st, MI_E_VER_STATUS_ALIGNMENT); return; }
+  }
+  int n = list_len(nums), nv = nver ? list_len(ver_nums) : 0;
+  if (n < 0 || nv < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
+  mi_system *sys = s->sys;
+
+  /* stage every item on a copy; nothing is written unless all pass */
+  int32_t cfg[MI_NCONFIG];
+  uint8_t allow[12], logging[8];
+  memcpy(cfg, sys->cfg, sizeof cfg);
+  memcpy(allow, sys->allow, sizeof allow);
+  memcpy(logging, sys->logging, sizeof logging);
+  int last = 0, good = 0;
+  int32_t put_pos[MI_NCONFIG] = {0};   /* item -> 1-based position in nums */
+  for (int i = 0; i < n; i++) {
+    const mi_config_info *c = mi_config_lookup(nums[i]);
+    int r = !c || !c->put ? MI_E_BAD_ITEM : check_ptr(c, items[i]);
+    if (!r) {
+      if (c->type == MI_CT_I32) {
+        int32_t v; memcpy(&v, items[i], 4);
+        r = range_error(c, v);
+        if (!r) cfg[c->item - 3001] = v;
+      } else if (c->type == MI_CT_BA96) memcpy(allow, items[i], 12);
+      else memcpy(logging, items[i], 8);
+    }
+    if (!r) { put_pos[c->item - 3001] = i + 1; good++; }
+    stats[i] = r;
+    if (r) last = i + 1;
+  }
+  /* cross-item rules on the staged values; the error lands on the item that was put */
+  struct { int32_t item, other; int ok; int32_t err; } rules[] = {
+    {3002, 3036, cfg[3002 - 3001] <= cfg[3036 - 3001], -3006},
+    {3004, 3036, cfg[3004 - 3001] <= cfg[3036 - 3001], -3007},
+    {3006, 0, !put_pos[3006 - 3001] || !mi_host_js_live(sys, MI_JS_JOB, cfg[3006 - 3001]), -3008},
+    {3007, 0, !put_pos[3007 - 3001] || !mi_host_js_live(sys, MI_JS_SESSION, cfg[3007 - 3001]), -3009},
+    {3023, 3024, cfg[3023 - 3001] >= cfg[3024 - 3001], -3012},
+    {3025, 3026, cfg[3025 - 3001] >= cfg[3026 - 3001], -3012},
+    {3027, 3028, cfg[3027 - 3001] >= cfg[3028 - 3001], -3012},
+    {3029, 3030, cfg[3029 - 3001] >= cfg[3030 - 3001], -3012},
+  };
+  for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
+    if (rules[k].ok) continue;
+    int32_t pos = put_pos[rules[k].item - 3001];
+    if (!pos && rules[k].other) pos = put_pos[rules[k].other - 3001];
+    if (pos && stats[pos - 1] == 0) { stats[pos - 1] = rules[k].err; good--; if (pos > last) last = pos; }
+  }
+  /* verification against the current (pre-PUT) values */
+  int mismatch = 0;
+  for (int i = 0; i < nv; i++) {
+    const mi_config_info *c = mi_config_lookup(ver_nums[i]);
+    int r = c ? check_ptr(c, ver_items[i]) : MI_E_BAD_ITEM;
+    if (!r && !same_value(sys, c, ver_items[i])) r = MI_E_VALUE_MISMATCH;
+    ver_stats[i] = r;
+    if (r) mismatch = 1;
+  }
+  if (mismatch) { MI_STATUS(st, MI_E_VERIFY_FAILED); return; }
+  if (last) { MI_STATUS(st, last); return; }
+  memcpy(sys->cfg, cfg, sizeof cfg);
+  memcpy(sys->allow, allow, sizeof allow);
+  memcpy(sys->logging, logging, sizeof logging);
+  MI_STATUS(st, 0);
+}

@@ -1,0 +1,29 @@
+/* defsys.c — the default system of the upper-case API: a configured HP 3000
+ * (CPUs, disks, tapes, terminals, printers, a handful of system processes). */
+#include <stdlib.h>
+#include "mi_internal.h"
+
+/* Configures the default machine's hardware and system processes on sys. */
+void mi_default_config(mi_system *sys, int ncpu) {
+  static const struct { int first, last, type; } devs[] = {
+    {1, 4, 1}, {7, 7, 2}, {6, 6, 4}, {10, 10, 6}, {11, 11, 5}, {20, 39, 3}, {40, 41, 7}, {50, 53, 8}, {60, 60, 9}, {70, 70, 10},
+  };
+  static const char *const sysprocs[] = {"PROGEN", "LOAD", "DISPATCH", "MEMMGR", "UCOP", "JSMAIN", "SYSMAIN"};
+  mi_host_set_cpus(sys, ncpu);
+  for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
+    for (int l = devs[i].first; l <= devs[i].last; l++) mi_host_set_device(sys, l, devs[i].type);
+  for (size_t i = 0; i < sizeof sysprocs / sizeof sysprocs[0]; i++) {
+    mi_proc_desc d = {0};
+    d.pid = (int64_t)(i + 1);
+    d.program = sysprocs[i]; d.program_group = "PUB"; d.program_account = "SYS";
+    d.user = "OPERATOR"; d.user_group = "PUB"; d.account = "SYS";
+    d.proc_type = i == 5 ? MI_PT_JSMAIN : MI_PT_SYSTEM;
+    mi_host_proc_create(sys, &d);
+  }
+}
+
+mi_system *mi_sim_default_new(void) {
+  mi_system *sys = mi_system_new(NULL);
+  if (sys) mi_default_config(sys, 2);
+  return sys;
+}

@@ -1,0 +1,122 @@
+/* mi_host.h — the writer API: how a source (the simulated HP 3000, the live Linux
+ * host, a program embedding the core) plays the operating system for the counter
+ * store. Readers use mi.h; nothing here is needed to read counters.
+ *
+ * Threading: a system and its sessions belong to one thread at a time; a source
+ * writes between AIF calls (or from the refresh hook, which AIF calls run first). */
+#ifndef MI_HOST_H
+#define MI_HOST_H
+
+#include "mi_catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options for mi_system_new; a NULL pointer or zero fields mean the defaults. */
+typedef struct mi_system_options {
+  int max_users;           /* MI users at once (default 16; -20002 beyond) */
+  int64_t max_cells;       /* 64-bit counter cells in the store (default 32M; -20004 beyond) */
+  int max_ldevs;           /* LDEVs the MI device table holds (default 999; -20003/-20017 beyond) */
+  int max_ldevs_per_user;  /* LDEVs one user may enable (default 999; -20010 beyond) */
+  int max_processes;       /* process table size, at most 2700 (default 2700; warning 20001 beyond) */
+  const char *registry;    /* user-ID registry file (default: $MI_AIFKUF, else memory only) */
+  int64_t boot_ticks;      /* time base at creation, ticks since 1970 (default: now) */
+} mi_system_options;
+
+/* Called at the start of every AIF call so a source can bring counters up to date. */
+typedef void (*mi_refresh_fn)(mi_system *sys, void *arg);
+
+/* Creates an empty system (no CPUs, devices or processes) with default configuration. */
+MI_API mi_system *mi_system_new(const mi_system_options *opt);
+/* Frees a system, its sessions' state and its source; accepts NULL. */
+MI_API void mi_system_free(mi_system *sys);
+/* Installs a refresh hook (NULL to remove); fini (may be NULL) frees arg with the system. */
+MI_API void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fini)(void *));
+/* Returns the source argument installed with mi_system_set_source. */
+MI_API void *mi_system_source(mi_system *sys);
+
+/* ---- configuration ---- */
+/* Sets the number of processors (1-8); returns 0 or -1. */
+MI_API int mi_host_set_cpus(mi_system *sys, int n);
+/* Returns the number of processors. */
+MI_API int mi_host_cpus(const mi_system *sys);
+/* Configures LDEV 1-999 as a device type (1-10, see mi_devtype); 0 removes it; returns 0 or -1. */
+MI_API int mi_host_set_device(mi_system *sys, int ldev, int type);
+/* Returns the device type of an LDEV (0 if not configured). */
+MI_API int mi_host_device(const mi_system *sys, int ldev);
+/* Sets a configuration item's 32-bit value directly (no PUT rules), e.g. 3003 job count. */
+MI_API int mi_host_config_set(mi_system *sys, int32_t item, int32_t value);
+/* Reads a configuration item's 32-bit value (I32 and boolean items). */
+MI_API int32_t mi_host_config(const mi_system *sys, int32_t item);
+/* Sets a text configuration item (3037, 3044, 3045): copied, blank-padded to 8. */
+MI_API int mi_host_config_text(mi_system *sys, int32_t item, const char *text);
+/* Reads a mask item (3015, 3016) bit, 0-based as the manual numbers them. */
+MI_API int mi_host_config_bit(const mi_system *sys, int32_t item, int bit);
+
+/* ---- time ---- */
+/* Advances the time base by ticks (>= 0). */
+MI_API void mi_host_advance(mi_system *sys, int64_t ticks);
+/* Returns the current time in ticks since 1970. */
+MI_API int64_t mi_host_now(const mi_system *sys);
+/* Sets the current time in ticks since 1970 (never backwards). */
+MI_API void mi_host_set_now(mi_system *sys, int64_t ticks);
+/* Returns ticks per millisecond (item 3043). */
+MI_API int32_t mi_host_ticks_per_ms(const mi_system *sys);
+
+/* ---- processes ---- */
+/* What a new process is: pid (> 0), names (blank or NUL padded, up to 16 chars each). */
+typedef struct mi_proc_desc {
+  int64_t pid;
+  const char *program, *program_group, *program_account;
+  const char *user, *user_group, *account;
+  int js_type;     /* 0 none (system process), 1 session, 2 job */
+  int js_num;      /* 1-16383 */
+  int proc_type;   /* item 20012: see MI_PT_* */
+  int64_t start_ticks; /* 0 = now */
+} mi_proc_desc;
+enum { MI_PT_SYSTEM = 0, MI_PT_JSMAIN = 1, MI_PT_CI = 2, MI_PT_USER = 3, MI_PT_SON = 4 };
+
+/* Creates a live process; returns its slot (>= 0, the entity for writes) or -1 (table full
+ * or duplicate pid; users monitoring all processes get warning 20001 on the next GET). */
+MI_API int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d);
+/* Ends a live process; its counters freeze and each user monitoring it is told once. */
+MI_API int mi_host_proc_exit(mi_system *sys, int slot);
+/* Returns the slot of a live or dead-but-unreported pid, or -1. */
+MI_API int mi_host_proc_slot(const mi_system *sys, int64_t pid);
+/* Returns the number of live processes. */
+MI_API int mi_host_proc_count(const mi_system *sys);
+/* Returns 1 if job/session (type, num) has a live process. */
+MI_API int mi_host_js_live(const mi_system *sys, int js_type, int js_num);
+
+/* ---- counters ---- */
+/* A resolved counter: obtain once with mi_host_counter, then write with it. */
+typedef struct mi_ctr { int16_t domain; int16_t index; } mi_ctr;
+/* Resolves a counter item (not a pseudo-item); domain -1 if unknown. */
+MI_API mi_ctr mi_host_counter(int32_t item);
+/* Resolves a counter by name within a domain; domain -1 if unknown. */
+MI_API mi_ctr mi_host_counter_named(const char *name, int domain);
+/* Returns 1 if anyone counts c now (a source may skip work otherwise). */
+MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
+
+/* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
+/* Adds delta to a simple counter (time counters take ticks). */
+MI_API void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta);
+/* Adds delta to element `cls` (large-map class 0-719) of an object-class counter. */
+MI_API void mi_host_add_objcl(mi_system *sys, mi_ctr c, int entity, int cls, int64_t delta);
+/* Adds delta to element `cls` (0-255) of a semaphore-class counter. */
+MI_API void mi_host_add_semcl(mi_system *sys, mi_ctr c, int entity, int cls, int64_t delta);
+/* Records a block on a semaphore of class cls with queue length qlen: bumps the 1-3, 4-6 or
+ * 7+ bucket counter of the domain (global 21088-21090, process 25261-25263). */
+MI_API void mi_host_sem_block(mi_system *sys, int domain, int entity, int cls, int qlen);
+/* Sets a level ("current") counter. */
+MI_API void mi_host_set(mi_system *sys, mi_ctr c, int entity, int64_t value);
+/* Raises a maximum counter to value if larger. */
+MI_API void mi_host_max(mi_system *sys, mi_ctr c, int entity, int64_t value);
+/* Reads the 64-bit value of a simple counter (ticks for time counters), 0 if not counted. */
+MI_API int64_t mi_host_value(const mi_system *sys, mi_ctr c, int entity);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
