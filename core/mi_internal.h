@@ -57,6 +57,7 @@ typedef struct mi_bits_user { uint64_t w[MI_PROC_WORDS]; } mi_procset;
 
 struct mi_session {
   mi_system *sys;
+  mi_session *next, *prev;  /* all sessions of the system */
   int slot;                 /* index in sys->users */
   int priv;
   int32_t access_uid;       /* set by AIFACCESSON */
@@ -110,6 +111,7 @@ struct mi_system {
   uint16_t ldev_refs[MI_MAX_LDEV + 1];
   /* users */
   mi_session *users[MI_MAX_USERS_LIMIT];
+  mi_session *sessions;              /* every session, freed with the system */
   /* source */
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
   int in_refresh;

@@ -10,8 +10,19 @@ static mi_session *default_session;
 static mi_system *default_system;
 
 
+/* Frees the default system at exit (so leak checkers see a clean process). */
+static void free_default(void) {
+  mi_system_free(default_system);
+  default_system = NULL;
+  default_session = NULL;
+  current = NULL;
+}
+
 mi_system *mi_default_system(void) {
-  if (!default_system) default_system = mi_sim_default_new();
+  if (!default_system) {
+    default_system = mi_sim_default_new();
+    if (default_system) atexit(free_default);
+  }
   return default_system;
 }
 
@@ -22,6 +33,9 @@ mi_session *mi_session_new(mi_system *sys) {
   if (!s) return NULL;
   s->sys = sys;
   s->slot = -1;
+  s->next = sys->sessions;
+  if (sys->sessions) sys->sessions->prev = s;
+  sys->sessions = s;
   size_t g = (size_t)(mi_domain_counters(MI_DOM_GLOBAL) + 63) / 64;
   size_t p = (size_t)(mi_domain_counters(MI_DOM_PROCESS) + 63) / 64;
   size_t i = (size_t)(mi_domain_counters(MI_DOM_IO) + 63) / 64;
@@ -45,6 +59,9 @@ void mi_session_free(mi_session *s) {
     mi_procoff_all(s);
     mi_iooff_all(s);
   }
+  if (s->prev) s->prev->next = s->next;
+  else if (s->sys->sessions == s) s->sys->sessions = s->next;
+  if (s->next) s->next->prev = s->prev;
   if (current == s) current = NULL;
   if (default_session == s) default_session = NULL;
   free(s->glob_en); free(s->proc_en); free(s->io_en); free(s->proc_items); free(s->io_items);

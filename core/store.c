@@ -59,8 +59,7 @@ mi_system *mi_system_new(const mi_system_options *opt) {
 
 void mi_system_free(mi_system *sys) {
   if (!sys) return;
-  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-    if (sys->users[i]) mi_session_free(sys->users[i]);
+  while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     free(sys->dom[d].off); free(sys->dom[d].slot); free(sys->dom[d].refs); free(sys->dom[d].cells);
