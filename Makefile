@@ -15,13 +15,13 @@ ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $
 LDLIBS   = -lm
 
 CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
-           core/aif.c core/upper.c core/defsys.c core/gen/catalog_data.c
+           core/aif.c core/upper.c core/defsys.c core/sim.c core/gen/catalog_data.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_host.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
 .PHONY: all test test-c bench echo clean
-all: core/libmi.a core/libmi.so spec/test_core
+all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen
@@ -39,6 +39,9 @@ core/libmi.so: $(CORE_OBJ)
 spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
+examples/%: examples/%.c core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore $< core/libmi.a $(LDLIBS) -o $@
+
 test: all
 	@./spec/test_core | tee .test_c.out
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "%d passed, %d failed\n", p, f; exit f>0}' .test_c.out
@@ -48,5 +51,5 @@ echo:
 	@echo "CFLAGS=$(ALLCFLAGS)"
 
 clean:
-	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core .test_*.out
+	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen

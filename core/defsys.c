@@ -2,6 +2,7 @@
  * (CPUs, disks, tapes, terminals, printers, a handful of system processes). */
 #include <stdlib.h>
 #include "mi_internal.h"
+#include "mi_sim.h"
 
 /* Configures the default machine's hardware and system processes on sys. */
 void mi_default_config(mi_system *sys, int ncpu) {
@@ -23,7 +24,9 @@ void mi_default_config(mi_system *sys, int ncpu) {
 }
 
 mi_system *mi_sim_default_new(void) {
-  mi_system *sys = mi_system_new(NULL);
-  if (sys) mi_default_config(sys, 2);
-  return sys;
+  const char *name = getenv("MISH_WORKLOAD"), *cpus = getenv("MISH_CPUS");
+  const mi_workload *b = mi_workload_builtin(name ? name : "oltp");
+  mi_workload w = *(b ? b : mi_workload_builtin("oltp"));
+  if (cpus && atoi(cpus) >= 1 && atoi(cpus) <= 8) w.cpus = atoi(cpus);
+  return mi_sim_new(&w, 1);
 }
