@@ -21,7 +21,7 @@ CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_inte
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
 .PHONY: all test test-c bench echo clean
-all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1
+all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen
@@ -41,6 +41,12 @@ spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
 
 examples/%: examples/%.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $< core/libmi.a $(LDLIBS) -o $@
+
+lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -shared -Icore $(LUA_INC) lua/mi_core.c core/libmi.a $(LDLIBS) -o $@
+
+lua/mish: lua/mish.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -DMISH_READLINE -Icore $(LUA_INC) lua/mish.c lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 
 test: all
 	@./spec/test_core | tee .test_c.out

@@ -1,0 +1,418 @@
+-- mi: the Measurement Interface for Lua — names instead of numbers, tables instead
+-- of buffers, statuses as data. Built on the C module mi.core; `mi.literal` mirrors
+-- the manual's calls one to one.
+local core = require("mi.core")
+
+local M = { core = core, USER_ID = 666 }
+local MAPS = { large = 0, small = 1, standard = 2 }
+local MAP_NAMES = { [0] = "large", "small", "standard" }
+local DOMAIN_PREFIX = { global = { 21 }, process = { 25, 20 }, io = { 23, 20 }, processor = { 27, 20 } }
+
+-- ---------------------------------------------------------------- catalog
+local ITEMS, BY_NUM, BY_NAME = core.items(), {}, { global = {}, process = {}, io = {}, processor = {} }
+for _, it in ipairs(ITEMS) do
+  BY_NUM[it.item] = it
+  local d = BY_NAME[it.domain]
+  if not d[it.name] or d[it.name].kind == "pseudo" then d[it.name] = it end
+end
+local CONFIG, CONFIG_BY = core.config_items(), {}
+for _, c in ipairs(CONFIG) do CONFIG_BY[c.item], CONFIG_BY[c.name] = c, c end
+local STATUS, STATUS_BY = core.statuses(), {}
+for _, s in ipairs(STATUS) do STATUS_BY[s.code], STATUS_BY[s.name] = s, s end
+local DEVTYPES, DEV_BY = core.devtypes(), {}
+for _, d in ipairs(DEVTYPES) do DEV_BY[d.name], DEV_BY[d.name .. "s"] = d, d end
+
+M.items, M.config_items, M.statuses, M.devtypes = ITEMS, CONFIG, STATUS, DEVTYPES
+
+-- Returns the catalog entry for an item number or name (optionally within a domain), or nil.
+function M.item(x, domain)
+  if math.type(x) == "integer" then return BY_NUM[x] end
+  if type(x) ~= "string" then return nil end
+  local lx = x:lower()
+  if domain then return BY_NAME[domain] and BY_NAME[domain][lx] end
+  for _, d in ipairs({ "global", "process", "io", "processor" }) do
+    local it = BY_NAME[d][lx]
+    if it then return it end
+  end
+end
+
+-- Returns the items whose names match a Lua pattern or a shell-style glob ("gmc_*"), in item order.
+function M.find(pat, domain)
+  local lpat = pat:find("[%%%[%]%^%$]") and pat or ("^" .. pat:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
+  local out = {}
+  for _, it in ipairs(ITEMS) do
+    if (not domain or it.domain == domain) and it.name:find(lpat) then out[#out + 1] = it end
+  end
+  return out
+end
+
+-- Returns a one-line description of an item, configuration item or status.
+function M.describe(x)
+  local it = M.item(x)
+  if it then
+    return string.format("%d %s: %s %s counter (%s, %s), %s%s", it.item, it.name, it.domain, it.kind, it.type, it.unit,
+      it.instrumented == "yes" and "instrumented" or it.instrumented == "no" and "not instrumented (stays 0)"
+        or "not incremented (TurboIMAGE, stays 0)", it.source ~= "manual" and (" [number from " .. it.source .. "]") or "")
+  end
+  local c = CONFIG_BY[x] or (type(x) == "string" and CONFIG_BY[x:upper()])
+  if c then
+    return string.format("%d %s (%s): %s; %s%s", c.item, c.name, c.type, c.label, c.put and "PUT, VERIFY" or "VERIFY",
+      c.min and string.format(", range %d..%d, error %d", c.min, c.max, c.error) or "")
+  end
+  local s = M.status(x)
+  if s then return string.format("status %d %s: %s", s.code, s.name, s.message) end
+  return nil
+end
+
+-- Returns the status record {code=, name=, message=} for a code or name, or nil.
+function M.status(x)
+  if type(x) == "string" then return STATUS_BY[x:upper()] end
+  if math.type(x) == "integer" then
+    return STATUS_BY[x] or (x > 0 and x < 20000 and { code = x, name = "ITEM_ERROR", message = "item " .. x .. " (1-based) is the last that failed" })
+  end
+end
+
+-- Returns the names of object classes of a mapping ("large"|"small"|"standard" or 0-2), index 1 = class 0.
+function M.objcl_names(map) return core.objcl_names(M.mapping(map)) end
+-- Returns the names of the 256 semaphore classes, index 1 = class 0.
+function M.semcl_names() return core.semcl_names() end
+
+-- Returns a mapping number from a name or number; raises on anything else.
+function M.mapping(m, level)
+  if m == nil then return 1 end
+  local n = MAPS[m] or (math.type(m) == "integer" and m >= 0 and m <= 2 and m)
+  if not n then error("bad mapping '" .. tostring(m) .. "' (large, small or standard)", (level or 1) + 1) end
+  return n
+end
+
+-- ---------------------------------------------------------------- statuses as data
+local Status = {}
+Status.__index = Status
+Status.__tostring = function(s) return s.code == 0 and "ok" or string.format("%d %s: %s", s.code, s.name, s.message) end
+local function status(code)
+  local s = M.status(code) or { code = code, name = "UNKNOWN", message = "unknown status" }
+  return setmetatable({ code = code, name = s.name, message = s.message, ok = code == 0 or code >= 20000 }, Status)
+end
+M.Status = status
+
+-- ---------------------------------------------------------------- item lists
+-- Expands names, numbers and globs into item numbers of a domain; raises naming the bad one.
+local function resolve(list, domain, argname, level)
+  if type(list) == "string" or math.type(list) == "integer" then list = { list } end
+  if type(list) ~= "table" then error(string.format("bad argument '%s' (item name, number, pattern or list expected, got %s)", argname, type(list)), level + 1) end
+  local nums, its = {}, {}
+  for _, x in ipairs(list) do
+    if math.type(x) == "integer" then nums[#nums + 1] = x; its[#its + 1] = BY_NUM[x] or { item = x, name = tostring(x) }
+    elseif type(x) == "string" and x:find("[%*%%%[]") then
+      local found = M.find(x, domain)
+      if #found == 0 then error(string.format("bad argument '%s': pattern '%s' matches no %s item", argname, x, domain), level + 1) end
+      for _, it in ipairs(found) do if it.kind ~= "pseudo" then nums[#nums + 1] = it.item; its[#its + 1] = it end end
+    elseif type(x) == "string" then
+      local it = M.item(x, domain)
+      if not it then error(string.format("bad argument '%s': no %s item named '%s'", argname, domain, x), level + 1) end
+      nums[#nums + 1] = it.item; its[#its + 1] = it
+    else error(string.format("bad argument '%s': %s in the item list", argname, type(x)), level + 1) end
+  end
+  return nums, its
+end
+
+-- Turns a device selector into an ldev number: 1-999, -1..-11, "all", "disk", "terminals"...
+local function ldev_of(x, level)
+  if x == nil or x == "all" then return -1 end
+  if math.type(x) == "integer" then return x end
+  local d = type(x) == "string" and DEV_BY[x:lower()]
+  if not d then error("bad device '" .. tostring(x) .. "' (an LDEV number, 'all' or a device type such as 'disk')", level + 1) end
+  return d.selector
+end
+
+-- Builds a values table keyed by name and by number from a record.
+local function keyed(its, rec)
+  local t = {}
+  for i, it in ipairs(its) do t[it.name] = rec[i]; t[it.item] = rec[i] end
+  return t
+end
+
+-- ---------------------------------------------------------------- sessions
+local Session = {}
+Session.__index = Session
+
+-- Opens an MI session: {system = mi.system(...) | "default", user_id = 666}. Privileged and authorized.
+function M.open(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("bad argument #1 to 'open' (table expected, got " .. type(opts) .. ")", 2) end
+  local sys = opts.system
+  if sys == nil or sys == "default" then sys = core.system("default")
+  elseif type(sys) == "table" then sys = core.system(sys) end
+  local s = core.session(sys)
+  s:priv(true)
+  local uid = opts.user_id or M.USER_ID
+  core.globinstall(s, uid)
+  local rc = core.accesson(s, uid)
+  if rc ~= 0 then error("AIFACCESSON failed: " .. tostring(status(rc)), 2) end
+  return setmetatable({ s = s, sys = sys, uid = uid, map = 1, lists = {} }, Session)
+end
+
+-- Creates a simulated system: {workload="oltp", cpus=, seed=, realtime=false}.
+function M.system(opts)
+  if opts ~= nil and type(opts) ~= "table" and opts ~= "default" then
+    error("bad argument #1 to 'system' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  return core.system(opts)
+end
+
+-- Returns the built-in workload names.
+function M.workloads() return core.workloads() end
+
+-- Closes the session: everything it enabled is turned off.
+function Session:close() self.s:close() end
+Session.__close = Session.close
+
+-- Advances a simulated system by ms of virtual time.
+function Session:advance(ms) self.sys:advance(ms) end
+
+-- Returns the system's description: cpus, processes, devices, ticks.
+function Session:info() return self.sys:info() end
+
+-- Enables counters: domain "global"|"process"|"io"; items; opts {mapping=, pid=, ldev=}.
+-- Returns a Status (with .items per-item statuses and .mapping).
+function Session:on(domain, items, opts)
+  opts = opts or {}
+  local map = M.mapping(opts.mapping or "small", 2)
+  local nums, its = resolve(items, domain, "items", 2)
+  local rc, st, m
+  if domain == "global" then rc, st, m = core.globon(self.s, nums, map, 0)
+  elseif domain == "process" then rc, st, m = core.procon(self.s, nums, map, opts.pid, 0)
+  elseif domain == "io" then rc, st, m = core.ioon(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
+  else error("bad domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
+  local r = status(rc)
+  r.items, r.mapping = st, MAP_NAMES[m]
+  if rc == 0 or rc > 0 then
+    self.lists[domain] = self.lists[domain] or { nums = nums, its = its }
+    self.map = m
+    if domain == "global" then
+      for _, n in ipairs(nums) do if n == 21164 then self.cpus_on = true end end
+    end
+  end
+  return r
+end
+
+-- Disables counters of a domain ("global", "process" with opts.pid, "io" with opts.ldev). Returns a Status.
+function Session:off(domain, opts)
+  opts = opts or {}
+  local rc
+  if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
+  elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
+  elseif domain == "io" then rc = core.iooff(self.s, ldev_of(opts.ldev, 2), 0)
+  else error("bad domain '" .. tostring(domain) .. "'", 2) end
+  if rc == 0 and opts.pid == nil and opts.ldev == nil then self.lists[domain] = nil end
+  return status(rc)
+end
+
+-- Reads counters. global: values keyed by name and number. process/io/processor: one
+-- record per entity keyed the same way. Returns data, Status.
+function Session:get(domain, items, opts)
+  opts = opts or {}
+  local map = M.mapping(opts.mapping or MAP_NAMES[self.map], 2)
+  local nums, its
+  if items then nums, its = resolve(items, domain, "items", 2)
+  elseif self.lists[domain] then nums, its = self.lists[domain].nums, self.lists[domain].its
+  elseif domain == "processor" then nums, its = resolve("*", "processor", "items", 2)
+  else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
+  local function ids(extra)
+    local n2, i2 = { extra }, { BY_NUM[extra] }
+    for i, n in ipairs(nums) do if n ~= extra then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
+    return n2, i2
+  end
+  local rc, st, data
+  if domain == "global" then
+    rc, st, data = core.globget(self.s, nums, map, 0)
+    data = data and keyed(its, data)
+  else
+    local records
+    if domain == "process" then
+      local n2, i2 = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }, {}
+      for _, n in ipairs(n2) do i2[#i2 + 1] = BY_NUM[n] end
+      for i, n in ipairs(nums) do if n < 20001 or n > 20012 then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
+      nums, its = n2, i2
+      rc, st, records = core.procget(self.s, nums, map, opts.pid, 0)
+    elseif domain == "io" then
+      nums, its = ids(20020)
+      rc, st, records = core.ioget(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
+    elseif domain == "processor" then
+      nums, its = ids(20040)
+      rc, st, records = core.prcsrget(self.s, nums, map, opts.cpu or -1, 0)
+    else error("bad domain '" .. tostring(domain) .. "'", 2) end
+    data = {}
+    for i, rec in ipairs(records) do
+      local k = keyed(its, rec)
+      if domain == "process" then k.state = k.pid_state == 1 and "dead" or "alive" end
+      if domain == "io" then k.type = (self.sys:info().devices or {})[k.ldev] end
+      data[i] = k
+    end
+  end
+  local r = status(rc)
+  r.items = st
+  return data, r
+end
+
+-- Reads configuration items by name or number; returns {NAME = value, [num] = value}, Status.
+function Session:config(...)
+  local names = select("#", ...) > 0 and { ... } or nil
+  local nums, cs = {}, {}
+  for _, c in ipairs(CONFIG) do
+    local want = not names
+    for _, n in ipairs(names or {}) do if n == c.item or (type(n) == "string" and n:upper() == c.name) then want = true end end
+    if want then nums[#nums + 1] = c.item; cs[#cs + 1] = c end
+  end
+  if names and #nums ~= #names then error("bad argument to 'config': unknown configuration item among the names", 2) end
+  local rc, st, vals = core.scget(self.s, nums, 0)
+  local out = {}
+  for i, c in ipairs(cs) do out[c.name] = vals[i]; out[c.item] = vals[i] end
+  local r = status(rc); r.items = st
+  return out, r
+end
+
+-- Turns a {NAME=value} table (or {[item]=value}) into parallel item/value arrays; masks from sets of names.
+local function config_pairs(t, argname)
+  if type(t) ~= "table" then error("bad argument '" .. argname .. "' (table of NAME = value expected)", 3) end
+  local nums, vals, keys = {}, {}, {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    local c = CONFIG_BY[k] or (type(k) == "string" and CONFIG_BY[k:upper()])
+    if not c then error("bad argument '" .. argname .. "': no configuration item '" .. tostring(k) .. "'", 3) end
+    nums[#nums + 1] = c.item
+    vals[#vals + 1] = t[k]
+  end
+  return nums, vals
+end
+
+-- AIFSCPUT by name with optional verification: s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}}).
+-- Returns a Status with .items {NAME = Status} and .verify {NAME = Status}; nothing is written unless all pass.
+function Session:put(values, opts)
+  opts = opts or {}
+  local nums, vals = config_pairs(values, "values")
+  local vnums, vvals
+  if opts.expect ~= nil then vnums, vvals = config_pairs(opts.expect, "expect") end
+  local rc, st, vst = core.scput(self.s, nums, vals, 0, vnums, vvals)
+  local r = status(rc)
+  r.items = {}
+  for i, n in ipairs(nums) do r.items[CONFIG_BY[n].name] = status(st[i]) end
+  if vst then
+    r.verify = {}
+    for i, n in ipairs(vnums) do r.verify[CONFIG_BY[n].name] = status(vst[i]) end
+  end
+  return r
+end
+
+-- AIFTIME: t = nil (now), {ticks = n} or {micro = n}; returns the time table (with .text) or nil, Status.
+function Session:time(t)
+  if t ~= nil and type(t) ~= "table" then error("bad argument #1 to 'time' (nil or {ticks=} / {micro=} expected)", 2) end
+  local rc, r = core.time(self.s, t, 0)
+  if r then r.text = string.format("%s %s %02d %04d %02d:%02d:%02d.%d", r.weekday, r.month_name, r.day, r.year, r.hour, r.min, r.sec, r.tenths) end
+  return r, status(rc)
+end
+
+-- Returns the per-process, per-device or per-CPU records of a domain as a list (alias of get).
+function Session:records(domain, items, opts) return self:get(domain, items, opts) end
+
+-- ---------------------------------------------------------------- analysis helpers
+local MAXINT, MININT = 2147483647, -2147483648
+
+-- Rollover-correct difference of two I32 counter samples (chapter 2's formula).
+function M.delta(new, old)
+  if type(new) == "table" then
+    local d = {}
+    for k, v in pairs(new) do
+      if type(v) == "number" and type(old[k]) == "number" then d[k] = M.delta(v, old[k])
+      elseif type(v) == "table" and type(old[k]) == "table" then d[k] = M.delta(v, old[k]) end
+    end
+    return d
+  end
+  if new >= old then return new - old end
+  return new - MININT + MAXINT + 1 - old
+end
+
+-- Converts MI_Time units to milliseconds using the system's items 3042/3043.
+function Session:ms(mi_time)
+  if not self.factors then
+    local c = self:config(3042, 3043)
+    self.factors = { round = c[3042], tpm = c[3043] }
+  end
+  return mi_time * self.factors.round / self.factors.tpm
+end
+
+-- Returns a rate per second of a delta over an interval in milliseconds.
+function M.rate(delta, interval_ms) return interval_ms > 0 and delta * 1000 / interval_ms or 0 end
+
+-- Returns a percentage of part in whole (0 when whole is 0).
+function M.pct(part, whole) return whole ~= 0 and 100 * part / whole or 0 end
+
+-- Labels an object- or semaphore-class array: returns {name = value} for non-zero classes.
+function M.label(arr, kind)
+  local names = kind == "semaphore" and M.semcl_names() or M.objcl_names(kind or (#arr == 720 and 0 or #arr == 33 and 1 or 2))
+  local out = {}
+  for i, v in ipairs(arr) do if v ~= 0 then out[names[i]] = v end end
+  return out
+end
+
+-- Sampling loop: every interval (seconds) for count samples, calls fn(delta, sample, elapsed_ms).
+-- sample() returns a table of cumulative values; on a simulated system in virtual time the clock is advanced.
+function Session:sample(interval, count, sample, fn)
+  local prev, t0 = sample(), os.clock()
+  local function wait(sec)
+    if self.virtual then self:advance(math.floor(sec * 1000)); return end
+    local deadline = os.time() + sec
+    local ok, socket = pcall(require, "posix.time")
+    if ok and socket then socket.nanosleep({ tv_sec = math.floor(sec), tv_nsec = math.floor((sec % 1) * 1e9) }); return end
+    M.sleep(sec)
+    local _ = deadline
+  end
+  for i = 1, count do
+    wait(interval)
+    local cur = sample()
+    fn(M.delta(cur, prev), i, interval * 1000)
+    prev = cur
+  end
+  local _ = t0
+end
+
+-- Sleeps for sec seconds (fractions allowed).
+function M.sleep(sec)
+  if M._sleep then return M._sleep(sec) end
+  os.execute(string.format("sleep %.3f", sec))
+end
+
+-- ---------------------------------------------------------------- the literal layer
+-- The manual's calls one to one on a raw session: item-number arrays in, overall status
+-- code, item status array and values out. Example: mi.literal.MIGLOBON(s, {21176, 0}, 1).
+local L = {}
+local function strip0(items)
+  local t = {}
+  for _, v in ipairs(items) do if v == 0 then break end t[#t + 1] = v end
+  return t
+end
+local function raw(s) return type(s) == "table" and s.s or s end
+function L.GETPRIVMODE(s) raw(s):priv(true) end
+function L.GETUSERMODE(s) raw(s):priv(false) end
+function L.AIFACCESSON(s, uid) return core.accesson(raw(s), uid) end
+function L.AIFACCESSOFF(s, uid) return core.accessoff(raw(s), uid) end
+function L.AIFGLOBINSTALL(s, uid) return core.globinstall(raw(s), uid) end
+function L.AIFSCGET(s, items, uid) return core.scget(raw(s), strip0(items), uid) end
+function L.AIFSCPUT(s, items, vals, uid, vitems, vvals) return core.scput(raw(s), strip0(items), vals, uid, vitems and strip0(vitems), vvals) end
+function L.AIFTIME(s, t, uid) return core.time(raw(s), t, uid) end
+function L.MIGLOBON(s, items, mapping, uid) return core.globon(raw(s), strip0(items), mapping, uid) end
+function L.MIGLOBGET(s, items, mapping, uid) return core.globget(raw(s), strip0(items), mapping, uid) end
+function L.MIGLOBOFF(s, uid) return core.globoff(raw(s), uid) end
+function L.MIPROCON(s, items, mapping, pid, uid) return core.procon(raw(s), strip0(items), mapping, pid, uid) end
+function L.MIPROCGET(s, items, mapping, pid, uid) return core.procget(raw(s), strip0(items), mapping, pid, uid) end
+function L.MIPROCOFF(s, pid, uid) return core.procoff(raw(s), pid, uid) end
+function L.MIIOON(s, items, mapping, ldev, uid) return core.ioon(raw(s), strip0(items), mapping, ldev, uid) end
+function L.MIIOGET(s, items, mapping, ldev, uid) return core.ioget(raw(s), strip0(items), mapping, ldev, uid) end
+function L.MIIOOFF(s, ldev, uid) return core.iooff(raw(s), ldev, uid) end
+function L.MIPRCSRGET(s, items, mapping, id, uid) return core.prcsrget(raw(s), strip0(items), mapping, id, uid) end
+-- Returns a raw session (user mode, no access) on a system, for the literal calls.
+function L.session(sys) return core.session(sys or core.system("default")) end
+M.literal = L
+
+return M

@@ -1,0 +1,139 @@
+-- mi.shell: what the mish prompt adds to the mi module — the pretty printer,
+-- help(), completion candidates and the banner.
+local mi = require("mi")
+local M = {}
+
+local DOCS = {
+  ["mi.open"] = "mi.open{system=, user_id=} -> session: a privileged, authorized MI caller",
+  ["mi.system"] = "mi.system{workload='oltp', cpus=, seed=, realtime=false} -> a simulated system of your own",
+  ["mi.item"] = "mi.item(number|name [, domain]) -> catalog entry {item,name,domain,kind,unit,type,instrumented}",
+  ["mi.find"] = "mi.find(pattern [, domain]) -> items whose name matches ('gmc_stop_*' or a Lua pattern)",
+  ["mi.describe"] = "mi.describe(item|config item|status) -> one line about it",
+  ["mi.status"] = "mi.status(code|name) -> {code, name, message}",
+  ["mi.delta"] = "mi.delta(new, old) -> rollover-correct difference (numbers or tables of them)",
+  ["mi.rate"] = "mi.rate(delta, interval_ms) -> per second",
+  ["mi.pct"] = "mi.pct(part, whole) -> percentage",
+  ["mi.label"] = "mi.label(array [, 'semaphore'|mapping]) -> {class_name = value} for non-zero classes",
+  ["mi.workloads"] = "mi.workloads() -> names of the built-in simulated workloads",
+  ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
+  ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status; domain 'global'|'process'|'io'",
+  ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status; domain also 'processor'",
+  ["s:off"] = "s:off(domain [, {pid=, ldev=}]) -> Status",
+  ["s:config"] = "s:config([names...]) -> {NAME = value} from AIFSCGET",
+  ["s:put"] = "s:put({NAME = value} [, {expect = {NAME = value}}]) -> Status with .items and .verify (AIFSCPUT)",
+  ["s:time"] = "s:time([{ticks=}|{micro=}]) -> {year,month,day,hour,min,sec,tenths,month_name,weekday,text}, Status (AIFTIME)",
+  ["s:advance"] = "s:advance(ms): run a simulated system forward (virtual time)",
+  ["s:info"] = "s:info() -> {cpus, processes, devices, ticks}",
+  ["s:ms"] = "s:ms(mi_time) -> milliseconds, using items 3042/3043",
+  ["s:sample"] = "s:sample(interval_s, count, sampler, fn(delta, i, ms)): a sampling loop",
+}
+M.DOCS = DOCS
+
+-- Prints help for a function name, an item, a configuration item or a status.
+function M.help(x)
+  if x == nil then
+    print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the simulated HP 3000.
+  s:on("global", {"gmt_paused", "gmt_idle", "gmt_cs_process"})   enable counters (names, numbers, "gmt_*")
+  s:get("global")                       read them: values by name and number
+  s:on("process", "pmt_process_time"); s:get("process")   one record per process
+  s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")
+  s:get("processor")                    per CPU (after global item 21164 gmc_pauses is on)
+  s:config("JOB_FENCE")  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})
+  s:time()  s:time{ticks = 0}           AIFTIME
+  mi.find("gmc_stop_*")  mi.describe(21177)  help(-20006)  help("s:get")  help(mi)
+Tab completes names; Ctrl-C stops a running loop; Ctrl-D leaves.]])
+    return
+  end
+  if x == mi then
+    local keys = {}
+    for k in pairs(DOCS) do keys[#keys + 1] = k end
+    table.sort(keys)
+    for _, k in ipairs(keys) do print(DOCS[k]) end
+    return
+  end
+  if type(x) == "function" then
+    for k, f in pairs(mi) do if f == x then print(DOCS["mi." .. k] or ("mi." .. k)) return end end
+    print("a function (no help for it)")
+    return
+  end
+  if DOCS[x] or DOCS["mi." .. tostring(x)] or DOCS["s:" .. tostring(x)] then
+    print(DOCS[x] or DOCS["mi." .. x] or DOCS["s:" .. x]); return
+  end
+  local d = mi.describe(x)
+  if d then print(d) return end
+  if type(x) == "string" then
+    local found = mi.find(x)
+    if #found > 0 then
+      for i, it in ipairs(found) do if i <= 40 then print(mi.describe(it.item)) end end
+      if #found > 40 then print(("... and %d more"):format(#found - 40)) end
+      return
+    end
+  end
+  print("no help for " .. tostring(x))
+end
+
+-- Formats a value for the prompt: tables pretty-printed, statuses in words.
+function M.pretty(v, indent, seen)
+  indent, seen = indent or "", seen or {}
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) ~= "table" then return tostring(v) end
+  local mt = getmetatable(v)
+  if mt and mt.__tostring then return tostring(v) end
+  if seen[v] then return "<cycle>" end
+  seen[v] = true
+  local keys, n = {}, #v
+  for k in pairs(v) do
+    if not (math.type(k) == "integer" and k >= 1 and k <= n) and not (math.type(k) == "integer" and mi.item(k) and v[mi.item(k).name] ~= nil) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
+    return type(a) < type(b)
+  end)
+  local parts, flat = {}, true
+  for i = 1, n do parts[#parts + 1] = M.pretty(v[i], indent .. "  ", seen); if type(v[i]) == "table" then flat = false end end
+  if n > 0 and flat and #keys == 0 then
+    local line = "{" .. table.concat(parts, ", ") .. "}"
+    if #line <= 100 then return line end
+  end
+  for _, k in ipairs(keys) do
+    local key = type(k) == "string" and k:match("^[%a_][%w_]*$") and k or ("[" .. M.pretty(k) .. "]")
+    parts[#parts + 1] = key .. " = " .. M.pretty(v[k], indent .. "  ", seen)
+    if type(v[k]) == "table" then flat = false end
+  end
+  if #parts == 0 then return "{}" end
+  local line = "{" .. table.concat(parts, ", ") .. "}"
+  if flat and #line <= 100 then return line end
+  return "{\n" .. indent .. "  " .. table.concat(parts, ",\n" .. indent .. "  ") .. "\n" .. indent .. "}"
+end
+
+-- Returns completion candidates for the word being typed.
+function M.complete(word, env)
+  local out = {}
+  local base, sep, part = word:match("^(.-)([%.:])([%w_]*)$")
+  if base and base ~= "" then
+    local t = env
+    for name in base:gmatch("[^%.:]+") do t = type(t) == "table" and t[name] or nil end
+    local function add(tab)
+      if type(tab) ~= "table" then return end
+      for k in pairs(tab) do if type(k) == "string" and k:sub(1, #part) == part then out[#out + 1] = base .. sep .. k end end
+    end
+    add(t)
+    local mt = getmetatable(t)
+    if mt and type(mt.__index) == "table" then add(mt.__index) end
+  else
+    local prefix = word:match("([%w_]*)$") or ""
+    local head = word:sub(1, #word - #prefix)
+    for k in pairs(env) do if type(k) == "string" and k:sub(1, #prefix) == prefix then out[#out + 1] = head .. k end end
+    if #prefix >= 2 then
+      for _, it in ipairs(mi.items) do if it.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. it.name end end
+      for _, c in ipairs(mi.config_items) do if c.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. c.name end end
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+M.banner = "mish %s — HP MPE/iX Measurement Interface shell, measuring %s.\n" ..
+  "Try:  s:on(\"global\", \"gmt_*\")   then   s:get(\"global\")      help() for more, Ctrl-D to leave."
+
+return M

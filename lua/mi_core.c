@@ -1,0 +1,647 @@
+/* mi_core.c — the Lua 5.4 C module `mi.core`: systems and sessions as userdata, the
+ * manual's calls one to one (item-number arrays in; overall status, item statuses
+ * and decoded values out), the catalog, and the simulator's controls. */
+#include <stdlib.h>
+#include <string.h>
+#include "lua.h"
+#include "lauxlib.h"
+#include "mi.h"
+#include "mi_host.h"
+#include "mi_sim.h"
+
+#define SYS_MT "mi.system"
+#define SES_MT "mi.session"
+
+typedef struct lsys { mi_system *sys; int owned; } lsys;
+typedef struct lses { mi_session *s; int sysref; uint8_t *buf; size_t cap; } lses;
+
+/* ---- systems ---- */
+
+/* Returns the system userdata at i (raises if it is not one or is closed). */
+static mi_system *checksys(lua_State *L, int i) {
+  lsys *u = luaL_checkudata(L, i, SYS_MT);
+  if (!u->sys) luaL_argerror(L, i, "system is closed");
+  return u->sys;
+}
+
+/* core.system([{workload=, cpus=, realtime=, seed=}] | "default") -> system userdata. */
+static int l_system(lua_State *L) {
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->sys = NULL; u->owned = 0;
+  luaL_setmetatable(L, SYS_MT);
+  if (lua_isnoneornil(L, 1) || (lua_type(L, 1) == LUA_TSTRING && strcmp(lua_tostring(L, 1), "default") == 0)) {
+    u->sys = mi_default_system();
+    if (!u->sys) return luaL_error(L, "cannot create the default system");
+    return 1;
+  }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "workload");
+  const char *wname = luaL_optstring(L, -1, "oltp");
+  const mi_workload *b = mi_workload_builtin(wname);
+  if (!b) return luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk)", wname);
+  mi_workload w = *b;
+  lua_getfield(L, 1, "cpus");
+  if (!lua_isnil(L, -1)) {
+    lua_Integer n = luaL_checkinteger(L, -1);
+    if (n < 1 || n > 8) return luaL_error(L, "cpus must be 1..8, got %d", (int)n);
+    w.cpus = (int)n;
+  }
+  lua_getfield(L, 1, "seed");
+  if (!lua_isnil(L, -1)) w.seed = (uint64_t)luaL_checkinteger(L, -1);
+  lua_getfield(L, 1, "realtime");
+  int rt = lua_toboolean(L, -1);
+  lua_pop(L, 4);
+  u->sys = mi_sim_new(&w, rt);
+  if (!u->sys) return luaL_error(L, "cannot create the system");
+  u->owned = 1;
+  return 1;
+}
+
+/* __gc/__close of a system: frees an owned system once. */
+static int sys_close(lua_State *L) {
+  lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  if (u->sys && u->owned) mi_system_free(u->sys);
+  u->sys = NULL;
+  return 0;
+}
+
+/* system:advance(ms): runs the simulated model forward by ms of virtual time. */
+static int sys_advance(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  lua_Integer ms = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, ms >= 0, 2, "milliseconds must be >= 0");
+  if (!mi_sim_attached(sys)) return luaL_error(L, "this system is not simulated");
+  mi_sim_advance(sys, ms);
+  return 0;
+}
+
+/* system:realtime(on): keeps the model in step with the wall clock or not. */
+static int sys_realtime(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  mi_sim_set_realtime(sys, lua_toboolean(L, 2));
+  return 0;
+}
+
+/* system:info() -> {cpus=, processes=, ticks=, devices={[ldev]=type name}, transactions=}. */
+static int sys_info(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, mi_host_cpus(sys)); lua_setfield(L, -2, "cpus");
+  lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
+  lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
+  lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
+  lua_newtable(L);
+  for (int l = 1; l <= MI_MAX_LDEV; l++)
+    if (mi_host_device(sys, l)) { lua_pushstring(L, mi_devtype(mi_host_device(sys, l))->name); lua_rawseti(L, -2, l); }
+  lua_setfield(L, -2, "devices");
+  return 1;
+}
+
+/* ---- sessions ---- */
+
+/* Returns the session at i (raises if closed). */
+static lses *checkses(lua_State *L, int i) {
+  lses *u = luaL_checkudata(L, i, SES_MT);
+  if (!u->s) luaL_argerror(L, i, "session is closed");
+  return u;
+}
+
+/* core.session(system) -> a new MI caller on that system, privileged mode off. */
+static int l_session(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  lses *u = lua_newuserdatauv(L, sizeof *u, 1);
+  u->s = NULL; u->buf = NULL; u->cap = 0; u->sysref = 0;
+  luaL_setmetatable(L, SES_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);   /* keep the system alive while the session lives */
+  u->s = mi_session_new(sys);
+  if (!u->s) return luaL_error(L, "cannot create a session");
+  return 1;
+}
+
+/* __gc/__close of a session: turns off all it enabled, once. */
+static int ses_close(lua_State *L) {
+  lses *u = luaL_checkudata(L, 1, SES_MT);
+  lua_getiuservalue(L, 1, 1);
+  lsys *sy = lua_touserdata(L, -1);
+  if (u->s && sy && sy->sys) mi_session_free(u->s);
+  u->s = NULL;
+  free(u->buf); u->buf = NULL; u->cap = 0;
+  return 0;
+}
+
+/* Returns a session scratch buffer of at least n bytes (8-aligned). */
+static uint8_t *scratch(lua_State *L, lses *u, size_t n) {
+  if (n > u->cap) {
+    uint8_t *b = realloc(u->buf, n);
+    if (!b) { luaL_error(L, "out of memory"); return NULL; }
+    u->buf = b; u->cap = n;
+  }
+  return u->buf;
+}
+
+/* session:priv(on): GETPRIVMODE / GETUSERMODE for this caller. */
+static int ses_priv(lua_State *L) {
+  mi_session_set_priv(checkses(L, 1)->s, lua_toboolean(L, 2));
+  return 0;
+}
+
+/* Reads an item list (array of integers) at i into nums (zero-terminated); returns n. */
+static int get_items(lua_State *L, int i, int32_t *nums) {
+  luaL_checktype(L, i, LUA_TTABLE);
+  int n = (int)luaL_len(L, i);
+  luaL_argcheck(L, n < MI_MAX_ITEMS, i, "too many items");
+  for (int k = 1; k <= n; k++) {
+    lua_rawgeti(L, i, k);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v < INT32_MIN || v > INT32_MAX) luaL_argerror(L, i, lua_pushfstring(L, "item %d is not a 32-bit integer", k));
+    nums[k - 1] = (int32_t)v;
+    lua_pop(L, 1);
+  }
+  nums[n] = 0;
+  return n;
+}
+
+/* Pushes the statuses array of n entries. */
+static void push_statuses(lua_State *L, const int32_t *st, int n) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) { lua_pushinteger(L, st[k]); lua_rawseti(L, -2, k + 1); }
+}
+
+/* Pushes a blank-padded field as a trimmed string. */
+static void push_trim(lua_State *L, const char *p, size_t n) {
+  while (n && (p[n - 1] == ' ' || p[n - 1] == 0)) n--;
+  lua_pushlstring(L, p, n);
+}
+
+/* Decodes one item value at p and pushes it; returns its size. */
+static int32_t push_value(lua_State *L, int32_t item, const uint8_t *p, int mapping) {
+  const mi_item_info *it = mi_item_lookup(item);
+  int32_t size = mi_item_size(it, mapping);
+  int32_t v;
+  if (!it) { memcpy(&v, p, 4); lua_pushinteger(L, v); return 4; }
+  switch (it->type) {
+  case MI_TYPE_I64: { longint_type l; memcpy(&l, p, 8); lua_pushinteger(L, mi_longint_get(&l)); break; }
+  case MI_TYPE_FILENAME: {
+    const filename_type *f = (const filename_type *)p;
+    luaL_Buffer b; luaL_buffinit(L, &b);
+    push_trim(L, f->filename, 16); luaL_addvalue(&b);
+    size_t gl = 16; while (gl && f->group[gl - 1] == ' ') gl--;
+    if (gl) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f->group, gl); }
+    size_t al = 16; while (al && f->account[al - 1] == ' ') al--;
+    if (al) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f->account, al); }
+    luaL_pushresult(&b);
+    break;
+  }
+  case MI_TYPE_CLOCK: { clock_type c; memcpy(&c, p, 4); lua_pushfstring(L, "%02d:%02d:%02d.%d", c.hour, c.min, c.sec, c.ten_sec); break; }
+  case MI_TYPE_CALENDAR: { uint32_t c; memcpy(&c, p, 4);
+    if (c) lua_pushfstring(L, "%d-%03d", MI_CAL_YEAR(c), MI_CAL_YDAY(c)); else lua_pushliteral(L, "");
+    break; }
+  case MI_TYPE_JSNUM: { jsnum_type j; memcpy(&j, p, 4);
+    if (MI_JS_TYPE(j)) lua_pushfstring(L, "#%c%d", MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S', MI_JS_NUM(j));
+    else lua_pushliteral(L, "");
+    break; }
+  case MI_TYPE_I32A: {
+    int n = size / 4;
+    lua_createtable(L, n, 0);
+    for (int k = 0; k < n; k++) { memcpy(&v, p + 4 * k, 4); lua_pushinteger(L, v); lua_rawseti(L, -2, k + 1); }
+    break;
+  }
+  default: memcpy(&v, p, 4); lua_pushinteger(L, v);
+  }
+  return size;
+}
+
+/* Pushes one record (array of values in item order) decoded from p. */
+static const uint8_t *push_record(lua_State *L, const int32_t *nums, int n, const uint8_t *p, int mapping) {
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) { p += push_value(L, nums[k], p, mapping); lua_rawseti(L, -2, k + 1); }
+  return p;
+}
+
+/* Checks a mapping argument: an integer 0-2 is passed through, anything else raises. */
+static int32_t opt_int32(lua_State *L, int i, int32_t def) {
+  lua_Integer v = luaL_optinteger(L, i, def);
+  luaL_argcheck(L, v >= INT32_MIN && v <= INT32_MAX, i, "out of 32-bit range");
+  return (int32_t)v;
+}
+
+/* core.accesson/accessoff/globinstall(session, user_id) -> overall */
+static int l_accesson(lua_State *L) { status_type st; mi_accesson(checkses(L, 1)->s, &st, opt_int32(L, 2, 0)); lua_pushinteger(L, mi_status_info(st)); return 1; }
+static int l_accessoff(lua_State *L) { status_type st; mi_accessoff(checkses(L, 1)->s, &st, opt_int32(L, 2, 0)); lua_pushinteger(L, mi_status_info(st)); return 1; }
+static int l_globinstall(lua_State *L) { status_type st; mi_globinstall(checkses(L, 1)->s, &st, opt_int32(L, 2, 0)); lua_pushinteger(L, mi_status_info(st)); return 1; }
+
+/* core.globon(session, items, mapping, user_id) -> overall, statuses, mapping */
+static int l_globon(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1);
+  status_type st;
+  mi_globon(u->s, &st, nums, stats, &map, opt_int32(L, 4, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_pushinteger(L, map);
+  return 3;
+}
+
+/* Sums the buffer size of one record of items at a mapping. */
+static size_t record_size(const int32_t *nums, int n, int mapping) {
+  size_t sz = 0;
+  for (int k = 0; k < n; k++) {
+    int32_t s = mi_item_size(mi_item_lookup(nums[k]), mapping);
+    sz += s > 0 ? (size_t)s : 4;
+  }
+  return sz ? sz : 4;
+}
+
+/* core.globget(session, items, mapping, user_id) -> overall, statuses, values */
+static int l_globget(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1);
+  size_t sz = record_size(nums, n, map);
+  uint8_t *buf = scratch(L, u, sz);
+  status_type st;
+  mi_globget(u->s, &st, nums, buf, stats, (int32_t)sz, map, opt_int32(L, 4, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  if (st.all == 0 || mi_status_info(st) > 0) push_record(L, nums, n, buf, map); else lua_pushnil(L);
+  return 3;
+}
+
+/* core.globoff(session, user_id) -> overall */
+static int l_globoff(lua_State *L) { status_type st; mi_globoff(checkses(L, 1)->s, &st, opt_int32(L, 2, 0)); lua_pushinteger(L, mi_status_info(st)); return 1; }
+
+/* Reads an optional pid argument; returns 1 and fills l if given. */
+static int opt_pid(lua_State *L, int i, longint_type *l) {
+  if (lua_isnoneornil(L, i)) return 0;
+  mi_longint_set(l, luaL_checkinteger(L, i));
+  return 1;
+}
+
+/* core.procon(session, items, mapping, pid, user_id) -> overall, statuses, mapping */
+static int l_procon(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1);
+  longint_type pid; int has = opt_pid(L, 4, &pid);
+  status_type st;
+  mi_procon(u->s, &st, nums, stats, &map, has ? &pid : NULL, opt_int32(L, 5, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_pushinteger(L, map);
+  return 3;
+}
+
+/* Multi-record GET shared by process, I/O and processor calls. */
+static int multi_get(lua_State *L, int kind) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1);
+  size_t rec = record_size(nums, n, map);
+  lua_Integer maxrec = luaL_optinteger(L, 6, kind == 0 ? MI_MAX_PROCESSES : kind == 1 ? MI_MAX_LDEV : MI_MAX_PROCESSORS);
+  luaL_argcheck(L, maxrec >= 0 && maxrec <= MI_MAX_PROCESSES, 6, "record count out of range");
+  size_t sz = rec * (size_t)(maxrec ? maxrec : 1);
+  luaL_argcheck(L, sz <= INT32_MAX, 2, "records too large");
+  uint8_t *buf = scratch(L, u, sz);
+  status_type st;
+  int32_t count = 0, key = 0, sel;
+  longint_type pid; int has;
+  switch (kind) {
+  case 0:
+    has = opt_pid(L, 4, &pid);
+    mi_procget(u->s, &st, nums, buf, stats, (int32_t)sz, map, has ? &pid : NULL, &count, &key, opt_int32(L, 5, 0));
+    if (has && st.all == 0) count = 1;
+    break;
+  case 1:
+    sel = opt_int32(L, 4, -1);
+    mi_ioget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, opt_int32(L, 5, 0));
+    break;
+  default:
+    sel = opt_int32(L, 4, -1);
+    mi_prcsrget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, opt_int32(L, 5, 0));
+  }
+  int code = mi_status_info(st);
+  lua_pushinteger(L, code);
+  push_statuses(L, stats, n);
+  lua_createtable(L, count, 0);
+  const uint8_t *p = buf;
+  for (int r = 0; r < count; r++) { p = push_record(L, nums, n, p, map); lua_rawseti(L, -2, r + 1); }
+  return 3;
+}
+
+/* core.procget(session, items, mapping, pid, user_id, maxrecords) -> overall, statuses, records */
+static int l_procget(lua_State *L) { return multi_get(L, 0); }
+/* core.ioget(session, items, mapping, ldev, user_id, maxrecords) -> overall, statuses, records */
+static int l_ioget(lua_State *L) { return multi_get(L, 1); }
+/* core.prcsrget(session, items, mapping, prcsr_id, user_id) -> overall, statuses, records */
+static int l_prcsrget(lua_State *L) { return multi_get(L, 2); }
+
+/* core.procoff(session, pid, user_id) -> overall */
+static int l_procoff(lua_State *L) {
+  lses *u = checkses(L, 1);
+  longint_type pid; int has = opt_pid(L, 2, &pid);
+  status_type st;
+  mi_procoff(u->s, &st, has ? &pid : NULL, opt_int32(L, 3, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  return 1;
+}
+
+/* core.ioon(session, items, mapping, ldev, user_id) -> overall, statuses, mapping */
+static int l_ioon(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1), ldev = opt_int32(L, 4, -1);
+  status_type st;
+  mi_ioon(u->s, &st, nums, stats, &map, &ldev, opt_int32(L, 5, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_pushinteger(L, map);
+  return 3;
+}
+
+/* core.iooff(session, ldev, user_id) -> overall */
+static int l_iooff(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t ldev = opt_int32(L, 2, -1);
+  status_type st;
+  mi_iooff(u->s, &st, &ldev, opt_int32(L, 3, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  return 1;
+}
+
+/* Pushes a configuration value decoded from p. */
+static void push_config(lua_State *L, const mi_config_info *c, const uint8_t *p) {
+  int32_t v;
+  switch (c->type) {
+  case MI_CT_I32: memcpy(&v, p, 4); lua_pushinteger(L, v); break;
+  case MI_CT_BOOL: lua_pushboolean(L, p[0] != 0); break;
+  case MI_CT_CA8: lua_pushlstring(L, (const char *)p, 8); break;
+  default: {
+    int bits = c->type == MI_CT_BA96 ? 96 : 64;
+    lua_newtable(L);
+    for (int b = 0; b < bits; b++)
+      if (p[b >> 3] & (0x80 >> (b & 7))) { lua_pushboolean(L, 1); lua_rawseti(L, -2, b); }
+  }
+  }
+}
+
+/* Encodes the Lua value at i for configuration item c into p; raises on a wrong type. */
+static void to_config(lua_State *L, int i, const mi_config_info *c, uint8_t *p, const char *what) {
+  memset(p, 0, 12);
+  switch (c->type) {
+  case MI_CT_I32: {
+    int ok; lua_Integer v = lua_tointegerx(L, i, &ok);
+    if (!ok || v < INT32_MIN || v > INT32_MAX) luaL_error(L, "%s: item %d (%s) needs a 32-bit integer", what, (int)c->item, c->name);
+    int32_t w = (int32_t)v; memcpy(p, &w, 4);
+    break;
+  }
+  case MI_CT_BOOL: p[0] = (uint8_t)lua_toboolean(L, i); break;
+  case MI_CT_CA8: {
+    size_t n; const char *s = lua_tolstring(L, i, &n);
+    if (!s) luaL_error(L, "%s: item %d (%s) needs a string", what, (int)c->item, c->name);
+    memset(p, ' ', 8); memcpy(p, s, n < 8 ? n : 8);
+    break;
+  }
+  default: {
+    int bits = c->type == MI_CT_BA96 ? 96 : 64;
+    if (!lua_istable(L, i)) luaL_error(L, "%s: item %d (%s) needs a table of bit numbers", what, (int)c->item, c->name);
+    for (int b = 0; b < bits; b++) {
+      lua_rawgeti(L, i, b);
+      if (lua_toboolean(L, -1)) p[b >> 3] |= (uint8_t)(0x80 >> (b & 7));
+      lua_pop(L, 1);
+    }
+  }
+  }
+}
+
+/* core.scget(session, items, user_id) -> overall, statuses, values */
+static int l_scget(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  static uint8_t vals[MI_MAX_ITEMS][16];
+  void *ptrs[MI_MAX_ITEMS];
+  for (int k = 0; k < n; k++) ptrs[k] = vals[k];
+  status_type st;
+  mi_scget(u->s, &st, nums, ptrs, stats, opt_int32(L, 3, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    const mi_config_info *c = mi_config_lookup(nums[k]);
+    if (c && stats[k] == 0 && (st.all == 0 || mi_status_info(st) > 0)) push_config(L, c, vals[k]); else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, k + 1);
+  }
+  return 3;
+}
+
+/* core.scput(session, items, values, user_id [, ver_items, ver_values]) -> overall, statuses, ver_statuses */
+static int l_scput(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS], vnums[MI_MAX_ITEMS], vstats[MI_MAX_ITEMS];
+  static uint8_t vals[MI_MAX_ITEMS][16], vvals[MI_MAX_ITEMS][16];
+  void *ptrs[MI_MAX_ITEMS], *vptrs[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  for (int k = 0; k < n; k++) {
+    const mi_config_info *c = mi_config_lookup(nums[k]);
+    ptrs[k] = vals[k];
+    lua_rawgeti(L, 3, k + 1);
+    if (c) to_config(L, lua_gettop(L), c, vals[k], "value");
+    lua_pop(L, 1);
+  }
+  int nv = 0, ver = !lua_isnoneornil(L, 5);
+  if (ver) {
+    nv = get_items(L, 5, vnums);
+    luaL_checktype(L, 6, LUA_TTABLE);
+    for (int k = 0; k < nv; k++) {
+      const mi_config_info *c = mi_config_lookup(vnums[k]);
+      vptrs[k] = vvals[k];
+      lua_rawgeti(L, 6, k + 1);
+      if (c) to_config(L, lua_gettop(L), c, vvals[k], "expected value");
+      lua_pop(L, 1);
+    }
+  }
+  status_type st;
+  mi_scput(u->s, &st, nums, ptrs, stats, opt_int32(L, 4, 0), ver ? vnums : NULL, ver ? vptrs : NULL, ver ? vstats : NULL);
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  if (ver) push_statuses(L, vstats, nv); else lua_pushnil(L);
+  return 3;
+}
+
+/* core.time(session, {ticks=|micro=}, user_id) -> overall, {hour,min,sec,tenths,year,month,day,month_name,weekday} */
+static int l_time(lua_State *L) {
+  lses *u = checkses(L, 1);
+  longint_type t, m; int ht = 0, hm = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "ticks");
+    if (!lua_isnil(L, -1)) { mi_longint_set(&t, luaL_checkinteger(L, -1)); ht = 1; }
+    lua_getfield(L, 2, "micro");
+    if (!lua_isnil(L, -1)) { mi_longint_set(&m, luaL_checkinteger(L, -1)); hm = 1; }
+    lua_pop(L, 2);
+  }
+  clock_type c; date_type d; datestr_type ds;
+  status_type st;
+  mi_time(u->s, &st, ht ? &t : NULL, hm ? &m : NULL, &c, &d, &ds, opt_int32(L, 3, 0));
+  lua_pushinteger(L, mi_status_info(st));
+  if (st.all != 0) { lua_pushnil(L); return 2; }
+  lua_createtable(L, 0, 9);
+  lua_pushinteger(L, c.hour); lua_setfield(L, -2, "hour");
+  lua_pushinteger(L, c.min); lua_setfield(L, -2, "min");
+  lua_pushinteger(L, c.sec); lua_setfield(L, -2, "sec");
+  lua_pushinteger(L, c.ten_sec); lua_setfield(L, -2, "tenths");
+  lua_pushinteger(L, d.year); lua_setfield(L, -2, "year");
+  lua_pushinteger(L, d.month); lua_setfield(L, -2, "month");
+  lua_pushinteger(L, d.day_of_month); lua_setfield(L, -2, "day");
+  lua_pushlstring(L, ds.month_str, 3); lua_setfield(L, -2, "month_name");
+  lua_pushlstring(L, ds.day_of_week, 3); lua_setfield(L, -2, "weekday");
+  return 2;
+}
+
+/* ---- catalog ---- */
+
+/* Pushes an item description table. */
+static void push_item(lua_State *L, const mi_item_info *it) {
+  lua_createtable(L, 0, 9);
+  lua_pushinteger(L, it->item); lua_setfield(L, -2, "item");
+  lua_pushstring(L, it->name); lua_setfield(L, -2, "name");
+  lua_pushstring(L, mi_domain_name(it->domain)); lua_setfield(L, -2, "domain");
+  lua_pushstring(L, mi_kind_name(it->kind)); lua_setfield(L, -2, "kind");
+  lua_pushstring(L, mi_unit_name(it->unit)); lua_setfield(L, -2, "unit");
+  lua_pushstring(L, mi_type_name(it->type)); lua_setfield(L, -2, "type");
+  lua_pushstring(L, mi_instrumented_name(it->instrumented)); lua_setfield(L, -2, "instrumented");
+  lua_pushstring(L, mi_source_name(it->source)); lua_setfield(L, -2, "source");
+  lua_pushinteger(L, mi_item_size(it, 2)); lua_setfield(L, -2, "size");
+}
+
+/* core.items() -> array of every catalog item description. */
+static int l_items(lua_State *L) {
+  int n = mi_item_count();
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) { push_item(L, mi_item_at(i)); lua_rawseti(L, -2, i + 1); }
+  return 1;
+}
+
+/* core.objcl_names(mapping) -> array of class names (index 1 = class 0). */
+static int l_objcl_names(lua_State *L) {
+  lua_Integer m = luaL_checkinteger(L, 1);
+  luaL_argcheck(L, m >= 0 && m <= 2, 1, "mapping must be 0, 1 or 2");
+  int n = mi_objcl_len((int)m);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) { lua_pushstring(L, mi_objcl_name((int)m, i)); lua_rawseti(L, -2, i + 1); }
+  return 1;
+}
+
+/* core.semcl_names() -> array of the 256 semaphore class names. */
+static int l_semcl_names(lua_State *L) {
+  lua_createtable(L, 256, 0);
+  for (int i = 0; i < 256; i++) { lua_pushstring(L, mi_semcl_name(i)); lua_rawseti(L, -2, i + 1); }
+  return 1;
+}
+
+/* core.config_items() -> array of {item,name,type,put,min,max,error,label}. */
+static int l_config_items(lua_State *L) {
+  static const char *const types[] = {"I32", "B", "BA96", "BA64", "CA8"};
+  lua_createtable(L, 46, 0);
+  for (int i = 3001; i <= 3046; i++) {
+    const mi_config_info *c = mi_config_lookup(i);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, c->item); lua_setfield(L, -2, "item");
+    lua_pushstring(L, c->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, types[c->type]); lua_setfield(L, -2, "type");
+    lua_pushboolean(L, c->put); lua_setfield(L, -2, "put");
+    if (c->has_range) {
+      lua_pushinteger(L, c->min); lua_setfield(L, -2, "min");
+      lua_pushinteger(L, c->max); lua_setfield(L, -2, "max");
+      lua_pushinteger(L, c->error); lua_setfield(L, -2, "error");
+    }
+    lua_pushstring(L, c->label); lua_setfield(L, -2, "label");
+    lua_rawseti(L, -2, i - 3000);
+  }
+  return 1;
+}
+
+/* core.statuses() -> array of {code,name,message}. */
+static int l_statuses(lua_State *L) {
+  int code; const char *name, *msg;
+  lua_newtable(L);
+  for (int i = 0; mi_status_at(i, &code, &name, &msg); i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, code); lua_setfield(L, -2, "code");
+    lua_pushstring(L, name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, msg); lua_setfield(L, -2, "message");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* core.devtypes() -> array of {code,selector,name,label}. */
+static int l_devtypes(lua_State *L) {
+  int n = mi_devtype_count();
+  lua_createtable(L, n, 0);
+  for (int i = 1; i <= n; i++) {
+    const mi_devtype_info *d = mi_devtype(i);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, d->code); lua_setfield(L, -2, "code");
+    lua_pushinteger(L, d->selector); lua_setfield(L, -2, "selector");
+    lua_pushstring(L, d->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, d->label); lua_setfield(L, -2, "label");
+    lua_rawseti(L, -2, i);
+  }
+  return 1;
+}
+
+/* core.workloads() -> array of built-in workload names. */
+static int l_workloads(lua_State *L) {
+  lua_newtable(L);
+  for (int i = 0; mi_workload_name(i); i++) { lua_pushstring(L, mi_workload_name(i)); lua_rawseti(L, -2, i + 1); }
+  return 1;
+}
+
+/* core.fold(from, to, class) -> folded class or nil. */
+static int l_fold(lua_State *L) {
+  int r = mi_objcl_fold((int)luaL_checkinteger(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3));
+  if (r < 0) lua_pushnil(L); else lua_pushinteger(L, r);
+  return 1;
+}
+
+static const luaL_Reg sys_methods[] = {
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"close", sys_close}, {NULL, NULL}};
+static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {
+  {"system", l_system}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
+  {"globinstall", l_globinstall}, {"globon", l_globon}, {"globget", l_globget}, {"globoff", l_globoff},
+  {"procon", l_procon}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
+  {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
+  {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
+  {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
+  {"workloads", l_workloads}, {"fold", l_fold}, {NULL, NULL}};
+
+/* Creates a metatable with methods, __gc and __close. */
+static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {
+  luaL_newmetatable(L, name);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, close); lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, close); lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
+}
+
+__attribute__((visibility("default"))) int luaopen_mi_core(lua_State *L);
+int luaopen_mi_core(lua_State *L) {
+  new_mt(L, SYS_MT, sys_methods, sys_close);
+  new_mt(L, SES_MT, ses_methods, ses_close);
+  luaL_newlib(L, funcs);
+  lua_pushinteger(L, MI_MAX_ITEMS); lua_setfield(L, -2, "MAX_ITEMS");
+  return 1;
+}
