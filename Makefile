@@ -49,8 +49,14 @@ lua/mish: lua/mish.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMISH_READLINE -Icore $(LUA_INC) lua/mish.c lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 
 test: all
-	@./spec/test_core | tee .test_c.out
-	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "%d passed, %d failed\n", p, f; exit f>0}' .test_c.out
+	@./spec/test_core > .test_c.out; tail -n 2 .test_c.out | head -n 1; grep FAIL .test_c.out || true
+	@MI_AIFKUF=$$(mktemp -u) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
+	  grep -E '^not ok|^# ' .test_lua.out | head -50; \
+	  echo "Lua specs: $$(grep -c '^ok' .test_lua.out) passed, $$(grep -c '^not ok' .test_lua.out) failed"
+	@c=$$(tail -n 1 .test_c.out); lp=$$(grep -c '^ok' .test_lua.out); lf=$$(grep -c '^not ok' .test_lua.out); \
+	  cp=$$(echo "$$c" | awk '{print $$1}'); cf=$$(echo "$$c" | awk '{print $$3}'); \
+	  grep -q '^1\.\.' .test_lua.out || lf=$$((lf + 1)); \
+	  echo "$$((cp + lp)) passed, $$((cf + lf)) failed"; test $$((cf + lf)) -eq 0
 
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"
