@@ -20,7 +20,7 @@ CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
-.PHONY: all test test-c bench echo clean
+.PHONY: all test bench echo clean
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
@@ -58,10 +58,16 @@ test: all
 	  grep -q '^1\.\.' .test_lua.out || lf=$$((lf + 1)); \
 	  echo "$$((cp + lp)) passed, $$((cf + lf)) failed"; test $$((cf + lf)) -eq 0
 
+spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
+
+bench: spec/bench
+	./spec/bench
+
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"
 	@echo "CFLAGS=$(ALLCFLAGS)"
 
 clean:
-	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen
