@@ -105,10 +105,10 @@ typedef struct plan {
 } plan;
 
 /* Resolves item i of a GET for domain d; fills p and returns its status. */
-static int resolve(mi_session *s, int d, int32_t num, const uint64_t *en, int mapping, plan *p) {
+static inline int resolve(mi_session *s, int d, int32_t num, const uint64_t *en, int mapping, plan *p) {
   const mi_system *sys = s->sys;
-  const mi_item_info *it = mi_item_lookup(num);
-  memset(p, 0, sizeof *p);
+  const mi_item_info *it = mi_item_fast(num);
+  p->it = NULL; p->off = 0; p->status = 0; p->time = 0; p->fold = 0;
   p->size = 4;
   if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) return p->status = MI_E_BAD_ITEM;
   p->it = it;
@@ -126,7 +126,7 @@ static int resolve(mi_session *s, int d, int32_t num, const uint64_t *en, int ma
 }
 
 /* Copies one counter's value(s) for row into dst. */
-static void put_counter(const mi_system *sys, const plan *p, const int64_t *row, int mapping, uint8_t *dst) {
+static inline void put_counter(const mi_system *sys, const plan *p, const int64_t *row, int mapping, uint8_t *dst) {
   const int64_t *c = row + p->off;
   if (p->it->kind == MI_KIND_SIMPLE) {
     int32_t v = view(sys, *c, p->time);

@@ -8,7 +8,7 @@
 #define MI_ITEM_BASE 20000
 #define MI_ITEM_SPAN 8000
 
-static int16_t by_number[MI_ITEM_SPAN];     /* item - 20000 -> position + 1 */
+int16_t mi_by_number_[MI_ITEM_SPAN];        /* item - 20000 -> position + 1 */
 static int16_t by_dense[MI_DOM_COUNT][1024]; /* dense index -> position */
 uint16_t mi_fold_[3][3][MI_NLARGE];
 static int ready;
@@ -18,7 +18,7 @@ void mi_catalog_init(void) {
   if (ready) return;
   for (int i = 0; i < mi_nitems_; i++) {
     const mi_item_info *it = &mi_items_[i];
-    by_number[it->item - MI_ITEM_BASE] = (int16_t)(i + 1);
+    mi_by_number_[it->item - MI_ITEM_BASE] = (int16_t)(i + 1);
     if (it->index >= 0) by_dense[it->domain][it->index] = (int16_t)i;
   }
   for (int m = 0; m < 3; m++)
@@ -35,7 +35,7 @@ void mi_catalog_init(void) {
 const mi_item_info *mi_item_lookup(int32_t item) {
   mi_catalog_init();
   if (item < MI_ITEM_BASE || item >= MI_ITEM_BASE + MI_ITEM_SPAN) return NULL;
-  int p = by_number[item - MI_ITEM_BASE];
+  int p = mi_by_number_[item - MI_ITEM_BASE];
   return p ? &mi_items_[p - 1] : NULL;
 }
 

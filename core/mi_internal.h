@@ -29,6 +29,13 @@ extern const int mi_ndevtypes_;
 /* Fold table: fold_[from][to][i] = class of map `to` for class i of map `from` (from <= to). */
 extern uint16_t mi_fold_[3][3][MI_NLARGE];
 void mi_catalog_init(void);
+extern int16_t mi_by_number_[8000];
+/* mi_item_lookup without the init check, for the GET path (the catalog is ready once a system exists). */
+static inline const mi_item_info *mi_item_fast(int32_t item) {
+  uint32_t k = (uint32_t)(item - 20000);
+  int p = k < 8000 ? mi_by_number_[k] : 0;
+  return p ? &mi_items_[p - 1] : 0;
+}
 
 /* Counter cells of one domain: entity-major rows of `stride` 64-bit words. */
 typedef struct mi_store {
