@@ -259,9 +259,10 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu) {
 }
 
 /* Picks the ready process of highest priority not yet run in this step; -1 if none. */
-static int pick(sim *s) {
+static int pick(sim *s, const int *ready, int n) {
   int best = -1;
-  for (int i = 0; i < MAXP; i++) {
+  for (int k = 0; k < n; k++) {
+    int i = ready[k];
     sproc *p = &s->p[i];
     if (p->state == S_READY && !p->ran && (best < 0 || p->pri > s->p[best].pri)) best = i;
   }
@@ -275,7 +276,8 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
   /* wake-ups */
   int interrupts = 0, nio = 0, nready = 0, nthink = 0, nq[5] = {0};
-  for (int i = 0; i < MAXP; i++) {
+  static _Thread_local int ready[MAXP];
+  for (int i = 0; i < sys->proc_hi; i++) {
     sproc *p = &s->p[i];
     p->ran = 0;
     if ((p->state == S_THINK || p->state == S_IO) && p->wake <= now) {
@@ -302,7 +304,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
       p->state = S_READY;
       p->ready_since = now;
     }
-    if (p->state == S_READY) { nready++; nq[p->queue]++; }
+    if (p->state == S_READY) { ready[nready++] = i; nq[p->queue]++; }
     else if (p->state == S_IO) nio++;
     else if (p->state == S_THINK) nthink++;
   }
@@ -320,7 +322,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     budget -= ics;
     ADD(sys, s, C_EXT_ICS, cpu, ics);
     ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
-    for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
+    for (int idx; budget > 0 && (idx = pick(s, ready, nready)) >= 0;) {
       sproc *p = &s->p[idx];
       p->ran = 1;
       int64_t disp = tpm / 20 < budget ? tpm / 20 : budget;   /* 50 us to launch */
