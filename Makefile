@@ -6,6 +6,8 @@ LUA      ?= lua5.4
 LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIB  ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 BUSTED   ?= $(LUA) /usr/bin/busted
+# under SANITIZE the Lua interpreter needs the ASan runtime loaded first
+SANRUN   = $(if $(SANITIZE),LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0,)
 OPT      ?= -O2
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 SAN_ON   = -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -50,7 +52,7 @@ lua/mish: lua/mish.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 
 test: all
 	@./spec/test_core > .test_c.out; tail -n 2 .test_c.out | head -n 1; grep FAIL .test_c.out || true
-	@MI_AIFKUF=$$(mktemp -u) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
+	@MI_AIFKUF=$$(mktemp -u) $(SANRUN) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
 	  grep -E '^not ok|^# ' .test_lua.out | head -50; \
 	  echo "Lua specs: $$(grep -c '^ok' .test_lua.out) passed, $$(grep -c '^not ok' .test_lua.out) failed"
 	@c=$$(tail -n 1 .test_c.out); lp=$$(grep -c '^ok' .test_lua.out); lf=$$(grep -c '^not ok' .test_lua.out); \
