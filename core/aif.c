@@ -9,23 +9,15 @@
 
 /* ---- shared checks ---- */
 
-/* Counts a zero-terminated item list within MI_MAX_ITEMS; -1 if unterminated. */
-static int list_len(const int32_t *nums) {
-  for (int i = 0; i < MI_MAX_ITEMS; i++)
-    if (nums[i] == 0) return i;
-  return -1;
-}
-
 /* Checks the parameters every ON/GET shares; returns the item count or a negative status. */
-static int check_list(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t user_id) {
+static int check_list(mi_session *s, int32_t *nums, int32_t *stats, int32_t user_id) {
   int rc = mi_enter(s, user_id);
   if (rc) return rc;
   if (!nums) return MI_E_BAD_POINTER;
   if ((uintptr_t)nums & 3) return MI_E_PARM2_ALIGNMENT;
   if (!stats) return MI_E_BAD_ITEM_STATUS;
   if ((uintptr_t)stats & 3) return MI_E_BAD_ALIGNMENT;
-  (void)st;
-  int n = list_len(nums);
+  int n = mi_list_len(nums);
   return n < 0 ? MI_E_NO_TERMINATOR : n;
 }
 
@@ -194,7 +186,7 @@ static int32_t plan_all(mi_session *s, int d, int32_t *nums, int32_t *stats, int
 
 void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
@@ -213,7 +205,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
 void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                 int32_t mapping, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   int rc = check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
@@ -270,7 +262,7 @@ static int same_set(int d, const int32_t *nums, int n, const uint64_t *en, int16
 void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
                longint_type *pid, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
@@ -340,7 +332,7 @@ static void put_proc_record(const mi_system *sys, const plan *pl, const int32_t 
 void mi_procget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                 int32_t mapping, longint_type *pid, int32_t *num_of_pids, int32_t *miproc_ptr, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   int rc = check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
@@ -458,7 +450,7 @@ static void drop_types(mi_session *s, int bits) {
 void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t *ldev,
              int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
@@ -509,7 +501,7 @@ void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int3
 void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
               int32_t mapping, int32_t *ldev, int32_t *num_of_ldevs, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   int rc = check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
@@ -577,7 +569,7 @@ void mi_iooff(mi_session *s, status_type *st, int32_t *ldev, int32_t user_id) {
 void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                  int32_t mapping, int32_t *prcsr_id, int32_t *num_of_prcsrs, int32_t user_id) {
   if (!st) return;
-  int n = check_list(s, st, nums, stats, user_id);
+  int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   int rc = check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }

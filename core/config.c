@@ -65,13 +65,6 @@ int mi_host_config_bit(const mi_system *sys, int32_t item, int bit) {
   return bit >= 0 && bit < n * 8 ? (m[bit >> 3] >> (7 - (bit & 7))) & 1 : 0;
 }
 
-/* Counts the entries of a zero-terminated list within MI_MAX_ITEMS; -1 if unterminated. */
-static int list_len(const int32_t *nums) {
-  for (int i = 0; i < MI_MAX_ITEMS; i++)
-    if (nums[i] == 0) return i;
-  return -1;
-}
-
 /* Checks a value pointer for a configuration item: 0, -5 or -6. */
 static int check_ptr(const mi_config_info *c, const void *p) {
   if (!p) return MI_E_BAD_POINTER;
@@ -108,7 +101,7 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   if ((uintptr_t)items & 7) { MI_STATUS(st, MI_E_PARM3_ALIGNMENT); return; }
   if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
   if ((uintptr_t)stats & 3) { MI_STATUS(st, MI_E_PARM4_ALIGNMENT); return; }
-  int n = list_len(nums);
+  int n = mi_list_len(nums);
   if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
   int last = 0, good = 0;
@@ -146,7 +139,7 @@ void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32
     if ((uintptr_t)ver_items & 7) { MI_STATUS(st, MI_E_VER_ITEMS_ALIGNMENT); return; }
     if ((uintptr_t)ver_stats & 3) { MI_STATUS(st, MI_E_VER_STATUS_ALIGNMENT); return; }
   }
-  int n = list_len(nums), nv = nver ? list_len(ver_nums) : 0;
+  int n = mi_list_len(nums), nv = nver ? mi_list_len(ver_nums) : 0;
   if (n < 0 || nv < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
 

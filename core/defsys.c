@@ -5,10 +5,13 @@
 #include "mi_sim.h"
 
 /* Configures the default machine's hardware and system processes on sys. */
-void mi_default_config(mi_system *sys, int ncpu) {
+void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals) {
+  /* disks 1-5 then 100-199, terminals from 20; one of each other type */
   static const struct { int first, last, type; } devs[] = {
-    {1, 4, 1}, {7, 7, 2}, {6, 6, 4}, {10, 10, 6}, {11, 11, 5}, {20, 39, 3}, {40, 41, 7}, {50, 53, 8}, {60, 60, 9}, {70, 70, 10},
+    {7, 7, 2}, {6, 6, 4}, {10, 10, 6}, {11, 11, 5}, {40, 41, 7}, {50, 53, 8}, {60, 60, 9}, {70, 70, 10},
   };
+  for (int d = 0; d < disks; d++) mi_host_set_device(sys, d < 5 ? 1 + d : 95 + d, 1);
+  for (int t = 0; t < terminals && 20 + t <= 39; t++) mi_host_set_device(sys, 20 + t, 3);
   static const char *const sysprocs[] = {"PROGEN", "LOAD", "DISPATCH", "MEMMGR", "UCOP", "JSMAIN", "SYSMAIN"};
   mi_host_set_cpus(sys, ncpu);
   for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)

@@ -100,7 +100,6 @@ struct mi_system {
   char text[3][8];                   /* 3037, 3044, 3045 */
   /* time */
   int64_t now;
-  int64_t round_factor_inv_q;        /* unused, reserved */
   double inv_round;
   int32_t round;
   /* hardware */
@@ -141,7 +140,7 @@ void mi_globoff_all(mi_session *s);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
 mi_system *mi_sim_default_new(void);
-void mi_default_config(mi_system *sys, int ncpu);
+void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals);
 
 /* registry.c */
 int mi_registry_load(mi_system *sys);
@@ -155,6 +154,13 @@ void mi_config_defaults(mi_system *sys);
 int64_t mi_wall_ticks(int32_t ticks_per_ms);
 void mi_ticks_to_clock(int64_t ticks, int32_t tpm, clock_type *c);
 uint32_t mi_ticks_to_calendar(int64_t ticks, int32_t tpm);
+
+/* Counts a zero-terminated item list within MI_MAX_ITEMS; -1 if unterminated (-115). */
+static inline int mi_list_len(const int32_t *nums) {
+  for (int i = 0; i < MI_MAX_ITEMS; i++)
+    if (nums[i] == 0) return i;
+  return -1;
+}
 
 static inline int mi_bit(const uint64_t *w, int i) { return (int)((w[i >> 6] >> (i & 63)) & 1); }
 static inline void mi_bit_set(uint64_t *w, int i) { w[i >> 6] |= (uint64_t)1 << (i & 63); }

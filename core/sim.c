@@ -157,7 +157,8 @@ static void logon(mi_system *sys, sim *s) {
   while (sessions < s->w.sessions && sessions < CFG(sys, 3004)) {
     int num = CFG(sys, 3007);
     mi_host_config_set(sys, 3007, num % 16383 + 1);
-    s->next_term = 20 + sessions % (s->w.terminals ? s->w.terminals : 1);
+    int terms = s->w.terminals < 1 ? 1 : s->w.terminals > 20 ? 20 : s->w.terminals; /* LDEVs 20-39 */
+    s->next_term = 20 + sessions % terms;
     if (spawn(sys, s, K_CI, "CI", "USER", 1, num) < 0) break;
     if (spawn(sys, s, K_USER, sessions % 3 ? "ORDERS" : "QUERY", "USER", 1, num) < 0) break;
     sessions++;
@@ -436,12 +437,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->rng = w->seed ? w->seed : 1;
   s->next_pid = 100;
   resolve(s);
-  mi_default_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus);
-  for (int l = 1; l <= 4; l++) mi_host_set_device(sys, l, 0);
-  for (int l = 20; l <= 39; l++) mi_host_set_device(sys, l, 0);
-  for (int l = 1; l <= w->disks && l <= 5; l++) mi_host_set_device(sys, l, 1);
-  for (int l = 100; l < 100 + w->disks - 5 && l <= 199; l++) mi_host_set_device(sys, l, 1);
-  for (int t = 0; t < w->terminals && 20 + t <= 99; t++) mi_host_set_device(sys, 20 + t, 3);
+  mi_default_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   for (int i = 0; i < MAXP; i++) {
     int slot = mi_host_proc_slot(sys, i + 1);

@@ -202,8 +202,10 @@ void mi_host_add_semcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) 
 
 void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
   static mi_ctr bucket[2][3];
-  if (bucket[0][0].domain == 0 && bucket[0][0].index == 0) {
+  static int resolved;
+  if (!resolved) {
     for (int b = 0; b < 3; b++) { bucket[0][b] = mi_host_counter(21088 + b); bucket[1][b] = mi_host_counter(25261 + b); }
+    resolved = 1;
   }
   if (qlen < 1) return;
   int b = qlen <= 3 ? 0 : qlen <= 6 ? 1 : 2;

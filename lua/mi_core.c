@@ -426,7 +426,7 @@ static int l_scget(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
-  static uint8_t vals[MI_MAX_ITEMS][16];
+  uint8_t vals[MI_MAX_ITEMS][16];
   void *ptrs[MI_MAX_ITEMS];
   for (int k = 0; k < n; k++) ptrs[k] = vals[k];
   status_type st;
@@ -446,7 +446,7 @@ static int l_scget(lua_State *L) {
 static int l_scput(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS], vnums[MI_MAX_ITEMS], vstats[MI_MAX_ITEMS];
-  static uint8_t vals[MI_MAX_ITEMS][16], vvals[MI_MAX_ITEMS][16];
+  uint8_t vals[MI_MAX_ITEMS][16], vvals[MI_MAX_ITEMS][16];
   void *ptrs[MI_MAX_ITEMS], *vptrs[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
   luaL_checktype(L, 3, LUA_TTABLE);

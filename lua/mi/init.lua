@@ -359,22 +359,13 @@ end
 -- Sampling loop: every interval (seconds) for count samples, calls fn(delta, sample, elapsed_ms).
 -- sample() returns a table of cumulative values; on a simulated system in virtual time the clock is advanced.
 function Session:sample(interval, count, sample, fn)
-  local prev, t0 = sample(), os.clock()
-  local function wait(sec)
-    if self.virtual then self:advance(math.floor(sec * 1000)); return end
-    local deadline = os.time() + sec
-    local ok, socket = pcall(require, "posix.time")
-    if ok and socket then socket.nanosleep({ tv_sec = math.floor(sec), tv_nsec = math.floor((sec % 1) * 1e9) }); return end
-    M.sleep(sec)
-    local _ = deadline
-  end
+  local prev = sample()
   for i = 1, count do
-    wait(interval)
+    if self.virtual then self:advance(math.floor(interval * 1000)) else M.sleep(interval) end
     local cur = sample()
     fn(M.delta(cur, prev), i, interval * 1000)
     prev = cur
   end
-  local _ = t0
 end
 
 -- Sleeps for sec seconds (fractions allowed).
