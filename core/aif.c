@@ -1,6 +1,7 @@
 /* aif.c — the counter AIFs of chapter 5: MIGLOBON/GET/OFF, MIPROCON/GET/OFF,
  * MIIOON/GET/OFF and MIPRCSRGET. GETs gather from precomputed offsets into the
  * caller's buffer: no allocation, no search, no lock. */
+#include <stdlib.h>
 #include <string.h>
 #include "mi_internal.h"
 
@@ -26,7 +27,7 @@ static int take_mapping(mi_system *sys, int32_t *mapping) {
   if (!mapping) return MI_E_BAD_POINTER;
   if ((uintptr_t)mapping & 3) return MI_E_BAD_ALIGNMENT;
   if (*mapping < 0 || *mapping > 2) return MI_E_BAD_MAPPING;
-  if (sys->mapping < 0) { sys->mapping = *mapping; return 0; }
+  if (sys->mapping < 0) { sys->mapping = *mapping; sys->gen++; return 0; }
   if (*mapping != sys->mapping) { *mapping = sys->mapping; return MI_E_MAPPING_NOT_GIVEN; }
   return 0;
 }
@@ -78,12 +79,7 @@ static void disable_all(mi_session *s, int d, uint64_t *en) {
 
 /* The value of a 64-bit cell in the AIF's 32-bit view (time counters in MI_Time). */
 static inline int32_t view(const mi_system *sys, int64_t v, int time) {
-  if (time) {
-    int64_t q = (int64_t)((double)v * sys->inv_round);
-    while (q * sys->round > v) q--;
-    while ((q + 1) * sys->round <= v) q++;
-    v = q;
-  }
+  if (time) v = mi_round_ticks(sys, v);
   return (int32_t)(uint32_t)(uint64_t)v;
 }
 
@@ -94,16 +90,18 @@ typedef struct plan {
   int32_t size;    /* bytes in the buffer */
   int16_t status;  /* 0 or an item error (the slot is zero-filled) */
   uint8_t time, fold;
+  uint8_t kind;    /* it->kind, kept here so the copy loops need not follow it */
 } plan;
 
 /* Resolves item i of a GET for domain d; fills p and returns its status. */
 static inline int resolve(mi_session *s, int d, int32_t num, const uint64_t *en, int mapping, plan *p) {
   const mi_system *sys = s->sys;
   const mi_item_info *it = mi_item_fast(num);
-  p->it = NULL; p->off = 0; p->status = 0; p->time = 0; p->fold = 0;
+  p->it = NULL; p->off = 0; p->status = 0; p->time = 0; p->fold = 0; p->kind = 0;
   p->size = 4;
   if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) return p->status = MI_E_BAD_ITEM;
   p->it = it;
+  p->kind = it->kind;
   p->size = mi_item_size(it, mapping);
   if (it->kind == MI_KIND_PSEUDO) return 0;
   if (en && !mi_bit(en, it->index)) return p->status = MI_E_NOT_ENABLED;
@@ -182,6 +180,62 @@ static int32_t plan_all(mi_session *s, int d, int32_t *nums, int32_t *stats, int
   return rec;
 }
 
+/* The last MIGLOBGET list of a session, resolved: a repeated GET of the same list (the usual
+ * sampling loop) copies from these plans instead of resolving every item again. Allocated at
+ * MIGLOBON for that call's list length; a GET with a longer list just resolves. */
+struct mi_glob_cache {
+  uint64_t gen;          /* sys->gen when filled; 0 = empty */
+  int32_t cap, n, mapping, rec, good, last;
+  int32_t *nums, *stats;
+  plan *pl;
+};
+
+/* Makes room in s's cache for lists of n items (called by MIGLOBON, never by a GET). */
+static void glob_cache_reserve(mi_session *s, int n) {
+  struct mi_glob_cache *c = s->gcache;
+  if (c && c->cap >= n) return;
+  if (n < 32) n = 32;
+  struct mi_glob_cache *nc = calloc(1, sizeof *nc);
+  if (nc) {
+    nc->nums = malloc(sizeof(int32_t) * (size_t)n);
+    nc->stats = malloc(sizeof(int32_t) * (size_t)n);
+    nc->pl = malloc(sizeof(plan) * (size_t)n);
+    nc->cap = n;
+    if (!nc->nums || !nc->stats || !nc->pl) { mi_glob_cache_free(nc); nc = NULL; }
+  }
+  if (!nc) return;  /* no cache: every GET resolves, results unchanged */
+  mi_glob_cache_free(c);
+  s->gcache = nc;
+}
+
+void mi_glob_cache_free(struct mi_glob_cache *c) {
+  if (!c) return;
+  free(c->nums); free(c->stats); free(c->pl); free(c);
+}
+
+/* Serves a MIGLOBGET from the cache if the list, mapping and store layout are unchanged. */
+static int glob_cached(mi_session *s, status_type *st, const int32_t *nums, int n, uint8_t *out,
+                       int32_t *stats, int32_t size, int mapping) {
+  const struct mi_glob_cache *c = s->gcache;
+  const mi_system *sys = s->sys;
+  if (!c || c->gen != sys->gen || c->n != n || c->mapping != mapping || c->rec > size ||
+      memcmp(c->nums, nums, sizeof(int32_t) * (size_t)n) != 0)
+    return 0;
+  const int64_t *row = sys->dom[MI_DOM_GLOBAL].cells;
+  for (int i = 0; i < n; i++) {
+    const plan *p = &c->pl[i];
+    if (p->status) memset(out, 0, (size_t)p->size);
+    else if (p->kind == MI_KIND_SIMPLE) {
+      int32_t v = view(sys, row[p->off], p->time);
+      memcpy(out, &v, 4);
+    } else put_counter(sys, p, row, mapping, out);
+    out += p->size;
+  }
+  memcpy(stats, c->stats, sizeof(int32_t) * (size_t)n);
+  finish(st, n, c->good, c->last, 0);
+  return 1;
+}
+
 /* ---- global ---- */
 
 void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t user_id) {
@@ -198,6 +252,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   int good, last;
   enable_list(s, MI_DOM_GLOBAL, nums, stats, n, s->glob_en, NULL, NULL, &good, &last);
   s->glob_on = good > 0;
+  if (good) glob_cache_reserve(s, n);
   finish(st, n, good, last, warn);
   if (!good) mi_user_release_if_idle(s);
 }
@@ -212,8 +267,11 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   if (!s->glob_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
+  if (glob_cached(s, st, nums, n, buf, stats, size, mapping)) return;
   const int64_t *row = sys->dom[MI_DOM_GLOBAL].cells;
   uint8_t *out = buf, *end = out + size;
+  struct mi_glob_cache *c = s->gcache;
+  int keep = c && n <= c->cap;
   int good = 0, last = 0;
   for (int i = 0; i < n; i++) {
     plan p;
@@ -222,9 +280,17 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
     if (r) { memset(out, 0, (size_t)p.size); last = i + 1; }
     else { put_counter(sys, &p, row, mapping, out); good++; }
     stats[i] = r;
+    if (keep) c->pl[i] = p;
     out += p.size;
   }
   finish(st, n, good, last, 0);
+  if (keep) {
+    memcpy(c->nums, nums, sizeof(int32_t) * (size_t)n);
+    memcpy(c->stats, stats, sizeof(int32_t) * (size_t)n);
+    c->n = n; c->mapping = mapping; c->good = good; c->last = last;
+    c->rec = (int32_t)(out - (uint8_t *)buf);
+    c->gen = sys->gen;
+  }
 }
 
 /* Turns off everything global s has on. */
@@ -322,8 +388,11 @@ static void put_proc_record(const mi_system *sys, const plan *pl, const int32_t 
   const mi_proc *pr = &sys->procs[slot];
   for (int i = 0; i < n; i++) {
     const plan *p = &pl[i];
-    if (p->status || (!row && p->it->kind != MI_KIND_PSEUDO)) memset(out, 0, (size_t)p->size);
-    else if (p->it->kind == MI_KIND_PSEUDO) put_pseudo_proc(sys, pr, nums[i], out);
+    if (p->kind == MI_KIND_SIMPLE && !p->status && row) {
+      int32_t v = view(sys, row[p->off], p->time);
+      memcpy(out, &v, 4);
+    } else if (p->status || (!row && p->kind != MI_KIND_PSEUDO)) memset(out, 0, (size_t)p->size);
+    else if (p->kind == MI_KIND_PSEUDO) put_pseudo_proc(sys, pr, nums[i], out);
     else put_counter(sys, p, row, mapping, out);
     out += p->size;
   }

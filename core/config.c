@@ -41,7 +41,7 @@ int mi_host_config_set(mi_system *sys, int32_t item, int32_t value) {
   const mi_config_info *c = mi_config_lookup(item);
   if (!sys || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
   CFG(sys, item) = c->type == MI_CT_BOOL ? value != 0 : value;
-  if (item == 3042 && value > 0) { sys->round = value; sys->inv_round = 1.0 / value; }
+  if (item == 3042 && value > 0) mi_set_round(sys, value);
   return 0;
 }
 

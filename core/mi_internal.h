@@ -88,6 +88,8 @@ struct mi_session {
   uint16_t io_types;        /* bit t: device type t enabled */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t nldevs;
+  /* MIGLOBGET plan cache: the last list resolved, valid while sys->gen and the mapping hold */
+  struct mi_glob_cache *gcache;
 };
 
 struct mi_system {
@@ -100,8 +102,9 @@ struct mi_system {
   char text[3][8];                   /* 3037, 3044, 3045 */
   /* time */
   int64_t now;
-  double inv_round;
-  int32_t round;
+  int32_t round;                     /* item 3042, MI_Time = ticks / round */
+  uint64_t round_magic;              /* ticks / round as a multiply: see mi_set_round */
+  int round_shift;
   /* hardware */
   int ncpu;
   uint8_t devtype[MI_MAX_LDEV + 1];
@@ -111,6 +114,7 @@ struct mi_system {
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
   /* counters */
   mi_store dom[MI_DOM_COUNT];
+  uint64_t gen;                      /* bumped whenever offsets, enables or the mapping change */
   int mapping;                       /* system mapping, -1 when nobody has anything on */
   int64_t cells_used;
   int32_t ldevs_enabled;             /* LDEVs in the MI device table (any user) */
@@ -122,6 +126,25 @@ struct mi_system {
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
   int in_refresh;
 };
+
+/* Sets the MI rounding factor and its reciprocal: for 0 <= v < 2^63,
+ * v / r == (v * magic) >> shift with magic = ceil(2^(63+k) / r), k = ceil(log2 r)
+ * (Granlund-Montgomery: the error magic*r - 2^(63+k) < r <= 2^k keeps every quotient exact). */
+static inline void mi_set_round(mi_system *sys, int32_t r) {
+  if (r < 1) r = 1;
+  int k = 0;
+  while (((int64_t)1 << k) < r) k++;
+  unsigned __int128 p = (unsigned __int128)1 << (63 + k);
+  sys->round = r;
+  sys->round_magic = (uint64_t)((p + (unsigned)r - 1) / (unsigned)r);
+  sys->round_shift = 63 + k;
+}
+
+/* ticks -> MI_Time (floor division by the rounding factor), without a divide instruction. */
+static inline int64_t mi_round_ticks(const mi_system *sys, int64_t v) {
+  if (v < 0) return -((-v + sys->round - 1) / sys->round);
+  return (int64_t)(((unsigned __int128)(uint64_t)v * sys->round_magic) >> sys->round_shift);
+}
 
 /* store.c */
 int mi_store_enable(mi_system *sys, int domain, int index);   /* 0 or -20004 */
@@ -137,6 +160,7 @@ int mi_enter(mi_session *s, int32_t user_id);
 int mi_user_take(mi_session *s);
 void mi_user_release_if_idle(mi_session *s);
 void mi_globoff_all(mi_session *s);
+void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
 mi_system *mi_sim_default_new(void);

@@ -64,6 +64,7 @@ void mi_session_free(mi_session *s) {
   if (s->next) s->next->prev = s->prev;
   if (current == s) current = NULL;
   if (default_session == s) default_session = NULL;
+  mi_glob_cache_free(s->gcache);
   free(s->glob_en); free(s->proc_en); free(s->io_en); free(s->proc_items); free(s->io_items);
   free(s);
 }

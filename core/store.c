@@ -35,8 +35,7 @@ mi_system *mi_system_new(const mi_system_options *opt) {
   }
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
   mi_config_defaults(sys);
-  sys->round = sys->cfg[3042 - 3001];
-  sys->inv_round = 1.0 / sys->round;
+  mi_set_round(sys, sys->cfg[3042 - 3001]);
   sys->now = sys->opt.boot_ticks > 0 ? sys->opt.boot_ticks : mi_wall_ticks(sys->cfg[3043 - 3001]);
   sys->ncpu = 1;
   sys->mapping = -1;
@@ -103,6 +102,7 @@ static int grow(mi_store *st, int32_t new_stride) {
 int mi_store_enable(mi_system *sys, int domain, int index) {
   mi_store *st = &sys->dom[domain];
   if (st->refs[index]++ > 0) return 0;
+  sys->gen++;
   if (st->slot[index] < 0) {
     int words = mi_item_words(mi_domain_item(domain, index), sys->mapping < 0 ? 0 : sys->mapping);
     int64_t extra = (int64_t)words * st->nent;
@@ -127,6 +127,7 @@ void mi_store_disable(mi_system *sys, int domain, int index) {
   mi_store *st = &sys->dom[domain];
   if (st->refs[index] == 0) return;
   if (--st->refs[index] == 0) {
+    sys->gen++;
     st->off[index] = -1;
     st->active--;
   }
@@ -152,6 +153,7 @@ void mi_store_reset_if_idle(mi_system *sys) {
       if (s && (s->glob_on || s->proc_on || s->io_on)) return;
     }
     sys->mapping = -1;
+    sys->gen++;
   }
 }
 
@@ -186,8 +188,13 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 }
 
 void mi_host_add(mi_system *sys, mi_ctr c, int e, int64_t delta) {
-  int64_t *p = cell(sys, c, e);
-  if (p) *p += delta;
+  /* the hot writer: cell() spelt out so the common global case is one straight line */
+  if ((unsigned)c.domain >= MI_DOM_COUNT) return;
+  const mi_store *st = &sys->dom[c.domain];
+  int32_t o = st->off[c.index];
+  if (__builtin_expect(o < 0 || (unsigned)e >= (unsigned)st->nent, 0)) return;
+  if (c.domain == MI_DOM_PROCESS && __builtin_expect(sys->procs[e].state != MI_PS_ALIVE, 0)) return;
+  st->cells[(size_t)e * (size_t)st->stride + (size_t)o] += delta;
 }
 
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {

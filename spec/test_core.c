@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "mi.h"
 #include "mi_host.h"
+#include "mi_internal.h"
 
 static int passed, failed;
 #define CHECK(cond, what) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } } while (0)
@@ -612,6 +613,71 @@ static void test_upper_api(void) {
   GETUSERMODE();
 }
 
+/* MIGLOBGET's plan cache must never serve a stale plan, and MI_Time division is exact. */
+static void test_get_cache(void) {
+  mi_session *s, *s2;
+  mi_system *sys = new_sys(&s, NULL);
+  s2 = mi_session_new(sys);
+  mi_session_set_priv(s2, 1);
+  status_type st;
+  int32_t on[] = {21000, 21176, 0}, stats[4], map = 1, buf[1200];
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 5);
+  mi_host_add(sys, mi_host_counter(21176), 0, 8000);
+  for (int k = 0; k < 3; k++) {  /* first call fills the cache, later ones use it */
+    mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+    EQ(st.all, 0, "cached GET status");
+    EQ(buf[0], 5, "cached GET value 1");
+    EQ(buf[1], 8, "cached GET time value in MI_Time");
+  }
+  int32_t swapped[] = {21176, 21000, 0};
+  mi_globget(s, &st, swapped, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[0], 8, "same length, other order: not served from the cache");
+  EQ(buf[1], 5, "same length, other order: second value");
+  int32_t big[] = {21254, 21255, 0}, map2 = 1;
+  mi_globon(s2, &st, big, stats, &map2, 666);   /* grows the global row */
+  mi_host_add(sys, mi_host_counter(21000), 0, 1);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[0], 6, "after another user grew the row the cached plan is rebuilt");
+  EQ(buf[1], 8, "and the time item still reads right");
+  mi_globget(s, &st, on, buf, stats, 4, 1, 0);
+  EQ(INFO(st), MI_E_BUFFER_TOO_SMALL, "a short buffer is caught even when the list is cached");
+  int32_t other[] = {21000, 21001, 0};
+  mi_globget(s, &st, other, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], MI_E_NOT_ENABLED, "an item not enabled gets its status");
+  EQ(INFO(st), 2, "overall status names the failing index");
+  mi_globoff(s, &st, 0);
+  int32_t on2[] = {21001, 21000, 0};
+  mi_globon(s, &st, on2, stats, &map, 0);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], MI_E_NOT_ENABLED, "after OFF/ON the old plan is not reused");
+  EQ(buf[1], 0, "and the slot is zero-filled");
+  mi_host_config_set(sys, 3042, 7);
+  mi_globoff(s, &st, 0);
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21176), 0, 1000);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[1], 142, "rounding factor 7: 1000 ticks are 142 MI_Time");
+  mi_system_free(sys);
+  /* the multiply-shift division agrees with '/' for every factor class */
+  mi_system_options o = {0};
+  mi_system *t = mi_system_new(&o);
+  int32_t rs[] = {1, 2, 3, 7, 1000, 1024, 7919, 65535, 1000000, 2147483647};
+  uint64_t x = 88172645463325252ull;
+  int bad = 0;
+  for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++) {
+    mi_host_config_set(t, 3042, rs[r]);
+    for (int k = 0; k < 200000; k++) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      int64_t v = (int64_t)(x >> (k % 64 == 0 ? 1 : (unsigned)(k % 63) + 1));
+      if (k < 4) v = (int64_t)INT64_MAX - k;
+      if (mi_round_ticks(t, v) != v / rs[r]) bad++;
+    }
+  }
+  EQ(bad, 0, "ticks / rounding factor exact for 2M values and 10 factors");
+  mi_system_free(t);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -626,6 +692,7 @@ int main(void) {
   test_processor();
   test_config();
   test_time();
+  test_get_cache();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
