@@ -9,14 +9,19 @@
 extern "C" {
 #endif
 
-/* A workload: the machine and its users. Times are means in milliseconds. */
+/* How a time is drawn around its mean. */
+enum { MI_DIST_EXPONENTIAL = 0, MI_DIST_CONSTANT = 1, MI_DIST_UNIFORM = 2 /* 0 .. 2 x mean */ };
+
+/* A workload: the machine and its users. Times are means in milliseconds. The built-in
+ * ones come from core/catalog/workloads.tsv; a program may copy one and change fields
+ * (directly or by name with mi_workload_set, which checks ranges). */
 typedef struct mi_workload {
   const char *name;
   int cpus;              /* 1-8 */
-  int disks;             /* disk LDEVs (1..n) */
-  int terminals;         /* terminal LDEVs (20..) */
-  int sessions;          /* interactive sessions wanted */
-  int jobs;              /* batch jobs wanted */
+  int disks;             /* disk LDEVs (1-5, then 100..) */
+  int terminals;         /* terminal LDEVs (20-39) */
+  int sessions;          /* interactive sessions wanted (each a CI and a user process) */
+  int jobs;              /* batch jobs wanted (one process each) */
   double think_ms;       /* session think time */
   double txn_cpu_ms;     /* CPU per transaction */
   double txn_ios;        /* disk I/Os per transaction */
@@ -25,13 +30,24 @@ typedef struct mi_workload {
   double disk_ms;        /* disk service time */
   double faults_per_io;  /* page faults per disk I/O (memory pressure) */
   int memory_pages;      /* item 3039, 2 KB pages */
-  uint64_t seed;
+  int think_dist;        /* MI_DIST_* of think times */
+  int service_dist;      /* MI_DIST_* of CPU bursts and disk service times */
+  uint64_t seed;         /* same seed + same calls = same counters */
+  const char *about;     /* one line for people */
 } mi_workload;
 
 /* Returns a built-in workload: "idle", "oltp", "batch", "memory", "disk"; NULL if none. */
 MI_API const mi_workload *mi_workload_builtin(const char *name);
 /* Returns the name of built-in workload i, or NULL past the end. */
 MI_API const char *mi_workload_name(int i);
+/* Sets a numeric field of w by name (distributions by index); 0, -1 unknown field, -2 out of range. */
+MI_API int mi_workload_set(mi_workload *w, const char *field, double value);
+/* Reads a numeric field of w by name into *value; 0 or -1 if there is no such field. */
+MI_API int mi_workload_get(const mi_workload *w, const char *field, double *value);
+/* Describes settable field i (NULL past the end): its range and a one-line meaning. */
+MI_API const char *mi_workload_field(int i, double *min, double *max, const char **about);
+/* Returns the name of distribution d ("exponential", "constant", "uniform"), NULL if none. */
+MI_API const char *mi_dist_name(int d);
 /* Configures sys as the workload's machine and drives it from now on (w NULL = "oltp").
  * realtime: each AIF call first catches the model up with the wall clock. 0 or -1. */
 MI_API int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime);

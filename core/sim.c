@@ -4,6 +4,7 @@
  * terminals, batch jobs admitted by the job fence and limits, disks with queues,
  * page faults and semaphore blocks by class. Everything goes through mi_host.h. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,22 +14,77 @@
 #define STEP_MS 10
 #define MAXP MI_MAX_PROCESSES
 
-static const mi_workload builtins[] = {
-  {"idle",   1, 2, 8,    2,  0, 60000, 5, 1, 0, 0, 12, 0.05, 65536, 1},
-  {"oltp",   2, 4, 40,  32,  2, 8000, 40, 6, 30, 120000, 12, 0.3, 131072, 42},
-  {"batch",  4, 6, 16,   8, 12, 15000, 30, 4, 80, 300000, 10, 0.2, 262144, 7},
-  {"memory", 2, 4, 40,  40,  4, 6000, 35, 5, 40, 200000, 12, 4.0, 16384, 11},
-  {"disk",   2, 3, 40,  30,  6, 5000, 15, 25, 10, 200000, 25, 0.3, 131072, 5},
-};
-#define NBUILTIN ((int)(sizeof builtins / sizeof builtins[0]))
+/* built-in workloads: generated from core/catalog/workloads.tsv */
+extern const mi_workload mi_workloads_[];
+extern const int mi_nworkloads_;
 
 const mi_workload *mi_workload_builtin(const char *name) {
-  for (int i = 0; name && i < NBUILTIN; i++)
-    if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
+  for (int i = 0; name && i < mi_nworkloads_; i++)
+    if (strcmp(mi_workloads_[i].name, name) == 0) return &mi_workloads_[i];
   return NULL;
 }
 
-const char *mi_workload_name(int i) { return i >= 0 && i < NBUILTIN ? builtins[i].name : NULL; }
+const char *mi_workload_name(int i) { return i >= 0 && i < mi_nworkloads_ ? mi_workloads_[i].name : NULL; }
+
+static const char *const dist_names[] = {"exponential", "constant", "uniform"};
+const char *mi_dist_name(int d) { return d >= 0 && d <= 2 ? dist_names[d] : NULL; }
+
+/* The settable fields of a workload: name, place, kind (i int, d double, u seed, t distribution), range. */
+static const struct wfield {
+  const char *name; size_t off; char kind; double min, max; const char *about;
+} wfields[] = {
+  {"cpus", offsetof(mi_workload, cpus), 'i', 1, 8, "processors"},
+  {"disks", offsetof(mi_workload, disks), 'i', 1, 105, "disk LDEVs (1-5, then 100-199)"},
+  {"terminals", offsetof(mi_workload, terminals), 'i', 1, 20, "terminal LDEVs (20-39)"},
+  {"sessions", offsetof(mi_workload, sessions), 'i', 0, 1300, "interactive sessions (two processes each)"},
+  {"jobs", offsetof(mi_workload, jobs), 'i', 0, 600, "batch jobs (one process each)"},
+  {"think_ms", offsetof(mi_workload, think_ms), 'd', 0, 3600000, "mean think time, ms"},
+  {"txn_cpu_ms", offsetof(mi_workload, txn_cpu_ms), 'd', 0, 600000, "mean CPU per transaction, ms"},
+  {"txn_ios", offsetof(mi_workload, txn_ios), 'd', 0, 1000, "mean disk I/Os per transaction"},
+  {"job_cpu_ms", offsetof(mi_workload, job_cpu_ms), 'd', 0, 600000, "mean job CPU burst between I/Os, ms"},
+  {"job_ms", offsetof(mi_workload, job_ms), 'd', 0, 1e9, "mean CPU a job needs in all, ms"},
+  {"disk_ms", offsetof(mi_workload, disk_ms), 'd', 0.01, 10000, "mean disk service time, ms"},
+  {"faults_per_io", offsetof(mi_workload, faults_per_io), 'd', 0, 100, "page faults per disk I/O"},
+  {"memory_pages", offsetof(mi_workload, memory_pages), 'i', 1, 2147483647.0, "main memory in 2 KB pages (item 3039)"},
+  {"think_dist", offsetof(mi_workload, think_dist), 't', 0, 2, "think-time distribution"},
+  {"service_dist", offsetof(mi_workload, service_dist), 't', 0, 2, "CPU and disk service distribution"},
+  {"seed", offsetof(mi_workload, seed), 'u', 0, 9007199254740992.0, "random seed (same seed, same counters)"},
+};
+#define NFIELDS ((int)(sizeof wfields / sizeof wfields[0]))
+
+static const struct wfield *wfield(const char *name) {
+  for (int i = 0; name && i < NFIELDS; i++)
+    if (strcmp(wfields[i].name, name) == 0) return &wfields[i];
+  return NULL;
+}
+
+int mi_workload_set(mi_workload *w, const char *field, double v) {
+  const struct wfield *f = wfield(field);
+  if (!w || !f) return -1;
+  if (!(v >= f->min && v <= f->max)) return -2;   /* also rejects NaN */
+  if (f->kind != 'd' && v != floor(v)) return -2;
+  char *p = (char *)w + f->off;
+  if (f->kind == 'd') *(double *)p = v;
+  else if (f->kind == 'u') *(uint64_t *)p = (uint64_t)v;
+  else *(int *)p = (int)v;
+  return 0;
+}
+
+int mi_workload_get(const mi_workload *w, const char *field, double *v) {
+  const struct wfield *f = wfield(field);
+  if (!w || !f || !v) return -1;
+  const char *p = (const char *)w + f->off;
+  *v = f->kind == 'd' ? *(const double *)p : f->kind == 'u' ? (double)*(const uint64_t *)p : *(const int *)p;
+  return 0;
+}
+
+const char *mi_workload_field(int i, double *min, double *max, const char **about) {
+  if (i < 0 || i >= NFIELDS) return NULL;
+  if (min) *min = wfields[i].min;
+  if (max) *max = wfields[i].max;
+  if (about) *about = wfields[i].about;
+  return wfields[i].name;
+}
 
 enum { K_SYS, K_JSMAIN, K_CI, K_USER, K_JOB };
 enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE };
@@ -39,7 +95,11 @@ typedef struct sproc {
   int32_t pri;
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
   int ios_left, first_done, disk, ran;
+  int rpos;   /* index in the ready list while READY */
 } sproc;
+
+/* A pending wake-up: a thinking session's next transaction or a disk I/O's completion. */
+typedef struct wake_ev { int64_t at; int32_t idx; } wake_ev;
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -63,6 +123,10 @@ typedef struct sim {
   int64_t sim_ms, t0_wall;
   int realtime;
   sproc p[MAXP];
+  wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
+  int nheap;
+  int rdy[MAXP], nrdy;      /* READY processes */
+  int nio, nthink;          /* processes waiting on disk / at the terminal */
   int ncpu, nsessions, njobs, next_term;
   int64_t disk_busy[MI_MAX_LDEV + 1];
   int disk_out[MI_MAX_LDEV + 1];
@@ -104,13 +168,70 @@ static double rnd(sim *s) {
   return (double)((s->rng * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* An exponential sample with this mean, in ticks of the system. */
-static int64_t expo(sim *s, mi_system *sys, double mean_ms) {
-  double u = rnd(s);
-  return (int64_t)(-log(1.0 - u) * mean_ms * mi_host_ticks_per_ms(sys));
+/* A sample with this mean drawn from distribution dist, in ticks of the system. */
+static int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
+  double u = rnd(s), x;
+  if (dist == MI_DIST_CONSTANT) x = 1.0;
+  else if (dist == MI_DIST_UNIFORM) x = 2.0 * u;
+  else x = -log(1.0 - u);
+  return (int64_t)(x * mean_ms * mi_host_ticks_per_ms(sys));
 }
+#define think(s, sys, ms) draw((s), (sys), (ms), (s)->w.think_dist)
+#define expo(s, sys, ms) draw((s), (sys), (ms), (s)->w.service_dist)
 
 static sim *of(mi_system *sys) { return (sim *)mi_system_source(sys); }
+
+/* Orders wake-ups by time, then by process index, so equal times wake deterministically. */
+static int ev_less(wake_ev a, wake_ev b) { return a.at < b.at || (a.at == b.at && a.idx < b.idx); }
+
+/* Queues process idx to wake at `at`. */
+static void heap_push(sim *s, int64_t at, int idx) {
+  int i = s->nheap++;
+  wake_ev e = {at, idx};
+  while (i > 0 && ev_less(e, s->heap[(i - 1) / 2])) { s->heap[i] = s->heap[(i - 1) / 2]; i = (i - 1) / 2; }
+  s->heap[i] = e;
+}
+
+/* Removes the earliest wake-up. */
+static void heap_pop(sim *s) {
+  wake_ev last = s->heap[--s->nheap];
+  int i = 0, n = s->nheap;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && ev_less(s->heap[c + 1], s->heap[c])) c++;
+    if (!ev_less(s->heap[c], last)) break;
+    s->heap[i] = s->heap[c];
+    i = c;
+  }
+  if (n) s->heap[i] = last;
+}
+
+/* Returns the next process due by `now` (removing it from the queue), or -1. */
+static int heap_due(sim *s, int64_t now) {
+  while (s->nheap && s->heap[0].at <= now) {
+    wake_ev e = s->heap[0];
+    heap_pop(s);
+    const sproc *p = &s->p[e.idx];
+    if ((p->state == S_THINK || p->state == S_IO) && p->wake == e.at) return e.idx;
+  }
+  return -1;
+}
+
+/* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
+ * (p->wake must already hold the wake-up time when entering THINK or IO). */
+static void set_state(sim *s, sproc *p, int state) {
+  if (p->state == S_READY) {
+    int last = s->rdy[--s->nrdy];
+    s->rdy[p->rpos] = last;
+    s->p[last].rpos = p->rpos;
+  } else if (p->state == S_IO) s->nio--;
+  else if (p->state == S_THINK) s->nthink--;
+  p->state = state;
+  if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; }
+  else if (state == S_IO) { s->nio++; heap_push(s, p->wake, p->slot); }
+  else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
+}
 
 #define ADD(sys, s, role, e, v) mi_host_add((sys), (s)->c[role], (e), (v))
 #define CFG(sys, item) mi_host_config((sys), (item))
@@ -128,13 +249,13 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   sproc *p = &s->p[slot];
   memset(p, 0, sizeof *p);
   p->slot = slot; p->kind = kind; p->js = js;
-  p->state = kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE;
   p->queue = kind == K_JOB ? Q_DS : kind == K_SYS ? Q_BS : Q_CS;
   p->cm = kind == K_USER && rnd(s) < 0.2;
   int64_t now = mi_host_now(sys);
   p->ready_since = now;
-  if (kind == K_USER) { p->think_start = now; p->wake = now + expo(s, sys, s->w.think_ms); p->term = s->next_term; }
+  if (kind == K_USER) { p->think_start = now; p->wake = now + think(s, sys, s->w.think_ms); p->term = s->next_term; }
   if (kind == K_JOB) { p->work_left = expo(s, sys, s->w.job_ms); p->burst = expo(s, sys, s->w.job_cpu_ms); }
+  set_state(s, p, kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE);
   return slot;
 }
 
@@ -177,7 +298,7 @@ static void logon(mi_system *sys, sim *s) {
 /* Ends a job: its process dies. */
 static void end_proc(mi_system *sys, sim *s, sproc *p) {
   mi_host_proc_exit(sys, p->slot);
-  p->state = S_FREE;
+  set_state(s, p, S_FREE);
   ADD(sys, s, G_COMPL, 0, 1);
 }
 
@@ -235,8 +356,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu) {
     mi_host_sem_block(sys, MI_DOM_PROCESS, p->slot, cls_s, depth + 1);
   }
   p->disk = ldev;
-  p->state = S_IO;
   p->wake = done;
+  set_state(s, p, S_IO);
 }
 
 /* Page faults that accompany an I/O under memory pressure; returns memory-manager ticks. */
@@ -260,10 +381,10 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu) {
 }
 
 /* Picks the ready process of highest priority not yet run in this step; -1 if none. */
-static int pick(sim *s, const int *ready, int n) {
+static int pick(sim *s) {
   int best = -1;
-  for (int k = 0; k < n; k++) {
-    int i = ready[k];
+  for (int k = 0; k < s->nrdy; k++) {
+    int i = s->rdy[k];
     sproc *p = &s->p[i];
     if (p->state == S_READY && !p->ran && (best < 0 || p->pri > s->p[best].pri)) best = i;
   }
@@ -275,40 +396,35 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
-  /* wake-ups */
-  int interrupts = 0, nio = 0, nready = 0, nthink = 0, nq[5] = {0};
-  static _Thread_local int ready[MAXP];
-  for (int i = 0; i < sys->proc_hi; i++) {
+  /* wake-ups, earliest first */
+  int interrupts = 0, nq[5] = {0};
+  for (int i; (i = heap_due(s, now)) >= 0;) {
     sproc *p = &s->p[i];
-    p->ran = 0;
-    if ((p->state == S_THINK || p->state == S_IO) && p->wake <= now) {
-      if (p->state == S_IO) { s->disk_out[p->disk]--; mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]); interrupts++; }
-      else {
-        int64_t think = now - p->think_start;
-        histo(sys, s, G_THINK, think_bounds, think);
-        ADD(sys, s, P_THINK_T, p->slot, think);
-        ADD(sys, s, P_STOP_TRM, p->slot, 1);
-        ADD(sys, s, P_STOP_TRM_T, p->slot, think);
-        ADD(sys, s, G_STOP_TRM, 0, 1);
-        ADD(sys, s, P_TERM_READS, p->slot, 1);
-        ADD(sys, s, P_LTRD, p->slot, 1);
-        ADD(sys, s, P_TREAD, p->slot, 1);
-        ADD(sys, s, I_TTHINK, p->term, think);
-        ADD(sys, s, I_TREADS, p->term, 1);
-        p->txn_start = now;
-        p->first_done = 0;
-        p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
-        p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
-        p->pri = qbase(sys, p->queue);
-        p->quantum_used = 0;
-      }
-      p->state = S_READY;
-      p->ready_since = now;
+    if (p->state == S_IO) { s->disk_out[p->disk]--; mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]); interrupts++; }
+    else {
+      int64_t think = now - p->think_start;
+      histo(sys, s, G_THINK, think_bounds, think);
+      ADD(sys, s, P_THINK_T, p->slot, think);
+      ADD(sys, s, P_STOP_TRM, p->slot, 1);
+      ADD(sys, s, P_STOP_TRM_T, p->slot, think);
+      ADD(sys, s, G_STOP_TRM, 0, 1);
+      ADD(sys, s, P_TERM_READS, p->slot, 1);
+      ADD(sys, s, P_LTRD, p->slot, 1);
+      ADD(sys, s, P_TREAD, p->slot, 1);
+      ADD(sys, s, I_TTHINK, p->term, think);
+      ADD(sys, s, I_TREADS, p->term, 1);
+      p->txn_start = now;
+      p->first_done = 0;
+      p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
+      p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
+      p->pri = qbase(sys, p->queue);
+      p->quantum_used = 0;
     }
-    if (p->state == S_READY) { ready[nready++] = i; nq[p->queue]++; }
-    else if (p->state == S_IO) nio++;
-    else if (p->state == S_THINK) nthink++;
+    p->ready_since = now;
+    set_state(s, p, S_READY);
   }
+  for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
+  int nready = s->nrdy, nio = s->nio, nthink = s->nthink;
   ADD(sys, s, G_CUM_RQ, 0, nready);
   mi_host_set(sys, s->c[G_CUR_RQ], 0, nready);
   mi_host_max(sys, s->c[G_MAX_RQ], 0, nready);
@@ -323,7 +439,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     budget -= ics;
     ADD(sys, s, C_EXT_ICS, cpu, ics);
     ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
-    for (int idx; budget > 0 && (idx = pick(s, ready, nready)) >= 0;) {
+    for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
       sproc *p = &s->p[idx];
       p->ran = 1;
       int64_t disp = tpm / 20 < budget ? tpm / 20 : budget;   /* 50 us to launch */
@@ -374,9 +490,9 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
         ADD(sys, s, P_RESP_T, p->slot, resp);
         ADD(sys, s, I_TRESP, p->term, resp);
         s->txns++;
-        p->state = S_THINK;
         p->think_start = now + (len - budget);
-        p->wake = p->think_start + expo(s, sys, s->w.think_ms);
+        p->wake = p->think_start + think(s, sys, s->w.think_ms);
+        set_state(s, p, S_THINK);
       } else {
         end_proc(sys, s, p);
       }
@@ -439,6 +555,10 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   resolve(s);
   mi_default_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
+  /* the machine is configured for its workload: limits that admit every session and job */
+  if (w->sessions > mi_host_config(sys, 3004)) mi_host_config_set(sys, 3004, w->sessions);
+  if (w->jobs > mi_host_config(sys, 3002)) mi_host_config_set(sys, 3002, w->jobs);
+  if (w->sessions + w->jobs > mi_host_config(sys, 3036)) mi_host_config_set(sys, 3036, w->sessions + w->jobs);
   for (int i = 0; i < MAXP; i++) {
     int slot = mi_host_proc_slot(sys, i + 1);
     if (slot >= 0) { s->p[slot].slot = slot; s->p[slot].kind = K_SYS; s->p[slot].state = S_IDLE; }
