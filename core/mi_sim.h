@@ -59,6 +59,8 @@ MI_API void mi_sim_set_realtime(mi_system *sys, int on);
 MI_API int mi_sim_attached(mi_system *sys);
 /* Creates a new system driven by a workload (w NULL = "oltp"); NULL on failure. */
 MI_API mi_system *mi_sim_new(const mi_workload *w, int realtime);
+/* Returns the workload driving sys (its `about` is NULL), or NULL if sys is not simulated. */
+MI_API const mi_workload *mi_sim_workload(mi_system *sys);
 /* Returns the number of transactions completed so far. */
 MI_API int64_t mi_sim_transactions(mi_system *sys);
 

@@ -5,6 +5,7 @@
  * page faults and semaphore blocks by class. Everything goes through mi_host.h. */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,6 +120,7 @@ enum {
 
 typedef struct sim {
   mi_workload w;
+  char name[64];            /* w.name points here: the caller's workload may not outlive us */
   uint64_t rng;
   int64_t sim_ms, t0_wall;
   int realtime;
@@ -131,6 +133,7 @@ typedef struct sim {
   int64_t disk_busy[MI_MAX_LDEV + 1];
   int disk_out[MI_MAX_LDEV + 1];
   int64_t txns, last_logon;
+  int low_running;          /* CPUs a DS/ES process held at the end of the last step */
   /* resolved counters */
   mi_ctr c[NCTR];
   int64_t next_pid;
@@ -145,7 +148,7 @@ static void resolve(sim *s) {
   ONE(21164); ONE(21176); ONE(21177); ONE(21165); ONE(21178); ONE(21179); ONE(21180); ONE(21181);
   RUN(21182, 5); RUN(21170, 5); RUN(21159, 5); ONE(21317); ONE(21314); ONE(21313);
   RUN(21000, 10); RUN(21010, 10); RUN(21020, 10); ONE(21030); ONE(21031); ONE(21091); ONE(21092); ONE(21093);
-  ONE(21110); ONE(21112); ONE(21196); ONE(21197); ONE(21203);
+  ONE(21110); ONE(21112); ONE(21196); ONE(21194); ONE(21202);
   ONE(21187); ONE(21188); ONE(21189); ONE(21190); ONE(21191); ONE(21192); ONE(21193);
   ONE(21254); ONE(21255); ONE(21306); ONE(21307); ONE(21318); ONE(21320); ONE(21319); ONE(21322); ONE(21309); ONE(21233);
   ONE(25047); ONE(25048); ONE(25049); ONE(25050); ONE(25058); ONE(25114); ONE(25060); ONE(25116); ONE(25066);
@@ -275,7 +278,9 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0; i < MAXP; i++)
     if (s->p[i].state != S_FREE && s->p[i].kind == K_USER) sessions++;
     else if (s->p[i].state != S_FREE && s->p[i].kind == K_JOB) jobs++;
-  while (sessions < s->w.sessions && sessions < CFG(sys, 3004)) {
+  /* at most 50 logons a second: a large workload ramps up, and limits PUT meanwhile hold */
+  int budget = 50;
+  while (sessions < s->w.sessions && sessions < CFG(sys, 3004) && budget-- > 0) {
     int num = CFG(sys, 3007);
     mi_host_config_set(sys, 3007, num % 16383 + 1);
     int terms = s->w.terminals < 1 ? 1 : s->w.terminals > 20 ? 20 : s->w.terminals; /* LDEVs 20-39 */
@@ -293,6 +298,20 @@ static void logon(mi_system *sys, sim *s) {
   }
   mi_host_config_set(sys, 3003, jobs);
   mi_host_config_set(sys, 3005, sessions);
+  /* current process populations and free memory (a page per 2 KB of each live process's 256 KB) */
+  int ci = 0, sysp = 0, user = 0;
+  for (int i = 0; i < sys->proc_hi; i++) {
+    const sproc *p = &s->p[i];
+    if (p->state == S_FREE) continue;
+    if (p->kind == K_CI) ci++;
+    else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
+    else user++;
+  }
+  mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
+  mi_host_set(sys, s->c[G_CUR_SYS], 0, sysp);
+  mi_host_set(sys, s->c[G_CUR_USER], 0, user);
+  int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
+  mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
 }
 
 /* Ends a job: its process dies. */
@@ -396,8 +415,11 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
+  /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
+  mi_host_set(sys, s->c[G_MINTH], 0, 100);
+  mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
   /* wake-ups, earliest first */
-  int interrupts = 0, nq[5] = {0};
+  int interrupts = 0, nq[5] = {0}, woke_cs = 0, low_left = 0;
   for (int i; (i = heap_due(s, now)) >= 0;) {
     sproc *p = &s->p[i];
     if (p->state == S_IO) { s->disk_out[p->disk]--; mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]); interrupts++; }
@@ -419,12 +441,16 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
       p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
       p->pri = qbase(sys, p->queue);
       p->quantum_used = 0;
+      woke_cs++;
     }
     p->ready_since = now;
     set_state(s, p, S_READY);
   }
   for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
   int nready = s->nrdy, nio = s->nio, nthink = s->nthink;
+  /* a session waking at CS priority preempts a batch process that was running at the step's end */
+  int preempt = woke_cs < s->low_running ? woke_cs : s->low_running;
+  if (preempt) ADD(sys, s, G_LAUNCH_STOP_PRI, 0, preempt);
   ADD(sys, s, G_CUM_RQ, 0, nready);
   mi_host_set(sys, s->c[G_CUR_RQ], 0, nready);
   mi_host_max(sys, s->c[G_MAX_RQ], 0, nready);
@@ -466,6 +492,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
           ADD(sys, s, P_STOP_QX, p->slot, 1); ADD(sys, s, G_STOP_QX, 0, 1); ADD(sys, s, C_STOP_QX, cpu, 1);
         }
         p->ready_since = now;
+        if (p->queue >= Q_DS && budget == 0) low_left++;   /* a batch process held this CPU to the end */
         continue;
       }
       /* burst done */
@@ -504,6 +531,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
       else { ADD(sys, s, G_IDLE_T, 0, budget); ADD(sys, s, G_IDLE_C, 0, 1); }
     }
   }
+  s->low_running = low_left;
   mi_host_advance(sys, len);
 }
 
@@ -542,6 +570,8 @@ void mi_sim_set_realtime(mi_system *sys, int on) {
 
 int mi_sim_attached(mi_system *sys) { return sys && sys->refresh == refresh; }
 
+const mi_workload *mi_sim_workload(mi_system *sys) { return mi_sim_attached(sys) ? &of(sys)->w : NULL; }
+
 int64_t mi_sim_transactions(mi_system *sys) { return mi_sim_attached(sys) ? of(sys)->txns : 0; }
 
 int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
@@ -550,6 +580,9 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   sim *s = calloc(1, sizeof *s);
   if (!s) return -1;
   s->w = *w;
+  snprintf(s->name, sizeof s->name, "%s", w->name ? w->name : "custom");
+  s->w.name = s->name;
+  s->w.about = NULL;
   s->rng = w->seed ? w->seed : 1;
   s->next_pid = 100;
   resolve(s);

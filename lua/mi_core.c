@@ -2,6 +2,8 @@
  * manual's calls one to one (item-number arrays in; overall status, item statuses
  * and decoded values out), the catalog, and the simulator's controls. */
 #include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "lua.h"
 #include "lauxlib.h"
@@ -24,7 +26,32 @@ static mi_system *checksys(lua_State *L, int i) {
   return u->sys;
 }
 
-/* core.system([{workload=, cpus=, realtime=, seed=}] | "default") -> system userdata. */
+/* Sets workload field `key` from the value at the top of the stack; raises naming the field. */
+static void set_field(lua_State *L, mi_workload *w, const char *key) {
+  double v;
+  if (strstr(key, "_dist") && lua_type(L, -1) == LUA_TSTRING) {
+    const char *d = lua_tostring(L, -1);
+    int k = 0;
+    while (mi_dist_name(k) && strcmp(mi_dist_name(k), d)) k++;
+    if (!mi_dist_name(k)) luaL_error(L, "workload field '%s': unknown distribution '%s' (exponential, constant, uniform)", key, d);
+    v = k;
+  } else if (lua_type(L, -1) == LUA_TNUMBER) v = lua_tonumber(L, -1);
+  else { luaL_error(L, "workload field '%s': number expected, got %s", key, luaL_typename(L, -1)); return; }
+  int rc = mi_workload_set(w, key, v);
+  if (rc == -2) {
+    double lo = 0, hi = 0;
+    for (int i = 0; mi_workload_field(i, &lo, &hi, NULL); i++)
+      if (strcmp(mi_workload_field(i, NULL, NULL, NULL), key) == 0) break;
+    char range[80];
+    snprintf(range, sizeof range, "%.15g..%.15g", lo, hi);
+    luaL_error(L, "workload field '%s' must be %s in %s, got %s", key,
+               strstr(key, "_ms") || strstr(key, "_io") ? "a number" : "an integer", range, lua_tostring(L, -1));
+  }
+}
+
+/* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
+ * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
+ * overrides it; an unknown key is an error (a typo must not silently run the default). */
 static int l_system(lua_State *L) {
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->sys = NULL; u->owned = 0;
@@ -35,25 +62,77 @@ static int l_system(lua_State *L) {
     return 1;
   }
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_getfield(L, 1, "workload");
+  lua_getfield(L, 1, "base");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, 1, "workload"); }
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "workload must be a built-in name here");
   const char *wname = luaL_optstring(L, -1, "oltp");
   const mi_workload *b = mi_workload_builtin(wname);
-  if (!b) return luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk)", wname);
+  if (!b) return luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk, or a workload file)", wname);
   mi_workload w = *b;
-  lua_getfield(L, 1, "cpus");
-  if (!lua_isnil(L, -1)) {
-    lua_Integer n = luaL_checkinteger(L, -1);
-    if (n < 1 || n > 8) return luaL_error(L, "cpus must be 1..8, got %d", (int)n);
-    w.cpus = (int)n;
+  lua_pop(L, 1);
+  lua_getfield(L, 1, "name");
+  char name[64];
+  snprintf(name, sizeof name, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : w.name);
+  w.name = name;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    if (lua_type(L, -2) != LUA_TSTRING) return luaL_error(L, "workload keys must be field names");
+    const char *k = lua_tostring(L, -2);
+    if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
+        !strcmp(k, "about")) { lua_pop(L, 1); continue; }
+    double dummy;
+    if (mi_workload_get(&w, k, &dummy) != 0) return luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
+    set_field(L, &w, k);
+    lua_pop(L, 1);
   }
-  lua_getfield(L, 1, "seed");
-  if (!lua_isnil(L, -1)) w.seed = (uint64_t)luaL_checkinteger(L, -1);
   lua_getfield(L, 1, "realtime");
   int rt = lua_toboolean(L, -1);
-  lua_pop(L, 4);
+  lua_pop(L, 1);
   u->sys = mi_sim_new(&w, rt);
   if (!u->sys) return luaL_error(L, "cannot create the system");
   u->owned = 1;
+  return 1;
+}
+
+/* Pushes workload w as a table of its fields (distributions by name) plus name and about. */
+static void push_workload(lua_State *L, const mi_workload *w) {
+  lua_newtable(L);
+  const char *f;
+  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, NULL)); i++) {
+    double v = 0;
+    mi_workload_get(w, f, &v);
+    if (strstr(f, "_dist")) lua_pushstring(L, mi_dist_name((int)v));
+    else if (v == floor(v) && strstr(f, "_ms") == NULL && strstr(f, "per_io") == NULL && strcmp(f, "txn_ios"))
+      lua_pushinteger(L, (lua_Integer)v);
+    else lua_pushnumber(L, v);
+    lua_setfield(L, -2, f);
+  }
+  if (w->name) { lua_pushstring(L, w->name); lua_setfield(L, -2, "name"); }
+  if (w->about) { lua_pushstring(L, w->about); lua_setfield(L, -2, "about"); }
+}
+
+/* core.workload(name) -> table of a built-in workload's fields, or nil if there is none. */
+static int l_workload(lua_State *L) {
+  const mi_workload *w = mi_workload_builtin(luaL_checkstring(L, 1));
+  if (!w) { lua_pushnil(L); return 1; }
+  push_workload(L, w);
+  return 1;
+}
+
+/* core.workload_fields() -> array of {name=, min=, max=, about=} for every settable field. */
+static int l_workload_fields(lua_State *L) {
+  lua_newtable(L);
+  double lo, hi;
+  const char *about, *f;
+  for (int i = 0; (f = mi_workload_field(i, &lo, &hi, &about)); i++) {
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, f); lua_setfield(L, -2, "name");
+    lua_pushnumber(L, lo); lua_setfield(L, -2, "min");
+    lua_pushnumber(L, hi); lua_setfield(L, -2, "max");
+    lua_pushstring(L, about); lua_setfield(L, -2, "about");
+    lua_rawseti(L, -2, i + 1);
+  }
   return 1;
 }
 
@@ -90,6 +169,7 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
   lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
+  if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   lua_newtable(L);
   for (int l = 1; l <= MI_MAX_LDEV; l++)
     if (mi_host_device(sys, l)) { lua_pushstring(L, mi_devtype(mi_host_device(sys, l))->name); lua_rawseti(L, -2, l); }
@@ -624,7 +704,7 @@ static const luaL_Reg funcs[] = {
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
-  {"workloads", l_workloads}, {"fold", l_fold}, {NULL, NULL}};
+  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"fold", l_fold}, {NULL, NULL}};
 
 /* Creates a metatable with methods, __gc and __close. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {

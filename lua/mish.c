@@ -223,7 +223,8 @@ static void usage(void) {
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
          "  --system NAME    system to measure: sim (the simulated HP 3000, default)\n"
-         "  --workload NAME  simulated workload: idle, oltp (default), batch, memory, disk\n"
+         "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
+         "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
@@ -259,7 +260,10 @@ static int pmain(lua_State *L) {
     script = i;
     break;
   }
-  if (workload && !mi_workload_builtin(workload)) { fprintf(stderr, "%s: unknown workload '%s'\n", progname, workload); lua_pushinteger(L, 1); return 1; }
+  if (workload && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
+    fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
+    lua_pushinteger(L, 1); return 1;
+  }
   if (workload) setenv("MISH_WORKLOAD", workload, 1);
   if (cpus) setenv("MISH_CPUS", cpus, 1);
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"

@@ -141,8 +141,8 @@ function M.open(opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #1 to 'open' (table expected, got " .. type(opts) .. ")", 2) end
   local sys = opts.system
-  if sys == nil or sys == "default" then sys = core.system("default")
-  elseif type(sys) == "table" then sys = core.system(sys) end
+  if sys == nil or sys == "default" then sys = M.default_system()
+  elseif type(sys) == "table" then sys = M.system(sys) end
   local s = core.session(sys)
   s:priv(true)
   local uid = opts.user_id or M.USER_ID
@@ -152,12 +152,62 @@ function M.open(opts)
   return setmetatable({ s = s, sys = sys, uid = uid, map = 1, lists = {} }, Session)
 end
 
--- Creates a simulated system: {workload="oltp", cpus=, seed=, realtime=false}.
+-- Resolves a workload: a built-in name, a Lua file returning a table, or a table; returns a table.
+-- A table may name a built-in to start from (`base` or `workload`) and override any field.
+function M.workload(spec)
+  if type(spec) == "table" then return spec end
+  if type(spec) ~= "string" then
+    error("bad argument #1 to 'workload' (name, file or table expected, got " .. type(spec) .. ")", 2)
+  end
+  local builtin = core.workload(spec)
+  if builtin then return builtin end
+  local chunk, err = loadfile(spec, "t", {})
+  if not chunk then
+    if not io.open(spec) then
+      error("unknown workload '" .. spec .. "' (built-in: " .. table.concat(core.workloads(), ", ") .. "; or a .lua file)", 2)
+    end
+    error("workload file " .. err, 2)
+  end
+  local ok, t = pcall(chunk)
+  if not ok then error("workload file " .. spec .. ": " .. tostring(t), 2) end
+  if type(t) ~= "table" then error("workload file " .. spec .. " must return a table, got " .. type(t), 2) end
+  if t.name == nil then t.name = spec:match("([^/]+)%.lua$") or spec end
+  return t
+end
+
+-- Describes the fields a workload table may set: array of {name=, min=, max=, about=}.
+function M.workload_fields() return core.workload_fields() end
+
+-- Creates a simulated system: {workload = name|file|table, <any workload field>, realtime = false}.
 function M.system(opts)
-  if opts ~= nil and type(opts) ~= "table" and opts ~= "default" then
+  if opts == nil or opts == "default" then return core.system(opts) end
+  if type(opts) ~= "table" then
     error("bad argument #1 to 'system' (table expected, got " .. type(opts) .. ")", 2)
   end
-  return core.system(opts)
+  local flat = {}
+  local w = opts.workload
+  if w ~= nil and (type(w) == "table" or not core.workload(w)) then
+    local ok, t = pcall(M.workload, w)
+    if not ok then error(t, 2) end
+    for k, v in pairs(t) do flat[k] = v end
+    flat.workload = nil
+  end
+  for k, v in pairs(opts) do if not (k == "workload" and flat.name) then flat[k] = v end end
+  local ok, sys = pcall(core.system, flat)
+  if not ok then error(sys, 2) end
+  return sys
+end
+
+local default_sys
+-- The shell's system: the C default (built-in workload from $MISH_WORKLOAD) or, when
+-- $MISH_WORKLOAD names a workload file, a real-time system built from it once.
+function M.default_system()
+  local w = os.getenv("MISH_WORKLOAD")
+  if w == nil or core.workload(w) then return core.system("default") end
+  if not default_sys then
+    default_sys = M.system { workload = w, cpus = tonumber(os.getenv("MISH_CPUS") or ""), realtime = true }
+  end
+  return default_sys
 end
 
 -- Returns the built-in workload names.

@@ -5,7 +5,7 @@ local M = {}
 
 local DOCS = {
   ["mi.open"] = "mi.open{system=, user_id=} -> session: a privileged, authorized MI caller",
-  ["mi.system"] = "mi.system{workload='oltp', cpus=, seed=, realtime=false} -> a simulated system of your own",
+  ["mi.system"] = "mi.system{workload='oltp'|'file.lua'|table, cpus=, seed=, sessions=, ..., realtime=false} -> a simulated system of your own",
   ["mi.item"] = "mi.item(number|name [, domain]) -> catalog entry {item,name,domain,kind,unit,type,instrumented}",
   ["mi.find"] = "mi.find(pattern [, domain]) -> items whose name matches ('gmc_stop_*' or a Lua pattern)",
   ["mi.describe"] = "mi.describe(item|config item|status) -> one line about it",
@@ -15,6 +15,9 @@ local DOCS = {
   ["mi.pct"] = "mi.pct(part, whole) -> percentage",
   ["mi.label"] = "mi.label(array [, 'semaphore'|mapping]) -> {class_name = value} for non-zero classes",
   ["mi.workloads"] = "mi.workloads() -> names of the built-in simulated workloads",
+  ["mi.workload"] = "mi.workload(name | 'file.lua' | table) -> the workload's fields as a table",
+  ["mi.workload_fields"] = "mi.workload_fields() -> {name=, min=, max=, about=} for each workload field",
+  ["mi.default_system"] = "mi.default_system() -> the system the shell measures ($MISH_WORKLOAD)",
   ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
   ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status; domain 'global'|'process'|'io'",
   ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status; domain also 'processor'",
