@@ -22,7 +22,7 @@ CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
-.PHONY: all test bench echo clean
+.PHONY: all test bench coverage echo clean
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
@@ -65,6 +65,10 @@ spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 
 bench: spec/bench
 	./spec/bench
+
+# the generated item-coverage report of the simulated system (deterministic; a spec keeps it current)
+coverage: lua/mish
+	./lua/mish scripts/coverage.lua --out core/catalog/COVERAGE-sim.md
 
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"

@@ -88,7 +88,8 @@ const char *mi_workload_field(int i, double *min, double *max, const char **abou
 }
 
 enum { K_SYS, K_JSMAIN, K_CI, K_USER, K_JOB };
-enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE };
+enum { UNIT_PRINTER = 6, UNIT_TAPE = 7 };   /* LDEVs of the default machine (defsys.c) */
+enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE, S_SLEEP /* system process between duties */ };
 enum { Q_AS, Q_BS, Q_CS, Q_DS, Q_ES };
 
 typedef struct sproc {
@@ -97,6 +98,7 @@ typedef struct sproc {
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
   int ios_left, first_done, disk, ran;
   int rpos;   /* index in the ready list while READY */
+  int unit;   /* a job's own device (printer or tape LDEV), 0 none */
 } sproc;
 
 /* A pending wake-up: a thinking session's next transaction or a disk I/O's completion. */
@@ -108,7 +110,8 @@ enum {
   G_Q_C = G_Q_T + 5, G_CUR_Q = G_Q_C + 5, G_CM_T = G_CUR_Q + 5, G_SW2CM, G_SW2NM, G_RESP, G_FIRST = G_RESP + 10,
   G_THINK = G_FIRST + 10, G_MINTH = G_THINK + 10, G_MAXTH, G_CUM_RQ, G_CUR_RQ, G_MAX_RQ, G_BLK_TRM, G_BLK_DISC,
   G_STOP_DISC, G_STOP_TRM, G_STOP_QX, G_STOP_PF, G_PF = G_STOP_PF + 7, G_PF_LEN, G_CLOCK, G_PRESS, G_COMPL,
-  G_CUR_CI, G_CUR_SYS, G_CUR_USER, G_FREE_MEM, G_LAUNCH_STOP_PRI,
+  G_CUR_CI, G_CUR_SYS, G_CUR_USER, G_FREE_MEM, G_LAUNCH_STOP_PRI, G_PREF_C, G_PREF_LEN, G_PREF_PG, G_PREF_IO,
+  G_POST_C, G_POST_LEN, G_POST_PG, G_POST_IO, G_STOP_PREF, G_STOP_OTHER_IO,
   P_TIME, P_READY, P_LAUNCH, P_PRI, P_STOP_TRM, P_STOP_TRM_T, P_STOP_DISC, P_STOP_DISC_T, P_STOP_QX, P_DREAD, P_DWRITE,
   P_DREAD_SZ, P_DWRITE_SZ, P_TREAD, P_TWRITE, P_LTRD, P_LTWT, P_RESP_T, P_FIRST_T, P_THINK_T, P_TERM_READS, P_CM_T,
   P_SW2CM, P_PF, P_DREAD_OBJ, P_DWRITE_OBJ, P_STOP_PF,
@@ -151,6 +154,7 @@ static void resolve(sim *s) {
   ONE(21110); ONE(21112); ONE(21196); ONE(21194); ONE(21202);
   ONE(21187); ONE(21188); ONE(21189); ONE(21190); ONE(21191); ONE(21192); ONE(21193);
   ONE(21254); ONE(21255); ONE(21306); ONE(21307); ONE(21318); ONE(21320); ONE(21319); ONE(21322); ONE(21309); ONE(21233);
+  ONE(21261); ONE(21262); ONE(21267); ONE(21268); ONE(21269); ONE(21270); ONE(21272); ONE(21273); ONE(21201); ONE(21197);
   ONE(25047); ONE(25048); ONE(25049); ONE(25050); ONE(25058); ONE(25114); ONE(25060); ONE(25116); ONE(25066);
   ONE(25167); ONE(25168); ONE(25169); ONE(25170); ONE(25172); ONE(25173); ONE(25163); ONE(25164); ONE(25190);
   ONE(25191); ONE(25192); ONE(25195); ONE(25199); ONE(25197); ONE(25202); ONE(25243); ONE(25244); ONE(25051);
@@ -216,7 +220,7 @@ static int heap_due(sim *s, int64_t now) {
     wake_ev e = s->heap[0];
     heap_pop(s);
     const sproc *p = &s->p[e.idx];
-    if ((p->state == S_THINK || p->state == S_IO) && p->wake == e.at) return e.idx;
+    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP) && p->wake == e.at) return e.idx;
   }
   return -1;
 }
@@ -234,6 +238,7 @@ static void set_state(sim *s, sproc *p, int state) {
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; }
   else if (state == S_IO) { s->nio++; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
+  else if (state == S_SLEEP) heap_push(s, p->wake, p->slot);
 }
 
 #define ADD(sys, s, role, e, v) mi_host_add((sys), (s)->c[role], (e), (v))
@@ -293,7 +298,9 @@ static void logon(mi_system *sys, sim *s) {
   while (jobs < s->w.jobs && jobs < CFG(sys, 3002) && 8 > CFG(sys, 3001)) {
     int num = CFG(sys, 3006);
     mi_host_config_set(sys, 3006, num % 16383 + 1);
-    if (spawn(sys, s, K_JOB, jobs % 2 ? "BILLING" : "REPORTS", "BATCH", 2, num) < 0) break;
+    int sl = spawn(sys, s, K_JOB, jobs % 2 ? "BILLING" : "REPORTS", "BATCH", 2, num);
+    if (sl < 0) break;
+    s->p[sl].unit = jobs % 2 ? UNIT_TAPE : UNIT_PRINTER;
     jobs++;
   }
   mi_host_config_set(sys, 3003, jobs);
@@ -335,14 +342,15 @@ static const int io_classes[6] = {7, 650, 695, 4, 2, 0};
 static const int pf_classes[7][2] = {{4, 0}, {2, 1}, {0, 2}, {7, 3}, {5, 4}, {3, 5}, {6, 6}};
 
 /* A process issues a disk I/O: device, process and global counters, then waits. */
-static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu) {
+static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int dev, int dev_write) {
   int disks = s->w.disks > 0 ? s->w.disks : 1;
-  int ldev = 1 + (int)(rnd(s) * disks) % disks;
-  int write = rnd(s) < 0.3;
+  int ldev = dev ? dev : 1 + (int)(rnd(s) * disks) % disks;
+  if (!dev && ldev > 5) ldev += 94;   /* disks are LDEVs 1-5, then 100-199 */
+  int write = dev ? dev_write : rnd(s) < 0.3;
   int cls = io_classes[(int)(rnd(s) * 6) % 6];
   int32_t bytes = 1024 * (1 + (int)(rnd(s) * 8));
   int64_t start = s->disk_busy[ldev] > now ? s->disk_busy[ldev] : now;
-  int64_t service = expo(s, sys, s->w.disk_ms) + 1;
+  int64_t service = expo(s, sys, dev ? 4 * s->w.disk_ms : s->w.disk_ms) + 1;
   int64_t done = start + service;
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
@@ -359,14 +367,25 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu) {
   mi_host_max(sys, s->c[I_QMAX], ldev, depth + 1);
   mi_host_set(sys, s->c[I_QCUR], ldev, s->disk_out[ldev]);
   ADD(sys, s, I_QCUM, ldev, depth + 1);
-  mi_host_add_objcl(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
-  ADD(sys, s, write ? P_DWRITE : P_DREAD, p->slot, 1);
-  ADD(sys, s, write ? P_DWRITE_SZ : P_DREAD_SZ, p->slot, bytes);
-  mi_host_add_objcl(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
-  ADD(sys, s, P_STOP_DISC, p->slot, 1);
-  ADD(sys, s, P_STOP_DISC_T, p->slot, done - now);
-  ADD(sys, s, G_STOP_DISC, 0, 1);
-  ADD(sys, s, C_STOP_DISC, cpu, 1);
+  if (!dev) {
+    mi_host_add_objcl(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
+    /* the memory manager: reads are prefetches into memory, writes are posts out of it */
+    int pages = bytes / 2048 ? bytes / 2048 : 1;
+    mi_host_add_objcl(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
+    mi_host_add_objcl(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
+    mi_host_add_objcl(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
+    mi_host_add_objcl(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
+    if (!write) ADD(sys, s, G_STOP_PREF, 0, 1);
+  }
+  if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
+    ADD(sys, s, write ? P_DWRITE : P_DREAD, p->slot, 1);
+    ADD(sys, s, write ? P_DWRITE_SZ : P_DREAD_SZ, p->slot, bytes);
+    mi_host_add_objcl(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
+    ADD(sys, s, P_STOP_DISC, p->slot, 1);
+    ADD(sys, s, P_STOP_DISC_T, p->slot, done - now);
+    ADD(sys, s, G_STOP_DISC, 0, 1);
+    ADD(sys, s, C_STOP_DISC, cpu, 1);
+  } else ADD(sys, s, G_STOP_OTHER_IO, 0, 1);
   /* a file-system semaphore now and then, queue length from the disk queue */
   if (rnd(s) < 0.2) {
     static const int sem[4] = {19, 20, 23, 59};
@@ -423,7 +442,11 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   for (int i; (i = heap_due(s, now)) >= 0;) {
     sproc *p = &s->p[i];
     if (p->state == S_IO) { s->disk_out[p->disk]--; mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]); interrupts++; }
-    else {
+    else if (p->state == S_SLEEP) {   /* a system process's periodic duty, in the BS queue */
+      p->burst = expo(s, sys, 2.0) + 1;
+      p->pri = qbase(sys, p->queue);
+      p->quantum_used = 0;
+    } else {
       int64_t think = now - p->think_start;
       histo(sys, s, G_THINK, think_bounds, think);
       ADD(sys, s, P_THINK_T, p->slot, think);
@@ -510,7 +533,12 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
         ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
         if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
         else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
-        issue_io(sys, s, p, now + (len - budget), cpu);
+        /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
+        int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
+        issue_io(sys, s, p, now + (len - budget), cpu, dev, dev == UNIT_PRINTER);
+      } else if (p->kind == K_SYS) {
+        p->wake = now + (len - budget) + (int64_t)((500 + 1000 * rnd(s)) * tpm);
+        set_state(s, p, S_SLEEP);
       } else if (p->kind == K_USER) {
         int64_t resp = now + (len - budget) - p->txn_start;
         histo(sys, s, G_RESP, resp_bounds, resp);
@@ -594,7 +622,11 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (w->sessions + w->jobs > mi_host_config(sys, 3036)) mi_host_config_set(sys, 3036, w->sessions + w->jobs);
   for (int i = 0; i < MAXP; i++) {
     int slot = mi_host_proc_slot(sys, i + 1);
-    if (slot >= 0) { s->p[slot].slot = slot; s->p[slot].kind = K_SYS; s->p[slot].state = S_IDLE; }
+    if (slot < 0) continue;
+    sproc *p = &s->p[slot];
+    p->slot = slot; p->kind = K_SYS; p->queue = Q_BS;
+    p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
+    set_state(s, p, S_SLEEP);
   }
   mi_system_set_source(sys, refresh, s, free);
   s->last_logon = mi_host_now(sys) - 1000 * mi_host_ticks_per_ms(sys);
