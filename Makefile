@@ -23,7 +23,7 @@ CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_inte
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
 .PHONY: all test bench coverage echo clean
-all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 lua/mi/core.so lua/mish
+all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen

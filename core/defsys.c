@@ -31,5 +31,8 @@ mi_system *mi_sim_default_new(void) {
   const mi_workload *b = mi_workload_builtin(name ? name : "oltp");
   mi_workload w = *(b ? b : mi_workload_builtin("oltp"));
   if (cpus && atoi(cpus) >= 1 && atoi(cpus) <= 8) w.cpus = atoi(cpus);
-  return mi_sim_new(&w, 1);
+  /* the shell starts on a machine in its stride: a minute of virtual history first */
+  mi_system *sys = mi_sim_new(&w, 0);
+  if (sys) { mi_sim_advance(sys, 60000); mi_sim_set_realtime(sys, 1); }
+  return sys;
 }

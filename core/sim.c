@@ -116,7 +116,7 @@ enum {
   P_DREAD_SZ, P_DWRITE_SZ, P_TREAD, P_TWRITE, P_LTRD, P_LTWT, P_RESP_T, P_FIRST_T, P_THINK_T, P_TERM_READS, P_CM_T,
   P_SW2CM, P_PF, P_DREAD_OBJ, P_DWRITE_OBJ, P_STOP_PF,
   I_LRD, I_LWT, I_RD_SZ, I_WT_SZ, I_COMPL, I_WT_RTT, I_RD_RTT, I_QD, I_QMAX = I_QD + 8, I_QCUR, I_QCUM, I_RDX, I_WTX,
-  I_QDELAY, I_SERVICE, I_COMPLETED, I_CRD, I_CWR, I_RD_OBJ, I_WT_OBJ, I_TRESP, I_TTHINK, I_TREADS,
+  I_QDELAY, I_SERVICE, I_COMPLETED, I_CRD, I_CWR, I_RD_OBJ, I_WT_OBJ, I_TRESP, I_TTHINK, I_TREADS, I_SWRD, I_SWWT,
   C_IDLE_C, C_IDLE_T, C_FETCH_C, C_FETCH_T, C_DISP_C, C_DISP_T, C_EXT_ICS, C_LAUNCH, C_INTR, C_Q_C, C_Q_T = C_Q_C + 5,
   C_CM_T = C_Q_T + 5, C_STOP_DISC, C_STOP_TRM, C_STOP_QX, NCTR
 };
@@ -160,7 +160,7 @@ static void resolve(sim *s) {
   ONE(25191); ONE(25192); ONE(25195); ONE(25199); ONE(25197); ONE(25202); ONE(25243); ONE(25244); ONE(25051);
   ONE(23000); ONE(23001); ONE(23002); ONE(23003); ONE(23022); ONE(23023); ONE(23024); RUN(23025, 8); ONE(23033);
   ONE(23034); ONE(23035); ONE(23040); ONE(23041); ONE(23044); ONE(23045); ONE(23046); ONE(23048); ONE(23049);
-  ONE(23050); ONE(23051); ONE(23054); ONE(23056); ONE(23059);
+  ONE(23050); ONE(23051); ONE(23054); ONE(23056); ONE(23059); ONE(23009); ONE(23010);
   ONE(27000); ONE(27006); ONE(27002); ONE(27008); ONE(27005); ONE(27011); ONE(27012); ONE(27013); ONE(27014);
   RUN(27016, 5); RUN(27021, 5); ONE(27026); ONE(27036); ONE(27034); ONE(27042);
 #undef ONE
@@ -369,6 +369,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   ADD(sys, s, I_QCUM, ldev, depth + 1);
   if (!dev) {
     mi_host_add_objcl(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
+    ADD(sys, s, write ? I_SWWT : I_SWRD, ldev, 1);   /* 23009/23010: disk read and write requests */
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
     int pages = bytes / 2048 ? bytes / 2048 : 1;
     mi_host_add_objcl(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);

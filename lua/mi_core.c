@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "mi.h"
@@ -110,6 +111,23 @@ static void push_workload(lua_State *L, const mi_workload *w) {
   }
   if (w->name) { lua_pushstring(L, w->name); lua_setfield(L, -2, "name"); }
   if (w->about) { lua_pushstring(L, w->about); lua_setfield(L, -2, "about"); }
+}
+
+/* core.sleep(seconds): waits on the monotonic clock; returns early (false) if a signal arrives. */
+static int l_sleep(lua_State *L) {
+  double sec = luaL_checknumber(L, 1);
+  luaL_argcheck(L, sec >= 0 && sec < 1e7, 1, "seconds must be in 0..1e7");
+  struct timespec ts = {(time_t)sec, (long)((sec - (double)(time_t)sec) * 1e9)};
+  lua_pushboolean(L, nanosleep(&ts, NULL) == 0);
+  return 1;
+}
+
+/* core.clock() -> milliseconds of a monotonic clock (for interval arithmetic). */
+static int l_clock(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6);
+  return 1;
 }
 
 /* core.workload(name) -> table of a built-in workload's fields, or nil if there is none. */
@@ -704,7 +722,7 @@ static const luaL_Reg funcs[] = {
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
-  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"fold", l_fold}, {NULL, NULL}};
+  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
 
 /* Creates a metatable with methods, __gc and __close. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {

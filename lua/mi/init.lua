@@ -421,8 +421,11 @@ end
 -- Sleeps for sec seconds (fractions allowed).
 function M.sleep(sec)
   if M._sleep then return M._sleep(sec) end
-  os.execute(string.format("sleep %.3f", sec))
+  return core.sleep(sec)
 end
+
+-- Milliseconds of a monotonic clock.
+function M.clock() return core.clock() end
 
 -- ---------------------------------------------------------------- the literal layer
 -- The manual's calls one to one on a raw session: item-number arrays in, overall status

@@ -1,0 +1,80 @@
+-- cpu.lua: where the CPU time goes, per interval and per CPU — testmiaif1's view for N CPUs.
+-- Per CPU (processor counters, Appendix I): idle, ICS (interrupts), dispatcher, memory
+-- manager, and the AS/BS/CS/DS/ES queues; they add to 100% of each CPU's interval. The
+-- "all" row is the system; "paused" is the idle time while a process waited on disk.
+local mi = require("mi")
+local cli = require("mi.cli")
+
+local opts = cli.parse({
+  name = "cpu",
+  about = "CPU breakdown per interval and per CPU (processor counters), as percentages of each CPU.",
+  options = { { "plot", "FILE", "also write the system's breakdown over time to FILE (.png or .svg, needs gnuplot)" } },
+})
+
+local s = cli.session()
+local ncpu = s:info().cpus
+local parts = {
+  { "idle", { "gmt_idle" } },
+  { "ics", { "gmt_external_ics" } },
+  { "disp", { "gmt_dispatcher_ics" } },
+  { "memmgr", { "gmt_mem_mgr_replenish_critical_pool_ics", "gmt_mem_mgr_sys_fetch_ics", "gmt_mem_mgr_swapin_ics",
+                "gmt_mem_mgr_tos_trap_ics" } },
+  { "as", { "gmt_as_process" } }, { "bs", { "gmt_bs_process" } }, { "cs", { "gmt_cs_process" } },
+  { "ds", { "gmt_ds_process" } }, { "es", { "gmt_es_process" } },
+}
+local items = {}
+for _, p in ipairs(parts) do for _, n in ipairs(p[2]) do items[#items + 1] = n end end
+assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }).ok, "cannot enable the processor counters")
+
+local cols = { { "cpu", "cpu" } }
+for _, p in ipairs(parts) do cols[#cols + 1] = { p[1], p[1] .. "%", "%.1f" } end
+cols[#cols + 1] = { "busy", "busy%", "%.1f" }
+cols[#cols + 1] = { "paused", "paused%", "%.1f" }
+local out = cli.output(opts, cols)
+
+local function sample() return { cpu = s:get("processor", items), g = s:get("global"), t = mi.clock() } end
+local prev = sample()
+local history = { x = {}, lines = {} }
+for _, p in ipairs(parts) do history.lines[#history.lines + 1] = { title = p[1], y = {} } end
+
+cli.loop(opts, function(i)
+  local cur = sample()
+  local rows, sum = {}, { cpu = "all" }
+  for c = 1, ncpu do
+    local d = mi.delta(cur.cpu[c], prev.cpu[c])
+    local row, total = { cpu = cur.cpu[c].processor_id }, 0
+    for _, p in ipairs(parts) do
+      local v = 0
+      for _, n in ipairs(p[2]) do v = v + d[n] end
+      row[p[1]] = v
+      total = total + v
+    end
+    for _, p in ipairs(parts) do
+      sum[p[1]] = (sum[p[1]] or 0) + row[p[1]]
+      row[p[1]] = mi.pct(row[p[1]], total)
+    end
+    row.busy = 100 - row.idle
+    rows[#rows + 1] = row
+  end
+  local total = 0
+  for _, p in ipairs(parts) do total = total + sum[p[1]] end
+  for _, p in ipairs(parts) do sum[p[1]] = mi.pct(sum[p[1]], total) end
+  sum.busy = 100 - sum.idle
+  local g = mi.delta(cur.g, prev.g)
+  -- the global view splits the system's idle time into paused (a disk I/O pending) and idle
+  sum.paused = mi.pct(g.gmt_paused, g.gmt_paused + g.gmt_idle) * sum.idle / 100
+  rows[#rows + 1] = sum
+  out.write(rows, { sample = i, interval_ms = math.floor(cur.t - prev.t + 0.5),
+                    title = string.format("sample %d: %.0f ms, %d CPU%s", i, cur.t - prev.t, ncpu, ncpu > 1 and "s" or "") })
+  history.x[#history.x + 1] = i
+  for j, p in ipairs(parts) do history.lines[j].y[i] = sum[p[1]] end
+  prev = cur
+end)
+
+if opts.plot then
+  history.title, history.xlabel, history.ylabel, history.style = "CPU breakdown (all CPUs)", "sample", "% of CPU time", "stacked"
+  local ok, err = cli.plot(opts.plot, history)
+  if not ok then io.stderr:write("cpu: ", err, "\n") os.exit(1) end
+  io.stderr:write("cpu: wrote ", opts.plot, "\n")
+end
+s:close()
