@@ -22,8 +22,8 @@ CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 
-.PHONY: all test bench coverage echo clean
-all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 lua/mi/core.so lua/mish
+.PHONY: all test examples bench coverage echo clean
+all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen
@@ -41,6 +41,9 @@ core/libmi.so: $(CORE_OBJ)
 spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
+examples/embed: examples/embed.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore -Ilua $(LUA_INC) examples/embed.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
+
 examples/%: examples/%.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $< core/libmi.a $(LDLIBS) -o $@
 
@@ -55,10 +58,18 @@ test: all
 	@MI_AIFKUF=$$(mktemp -u) $(SANRUN) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
 	  grep -E '^not ok|^# ' .test_lua.out | head -50; \
 	  echo "Lua specs: $$(grep -c '^ok' .test_lua.out) passed, $$(grep -c '^not ok' .test_lua.out) failed"
+	@MI_AIFKUF=$$(mktemp -u) ./spec/examples.sh > .test_ex.out 2>&1; \
+	  grep -A12 '^not ok' .test_ex.out | head -60; tail -n 1 .test_ex.out
 	@c=$$(tail -n 1 .test_c.out); lp=$$(grep -c '^ok' .test_lua.out); lf=$$(grep -c '^not ok' .test_lua.out); \
 	  cp=$$(echo "$$c" | awk '{print $$1}'); cf=$$(echo "$$c" | awk '{print $$3}'); \
 	  grep -q '^1\.\.' .test_lua.out || lf=$$((lf + 1)); \
-	  echo "$$((cp + lp)) passed, $$((cf + lf)) failed"; test $$((cf + lf)) -eq 0
+	  ep=$$(grep -c '^ok' .test_ex.out); ef=$$(grep -c '^not ok' .test_ex.out); \
+	  grep -q '^examples: ' .test_ex.out || ef=$$((ef + 1)); \
+	  echo "$$((cp + lp + ep)) passed, $$((cf + lf + ef)) failed"; test $$((cf + lf + ef)) -eq 0
+
+# every example and script, a couple of short intervals each, on the simulated system
+examples: all
+	./spec/examples.sh
 
 spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@

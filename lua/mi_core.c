@@ -736,6 +736,18 @@ static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_
 }
 
 __attribute__((visibility("default"))) int luaopen_mi_core(lua_State *L);
+__attribute__((visibility("default"))) void mi_lua_push_system(lua_State *L, mi_system *sys);
+
+void mi_lua_push_system(lua_State *L, mi_system *sys) {
+  if (luaL_getmetatable(L, SYS_MT) == LUA_TNIL) {   /* module not opened yet */
+    lua_pop(L, 1);
+    luaL_requiref(L, "mi.core", luaopen_mi_core, 0);
+  }
+  lua_pop(L, 1);
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  u->sys = sys; u->owned = 0;
+  luaL_setmetatable(L, SYS_MT);
+}
 int luaopen_mi_core(lua_State *L) {
   new_mt(L, SYS_MT, sys_methods, sys_close);
   new_mt(L, SES_MT, ses_methods, ses_close);

@@ -7,7 +7,7 @@ local cli = require("mi.cli")
 local opts = cli.parse({
   name = "disk",
   about = "Disk reads and writes per LDEV with rates, round trips and queues; reads per object class.",
-  options = { { "classes", nil, "also print reads per object class (small map) each interval" } },
+  options = { { "classes", nil, "also print reads per object class (small map) each interval (not with --csv)" } },
 })
 
 local s = cli.session()
@@ -54,7 +54,7 @@ cli.loop(opts, function(i)
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), title = string.format("sample %d: %.0f ms", i, ms) })
-  if opts.classes then
+  if opts.classes and not opts.csv then
     local sum, crow = 0, {}
     for _, v in ipairs(classes) do sum = sum + v end
     for c, v in ipairs(classes) do

@@ -10,6 +10,7 @@ local opts = cli.parse({
   about = "Response, first-response and think-time histograms per interval, with percentiles.",
   options = {
     { "total", nil, "histograms since the start instead of per interval" },
+    -- with --csv only the histogram table is written (one header per file); --json has both
     { "plot", "FILE", "also write the response histogram of the whole run to FILE (.png or .svg)" },
   },
 })
@@ -83,7 +84,7 @@ cli.loop(opts, function(i)
   end
   local meta = { sample = i, title = string.format("sample %d%s", i, opts.total and " (since start)" or "") }
   out.write(rows, meta)
-  pct_out.write(prow, { sample = i, kind = "percentiles" })
+  if not opts.csv then pct_out.write(prow, { sample = i, kind = "percentiles" }) end   -- CSV: one table only
   prev = cur
 end)
 

@@ -146,8 +146,13 @@ function cli.output(opts, cols, out)
         out:write(table.concat(line, ","), "\n")
       end
     else
-      local width = {}
-      for j, c in ipairs(cols) do width[j] = #c[2] end
+      local width, left = {}, {}
+      for j, c in ipairs(cols) do
+        width[j] = #c[2]
+        for _, r in ipairs(rows) do   -- text columns align left, numbers right
+          if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+        end
+      end
       local text = {}
       for i, r in ipairs(rows) do
         text[i] = {}
@@ -158,11 +163,12 @@ function cli.output(opts, cols, out)
       end
       if meta and meta.title then out:write(meta.title, "\n") end
       local h = {}
-      for j, c in ipairs(cols) do h[j] = string.format(j == 1 and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s", c[2]) end
+      local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
+      for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
       out:write(table.concat(h, "  "), "\n")
       for i = 1, #rows do
         local line = {}
-        for j = 1, #cols do line[j] = string.format(j == 1 and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s", text[i][j]) end
+        for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
         out:write(table.concat(line, "  "), "\n")
       end
       out:write("\n")

@@ -1,0 +1,43 @@
+-- config.lua: every system configuration item (3001-3046) with its name, value and meaning.
+-- Mask and boolean-array items are shown as bit lists; text items as text.
+local mi = require("mi")
+local cli = require("mi.cli")
+
+local opts = cli.parse({
+  name = "config",
+  about = "All configuration items (AIFSCGET 3001-3046): number, name, value, settable, meaning.",
+  sampling = false,
+  options = {
+    { "csv", nil, "write CSV instead of a table" }, { "json", nil, "write JSON instead of a table" },
+    { "match", "PATTERN", "only items whose name contains PATTERN (case-insensitive)" },
+  },
+})
+
+local s = cli.session()
+local values, st = s:config()
+if not st.ok then io.stderr:write("config: AIFSCGET failed: ", tostring(st), "\n") os.exit(1) end
+
+-- Shows a value the way a person reads it.
+local function show(v)
+  if type(v) == "table" then
+    local on = {}
+    for k, b in pairs(v) do if b == true or b == 1 then on[#on + 1] = k end end
+    table.sort(on, function(a, b) return tostring(a) < tostring(b) end)
+    for j, k in ipairs(on) do on[j] = tostring(k) end
+    return #on > 0 and ("bits " .. table.concat(on, " ")) or "none"
+  end
+  if type(v) == "boolean" then return v and "true" or "false" end
+  return tostring(v)
+end
+
+local rows = {}
+for _, c in ipairs(mi.config_items) do
+  if not opts.match or c.name:lower():find(opts.match:lower(), 1, true) then
+    rows[#rows + 1] = { item = c.item, name = c.name, value = show(values[c.item]), put = c.put and "yes" or "no",
+                        range = c.put and c.min and string.format("%s..%s", c.min, c.max) or "",
+                        meaning = c.label or "" }
+  end
+end
+cli.output(opts, { { "item", "item" }, { "name", "name" }, { "value", "value" }, { "put", "PUT" },
+                   { "range", "range" }, { "meaning", "meaning" } }).write(rows, { title = "system configuration" })
+s:close()

@@ -1,0 +1,61 @@
+#!/bin/sh
+# examples.sh — `make examples`: runs every example and script for a couple of short
+# intervals on the simulated system and checks what the issue promises; prints one
+# "ok - ..." or "not ok - ..." line per check and a final "examples: N passed, M failed".
+cd "$(dirname "$0")/.." || exit 1
+MISH=./lua/mish
+pass=0; fail=0
+out=$(mktemp); vout=$(mktemp); trap 'rm -f "$out" "$vout" /tmp/mish-ex-$$.*' EXIT
+check() {  # check NAME COMMAND...: runs a program; must exit 0; its output stays in $out
+  name=$1; shift
+  if "$@" > "$out" 2>&1; then pass=$((pass + 1)); echo "ok - $name"
+  else fail=$((fail + 1)); echo "not ok - $name"; sed 's/^/#   /' "$out" | head -20; fi
+}
+verify() {  # verify NAME COMMAND...: checks the last program's output in $out
+  name=$1; shift
+  if "$@" > "$vout" 2>&1; then pass=$((pass + 1)); echo "ok - $name"
+  else fail=$((fail + 1)); echo "not ok - $name"; sed 's/^/#   /' "$out" | head -20; fi
+}
+# testmiaif1 on one CPU: ICS never negative, the states add to 100% (within rounding)
+cpu_sums() { awk '/^ paused/ { s = $2 + $4 + $6 + $8 + $10 + $12 + $14; n++; if ($6 < 0 || s < 99.5 || s > 100.5) bad++ }
+                  END { exit !(n >= 2 && !bad) }' "$1"; }
+check "testmiaif1 (C) runs" env MISH_CPUS=1 examples/testmiaif1 0.3 3
+verify "testmiaif1 (C): ICS >= 0 and states sum to 100% on every interval" cpu_sums "$out"
+check "testmiaif1 (Lua) runs" env MISH_CPUS=1 $MISH examples/testmiaif1.lua 0.3 3
+verify "testmiaif1 (Lua): ICS >= 0 and states sum to 100% on every interval" cpu_sums "$out"
+# testmiaif2: per-class reads add up to the total reads on every interval
+class_sums() { awk '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
+                    END { if (t != s) bad++; exit !(n >= 2 && !bad) }' "$1"; }
+check "testmiaif2 (C) runs" examples/testmiaif2 0.3 3
+verify "testmiaif2 (C): reads per class add to total reads" class_sums "$out"
+check "testmiaif2 (Lua) runs" $MISH examples/testmiaif2.lua 0.3 3
+verify "testmiaif2 (Lua): reads per class add to total reads" class_sums "$out"
+check "embed runs its own work and the Lua report" examples/embed 2 3
+verify "embed report shows its workers" grep -q "SORTER2" "$out"
+check "a workload file drives the shell" $MISH --workload examples/workloads/month_end.lua -e \
+  'assert(s:info().workload.name == "month_end" and s:info().cpus == 4)'
+# every script: --help, a table, --csv, --json
+for sc in cpu disk top response sem config glance coverage; do
+  check "scripts/$sc.lua --help" $MISH scripts/$sc.lua --help
+done
+for sc in cpu disk top response sem glance; do
+  check "scripts/$sc.lua (2 intervals)" $MISH scripts/$sc.lua --interval 0.3 --count 2
+  check "scripts/$sc.lua --csv" $MISH scripts/$sc.lua --interval 0.3 --count 2 --csv
+  verify "scripts/$sc.lua --csv has a header and rows" awk -F, 'NR == 1 { n = NF } NR > 1 && NF != n { bad++ } END { exit !(NR > 1 && !bad) }' "$out"
+  check "scripts/$sc.lua --json" $MISH scripts/$sc.lua --interval 0.3 --count 2 --json
+  verify "scripts/$sc.lua --json is one object per line" lua5.4 -e "for l in io.lines('$out') do assert(l:match('^{.*}$'), l) end"
+done
+check "scripts/config.lua" $MISH scripts/config.lua
+verify "scripts/config.lua lists 3001-3046" sh -c "grep -c '^30[0-4][0-9] ' '$out' | grep -qx 46"
+check "scripts/config.lua --json" $MISH scripts/config.lua --json
+check "scripts/disk.lua --classes" $MISH scripts/disk.lua --interval 0.3 --count 1 --classes
+check "scripts/top.lua --by faults" $MISH scripts/top.lua --interval 0.3 --count 1 --by faults
+check "scripts reject a bad option" sh -c "! $MISH scripts/top.lua --by nothing 2>/dev/null"
+if command -v gnuplot > /dev/null 2>&1; then
+  check "scripts/cpu.lua --plot writes a PNG" $MISH scripts/cpu.lua --interval 0.3 --count 2 --plot /tmp/mish-ex-$$.png
+  verify "the PNG is a PNG" sh -c "head -c 4 /tmp/mish-ex-$$.png | grep -q PNG"
+  check "scripts/response.lua --plot writes an SVG" $MISH scripts/response.lua --interval 0.3 --count 1 --plot /tmp/mish-ex-$$.svg
+  verify "the SVG is an SVG" grep -q "<svg" /tmp/mish-ex-$$.svg
+fi
+echo "examples: $pass passed, $fail failed"
+test "$fail" -eq 0
