@@ -1,8 +1,10 @@
 /* defsys.c — the default system of the upper-case API: a configured HP 3000
  * (CPUs, disks, tapes, terminals, printers, a handful of system processes). */
 #include <stdlib.h>
+#include <string.h>
 #include "mi_internal.h"
 #include "mi_sim.h"
+#include "mi_linux.h"
 
 /* Configures the default machine's hardware and system processes on sys. */
 void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals) {
@@ -27,6 +29,9 @@ void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals) {
 }
 
 mi_system *mi_sim_default_new(void) {
+  /* MISH_SYSTEM=host: the live machine (MISH_PROC names another /proc, e.g. a fixture) */
+  const char *which = getenv("MISH_SYSTEM");
+  if (which && strcmp(which, "host") == 0) return mi_linux_new(getenv("MISH_PROC"), -1);
   const char *name = getenv("MISH_WORKLOAD"), *cpus = getenv("MISH_CPUS");
   const mi_workload *b = mi_workload_builtin(name ? name : "oltp");
   mi_workload w = *(b ? b : mi_workload_builtin("oltp"));

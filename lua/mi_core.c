@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_sim.h"
+#include "mi_linux.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
@@ -63,6 +65,21 @@ static int l_system(lua_State *L) {
     return 1;
   }
   luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "host");
+  int host = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (host) {   /* {host = true, proc = "/proc", age_ms = 100}: the live machine */
+    lua_getfield(L, 1, "proc");
+    const char *root = luaL_optstring(L, -1, NULL);
+    lua_getfield(L, 1, "age_ms");
+    lua_Integer age = luaL_optinteger(L, -1, -1);
+    if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
+    u->sys = mi_linux_new(root, (int)age);
+    lua_pop(L, 2);
+    if (!u->sys) return luaL_error(L, "cannot create the host system");
+    u->owned = 1;
+    return 1;
+  }
   lua_getfield(L, 1, "base");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, 1, "workload"); }
   if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "workload must be a built-in name here");
@@ -172,6 +189,21 @@ static int sys_advance(lua_State *L) {
   return 0;
 }
 
+/* system:refresh() -> processes seen: reads /proc now (host systems only). */
+static int sys_refresh(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  if (!mi_linux_attached(sys)) return luaL_error(L, "this system is not the host");
+  lua_pushinteger(L, mi_linux_refresh(sys));
+  return 1;
+}
+
+/* core.host_figure(item) -> the kernel figure behind an item on the host, or nil. */
+static int l_host_figure(lua_State *L) {
+  const char *f = mi_linux_figure((int32_t)luaL_checkinteger(L, 1));
+  if (f) lua_pushstring(L, f); else lua_pushnil(L);
+  return 1;
+}
+
 /* system:realtime(on): keeps the model in step with the wall clock or not. */
 static int sys_realtime(lua_State *L) {
   mi_system *sys = checksys(L, 1);
@@ -187,6 +219,7 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
   lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
+  lua_pushstring(L, mi_linux_attached(sys) ? "host" : mi_sim_attached(sys) ? "sim" : "custom"); lua_setfield(L, -2, "source");
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   lua_newtable(L);
   for (int l = 1; l <= MI_MAX_LDEV; l++)
@@ -713,7 +746,7 @@ static int l_fold(lua_State *L) {
 }
 
 static const luaL_Reg sys_methods[] = {
-  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"close", sys_close}, {NULL, NULL}};
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
   {"system", l_system}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
@@ -722,7 +755,7 @@ static const luaL_Reg funcs[] = {
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
-  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
+  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"host_figure", l_host_figure}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
 
 /* Creates a metatable with methods, __gc and __close. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {

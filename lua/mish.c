@@ -222,7 +222,8 @@ static void usage(void) {
          "  -e code          run code\n"
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
-         "  --system NAME    system to measure: sim (the simulated HP 3000, default)\n"
+         "  --system NAME    system to measure: sim (the simulated HP 3000, default) or host\n"
+         "                   (this Linux machine, from /proc)\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
@@ -250,7 +251,11 @@ static int pmain(lua_State *L) {
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
     if ((strcmp(a, "--system") == 0) && i + 1 < argc) {
       const char *v = argv[++i];
-      if (strcmp(v, "sim") && strcmp(v, "default")) { fprintf(stderr, "%s: unknown system '%s' (only 'sim' here)\n", progname, v); lua_pushinteger(L, 1); return 1; }
+      if (strcmp(v, "sim") && strcmp(v, "default") && strcmp(v, "host")) {
+        fprintf(stderr, "%s: unknown system '%s' (sim or host)\n", progname, v);
+        lua_pushinteger(L, 1); return 1;
+      }
+      if (strcmp(v, "host") == 0) setenv("MISH_SYSTEM", "host", 1);
       continue;
     }
     if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
@@ -295,7 +300,8 @@ static int pmain(lua_State *L) {
     if (isatty(1)) {
       char banner[512];
       snprintf(banner, sizeof banner, "print(string.format(require('mi.shell').banner, '%s', "
-               "('a simulated HP 3000 (%%d CPUs, %%d processes)'):format(s:info().cpus, s:info().processes)))", MISH_VERSION);
+               "((s:info().source == 'host' and 'this Linux host' or 'a simulated HP 3000') .. ' (%%d CPUs, %%d processes)')"
+               ":format(s:info().cpus, s:info().processes)))", MISH_VERSION);
       dostring(L, banner, "=mish");
     }
     repl(L);

@@ -203,7 +203,7 @@ local default_sys
 -- $MISH_WORKLOAD names a workload file, a real-time system built from it once.
 function M.default_system()
   local w = os.getenv("MISH_WORKLOAD")
-  if w == nil or core.workload(w) then return core.system("default") end
+  if os.getenv("MISH_SYSTEM") == "host" or w == nil or core.workload(w) then return core.system("default") end
   if not default_sys then
     default_sys = M.system { workload = w, cpus = tonumber(os.getenv("MISH_CPUS") or ""), realtime = true }
   end
