@@ -1,0 +1,185 @@
+-- host_spec.lua: the Linux host source. A fixture /proc tree (written here, then changed
+-- between refreshes) checks the exact mappings, births and deaths and odd names; a live
+-- smoke test reads the real machine.
+local mi = require("mi")
+
+-- Writes a file (creating its directory).
+local function put(root, rel, text)
+  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
+  os.execute("mkdir -p '" .. dir .. "'")
+  local f = assert(io.open(root .. "/" .. rel, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- A /proc with two CPUs, one disk (plus a partition and a loop device) and processes.
+local function fixture(v)
+  local root = os.tmpname()
+  os.remove(root)
+  os.execute("mkdir -p '" .. root .. "'")
+  v = v or {}
+  local function cpu(name, t)
+    return string.format("%s %d %d %d %d %d %d %d %d 0 0\n", name, t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8])
+  end
+  local c0, c1 = v.c0 or { 100, 10, 50, 800, 20, 5, 5, 10 }, v.c1 or { 200, 0, 30, 700, 40, 10, 10, 10 }
+  local all = {}
+  for k = 1, 8 do all[k] = c0[k] + c1[k] end
+  put(root, "stat", cpu("cpu ", all) .. cpu("cpu0", c0) .. cpu("cpu1", c1) ..
+    "intr 1\nctxt 5000\nbtime 1700000000\nprocesses 900\nprocs_running " .. (v.running or 3) ..
+    "\nprocs_blocked " .. (v.blocked or 1) .. "\n")
+  put(root, "meminfo", "MemTotal:        8000000 kB\nMemFree:         " .. (v.free or 2000000) .. " kB\n")
+  put(root, "vmstat", "pgfault 123\npgmajfault " .. (v.majflt or 40) .. "\n")
+  local d = v.disk or { 1000, 10, 64000, 500, 300, 5, 24000, 900, 2 }
+  put(root, "diskstats", string.format(
+    "   7       0 loop0 9 0 9 9 0 0 0 0 0 0 0\n   8       0 sda %d %d %d %d %d %d %d %d %d 1000 2000\n" ..
+    "   8       1 sda1 5 0 5 5 0 0 0 0 0 0 0\n", table.unpack(d)))
+  for pid, p in pairs(v.procs or { [1] = { "init", 0, 30, 20, 2 }, [4242] = { "my (odd) prog", 1000, 300, 100, 7 } }) do
+    put(root, pid .. "/stat", string.format("%d (%s) S 1 1 1 0 -1 4194560 100 0 %d 0 %d %d 0 0 20 0 1 0 %d 1000 10 0\n",
+      pid, p[1], p[5], p[3], p[4], 500))
+    put(root, pid .. "/status", "Name:\t" .. p[1] .. "\nUid:\t" .. p[2] .. "\t" .. p[2] .. "\t0\t0\n")
+    if p[6] ~= false then
+      put(root, pid .. "/io", string.format("rchar: 1\nwchar: 1\nsyscr: %d\nsyscw: %d\nread_bytes: %d\nwrite_bytes: %d\n",
+        p[7] or 10, p[8] or 20, p[9] or 4096, p[10] or 8192))
+    end
+  end
+  return root
+end
+
+describe("the host source on a fixture /proc", function()
+  it("maps CPU, memory and disk figures exactly", function()
+    local root = fixture()
+    local sys = mi.system({ host = true, proc = root, age_ms = 0 })
+    local s = mi.open({ system = sys })
+    assert.equal("host", s:info().source)
+    assert.equal(2, s:info().cpus)
+    assert.equal("disk", s:info().devices[1])
+    assert.is_nil(s:info().devices[2], "loop devices and partitions are not LDEVs")
+    s:on("global", { "gmt_idle", "gmt_paused", "gmt_cs_process", "gmt_ds_process", "gmt_bs_process", "gmc_pauses",
+      "gmc_cur_ready_queue", "gmc_cur_blk_disc_io", "gmc_cur_free_main_mem_pg", "gmc_page_flt_count_objcl_" })
+    s:on("io", { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imt_rd_round_trip_time", "imc_q_current" },
+      { ldev = "disk" })
+    assert.equal(4000000, s:config("MEMORY_SIZE").MEMORY_SIZE)
+    -- one second later: cpu0 +50 user +10 nice +20 system +10 idle +5 iowait +5 irq; cpu1 +100 idle
+    local new = fixture({ c0 = { 150, 20, 70, 810, 25, 10, 5, 10 }, c1 = { 200, 0, 30, 800, 40, 10, 10, 10 }, running = 5,
+      blocked = 2, free = 1000000, majflt = 46, disk = { 1100, 10, 64800, 600, 300, 5, 24000, 900, 3 } })
+    os.execute("cp -r '" .. new .. "'/. '" .. root .. "'/")
+    local g = s:get("global")
+    local jiffy = 10 * 8 / s:ms(1) / 8   -- MI_Time per jiffy: 10 ms at 8000 ticks/ms, round 1000 -> 80
+    assert.equal(80, jiffy)
+    assert.equal((10 + 100) * 80, g.gmt_idle)
+    assert.equal(5 * 80, g.gmt_paused)
+    assert.equal(50 * 80, g.gmt_cs_process)
+    assert.equal(10 * 80, g.gmt_ds_process)
+    assert.equal(20 * 80, g.gmt_bs_process)
+    assert.equal(5, g.gmc_cur_ready_queue)
+    assert.equal(2, g.gmc_cur_blk_disc_io)
+    assert.equal(500000, g.gmc_cur_free_main_mem_pg)
+    assert.equal(6, g.gmc_page_flt_count_objcl_[1])
+    local cpu = s:get("processor", { "gmt_idle", "gmt_external_ics", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process" })
+    assert.same({ 15 * 80, 5 * 80, 20 * 80, 50 * 80, 10 * 80 },
+      { cpu[1].gmt_idle, cpu[1].gmt_external_ics, cpu[1].gmt_bs_process, cpu[1].gmt_cs_process, cpu[1].gmt_ds_process })
+    assert.equal(100 * 80, cpu[2].gmt_idle)
+    local d = s:get("io")[1]
+    assert.equal(1, d.ldev)
+    assert.equal(100, d.imc_logical_rd)
+    assert.equal(0, d.imc_logical_wt)
+    assert.equal(800 * 512, d.imc_logical_rd_xfer_size)
+    assert.equal(100 * 8, d.imt_rd_round_trip_time)   -- 100 ms in MI_Time of 125 us
+    assert.equal(3, d.imc_q_current)
+    s:close()
+    os.execute("rm -rf '" .. root .. "' '" .. new .. "'")
+  end)
+
+  it("follows processes: names, users, CPU, I/O, births and deaths", function()
+    local root = fixture()
+    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
+    s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write_size", "pmc_pg_fault_objcl_" })
+    local recs = s:get("process")
+    assert.equal(2, #recs)
+    local odd
+    for _, r in ipairs(recs) do if r.pid == 4242 then odd = r end end
+    assert.equal("my (odd) prog", odd.program_name:match("^(.-)%.?%s*$"):gsub("%s+$", ""))
+    assert.equal("1000", odd.user_name:match("^[^.%s]+"))
+    -- 4242 uses 50 more jiffies and 5 more read calls; 77 is born; 1 dies
+    put(root, "4242/stat", "4242 (my (odd) prog) S 1 1 1 0 -1 4194560 100 0 9 0 350 100 0 0 20 0 1 0 500 1000 10 0\n")
+    put(root, "4242/io", "syscr: 15\nsyscw: 20\nread_bytes: 4096\nwrite_bytes: 9000\n")
+    put(root, "77/stat", "77 (new\nline) R 1 1 1 0 -1 0 0 0 1 0 4 6 0 0 20 0 1 0 900 1 1 0\n")
+    put(root, "77/status", "Name:\tx\nUid:\t0\t0\t0\t0\n")
+    os.execute("rm -rf '" .. root .. "/1'")
+    recs = s:get("process")
+    local by = {}
+    for _, r in ipairs(recs) do by[r.pid] = r end
+    assert.equal(50 * 80, by[4242].pmt_process_time)
+    assert.equal(5, by[4242].pmc_disc_read)
+    assert.equal(9000 - 8192, by[4242].pmc_disc_write_size)
+    assert.equal(10 * 80, by[77].pmt_process_time, "a newborn counts its whole life")
+    assert.equal("new?line", by[77].program_name:match("^%S+"))
+    assert.equal("dead", by[1].state, "the death is reported once")
+    recs = s:get("process")
+    for _, r in ipairs(recs) do assert.is_not.equal(1, r.pid) end
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("survives unreadable io, garbage files and a vanished process", function()
+    local root = fixture({ procs = { [10] = { "noio", 0, 1, 1, 0, false }, [11] = { "ok", 0, 1, 1, 0 } } })
+    put(root, "12/stat", "garbage without parentheses")
+    put(root, "13/stat", "")
+    put(root, "diskstats", "nonsense\n\n 8 0 sdb 1 2\n")
+    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
+    s:on("process", { "pmc_disc_read" })
+    local n = #s:get("process")
+    assert.equal(2, n)
+    os.execute("rm -rf '" .. root .. "/11'")
+    assert.equal(2, #s:get("process"), "dead and reported once")
+    assert.equal(1, #s:get("process"))
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("rejects a missing proc root", function()
+    assert.has_error(function() mi.system({ host = true, proc = "/nonexistent/proc" }) end,
+      "cannot read proc root '/nonexistent/proc'")
+  end)
+end)
+
+describe("the host source on this machine", function()
+  it("adds up to 100% per CPU, finds its own process and sees file writes", function()
+    local s = mi.open({ system = mi.system({ host = true }) })
+    s:on("global", { "gmc_pauses" })
+    s:on("process", { "pmt_process_time", "pmc_disc_write_size" })
+    local items = { "gmt_idle", "gmt_external_ics", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process" }
+    local before, t0 = s:get("processor", items), mi.clock()
+    -- some work: CPU and a file written and synced
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(string.rep("x", 1 << 20))
+    f:close()
+    os.execute("sync '" .. path .. "' 2>/dev/null || sync")
+    local x = 0
+    for i = 1, 3e6 do x = x + i end
+    mi.sleep(0.3)
+    local after = s:get("processor", items)
+    local ms = mi.clock() - t0
+    for c = 1, s:info().cpus do
+      local d, total = mi.delta(after[c], before[c]), 0
+      for _, n in ipairs(items) do total = total + d[n] end
+      -- jiffies (10 ms) against the wall clock: each CPU accounts for the interval within two jiffies
+      assert.is_true(math.abs(s:ms(total) - ms) <= 25, string.format("cpu %d: %.1f ms of %.1f", c - 1, s:ms(total), ms))
+    end
+    local pid = tonumber(io.open("/proc/self/stat"):read("l"):match("^%d+"))
+    local me
+    for _, r in ipairs(s:get("process")) do if r.pid == pid then me = r end end
+    assert.is_truthy(me, "the test's own process is found")
+    assert.is_truthy(me.program_name:match("^lua") or me.program_name:match("^busted"), me.program_name)
+    -- the kernel's own figure for this process, where the device exposes it
+    local io_now = io.open("/proc/self/io")
+    local wb = io_now and tonumber((io_now:read("a") or ""):match("write_bytes: (%d+)"))
+    if io_now then io_now:close() end
+    if wb and wb >= (1 << 20) then
+      assert.is_true(me.pmc_disc_write_size >= (1 << 20), "1 MB written shows as process write bytes")
+    end
+    os.remove(path)
+    s:close()
+  end)
+end)
