@@ -80,6 +80,7 @@ bench: spec/bench
 # the generated item-coverage report of the simulated system (deterministic; a spec keeps it current)
 coverage: lua/mish
 	./lua/mish scripts/coverage.lua --out core/catalog/COVERAGE-sim.md
+	./lua/mish scripts/coverage.lua --host-map --out core/catalog/COVERAGE-host.md
 
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"

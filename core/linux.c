@@ -67,6 +67,7 @@ typedef struct host {
   int ndisks;
   uint64_t pgmajfault;
   int seen;                     /* processes in the last refresh */
+  uint64_t layout;              /* sys->gen at the last refresh: a new ON re-reads at once */
   struct { uint32_t uid; char name[16]; } users[64];
   int nusers;
 } host;
@@ -328,12 +329,14 @@ static int refresh_all(mi_system *sys, host *h) {
       mi_host_proc_exit(sys, s);
   h->seen = seen;
   h->last_ms = mono_ms();
+  h->layout = sys->gen;
   return seen;
 }
 
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms) return;
+  /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next age) */
+  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && sys->gen == h->layout) return;
   refresh_all(sys, h);
 }
 

@@ -197,6 +197,20 @@ static int sys_refresh(lua_State *L) {
   return 1;
 }
 
+/* core.host_mapping() -> array of {item=, figure=} the host source drives. */
+static int l_host_mapping(lua_State *L) {
+  lua_newtable(L);
+  const char *fig;
+  int32_t item;
+  for (int i = 0; (item = mi_linux_mapping(i, &fig)) != 0; i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, item); lua_setfield(L, -2, "item");
+    lua_pushstring(L, fig); lua_setfield(L, -2, "figure");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* core.host_figure(item) -> the kernel figure behind an item on the host, or nil. */
 static int l_host_figure(lua_State *L) {
   const char *f = mi_linux_figure((int32_t)luaL_checkinteger(L, 1));
@@ -755,7 +769,7 @@ static const luaL_Reg funcs[] = {
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
-  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"host_figure", l_host_figure}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
+  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
 
 /* Creates a metatable with methods, __gc and __close. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {

@@ -57,5 +57,12 @@ if command -v gnuplot > /dev/null 2>&1; then
   check "scripts/response.lua --plot writes an SVG" $MISH scripts/response.lua --interval 0.3 --count 1 --plot /tmp/mish-ex-$$.svg
   verify "the SVG is an SVG" grep -q "<svg" /tmp/mish-ex-$$.svg
 fi
+# the live host: the same scripts and testmiaif1 against this machine's /proc
+check "mish --system host scripts/cpu.lua" $MISH --system host scripts/cpu.lua --interval 0.3 --count 2
+verify "host cpu: every CPU's row adds to 100%" awk '/^[0-9a]/ && NF >= 11 { s = $2+$3+$4+$5+$6+$7+$8+$9+$10; if (s < 99.4 || s > 100.6) bad++; n++ } END { exit !(n >= 2 && !bad) }' "$out"
+check "mish --system host scripts/top.lua" $MISH --system host scripts/top.lua --interval 0.3 --count 1 --n 5
+verify "host top lists processes" sh -c "test \$(grep -c alive '$out') -ge 1"
+check "testmiaif1 against the host" env MISH_SYSTEM=host examples/testmiaif1 0.3 2
+check "mish --system host scripts/coverage.lua" $MISH --system host scripts/coverage.lua --seconds 1
 echo "examples: $pass passed, $fail failed"
 test "$fail" -eq 0
