@@ -188,8 +188,9 @@ describe("the host source on this machine", function()
     for c = 1, s:info().cpus do
       local d, total = mi.delta(after[c], before[c]), 0
       for _, n in ipairs(items) do total = total + d[n] end
-      -- jiffies (10 ms) against the wall clock: each CPU accounts for the interval within two jiffies
-      assert.is_true(math.abs(s:ms(total) - ms) <= 25, string.format("cpu %d: %.1f ms of %.1f", c - 1, s:ms(total), ms))
+      -- jiffies (10 ms, sampled by the kernel) against our wall clock on a shared machine:
+      -- each CPU accounts for the interval within 15% plus a few jiffies
+      assert.is_true(math.abs(s:ms(total) - ms) <= 40 + 0.15 * ms, string.format("cpu %d: %.1f ms of %.1f", c - 1, s:ms(total), ms))
     end
     local pid = tonumber(io.open("/proc/self/stat"):read("l"):match("^%d+"))
     local me
