@@ -62,11 +62,9 @@ typedef struct host {
   mi_ctr c[NROLE];
   hproc p[MI_MAX_PROCESSES];
   uint64_t cpu[NCPU_MI + 1][8]; /* last /proc/stat values per processor (index 8: all) */
-  int have_cpu;
-  struct { char name[32]; uint64_t v[11]; int ldev; } disk[MAX_DISKS];
+  struct { char name[32]; uint64_t v[11]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
   int ndisks;
   uint64_t pgmajfault;
-  int seen;                     /* processes in the last refresh */
   uint64_t layout;              /* sys->gen at the last refresh: a new ON re-reads at once */
   struct { uint32_t uid; char name[16]; } users[64];
   int nusers;
@@ -189,7 +187,7 @@ static int whole_disk(const char *name, char names[][32], int n) {
 /* /proc/diskstats: whole disks become disk LDEVs 1, 2, ... in the order the kernel lists them. */
 static void read_disks(mi_system *sys, host *h, char *buf) {
   if (slurp(h, "diskstats", buf, BUF * 8) < 0) return;
-  static char names[256][32];
+  char names[256][32];   /* whole disks listed so far, to recognise their partitions */
   int n = 0;
   for (char *line = buf; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     unsigned maj, min;
@@ -204,14 +202,13 @@ static void read_disks(mi_system *sys, host *h, char *buf) {
     if (d == h->ndisks) {
       if (h->ndisks >= MAX_DISKS || h->ndisks >= 999) continue;
       snprintf(h->disk[d].name, sizeof h->disk[d].name, "%s", name);
-      h->disk[d].ldev = d + 1;
       for (int k = 0; k < 11; k++) h->disk[d].v[k] = v[k];   /* the first sight is the baseline */
       h->ndisks++;
       mi_host_set_device(sys, d + 1, 1);
       continue;
     }
     uint64_t *l = h->disk[d].v;
-    int ldev = h->disk[d].ldev;
+    int ldev = d + 1;
     int64_t tpm = mi_host_ticks_per_ms(sys);
     /* fields: 0 reads 1 merged 2 sectors-read 3 ms-reading 4 writes 5 merged 6 sectors-written 7 ms-writing 8 in-flight */
     if (v[0] > l[0]) {
@@ -327,7 +324,6 @@ static int refresh_all(mi_system *sys, host *h) {
   for (int s = 0; s < sys->proc_hi; s++)
     if (sys->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->procs[s].pid)
       mi_host_proc_exit(sys, s);
-  h->seen = seen;
   h->last_ms = mono_ms();
   h->layout = sys->gen;
   return seen;

@@ -279,10 +279,17 @@ static int64_t quantum(mi_system *sys, int q) {
 
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
 static void logon(mi_system *sys, sim *s) {
-  int sessions = 0, jobs = 0;
-  for (int i = 0; i < MAXP; i++)
-    if (s->p[i].state != S_FREE && s->p[i].kind == K_USER) sessions++;
-    else if (s->p[i].state != S_FREE && s->p[i].kind == K_JOB) jobs++;
+  /* one census of the live processes: sessions, jobs and the populations of 21319-21322 */
+  int sessions = 0, jobs = 0, ci = 0, sysp = 0, user = 0;
+  for (int i = 0; i < sys->proc_hi; i++) {
+    const sproc *p = &s->p[i];
+    if (p->state == S_FREE) continue;
+    if (p->kind == K_CI) ci++;
+    else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
+    else user++;
+    sessions += p->kind == K_USER;
+    jobs += p->kind == K_JOB;
+  }
   /* at most 50 logons a second: a large workload ramps up, and limits PUT meanwhile hold */
   int budget = 50;
   while (sessions < s->w.sessions && sessions < CFG(sys, 3004) && budget-- > 0) {
@@ -291,7 +298,9 @@ static void logon(mi_system *sys, sim *s) {
     int terms = s->w.terminals < 1 ? 1 : s->w.terminals > 20 ? 20 : s->w.terminals; /* LDEVs 20-39 */
     s->next_term = 20 + sessions % terms;
     if (spawn(sys, s, K_CI, "CI", "USER", 1, num) < 0) break;
+    ci++;
     if (spawn(sys, s, K_USER, sessions % 3 ? "ORDERS" : "QUERY", "USER", 1, num) < 0) break;
+    user++;
     sessions++;
   }
   /* a job with INPRI 8 logs on while 8 > the job fence and the job limit allows */
@@ -301,19 +310,12 @@ static void logon(mi_system *sys, sim *s) {
     int sl = spawn(sys, s, K_JOB, jobs % 2 ? "BILLING" : "REPORTS", "BATCH", 2, num);
     if (sl < 0) break;
     s->p[sl].unit = jobs % 2 ? UNIT_TAPE : UNIT_PRINTER;
+    user++;
     jobs++;
   }
   mi_host_config_set(sys, 3003, jobs);
   mi_host_config_set(sys, 3005, sessions);
-  /* current process populations and free memory (a page per 2 KB of each live process's 256 KB) */
-  int ci = 0, sysp = 0, user = 0;
-  for (int i = 0; i < sys->proc_hi; i++) {
-    const sproc *p = &s->p[i];
-    if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) ci++;
-    else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
-    else user++;
-  }
+  /* current process populations and free memory (128 pages of 2 KB per live process) */
   mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
   mi_host_set(sys, s->c[G_CUR_SYS], 0, sysp);
   mi_host_set(sys, s->c[G_CUR_USER], 0, user);
