@@ -44,8 +44,11 @@ MI_API const char *mi_workload_name(int i);
 MI_API int mi_workload_set(mi_workload *w, const char *field, double value);
 /* Reads a numeric field of w by name into *value; 0 or -1 if there is no such field. */
 MI_API int mi_workload_get(const mi_workload *w, const char *field, double *value);
-/* Describes settable field i (NULL past the end): its range and a one-line meaning. */
-MI_API const char *mi_workload_field(int i, double *min, double *max, const char **about);
+/* What a workload field holds: a whole number, any number, or a distribution (MI_DIST_*). */
+enum { MI_WF_INTEGER = 0, MI_WF_REAL = 1, MI_WF_DIST = 2 };
+/* Describes settable field i (NULL past the end): range, kind (MI_WF_*) and a one-line meaning;
+ * any out-pointer may be NULL. */
+MI_API const char *mi_workload_field(int i, double *min, double *max, int *kind, const char **about);
 /* Returns the name of distribution d ("exponential", "constant", "uniform"), NULL if none. */
 MI_API const char *mi_dist_name(int d);
 /* Configures sys as the workload's machine and drives it from now on (w NULL = "oltp").

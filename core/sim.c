@@ -79,8 +79,9 @@ int mi_workload_get(const mi_workload *w, const char *field, double *v) {
   return 0;
 }
 
-const char *mi_workload_field(int i, double *min, double *max, const char **about) {
+const char *mi_workload_field(int i, double *min, double *max, int *kind, const char **about) {
   if (i < 0 || i >= NFIELDS) return NULL;
+  if (kind) *kind = wfields[i].kind == 'd' ? MI_WF_REAL : wfields[i].kind == 't' ? MI_WF_DIST : MI_WF_INTEGER;
   if (min) *min = wfields[i].min;
   if (max) *max = wfields[i].max;
   if (about) *about = wfields[i].about;

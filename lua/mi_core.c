@@ -29,10 +29,20 @@ static mi_system *checksys(lua_State *L, int i) {
   return u->sys;
 }
 
+/* Index of workload field `key`, or -1. */
+static int field_index(const char *key) {
+  const char *f;
+  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, NULL, NULL)); i++)
+    if (strcmp(f, key) == 0) return i;
+  return -1;
+}
+
 /* Sets workload field `key` from the value at the top of the stack; raises naming the field. */
 static void set_field(lua_State *L, mi_workload *w, const char *key) {
-  double v;
-  if (strstr(key, "_dist") && lua_type(L, -1) == LUA_TSTRING) {
+  double v, lo = 0, hi = 0;
+  int kind = MI_WF_INTEGER;
+  mi_workload_field(field_index(key), &lo, &hi, &kind, NULL);
+  if (kind == MI_WF_DIST && lua_type(L, -1) == LUA_TSTRING) {
     const char *d = lua_tostring(L, -1);
     int k = 0;
     while (mi_dist_name(k) && strcmp(mi_dist_name(k), d)) k++;
@@ -40,15 +50,11 @@ static void set_field(lua_State *L, mi_workload *w, const char *key) {
     v = k;
   } else if (lua_type(L, -1) == LUA_TNUMBER) v = lua_tonumber(L, -1);
   else { luaL_error(L, "workload field '%s': number expected, got %s", key, luaL_typename(L, -1)); return; }
-  int rc = mi_workload_set(w, key, v);
-  if (rc == -2) {
-    double lo = 0, hi = 0;
-    for (int i = 0; mi_workload_field(i, &lo, &hi, NULL); i++)
-      if (strcmp(mi_workload_field(i, NULL, NULL, NULL), key) == 0) break;
+  if (mi_workload_set(w, key, v) == -2) {
     char range[80];
     snprintf(range, sizeof range, "%.15g..%.15g", lo, hi);
-    luaL_error(L, "workload field '%s' must be %s in %s, got %s", key,
-               strstr(key, "_ms") || strstr(key, "_io") ? "a number" : "an integer", range, lua_tostring(L, -1));
+    luaL_error(L, "workload field '%s' must be %s in %s, got %s", key, kind == MI_WF_REAL ? "a number" : "an integer",
+               range, lua_tostring(L, -1));
   }
 }
 
@@ -117,12 +123,12 @@ static int l_system(lua_State *L) {
 static void push_workload(lua_State *L, const mi_workload *w) {
   lua_newtable(L);
   const char *f;
-  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, NULL)); i++) {
+  int kind;
+  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, &kind, NULL)); i++) {
     double v = 0;
     mi_workload_get(w, f, &v);
-    if (strstr(f, "_dist")) lua_pushstring(L, mi_dist_name((int)v));
-    else if (v == floor(v) && strstr(f, "_ms") == NULL && strstr(f, "per_io") == NULL && strcmp(f, "txn_ios"))
-      lua_pushinteger(L, (lua_Integer)v);
+    if (kind == MI_WF_DIST) lua_pushstring(L, mi_dist_name((int)v));
+    else if (kind == MI_WF_INTEGER) lua_pushinteger(L, (lua_Integer)v);
     else lua_pushnumber(L, v);
     lua_setfield(L, -2, f);
   }
@@ -160,7 +166,7 @@ static int l_workload_fields(lua_State *L) {
   lua_newtable(L);
   double lo, hi;
   const char *about, *f;
-  for (int i = 0; (f = mi_workload_field(i, &lo, &hi, &about)); i++) {
+  for (int i = 0; (f = mi_workload_field(i, &lo, &hi, NULL, &about)); i++) {
     lua_createtable(L, 0, 4);
     lua_pushstring(L, f); lua_setfield(L, -2, "name");
     lua_pushnumber(L, lo); lua_setfield(L, -2, "min");
