@@ -50,7 +50,7 @@ examples/%: examples/%.c core/libmi.a $(CORE_HDR)
 lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -shared -Icore $(LUA_INC) lua/mi_core.c core/libmi.a $(LDLIBS) -o $@
 
-lua/mish: lua/mish.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMISH_READLINE -Icore $(LUA_INC) lua/mish.c lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 
 test: all

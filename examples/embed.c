@@ -10,7 +10,6 @@
  * MIIOGET and prints an analysis.
  *
  * Usage: examples/embed [workers] [rounds] [script]   (defaults 3, 20, examples/embed_report.lua) */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,23 +34,6 @@ static int64_t ticks_of(clockid_t id, int32_t tpm) {
 static int cmp_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
-}
-
-/* Points package.path at lua/ next to this program's directory (examples/../lua). */
-static void set_lua_path(lua_State *L) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return;
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return;
-  *slash = 0;
-  lua_getglobal(L, "package");
-  lua_pushfstring(L, "%s/../lua/?.lua;%s/../lua/?/init.lua;", exe, exe);
-  lua_getfield(L, -2, "path");
-  lua_concat(L, 2);
-  lua_setfield(L, -2, "path");
-  lua_pop(L, 1);
 }
 
 int main(int argc, char **argv) {
@@ -88,7 +70,7 @@ int main(int argc, char **argv) {
   luaL_openlibs(L);
   luaL_requiref(L, "mi.core", luaopen_mi_core, 0);
   lua_pop(L, 1);
-  set_lua_path(L);
+  mi_lua_path_from_exe(L, "../lua");   /* examples/../lua */
   mi_lua_push_system(L, sys);
   lua_setglobal(L, "system");
   if (luaL_dofile(L, script) != LUA_OK || !lua_isfunction(L, -1)) {

@@ -1,6 +1,7 @@
 /* mi_core.c — the Lua 5.4 C module `mi.core`: systems and sessions as userdata, the
  * manual's calls one to one (item-number arrays in; overall status, item statuses
  * and decoded values out), the catalog, and the simulator's controls. */
+#include <limits.h>
 #include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -790,6 +791,26 @@ static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_
 
 __attribute__((visibility("default"))) int luaopen_mi_core(lua_State *L);
 __attribute__((visibility("default"))) void mi_lua_push_system(lua_State *L, mi_system *sys);
+
+__attribute__((visibility("default"))) void mi_lua_path_from_exe(lua_State *L, const char *rel);
+
+void mi_lua_path_from_exe(lua_State *L, const char *rel) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return;
+  *slash = 0;
+  const char *sep = rel && *rel ? "/" : "";
+  if (!rel) rel = "";
+  lua_getglobal(L, "package");
+  lua_pushfstring(L, "%s%s%s/?.lua;%s%s%s/?/init.lua;", exe, sep, rel, exe, sep, rel);
+  lua_getfield(L, -2, "path");
+  lua_concat(L, 2);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+}
 
 void mi_lua_push_system(lua_State *L, mi_system *sys) {
   if (luaL_getmetatable(L, SYS_MT) == LUA_TNIL) {   /* module not opened yet */

@@ -11,4 +11,8 @@ int luaopen_mi_core(lua_State *L);
  * ownership (Lua never frees it) and must keep it alive while Lua uses it. */
 void mi_lua_push_system(lua_State *L, mi_system *sys);
 
+/* Prepends <directory of this executable>/<rel>/?.lua and ?/init.lua to package.path
+ * (rel "" for lua/mish itself, "../lua" for a program in examples/). */
+void mi_lua_path_from_exe(lua_State *L, const char *rel);
+
 #endif

@@ -34,7 +34,7 @@ static char *mish_readline(const char *p) {
 #define mish_freeline(l) free(l)
 #endif
 
-int luaopen_mi_core(lua_State *L);
+#include "mi_lua.h"
 
 static lua_State *globalL;
 static const char *progname = "mish";
@@ -86,22 +86,6 @@ static int report(lua_State *L, int status) {
   return status;
 }
 
-/* Sets package paths so `require "mi"` finds lua/mi/ next to the executable. */
-static void set_paths(lua_State *L) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return;
-  exe[n] = 0;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return;
-  *slash = 0;
-  lua_getglobal(L, "package");
-  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", exe, exe);
-  lua_getfield(L, -2, "path");
-  lua_concat(L, 2);
-  lua_setfield(L, -2, "path");
-  lua_pop(L, 1);
-}
 
 /* Runs a chunk of Lua source with a name; returns the status. */
 static int dostring(lua_State *L, const char *s, const char *name) {
@@ -242,7 +226,7 @@ static int pmain(lua_State *L) {
   lua_pushcfunction(L, luaopen_mi_core);
   lua_setfield(L, -2, "mi.core");
   lua_pop(L, 1);
-  set_paths(L);
+  mi_lua_path_from_exe(L, "");   /* lua/mi next to lua/mish */
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
