@@ -83,7 +83,7 @@ local function survey(s, label, n, step)
   s:close()
 end
 
-local host = mi.default_system():info().workload == nil
+local host = mi.default_system():info().source == "host"
 local title
 if host then
   title = "the live host"
