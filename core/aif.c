@@ -105,7 +105,7 @@ static inline int resolve(mi_session *s, int d, int32_t num, const uint64_t *en,
   p->size = mi_item_size(it, mapping);
   if (it->kind == MI_KIND_PSEUDO) return 0;
   if (en && !mi_bit(en, it->index)) return p->status = MI_E_NOT_ENABLED;
-  p->off = sys->dom[d].off[it->index];
+  p->off = MI_OFF(sys, d, it->index);
   if (p->off < 0) return p->status = MI_E_NOT_ENABLED;
   p->time = it->unit == MI_UNIT_MI_TIME;
   if (it->kind == MI_KIND_OBJCL) {
@@ -221,7 +221,7 @@ static int glob_cached(mi_session *s, status_type *st, const int32_t *nums, int 
   if (!c || c->gen != sys->gen || c->n != n || c->mapping != mapping || c->rec > size ||
       memcmp(c->nums, nums, sizeof(int32_t) * (size_t)n) != 0)
     return 0;
-  const int64_t *row = sys->dom[MI_DOM_GLOBAL].cells;
+  const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
   for (int i = 0; i < n; i++) {
     const plan *p = &c->pl[i];
     if (p->status) memset(out, 0, (size_t)p->size);
@@ -268,7 +268,7 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   if (glob_cached(s, st, nums, n, buf, stats, size, mapping)) return;
-  const int64_t *row = sys->dom[MI_DOM_GLOBAL].cells;
+  const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
   uint8_t *out = buf, *end = out + size;
   struct mi_glob_cache *c = s->gcache;
   int keep = c && n <= c->cap;
@@ -383,7 +383,7 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
 /* Writes one process record at out. */
 static void put_proc_record(const mi_system *sys, const plan *pl, const int32_t *nums, int n, int slot,
                             int mapping, uint8_t *out) {
-  const mi_store *ps = &sys->dom[MI_DOM_PROCESS];
+  const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESS];
   const int64_t *row = ps->cells ? ps->cells + (size_t)slot * ps->stride : NULL;
   const mi_proc *pr = &sys->procs[slot];
   for (int i = 0; i < n; i++) {
@@ -590,7 +590,7 @@ void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t 
   int bits = sel == -1 ? 0x7FE : sel < 0 ? 1 << (-sel - 1) : 0;
   int32_t fit = size / rec, done = 0;
   uint8_t *out = buf;
-  const mi_store *io = &sys->dom[MI_DOM_IO];
+  const mi_host_lane *io = &sys->view.lane[MI_DOM_IO];
   int more = 0;
   for (int l = 1; l <= MI_MAX_LDEV; l++) {
     if (!mi_bit(s->ldevs, l) || (sel >= 1 ? l != sel : !(bits >> sys->devtype[l] & 1))) continue;
@@ -657,7 +657,7 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   int first = id < 0 ? 0 : id, count = id < 0 ? MI_MAX_PROCESSORS : 1;
   if (rec == 0 || rec > size) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
   int32_t fit = size / rec, done = 0;
-  const mi_store *ps = &sys->dom[MI_DOM_PROCESSOR];
+  const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESSOR];
   uint8_t *out = buf;
   for (int c = first; c < first + count && done < fit; c++, done++) {
     const int64_t *row = ps->cells + (size_t)c * ps->stride;

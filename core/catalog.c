@@ -9,7 +9,7 @@
 #define MI_ITEM_SPAN 8000
 
 int16_t mi_by_number_[MI_ITEM_SPAN];        /* item - 20000 -> position + 1 */
-static int16_t by_dense[MI_DOM_COUNT][1024]; /* dense index -> position */
+static int16_t by_dense[MI_DOM_COUNT][MI_HOST_INDEX_LIMIT]; /* dense index -> position */
 uint16_t mi_fold_[3][3][MI_NLARGE];
 static int ready;
 

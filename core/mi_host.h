@@ -13,6 +13,12 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MI_UNLIKELY(x) (x)
+#endif
+
 /* Options for mi_system_new; a NULL pointer or zero fields mean the defaults. */
 typedef struct mi_system_options {
   int max_users;           /* MI users at once (default 16; -20002 beyond) */
@@ -90,18 +96,50 @@ MI_API int mi_host_proc_count(const mi_system *sys);
 MI_API int mi_host_js_live(const mi_system *sys, int js_type, int js_num);
 
 /* ---- counters ---- */
-/* A resolved counter: obtain once with mi_host_counter, then write with it. */
-typedef struct mi_ctr { int16_t domain; int16_t index; } mi_ctr;
-/* Resolves a counter item (not a pseudo-item); domain -1 if unknown. */
+/* Counter indexes of every domain are below this (the catalog build checks it). */
+#define MI_HOST_INDEX_BITS 10
+#define MI_HOST_INDEX_LIMIT (1 << MI_HOST_INDEX_BITS)
+
+/* A resolved counter: obtain once with mi_host_counter, then write with it.
+ * id = domain << MI_HOST_INDEX_BITS | index within the domain; -1 for an unknown item. */
+typedef struct mi_ctr { int32_t id; } mi_ctr;
+/* Resolves a counter item (not a pseudo-item); id -1 if unknown. */
 MI_API mi_ctr mi_host_counter(int32_t item);
-/* Resolves a counter by name within a domain; domain -1 if unknown. */
+/* Resolves a counter by name within a domain; id -1 if unknown. */
 MI_API mi_ctr mi_host_counter_named(const char *name, int domain);
 /* Returns 1 if anyone counts c now (a source may skip work otherwise). */
 MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
 
+/* The counter store as the inline writer below reads it. The core keeps it up to date as
+ * users enable counters; sources must not write it. A system begins with its view (an ABI
+ * promise of this header), so the writer reaches it without a call. */
+typedef struct mi_host_lane {
+  int64_t *cells;       /* nent rows of stride words (NULL while the domain counts nothing) */
+  int32_t stride;       /* words per row */
+  int32_t nent;         /* rows: 1 global, 2700 process slots, LDEV 0-999, processors 0-7 */
+} mi_host_lane;
+typedef struct mi_host_view {
+  int32_t *off;         /* counter id -> word offset in its domain's rows; -1 = nobody counts it */
+  const uint8_t *live;  /* process slot -> 1 while its process is alive */
+  mi_host_lane lane[MI_DOM_COUNT];
+} mi_host_view;
+
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
-/* Adds delta to a simple counter (time counters take ticks). */
-MI_API void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta);
+/* Adds delta to a simple counter (time counters take ticks); inline, the hot writer.
+ * Ignores a NULL system, a bad counter or entity, a counter nobody enabled and a
+ * process that is not alive. */
+static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta) {
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return;
+  int32_t o = v->off[c.id];
+  int d = c.id >> MI_HOST_INDEX_BITS;
+  const mi_host_lane *ln = &v->lane[d];
+  if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return;
+  if (d == MI_DOM_PROCESS && MI_UNLIKELY(!v->live[entity])) return;
+  ln->cells[(size_t)entity * (size_t)ln->stride + (size_t)o] += delta;
+}
+/* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
+MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);
 /* Adds delta to element `cls` (large-map class 0-719) of an object-class counter. */
 MI_API void mi_host_add_objcl(mi_system *sys, mi_ctr c, int entity, int cls, int64_t delta);
 /* Adds delta to element `cls` (0-255) of a semaphore-class counter. */

@@ -38,15 +38,15 @@ static inline const mi_item_info *mi_item_fast(int32_t item) {
 }
 
 /* Counter cells of one domain: entity-major rows of `stride` 64-bit words. */
+/* A domain's bookkeeping beside its public lane (sys->view: off, live, lane[d].cells/stride/nent). */
 typedef struct mi_store {
-  int32_t *off;      /* dense item -> word offset in a row, -1 = not counting */
   int32_t *slot;     /* dense item -> allocated offset, kept while the row layout lives */
   uint16_t *refs;    /* dense item -> number of users that enabled it */
-  int32_t stride;    /* words per entity row */
-  int32_t nent;      /* rows */
-  int64_t *cells;    /* nent * stride */
   int32_t active;    /* items with refs > 0 */
 } mi_store;
+
+/* The word offset of dense counter (domain, index) in its rows, -1 when not counted. */
+#define MI_OFF(sys, d, i) ((sys)->view.off[((d) << MI_HOST_INDEX_BITS) + (i)])
 
 enum { MI_PS_FREE = 0, MI_PS_ALIVE = 1, MI_PS_DEAD = 2 };
 
@@ -93,6 +93,7 @@ struct mi_session {
 };
 
 struct mi_system {
+  mi_host_view view;                 /* first: the inline writer in mi_host.h reads it here */
   mi_system_options opt;
   char registry_path[512];
   int32_t *uids; int nuids, cuids;   /* installed user IDs */
@@ -110,6 +111,7 @@ struct mi_system {
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
   mi_proc *procs;
+  uint8_t *live;                     /* slot -> 1 while its process is alive (= view.live) */
   int nproc_alive, proc_hi;
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
   /* counters */

@@ -40,18 +40,21 @@ mi_system *mi_system_new(const mi_system_options *opt) {
   sys->ncpu = 1;
   sys->mapping = -1;
   sys->procs = calloc(MI_MAX_PROCESSES, sizeof *sys->procs);
+  sys->live = calloc(MI_MAX_PROCESSES, 1);
+  sys->view.off = malloc(sizeof *sys->view.off * (MI_DOM_COUNT << MI_HOST_INDEX_BITS));
+  if (!sys->procs || !sys->live || !sys->view.off) { mi_system_free(sys); return NULL; }
+  sys->view.live = sys->live;
+  for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) sys->view.off[i] = -1;
   static const int nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_store *st = &sys->dom[d];
     int n = mi_domain_counters_[d];
-    st->nent = nent[d];
-    st->off = malloc(sizeof *st->off * (size_t)n);
+    sys->view.lane[d].nent = nent[d];
     st->slot = malloc(sizeof *st->slot * (size_t)n);
     st->refs = calloc((size_t)n, sizeof *st->refs);
-    if (!st->off || !st->slot || !st->refs) { mi_system_free(sys); return NULL; }
-    for (int i = 0; i < n; i++) st->off[i] = st->slot[i] = -1;
+    if (!st->slot || !st->refs) { mi_system_free(sys); return NULL; }
+    for (int i = 0; i < n; i++) st->slot[i] = -1;
   }
-  if (!sys->procs) { mi_system_free(sys); return NULL; }
   mi_registry_load(sys);
   return sys;
 }
@@ -61,9 +64,11 @@ void mi_system_free(mi_system *sys) {
   while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   for (int d = 0; d < MI_DOM_COUNT; d++) {
-    free(sys->dom[d].off); free(sys->dom[d].slot); free(sys->dom[d].refs); free(sys->dom[d].cells);
+    free(sys->dom[d].slot); free(sys->dom[d].refs); free(sys->view.lane[d].cells);
   }
   free(sys->procs);
+  free(sys->live);
+  free(sys->view.off);
   free(sys->uids);
   free(sys);
 }
@@ -88,7 +93,7 @@ void mi_sys_refresh(mi_system *sys) {
 /* ---- cells ---- */
 
 /* Grows a domain's rows to new_stride words, keeping existing values; 0 or -1. */
-static int grow(mi_store *st, int32_t new_stride) {
+static int grow(mi_host_lane *st, int32_t new_stride) {
   int64_t *cells = calloc((size_t)st->nent * (size_t)new_stride, sizeof *cells);
   if (!cells) return -1;
   for (int e = 0; st->cells && e < st->nent; e++)
@@ -101,24 +106,25 @@ static int grow(mi_store *st, int32_t new_stride) {
 
 int mi_store_enable(mi_system *sys, int domain, int index) {
   mi_store *st = &sys->dom[domain];
+  mi_host_lane *ln = &sys->view.lane[domain];
   if (st->refs[index]++ > 0) return 0;
   sys->gen++;
   if (st->slot[index] < 0) {
     int words = mi_item_words(mi_domain_item(domain, index), sys->mapping < 0 ? 0 : sys->mapping);
-    int64_t extra = (int64_t)words * st->nent;
-    if (sys->cells_used + extra > sys->opt.max_cells || grow(st, st->stride + words) < 0) {
+    int64_t extra = (int64_t)words * ln->nent;
+    if (sys->cells_used + extra > sys->opt.max_cells || grow(ln, ln->stride + words) < 0) {
       st->refs[index]--;
       return MI_E_TOO_MANY_COUNTERS;
     }
     sys->cells_used += extra;
-    st->slot[index] = st->stride - words;
+    st->slot[index] = ln->stride - words;
   } else {
     /* a parked slot restarts from zero */
     int words = mi_item_words(mi_domain_item(domain, index), sys->mapping);
-    for (int e = 0; e < st->nent; e++)
-      memset(st->cells + (size_t)e * st->stride + st->slot[index], 0, sizeof(int64_t) * (size_t)words);
+    for (int e = 0; e < ln->nent; e++)
+      memset(ln->cells + (size_t)e * ln->stride + st->slot[index], 0, sizeof(int64_t) * (size_t)words);
   }
-  st->off[index] = st->slot[index];
+  MI_OFF(sys, domain, index) = st->slot[index];
   st->active++;
   return 0;
 }
@@ -128,7 +134,7 @@ void mi_store_disable(mi_system *sys, int domain, int index) {
   if (st->refs[index] == 0) return;
   if (--st->refs[index] == 0) {
     sys->gen++;
-    st->off[index] = -1;
+    MI_OFF(sys, domain, index) = -1;
     st->active--;
   }
 }
@@ -138,12 +144,13 @@ void mi_store_reset_if_idle(mi_system *sys) {
   int any = 0;
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_store *st = &sys->dom[d];
+    mi_host_lane *ln = &sys->view.lane[d];
     if (st->active) { any = 1; continue; }
-    if (st->cells) {
-      sys->cells_used -= (int64_t)st->stride * st->nent;
-      free(st->cells);
-      st->cells = NULL;
-      st->stride = 0;
+    if (ln->cells) {
+      sys->cells_used -= (int64_t)ln->stride * ln->nent;
+      free(ln->cells);
+      ln->cells = NULL;
+      ln->stride = 0;
       for (int i = 0; i < mi_domain_counters_[d]; i++) st->slot[i] = -1;
     }
   }
@@ -161,41 +168,34 @@ void mi_store_reset_if_idle(mi_system *sys) {
 
 mi_ctr mi_host_counter(int32_t item) {
   const mi_item_info *it = mi_item_lookup(item);
-  mi_ctr c = {-1, -1};
-  if (it && it->index >= 0) { c.domain = it->domain; c.index = it->index; }
+  mi_ctr c = {-1};
+  if (it && it->index >= 0) c.id = it->domain << MI_HOST_INDEX_BITS | it->index;
   return c;
 }
 
 mi_ctr mi_host_counter_named(const char *name, int domain) {
   const mi_item_info *it = mi_item_find(name, domain);
-  mi_ctr c = {-1, -1};
-  if (it && it->index >= 0) { c.domain = it->domain; c.index = it->index; }
+  mi_ctr c = {-1};
+  if (it && it->index >= 0) c.id = it->domain << MI_HOST_INDEX_BITS | it->index;
   return c;
 }
 
 /* Returns the address of the first cell of counter c for entity e, or NULL if not counted. */
 static inline int64_t *cell(const mi_system *sys, mi_ctr c, int e) {
-  if ((unsigned)c.domain >= MI_DOM_COUNT) return NULL;
-  const mi_store *st = &sys->dom[c.domain];
-  int32_t o = st->off[c.index];
-  if (o < 0 || (unsigned)e >= (unsigned)st->nent) return NULL;
-  if (c.domain == MI_DOM_PROCESS && sys->procs[e].state != MI_PS_ALIVE) return NULL;
-  return st->cells + (size_t)e * (size_t)st->stride + o;
+  if (!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return NULL;
+  int d = c.id >> MI_HOST_INDEX_BITS;
+  const mi_host_lane *ln = &sys->view.lane[d];
+  int32_t o = sys->view.off[c.id];
+  if (o < 0 || (unsigned)e >= (unsigned)ln->nent) return NULL;
+  if (d == MI_DOM_PROCESS && !sys->live[e]) return NULL;
+  return ln->cells + (size_t)e * (size_t)ln->stride + o;
 }
 
 int mi_host_active(const mi_system *sys, mi_ctr c) {
-  return (unsigned)c.domain < MI_DOM_COUNT && sys->dom[c.domain].off[c.index] >= 0;
+  return sys && (uint32_t)c.id < (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS && sys->view.off[c.id] >= 0;
 }
 
-void mi_host_add(mi_system *sys, mi_ctr c, int e, int64_t delta) {
-  /* the hot writer: cell() spelt out so the common global case is one straight line */
-  if ((unsigned)c.domain >= MI_DOM_COUNT) return;
-  const mi_store *st = &sys->dom[c.domain];
-  int32_t o = st->off[c.index];
-  if (__builtin_expect(o < 0 || (unsigned)e >= (unsigned)st->nent, 0)) return;
-  if (c.domain == MI_DOM_PROCESS && __builtin_expect(sys->procs[e].state != MI_PS_ALIVE, 0)) return;
-  st->cells[(size_t)e * (size_t)st->stride + (size_t)o] += delta;
-}
+void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
 
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
   int64_t *p = cell(sys, c, e);
@@ -230,11 +230,11 @@ void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
-  if ((unsigned)c.domain >= MI_DOM_COUNT) return 0;
-  const mi_store *st = &sys->dom[c.domain];
-  int32_t o = st->off[c.index];
-  if (o < 0 || (unsigned)e >= (unsigned)st->nent) return 0;
-  return st->cells[(size_t)e * (size_t)st->stride + o];
+  if (!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return 0;
+  const mi_host_lane *ln = &sys->view.lane[c.id >> MI_HOST_INDEX_BITS];
+  int32_t o = sys->view.off[c.id];
+  if (o < 0 || (unsigned)e >= (unsigned)ln->nent) return 0;
+  return ln->cells[(size_t)e * (size_t)ln->stride + o];
 }
 
 /* ---- hardware and time ---- */
@@ -312,6 +312,7 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
   memset(p, 0, sizeof *p);
   p->pid = d->pid;
   p->state = MI_PS_ALIVE;
+  sys->live[slot] = 1;
   p->start_ticks = d->start_ticks > 0 ? d->start_ticks : sys->now;
   pad16(p->user.filename, d->user); pad16(p->user.group, d->user_group); pad16(p->user.account, d->account);
   pad16(p->program.filename, d->program); pad16(p->program.group, d->program_group);
@@ -319,8 +320,8 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
   if (d->js_type == 1 || d->js_type == 2)
     p->js.js_word = (uint16_t)((d->js_type << 14) | (d->js_num & 0x3FFF));
   p->ptype = d->proc_type;
-  mi_store *st = &sys->dom[MI_DOM_PROCESS];
-  if (st->cells) memset(st->cells + (size_t)slot * st->stride, 0, sizeof(int64_t) * (size_t)st->stride);
+  mi_host_lane *ln = &sys->view.lane[MI_DOM_PROCESS];
+  if (ln->cells) memset(ln->cells + (size_t)slot * ln->stride, 0, sizeof(int64_t) * (size_t)ln->stride);
   if (slot >= sys->proc_hi) sys->proc_hi = slot + 1;
   sys->nproc_alive++;
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
@@ -341,6 +342,7 @@ int mi_host_proc_exit(mi_system *sys, int slot) {
   if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || sys->procs[slot].state != MI_PS_ALIVE) return -1;
   mi_proc *p = &sys->procs[slot];
   p->state = MI_PS_DEAD;
+  sys->live[slot] = 0;
   p->end_ticks = sys->now;
   sys->nproc_alive--;
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {

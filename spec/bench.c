@@ -1,5 +1,5 @@
 /* bench.c — `make bench`: the hot paths, each against a baseline measured in the same run.
- * writer increment; MIGLOBGET of testmiaif1's 23 items vs a bare loop over the same cells;
+ * writer increments; MIGLOBGET of testmiaif1's 23 items vs a bare loop over the same cells;
  * MIPROCGET of 2,700 processes x 10 items vs a bare loop; the same 23 items into a Lua
  * table; simulating one hour of an 8-CPU, 2,000-process system. */
 #include <stdio.h>
@@ -29,11 +29,9 @@ static int32_t glob[] = {21176, 21177, 21178, 21179, 21180, 21181, 21182, 21183,
                          21187, 21188, 21189, 21191, 21192, 21193, 21233, 21306, 21307, 21313, 21314, 0};
 volatile int64_t sink;
 static int64_t bare_cells[8];
-/* the least a writer call can do: an out-of-line add to a cell */
-__attribute__((noinline)) static void bare_add(int64_t *cells, int e, int64_t d) {
-  cells[e] += d;
-  __asm__ volatile("" ::: "memory");
-}
+/* A compiler barrier after every add in the writer loops and their baselines: nothing is
+ * hoisted or merged across adds, each one reloads what a source's add would. */
+#define BARRIER() __asm__ volatile("" ::: "memory")
 
 int main(void) {
   mi_system_options o = {.registry = NULL};
@@ -46,42 +44,36 @@ int main(void) {
   int32_t stats[32], map = 1, buf[32];
   mi_globon(s, &st, glob, stats, &map, 0);
 
-  /* writer increment */
-  mi_ctr c = mi_host_counter(21184);
-  const long N = 200000000;
-  double t0 = now_ns();
-  for (long i = 0; i < N; i++) mi_host_add(sys, c, 0, 3);
-  double inc = (now_ns() - t0) / N;
-  /* baseline: the same add through an out-of-line call with no checks at all */
-  t0 = now_ns();
-  for (long i = 0; i < N; i++) bare_add(bare_cells, 0, 3);
-  double inc0 = (now_ns() - t0) / N;
-  printf("writer increment:            %6.2f ns  bare call %6.2f ns  ratio %.2f  (target <= 2 ns)\n", inc, inc0, inc / inc0);
-
   /* MIGLOBGET vs a bare gather of the same 23 cells */
   mi_ctr cs[23];
   for (int i = 0; i < 23; i++) cs[i] = mi_host_counter(glob[i]);
-  const long G = 5000000;
-  t0 = now_ns();
-  for (long i = 0; i < G; i++) mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 0);
-  double get = (now_ns() - t0) / G;
+  const long G = 2000000;
+  double t0, get = 1e9, bare = 1e9;
   /* the baseline produces the same buffer: values in the AIF view (time items in MI_Time) */
   int istime[23], ref[32], same = 1;
   for (int k = 0; k < 23; k++) istime[k] = mi_item_lookup(glob[k])->unit == MI_UNIT_MI_TIME;
   for (int k = 0; k < 23; k++) mi_host_add(sys, cs[k], 0, 123456789 + k);
   mi_globget(s, &st, glob, ref, stats, sizeof ref, 1, 0);
-  t0 = now_ns();
-  for (long i = 0; i < G; i++) {
-    for (int k = 0; k < 23; k++) {
-      int64_t v = mi_host_value(sys, cs[k], 0);
-      buf[k] = (int32_t)(istime[k] ? v / 1000 : v);
+  /* three alternating rounds, best of each side (as for every figure below) */
+  for (int r = 0; r < 3; r++) {
+    t0 = now_ns();
+    for (long i = 0; i < G; i++) mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 0);
+    double t = (now_ns() - t0) / G;
+    if (t < get) get = t;
+    t0 = now_ns();
+    for (long i = 0; i < G; i++) {
+      for (int k = 0; k < 23; k++) {
+        int64_t v = mi_host_value(sys, cs[k], 0);
+        buf[k] = (int32_t)(istime[k] ? v / 1000 : v);
+      }
+      __asm__ volatile("" ::"r"(buf) : "memory");
     }
-    __asm__ volatile("" ::"r"(buf) : "memory");
+    t = (now_ns() - t0) / G;
+    if (t < bare) bare = t;
   }
-  double bare = (now_ns() - t0) / G;
   for (int k = 0; k < 23; k++) same &= buf[k] == ref[k];
   if (!same) printf("  (baseline buffer differs from MIGLOBGET's)\n");
-  printf("MIGLOBGET 23 items:          %6.1f ns  bare loop %6.1f ns  ratio %.2f  (target <= 2)\n", get, bare, get / bare);
+  printf("MIGLOBGET 23 items:          %6.1f ns  bare loop %6.1f ns  ratio %.2f  (target <= 2; best of 3)\n", get, bare, get / bare);
 
   /* MIPROCGET 2700 x 10 */
   for (int p = 0; p < 2700; p++) {
@@ -95,23 +87,88 @@ int main(void) {
   uint8_t *pbuf = malloc(recsz * 2700);
   mi_ctr pc[9];
   for (int k = 0; k < 9; k++) pc[k] = mi_host_counter(pitems[k + 1]);
-  const long P = 2000;
-  t0 = now_ns();
-  for (long i = 0; i < P; i++) mi_procget(s, &st, pitems, pbuf, ps, (int32_t)(recsz * 2700), 1, NULL, &n, NULL, 0);
-  double pget = (now_ns() - t0) / P / 1000;
-  if (n != 2700 || st.all) printf("  (MIPROCGET returned %d records, status %d)\n", n, mi_status_info(st));
-  t0 = now_ns();
-  for (long i = 0; i < P; i++) {
-    uint8_t *out = pbuf;
-    for (int p = 0; p < 2700; p++) {
-      int64_t pid = 1000 + p;
-      memcpy(out, &pid, 8); out += 8;
-      for (int k = 0; k < 9; k++) { int32_t v = (int32_t)mi_host_value(sys, pc[k], p); memcpy(out, &v, 4); out += 4; }
+  const long P = 1000;
+  double pget = 1e9, pbare = 1e9;
+  for (int r = 0; r < 3; r++) {
+    t0 = now_ns();
+    for (long i = 0; i < P; i++) mi_procget(s, &st, pitems, pbuf, ps, (int32_t)(recsz * 2700), 1, NULL, &n, NULL, 0);
+    double t = (now_ns() - t0) / P / 1000;
+    if (t < pget) pget = t;
+    if (n != 2700 || st.all) printf("  (MIPROCGET returned %d records, status %d)\n", n, mi_status_info(st));
+    t0 = now_ns();
+    for (long i = 0; i < P; i++) {
+      uint8_t *out = pbuf;
+      for (int p = 0; p < 2700; p++) {
+        int64_t pid = 1000 + p;
+        memcpy(out, &pid, 8); out += 8;
+        for (int k = 0; k < 9; k++) { int32_t v = (int32_t)mi_host_value(sys, pc[k], p); memcpy(out, &v, 4); out += 4; }
+      }
+      __asm__ volatile("" ::"r"(pbuf) : "memory");
     }
-    __asm__ volatile("" ::"r"(pbuf) : "memory");
+    t = (now_ns() - t0) / P / 1000;
+    if (t < pbare) pbare = t;
   }
-  double pbare = (now_ns() - t0) / P / 1000;
-  printf("MIPROCGET 2700 x 10 items:   %6.1f us  bare loop %6.1f us  ratio %.2f  (target <= 2)\n", pget, pbare, pget / pbare);
+  printf("MIPROCGET 2700 x 10 items:   %6.1f us  bare loop %6.1f us  ratio %.2f  (target <= 2; best of 3)\n", pget, pbare, pget / pbare);
+
+  /* writer increments. (a) a source's mix: 8 global counters and 8 counters of process
+   * slots walking the 2,700 processes, in turn; baseline: the same adds straight to the
+   * cells through precomputed offsets, no checks. (b) one cell over and over: a chain of
+   * dependent adds, bound by store-to-load forwarding; baseline: a bare add to one cell. */
+  {
+    const long M = 4000000;
+    int64_t *grow_ = NULL, *prow = NULL;
+    int32_t gk[8], pk[8], pstride = 0;
+    /* offsets read through the public view so the baseline touches the very same cells */
+    const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+    grow_ = v->lane[MI_DOM_GLOBAL].cells; prow = v->lane[MI_DOM_PROCESS].cells; pstride = v->lane[MI_DOM_PROCESS].stride;
+    for (int k = 0; k < 8; k++) { gk[k] = v->off[cs[k].id]; pk[k] = v->off[pc[k].id]; }
+    /* five alternating rounds, best of each side: the figure a quiet machine gives */
+    const int R = 5;
+    int64_t before = mi_host_value(sys, pc[3], 17);
+    double mix = 1e9, mix0 = 1e9, mixc = 1e9, one = 1e9, one0 = 1e9;
+    const long N = 40000000;
+    mi_ctr c = mi_host_counter(21184);
+    for (int r = 0; r < R; r++) {
+      t0 = now_ns();
+      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
+        for (int k = 0; k < 8; k++) {
+          mi_host_add(sys, cs[k], 0, 3); BARRIER();
+          mi_host_add(sys, pc[k], (int)p, 3); BARRIER();
+        }
+      double t = (now_ns() - t0) / (M * 16.0);
+      if (t < mix) mix = t;
+      t0 = now_ns();
+      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
+        for (int k = 0; k < 8; k++) {
+          grow_[gk[k]] += 3; BARRIER();
+          prow[p * pstride + pk[k]] += 3; BARRIER();
+        }
+      t = (now_ns() - t0) / (M * 16.0);
+      if (t < mix0) mix0 = t;
+      t0 = now_ns();
+      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
+        for (int k = 0; k < 8; k++) {
+          mi_host_add_call(sys, cs[k], 0, 3); BARRIER();
+          mi_host_add_call(sys, pc[k], (int)p, 3); BARRIER();
+        }
+      t = (now_ns() - t0) / (M * 16.0);
+      if (t < mixc) mixc = t;
+      t0 = now_ns();
+      for (long i = 0; i < N; i++) { mi_host_add(sys, c, 0, 3); BARRIER(); }
+      t = (now_ns() - t0) / N;
+      if (t < one) one = t;
+      t0 = now_ns();
+      for (long i = 0; i < N; i++) { bare_cells[0] += 3; BARRIER(); }
+      t = (now_ns() - t0) / N;
+      if (t < one0) one0 = t;
+    }
+    /* both loops wrote slot 17 the same number of times */
+    int64_t want = before + 3 * 3 * R * (M / 2700 + (17 < M % 2700));
+    if (mi_host_value(sys, pc[3], 17) != want) printf("  (writer and baseline disagree on slot 17)\n");
+    printf("writer increment, 16 ctrs:   %6.2f ns  bare adds %5.2f ns  ratio %.2f  (target <= 2 ns; best of %d)\n", mix, mix0, mix / mix0, R);
+    printf("  the same through the exported mi_host_add_call: %.2f ns\n", mixc);
+    printf("writer increment, one cell:  %6.2f ns  bare add  %5.2f ns  ratio %.2f  (store-forwarding bound; best of %d)\n", one, one0, one / one0, R);
+  }
 
   /* Lua: the same 23 items into a table */
   lua_State *L = luaL_newstate();
@@ -122,10 +179,12 @@ int main(void) {
     "local core = require('mi.core') local sys = core.system({workload='idle', seed=1}) local s = core.session(sys)\n"
     "s:priv(true) core.globinstall(s, 666) core.accesson(s, 666)\n"
     "local items = {21176,21177,21178,21179,21180,21181,21182,21183,21184,21185,21186,21317,21187,21188,21189,21191,21192,21193,21233,21306,21307,21313,21314}\n"
-    "core.globon(s, items, 1, 0) local n = 200000 local t0 = os.clock()\n"
-    "for i = 1, n do local rc, st, v = core.globget(s, items, 1, 0) end\n"
-    "return (os.clock() - t0) / n * 1e6";
-  if (luaL_dostring(L, code) == LUA_OK) printf("Lua globget 23 items->table: %6.2f us  (target <= 2 us)\n", lua_tonumber(L, -1));
+    "core.globon(s, items, 1, 0) local n, best = 100000, math.huge\n"
+    "for r = 1, 3 do local t0 = os.clock()\n"
+    "  for i = 1, n do local rc, st, v = core.globget(s, items, 1, 0) end\n"
+    "  best = math.min(best, (os.clock() - t0) / n * 1e6) end\n"
+    "return best";
+  if (luaL_dostring(L, code) == LUA_OK) printf("Lua globget 23 items->table: %6.2f us  (target <= 2 us; best of 3)\n", lua_tonumber(L, -1));
   else printf("Lua bench failed: %s\n", lua_tostring(L, -1));
   lua_close(L);
 

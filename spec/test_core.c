@@ -678,6 +678,81 @@ static void test_get_cache(void) {
   mi_system_free(t);
 }
 
+/* The inline writer (mi_host.h) and its exported twin keep the writer contract: bad
+ * handles, entities and systems are ignored; only live processes and enabled counters
+ * move; the view the inline code reads follows growth, parking and process slots. */
+static void test_writer(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21000, 0}, stats[4], map = 1, buf[8];
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_ctr g = mi_host_counter(21000);
+  EQ(mi_host_counter(20001).id, -1, "a pseudo-item is not a counter");
+  EQ(mi_host_counter(99999).id, -1, "an unknown item is not a counter");
+  EQ(mi_host_counter(21000).id >> MI_HOST_INDEX_BITS, MI_DOM_GLOBAL, "id carries the domain");
+  EQ(mi_host_counter(25047).id >> MI_HOST_INDEX_BITS, MI_DOM_PROCESS, "process counter id");
+  mi_ctr bad[] = {{-1}, {-7}, {MI_DOM_COUNT << MI_HOST_INDEX_BITS}, {INT32_MAX}, {INT32_MIN},
+                  {MI_HOST_INDEX_LIMIT - 1}, {(MI_DOM_PROCESS << MI_HOST_INDEX_BITS) + MI_HOST_INDEX_LIMIT - 1}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    mi_host_add(sys, bad[k], 0, 1);
+    mi_host_add_call(sys, bad[k], 0, 1);
+    mi_host_set(sys, bad[k], 0, 1);
+    mi_host_max(sys, bad[k], 0, 1);
+    mi_host_add_objcl(sys, bad[k], 0, 3, 1);
+    mi_host_add_semcl(sys, bad[k], 0, 3, 1);
+    EQ(mi_host_value(sys, bad[k], 0), 0, "a forged counter handle reads 0");
+    EQ(mi_host_active(sys, bad[k]), 0, "a forged counter handle is not active");
+  }
+  mi_host_add(NULL, g, 0, 1);
+  mi_host_add_call(NULL, g, 0, 1);
+  mi_host_set(NULL, g, 0, 1);
+  EQ(mi_host_value(NULL, g, 0), 0, "NULL system reads 0");
+  EQ(mi_host_active(NULL, g), 0, "NULL system has nothing active");
+  mi_host_add(sys, g, 1, 5);   /* global has one entity */
+  mi_host_add(sys, g, -1, 5);
+  mi_host_add_call(sys, g, 1 << 30, 5);
+  mi_host_add(sys, g, 0, 2);
+  mi_host_add_call(sys, g, 0, 3);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[0], 5, "only the entity-0 writes of the global counter count");
+  /* another user grows the row: writes after the move land in the new cells */
+  mi_session *s2 = mi_session_new(sys);
+  mi_session_set_priv(s2, 1);
+  int32_t more[] = {21001, 21002, 21003, 21254, 0}, m2 = 1;
+  mi_globon(s2, &st, more, stats, &m2, 666);
+  mi_host_add(sys, g, 0, 10);
+  mi_host_add(sys, mi_host_counter(21254), 0, 1);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[0], 15, "writes follow the grown row");
+  /* processes: live slots only, never beyond the table */
+  int32_t pon[] = {25047, 0}, ps[4];
+  mi_procon(s, &st, pon, ps, &map, NULL, 0);
+  mi_proc_desc d = {0};
+  d.pid = 4242; d.program = "W"; d.user = "U";
+  int a = mi_host_proc_create(sys, &d);
+  mi_ctr pc = mi_host_counter(25047);
+  mi_host_add(sys, pc, a, 7);
+  mi_host_add(sys, pc, a + 1, 7);          /* a free slot */
+  mi_host_add(sys, pc, MI_MAX_PROCESSES, 7);
+  mi_host_add(sys, pc, -3, 7);
+  EQ(mi_host_value(sys, pc, a), 7, "a live process counts");
+  EQ(mi_host_value(sys, pc, a + 1), 0, "a free slot does not");
+  mi_host_proc_exit(sys, a);
+  mi_host_add(sys, pc, a, 100);
+  mi_host_add_call(sys, pc, a, 100);
+  EQ(mi_host_value(sys, pc, a), 7, "a dead process is frozen for its report");
+  /* a disabled counter stops counting, a parked one restarts from zero */
+  mi_globoff(s, &st, 0);
+  mi_host_add(sys, g, 0, 1000);
+  EQ(mi_host_active(sys, g), 0, "nobody counts 21000 after OFF");
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_host_add(sys, g, 0, 4);
+  mi_globget(s, &st, on, buf, stats, sizeof buf, 1, 0);
+  EQ(buf[0], 4, "re-enabled counter restarts from zero, the write while off is lost");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -693,6 +768,7 @@ int main(void) {
   test_config();
   test_time();
   test_get_cache();
+  test_writer();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);

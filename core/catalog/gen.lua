@@ -54,7 +54,11 @@ for _, r in ipairs(items) do
 end
 w("};\nconst int mi_nitems_ = ", #items, ";\n")
 w("const int mi_domain_counters_[MI_DOM_COUNT] = {", dense.global or 0, ", ", dense.process or 0, ", ",
-  dense.io or 0, ", ", dense.processor or 0, "};\n\n")
+  dense.io or 0, ", ", dense.processor or 0, "};\n")
+for _, d in ipairs{"global", "process", "io", "processor"} do
+  w("_Static_assert(", dense[d] or 0, " <= MI_HOST_INDEX_LIMIT, \"", d, " counters exceed MI_HOST_INDEX_LIMIT\");\n")
+end
+w("\n")
 
 -- object classes
 local function classes(name, cname, foldcol)
