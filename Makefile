@@ -21,6 +21,10 @@ CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftim
 CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
+# the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
+BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
+$(shell printf '%s\n' '$(BUILD_ID)' | cmp -s - .build-flags || printf '%s\n' '$(BUILD_ID)' > .build-flags)
+CORE_HDR += .build-flags
 
 .PHONY: all test examples bench coverage echo clean
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
@@ -87,5 +91,5 @@ echo:
 	@echo "CFLAGS=$(ALLCFLAGS)"
 
 clean:
-	rm -f core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .build-flags core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen
