@@ -52,15 +52,31 @@ static void laction(int i) {
   lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
-/* Message handler: adds a traceback to errors. */
+static int at_prompt;   /* 1 while a line typed at the prompt runs */
+
+/* Message handler: adds a traceback to errors; at the prompt it keeps the traceback for
+ * traceback() and leaves only the message, which is what a user at a prompt reads. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
     msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
+  if (at_prompt) {
+    luaL_traceback(L, L, msg, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "mish.traceback");
+    lua_pushstring(L, msg);
+    return 1;
+  }
   luaL_traceback(L, L, msg, 1);
   return 1;
+}
+
+/* traceback(): prints where the last error at the prompt came from. */
+static int l_traceback(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "mish.traceback");
+  puts(lua_isstring(L, -1) ? lua_tostring(L, -1) : "no error at the prompt yet");
+  return 0;
 }
 
 /* Calls the function on the stack with narg args, with Ctrl-C armed; returns the status. */
@@ -188,8 +204,11 @@ static void repl(lua_State *L) {
   snprintf(hist, sizeof hist, "%s/.mish_history", home ? home : ".");
   read_history(hist);
 #endif
+  lua_register(L, "traceback", l_traceback);
   while ((status = loadline(L)) != -1) {
+    at_prompt = 1;
     if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);
+    at_prompt = 0;
     if (status == LUA_OK) print_results(L);
     else report(L, status);
     lua_settop(L, 0);

@@ -34,6 +34,12 @@ check "embed runs its own work and the Lua report" examples/embed 2 3
 verify "embed report shows its workers" grep -q "SORTER2" "$out"
 check "a workload file drives the shell" $MISH --workload examples/workloads/month_end.lua -e \
   'assert(s:info().workload.name == "month_end" and s:info().cpus == 4)'
+# the prompt (mish -i on piped lines): an error is one line, the prompt goes on, traceback() has the rest
+check "the prompt survives errors" sh -c 'printf "%s\n" "s:on(\"io\", \"dt_*\")" "traceback()" "s:on(\"global\", \"gmt_idle\").ok" "1 + 1" | ./lua/mish -i'
+verify "an error at the prompt is its message, without a traceback" sh -c \
+  'grep -q "^mish: bad argument .items.: pattern .dt_\*. matches no io item" "$1" && test "$(grep -c "stack traceback" "$1")" = 1' - "$out"
+verify "traceback() shows where it came from, later lines still run" sh -c \
+  'grep -A3 "stack traceback" "$1" | grep -q "in upvalue .resolve." && grep -qx "true" "$1" && grep -qx "2" "$1"' - "$out"
 # every script: --help, a table, --csv, --json
 for sc in cpu disk top response sem config glance coverage; do
   check "scripts/$sc.lua --help" $MISH scripts/$sc.lua --help
