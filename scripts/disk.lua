@@ -28,27 +28,20 @@ local prev = sample()
 cli.loop(opts, function(i)
   local cur = sample()
   local ms = cur.t - prev.t
-  local old = {}
-  for _, r in ipairs(prev.d) do old[r.ldev] = r end
-  local rows, classes, total = {}, {}, { ldev = "all", reads_s = 0, writes_s = 0, kb_s = 0, queue = 0, queue_max = 0 }
+  local rows = cli.disk_rates(s, prev.d, cur.d, ms)
+  local total = { ldev = "all", reads_s = 0, writes_s = 0, kb_s = 0, queue = 0, queue_max = 0 }
   local ios, rtt = 0, 0
+  for _, row in ipairs(rows) do
+    for _, k in ipairs({ "reads_s", "writes_s", "kb_s", "queue" }) do total[k] = total[k] + row[k] end
+    total.queue_max = math.max(total.queue_max, row.queue_max)
+    ios, rtt = ios + row.ios, rtt + row.rtt_ms * row.ios
+  end
+  -- reads per object class over every disk in both samples
+  local old, classes = {}, {}
+  for _, r in ipairs(prev.d) do old[r.ldev] = r end
   for _, r in ipairs(cur.d) do
-    local o = old[r.ldev]
-    if o then
-      local d = mi.delta(r, o)
-      local n = d.imc_logical_rd + d.imc_logical_wt
-      local row = {
-        ldev = r.ldev,
-        reads_s = mi.rate(d.imc_logical_rd, ms), writes_s = mi.rate(d.imc_logical_wt, ms),
-        kb_s = mi.rate((d.imc_logical_rd_xfer_size + d.imc_logical_wt_xfer_size) / 1024, ms),
-        rtt_ms = n > 0 and s:ms(d.imt_rd_round_trip_time + d.imt_wt_round_trip_time) / n or 0,
-        queue = r.imc_q_current, queue_max = r.imc_q_maximum,
-      }
-      rows[#rows + 1] = row
-      for k in pairs(total) do if k ~= "ldev" and k ~= "queue_max" then total[k] = total[k] + row[k] end end
-      total.queue_max = math.max(total.queue_max, row.queue_max)
-      ios, rtt = ios + n, rtt + row.rtt_ms * n
-      for c, v in ipairs(d.imc_read_objcl_) do classes[c] = (classes[c] or 0) + v end
+    if old[r.ldev] then
+      for c, v in ipairs(mi.delta(r, old[r.ldev]).imc_read_objcl_) do classes[c] = (classes[c] or 0) + v end
     end
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0

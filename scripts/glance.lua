@@ -69,38 +69,22 @@ local function frame(prev, cur)
     rec.cpus[c] = { cpu = c - 1, busy = busy, user = user, system = sys }
   end
   lines[#lines + 1] = ""
-  local rows = {}
-  for pid, r in pairs(cur.p) do
-    local o = prev.p[pid]
-    local d = o and mi.delta(r, o) or r
-    rows[#rows + 1] = { pid = pid, program = (r.program_name or ""):match("^[^.%s]*"), user = (r.user_name or ""):match("^[^.%s]*"),
-      cpu = mi.pct(s:ms(d.pmt_process_time), ms), io = mi.rate(d.pmc_disc_read + d.pmc_disc_write, ms) }
-  end
-  table.sort(rows, function(a, b) if a.cpu ~= b.cpu then return a.cpu > b.cpu end return a.pid < b.pid end)
+  local rows = cli.process_rates(s, prev.p, cur.p, ms)
+  table.sort(rows, function(a, b) if a.cpu_pct ~= b.cpu_pct then return a.cpu_pct > b.cpu_pct end return a.pid < b.pid end)
   lines[#lines + 1] = string.format("%8s  %-16s %-12s %6s %7s", "PID", "PROGRAM", "USER", "CPU%", "I/O/s")
   for i = 1, math.min(opts.n, #rows) do
     local r = rows[i]
-    lines[#lines + 1] = string.format("%8d  %-16s %-12s %6.1f %7.1f", r.pid, r.program:sub(1, 16), r.user:sub(1, 12), r.cpu, r.io)
-    rec.top[i] = r
+    lines[#lines + 1] = string.format("%8d  %-16s %-12s %6.1f %7.1f", r.pid, r.program:sub(1, 16), r.user:sub(1, 12), r.cpu_pct, r.io_s)
+    rec.top[i] = { pid = r.pid, program = r.program, user = r.user, cpu_pct = r.cpu_pct, io_s = r.io_s }
   end
   lines[#lines + 1] = ""
-  local old, drows = {}, {}
-  for _, r in ipairs(prev.d) do old[r.ldev] = r end
-  for _, r in ipairs(cur.d) do
-    if old[r.ldev] then
-      local d = mi.delta(r, old[r.ldev])
-      local n = d.imc_logical_rd + d.imc_logical_wt
-      drows[#drows + 1] = { ldev = r.ldev, reads = mi.rate(d.imc_logical_rd, ms), writes = mi.rate(d.imc_logical_wt, ms),
-        rtt = n > 0 and s:ms(d.imt_rd_round_trip_time + d.imt_wt_round_trip_time) / n or 0, queue = r.imc_q_current, n = n }
-    end
-  end
-  table.sort(drows, function(a, b) if a.n ~= b.n then return a.n > b.n end return a.ldev < b.ldev end)
+  local drows = cli.disk_rates(s, prev.d, cur.d, ms)
+  table.sort(drows, function(a, b) if a.ios ~= b.ios then return a.ios > b.ios end return a.ldev < b.ldev end)
   lines[#lines + 1] = string.format("%6s %9s %9s %8s %6s", "LDEV", "READS/s", "WRITES/s", "RTT ms", "QUEUE")
   for i = 1, math.min(opts.n, #drows) do
     local d = drows[i]
-    lines[#lines + 1] = string.format("%6d %9.1f %9.1f %8.2f %6d", d.ldev, d.reads, d.writes, d.rtt, d.queue)
-    d.n = nil
-    rec.disks[i] = d
+    lines[#lines + 1] = string.format("%6d %9.1f %9.1f %8.2f %6d", d.ldev, d.reads_s, d.writes_s, d.rtt_ms, d.queue)
+    rec.disks[i] = { ldev = d.ldev, reads_s = d.reads_s, writes_s = d.writes_s, rtt_ms = d.rtt_ms, queue = d.queue }
   end
   return lines, rec
 end

@@ -19,7 +19,6 @@ local out = cli.output(opts, {
   { "cpu_pct", "cpu%", "%.1f" }, { "io_s", "I/O/s", "%.1f" }, { "faults_s", "faults/s", "%.1f" },
 })
 
-local function sum(t) local n = 0 for _, v in ipairs(t or {}) do n = n + v end return n end
 local function sample()
   local by = {}
   for _, r in ipairs(s:get("process")) do by[r.pid] = r end
@@ -29,18 +28,7 @@ local prev = sample()
 cli.loop(opts, function(i)
   local cur = sample()
   local ms = cur.t - prev.t
-  local rows = {}
-  for pid, r in pairs(cur.p) do
-    local o = prev.p[pid]
-    local d = o and mi.delta(r, o) or r   -- a process born in the interval counts from zero
-    rows[#rows + 1] = {
-      pid = pid, program = (r.program_name or ""):match("^[^.%s]*"), user = (r.user_name or ""):match("^[^.%s]*"),
-      js = r.js_number ~= "" and r.js_number or "-", state = r.state,
-      cpu_pct = mi.pct(s:ms(d.pmt_process_time), ms),
-      io_s = mi.rate(d.pmc_disc_read + d.pmc_disc_write, ms),
-      faults_s = mi.rate(sum(d.pmc_pg_fault_objcl_), ms),
-    }
-  end
+  local rows = cli.process_rates(s, prev.p, cur.p, ms)
   local k = keys[opts.by]
   table.sort(rows, function(a, b) if a[k] ~= b[k] then return a[k] > b[k] end return a.pid < b.pid end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end

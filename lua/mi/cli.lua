@@ -245,6 +245,53 @@ function cli.plot(file, series)
   return true
 end
 
+-- Sums a list of numbers (an object-class array); 0 for nil.
+local function total(t) local n = 0 for _, v in ipairs(t or {}) do n = n + v end return n end
+
+-- Per-process rates between two samples (tables pid -> s:get("process") record) ms apart:
+-- rows {pid, program, user, js, state, cpu_pct, io_s, faults_s}; io_s and faults_s are 0
+-- unless pmc_disc_read/write and pmc_pg_fault_objcl_ were sampled. A process born in the
+-- interval counts from zero.
+function cli.process_rates(s, prev, cur, ms)
+  local rows = {}
+  for pid, r in pairs(cur) do
+    local o = prev[pid]
+    local d = o and mi.delta(r, o) or r
+    rows[#rows + 1] = {
+      pid = pid, program = (r.program_name or ""):match("^[^.%s]*"), user = (r.user_name or ""):match("^[^.%s]*"),
+      js = r.js_number ~= "" and r.js_number or "-", state = r.state,
+      cpu_pct = mi.pct(s:ms(d.pmt_process_time or 0), ms),
+      io_s = mi.rate((d.pmc_disc_read or 0) + (d.pmc_disc_write or 0), ms),
+      faults_s = mi.rate(total(d.pmc_pg_fault_objcl_), ms),
+    }
+  end
+  return rows
+end
+
+-- Per-LDEV rates between two s:get("io") lists ms apart: rows {ldev, reads_s, writes_s,
+-- kb_s, rtt_ms, queue, queue_max, ios} in LDEV order (ios: I/Os in the interval); counters
+-- not sampled read 0; an LDEV not in the earlier sample is left out.
+function cli.disk_rates(s, prev, cur, ms)
+  local old, rows = {}, {}
+  for _, r in ipairs(prev) do old[r.ldev] = r end
+  for _, r in ipairs(cur) do
+    local o = old[r.ldev]
+    if o then
+      local d = mi.delta(r, o)
+      local rd, wt = d.imc_logical_rd or 0, d.imc_logical_wt or 0
+      local n = rd + wt
+      rows[#rows + 1] = {
+        ldev = r.ldev, reads_s = mi.rate(rd, ms), writes_s = mi.rate(wt, ms),
+        kb_s = mi.rate(((d.imc_logical_rd_xfer_size or 0) + (d.imc_logical_wt_xfer_size or 0)) / 1024, ms),
+        rtt_ms = n > 0 and s:ms((d.imt_rd_round_trip_time or 0) + (d.imt_wt_round_trip_time or 0)) / n or 0,
+        queue = r.imc_q_current or 0, queue_max = r.imc_q_maximum or 0, ios = n,
+      }
+    end
+  end
+  table.sort(rows, function(a, b) return a.ldev < b.ldev end)
+  return rows
+end
+
 -- Opens the shell's session (the default system), privileged and authorized.
 function cli.session() return mi.open() end
 
