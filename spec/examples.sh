@@ -63,6 +63,26 @@ if command -v gnuplot > /dev/null 2>&1; then
   check "scripts/response.lua --plot writes an SVG" $MISH scripts/response.lua --interval 0.3 --count 1 --plot /tmp/mish-ex-$$.svg
   verify "the SVG is an SVG" grep -q "<svg" /tmp/mish-ex-$$.svg
 fi
+# glance on a terminal (a pseudo-terminal from script(1)): q and Ctrl-C both leave the
+# alternate screen and give the terminal back in line mode with echo. The key is sent once
+# the first frame is on the screen.
+glance_tty() {  # glance_tty BYTE: runs glance on a pty, types BYTE after the first frame
+  ts=/tmp/mish-ex-$$.ts; rm -f "$ts"
+  { for _ in $(seq 100); do grep -q PROGRAM "$ts" 2>/dev/null && break; sleep 0.2; done; printf "$1"; sleep 1; } |
+    timeout 60 script -qfec "trap : INT; $MISH scripts/glance.lua --interval 0.3; echo \"rc=\$?\"; stty -a" "$ts" > /dev/null
+  cat "$ts"
+}
+if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null > /dev/null 2>&1; then
+  for key in q ctrl-c; do
+    byte=q; [ "$key" = ctrl-c ] && byte='\003'
+    check "glance on a terminal quits on $key" glance_tty "$byte"
+    verify "glance ($key): frames drawn, alternate screen left, exit 0, icanon and echo back on" sh -c \
+      'grep -q "PROGRAM" "$1" && grep -q "$(printf "\033")\[?1049l" "$1" && grep -q "rc=0[^0-9]*$" "$1" &&
+       tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx icanon && tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx echo' - "$out"
+  done
+else
+  echo "# skip: no pseudo-terminal here (script(1)), glance's terminal handling not checked"
+fi
 # the live host: the same scripts and testmiaif1 against this machine's /proc
 check "mish --system host scripts/cpu.lua" $MISH --system host scripts/cpu.lua --interval 0.3 --count 2
 verify "host cpu: every CPU's row adds to 100%" awk '/^[0-9a]/ && NF >= 11 { s = $2+$3+$4+$5+$6+$7+$8+$9+$10; if (s < 99.4 || s > 100.6) bad++; n++ } END { exit !(n >= 2 && !bad) }' "$out"
