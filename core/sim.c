@@ -100,6 +100,8 @@ typedef struct sproc {
   int ios_left, first_done, disk, ran;
   int rpos;   /* index in the ready list while READY */
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
+  int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
+  int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
 } sproc;
 
 /* A pending wake-up: a thinking session's next transaction or a disk I/O's completion. */
@@ -119,7 +121,8 @@ enum {
   I_LRD, I_LWT, I_RD_SZ, I_WT_SZ, I_COMPL, I_WT_RTT, I_RD_RTT, I_QD, I_QMAX = I_QD + 8, I_QCUR, I_QCUM, I_RDX, I_WTX,
   I_QDELAY, I_SERVICE, I_COMPLETED, I_CRD, I_CWR, I_RD_OBJ, I_WT_OBJ, I_TRESP, I_TTHINK, I_TREADS, I_SWRD, I_SWWT,
   C_IDLE_C, C_IDLE_T, C_FETCH_C, C_FETCH_T, C_DISP_C, C_DISP_T, C_EXT_ICS, C_LAUNCH, C_INTR, C_Q_C, C_Q_T = C_Q_C + 5,
-  C_CM_T = C_Q_T + 5, C_STOP_DISC, C_STOP_TRM, C_STOP_QX, NCTR
+  C_CM_T = C_Q_T + 5, C_STOP_DISC, C_STOP_TRM, C_STOP_QX,
+  G_REQ_SECS, G_RQ_T, G_BLK_OTHER = G_RQ_T + 8, G_BLK_TIMER, G_BLK_CHILD, NCTR
 };
 
 typedef struct sim {
@@ -132,7 +135,9 @@ typedef struct sim {
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
   int nheap;
   int rdy[MAXP], nrdy;      /* READY processes */
-  int nio, nthink;          /* processes waiting on disk / at the terminal */
+  int nio, nthink;          /* processes waiting on I/O (any device) / at the terminal */
+  int nio_other, ntimer, nchild;  /* ... on a non-disc device / a pause of <= 1 s / their children */
+  int64_t rq_entries;       /* entries into the ready queue since the last step */
   int ncpu, nsessions, njobs, next_term;
   int64_t disk_busy[MI_MAX_LDEV + 1];
   int disk_out[MI_MAX_LDEV + 1];
@@ -164,6 +169,7 @@ static void resolve(sim *s) {
   ONE(23050); ONE(23051); ONE(23054); ONE(23056); ONE(23059); ONE(23009); ONE(23010);
   ONE(27000); ONE(27006); ONE(27002); ONE(27008); ONE(27005); ONE(27011); ONE(27012); ONE(27013); ONE(27014);
   RUN(27016, 5); RUN(27021, 5); ONE(27026); ONE(27036); ONE(27034); ONE(27042);
+  ONE(21094); RUN(21095, 8); ONE(21113); ONE(21119); ONE(21122);
 #undef ONE
 #undef RUN
   for (int i = 0; i < k && i < NCTR; i++) s->c[i] = mi_host_counter(map[i]);
@@ -229,17 +235,22 @@ static int heap_due(sim *s, int64_t now) {
 /* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
  * (p->wake must already hold the wake-up time when entering THINK or IO). */
 static void set_state(sim *s, sproc *p, int state) {
+  int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
     s->p[last].rpos = p->rpos;
-  } else if (p->state == S_IO) s->nio--;
+  } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
+  else if (p->state == S_SLEEP) s->ntimer -= p->short_sleep;
+  else if (p->state == S_IDLE) s->nchild -= child;
+  if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; }
-  else if (state == S_IO) { s->nio++; heap_push(s, p->wake, p->slot); }
+  else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
-  else if (state == S_SLEEP) heap_push(s, p->wake, p->slot);
+  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; heap_push(s, p->wake, p->slot); }
+  else if (state == S_IDLE) s->nchild += child;
 }
 
 #define ADD(sys, s, role, e, v) mi_host_add((sys), (s)->c[role], (e), (v))
@@ -399,6 +410,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   }
   p->disk = ldev;
   p->wake = done;
+  p->io_other = dev != 0;
   set_state(s, p, S_IO);
 }
 
@@ -474,15 +486,14 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     set_state(s, p, S_READY);
   }
   for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
-  int nready = s->nrdy, nio = s->nio, nthink = s->nthink;
+  int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
   /* a session waking at CS priority preempts a batch process that was running at the step's end */
   int preempt = woke_cs < s->low_running ? woke_cs : s->low_running;
   if (preempt) ADD(sys, s, G_LAUNCH_STOP_PRI, 0, preempt);
-  ADD(sys, s, G_CUM_RQ, 0, nready);
-  mi_host_set(sys, s->c[G_CUR_RQ], 0, nready);
-  mi_host_max(sys, s->c[G_MAX_RQ], 0, nready);
-  mi_host_set(sys, s->c[G_BLK_DISC], 0, nio);
-  mi_host_set(sys, s->c[G_BLK_TRM], 0, nthink);
+  ADD(sys, s, G_CUM_RQ, 0, s->rq_entries);
+  s->rq_entries = 0;
+  /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
+  ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
   for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, nq[q]);
   /* CPUs */
   for (int cpu = 0; cpu < ncpu; cpu++) {
@@ -500,6 +511,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
       ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
       ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
       ADD(sys, s, P_READY, p->slot, now - p->ready_since);
+      ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
       int64_t qleft = quantum(sys, p->queue) - p->quantum_used;
       int64_t run = p->burst < budget ? p->burst : budget;
       if (run > qleft) run = qleft > 0 ? qleft : 0;
@@ -541,7 +553,9 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
         int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
         issue_io(sys, s, p, now + (len - budget), cpu, dev, dev == UNIT_PRINTER);
       } else if (p->kind == K_SYS) {
-        p->wake = now + (len - budget) + (int64_t)((500 + 1000 * rnd(s)) * tpm);
+        double pause_ms = 500 + 1000 * rnd(s);
+        p->wake = now + (len - budget) + (int64_t)(pause_ms * tpm);
+        p->short_sleep = pause_ms <= 1000;
         set_state(s, p, S_SLEEP);
       } else if (p->kind == K_USER) {
         int64_t resp = now + (len - budget) - p->txn_start;
@@ -564,6 +578,14 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     }
   }
   s->low_running = low_left;
+  /* level counters as the step leaves them, which is what the next GET sees */
+  mi_host_set(sys, s->c[G_CUR_RQ], 0, s->nrdy);
+  mi_host_max(sys, s->c[G_MAX_RQ], 0, s->nrdy > nready ? s->nrdy : nready);
+  mi_host_set(sys, s->c[G_BLK_DISC], 0, s->nio - s->nio_other);
+  mi_host_set(sys, s->c[G_BLK_OTHER], 0, s->nio_other);
+  mi_host_set(sys, s->c[G_BLK_TRM], 0, s->nthink);
+  mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
+  mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
   mi_host_advance(sys, len);
 }
 
@@ -630,6 +652,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     sproc *p = &s->p[slot];
     p->slot = slot; p->kind = K_SYS; p->queue = Q_BS;
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
+    p->short_sleep = (i + 1) * 137 <= 1000;
     set_state(s, p, S_SLEEP);
   }
   mi_system_set_source(sys, refresh, s, free);

@@ -89,6 +89,68 @@ describe("the simulated system", function()
     s:close()
   end)
 
+  it("spends every moment at one ready-queue length (21095-21102)", function()
+    local s = H.session({ cpus = 1, workload = "oltp" })
+    local names = { "gmt_ready_q_0", "gmt_ready_q_1", "gmt_ready_q_2", "gmt_ready_q_4", "gmt_ready_q_8",
+      "gmt_ready_q_16", "gmt_ready_q_32", "gmt_ready_q_over_32" }
+    s:on("global", names)
+    s:advance(10000)
+    local v, total, used = s:get("global"), 0, 0
+    for _, n in ipairs(names) do total = total + v[n]; used = used + (v[n] > 0 and 1 or 0) end
+    -- 10 s in MI_Time units of 125 us; each value rounded down on its own
+    assert.is_true(math.abs(10000 * 8 - total) <= #names, "total " .. total)
+    assert.is_true(used >= 2, "a busy CPU sees more than one queue length")
+    s:close()
+  end)
+
+  it("counts ready-queue entries and the time spent waiting in it", function()
+    local s = H.session({ workload = "oltp" })
+    s:on("global", { "gmc_cum_ready_queue", "gmt_cum_request_secs", "gmc_pauses" })
+    s:on("process", { "pmt_ready_queue" })
+    s:advance(10000)
+    local g = s:get("global")
+    local wait, launches = 0, 0
+    for _, r in ipairs(s:get("process")) do wait = wait + r.pmt_ready_queue end
+    for _, c in ipairs(s:get("processor", { "gmc_launches" })) do launches = launches + c.gmc_launches end
+    -- every wait is booked to the process and to the system; each process value is rounded down
+    assert.is_true(g.gmt_cum_request_secs >= wait and g.gmt_cum_request_secs - wait <= 200,
+      g.gmt_cum_request_secs .. " vs " .. wait)
+    assert.is_true(g.gmc_cum_ready_queue > 0)
+    -- a process enters the queue once and may be launched several times (quantum, preemption)
+    assert.is_true(g.gmc_cum_ready_queue <= launches + 200, g.gmc_cum_ready_queue .. " vs " .. launches)
+    s:close()
+  end)
+
+  it("counts blocked processes where they wait: disc, other devices, children, timers", function()
+    local s = H.session({ workload = "oltp" })
+    s:on("global", { "gmc_cur_blk_disc_io", "gmc_cur_blk_io_other", "gmc_cur_blk_child_wait",
+      "gmc_cur_blk_timer_wait", "gmc_cur_blk_trm_read" })
+    s:on("io", { "imc_q_current" }, { ldev = "all" })
+    s:on("process", { "process_type", "pid_state" })
+    local seen = { other = 0, timer = 0 }
+    for _ = 1, 60 do
+      s:advance(250)
+      local g = s:get("global")
+      local disc, other = 0, 0
+      for _, r in ipairs(s:get("io")) do
+        if r.type == "disk" then disc = disc + r.imc_q_current else other = other + r.imc_q_current end
+      end
+      assert.equal(disc, g.gmc_cur_blk_disc_io)
+      assert.equal(other, g.gmc_cur_blk_io_other)
+      local parents = 0
+      for _, r in ipairs(s:get("process")) do
+        -- a session's CI waits for its program (JSMAIN is a system process here, with duties)
+        if r.pid_state == 0 and r.process_type == 2 then parents = parents + 1 end
+      end
+      assert.equal(parents, g.gmc_cur_blk_child_wait)
+      if g.gmc_cur_blk_io_other > 0 then seen.other = seen.other + 1 end
+      if g.gmc_cur_blk_timer_wait > 0 then seen.timer = seen.timer + 1 end
+    end
+    assert.is_true(seen.other > 0, "a job waits on its printer or tape now and then")
+    assert.is_true(seen.timer > 0, "system processes pause between duties")
+    s:close()
+  end)
+
   it("is deterministic for the same seed and calls", function()
     local function run()
       local s = H.session({ seed = 99 })
