@@ -23,7 +23,7 @@
 /* Roles of the items the host drives, and the kernel figure behind each. */
 enum {
   G_IDLE, G_PAUSED, G_CS, G_DS, G_BS, G_READY, G_BLOCKED, G_FREE, G_PF,
-  C_IDLE, C_ICS, C_BS, C_CS, C_DS,
+  C_IDLE, C_ICS, C_BS, C_CS, C_DS, C_INTR,
   P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
   D_RD, D_WT, D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
   NROLE
@@ -35,6 +35,7 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21254, "/proc/vmstat pgmajfault (class 0)"},
   {27006, "/proc/stat cpuN idle + iowait"}, {27012, "/proc/stat cpuN irq + softirq + steal"},
   {27022, "/proc/stat cpuN system"}, {27023, "/proc/stat cpuN user"}, {27024, "/proc/stat cpuN nice"},
+  {27014, "/proc/interrupts CPUn column, every per-CPU row"},
   {25047, "/proc/[pid]/stat utime + stime"}, {25167, "/proc/[pid]/io syscr"}, {25168, "/proc/[pid]/io syscw"},
   {25169, "/proc/[pid]/io read_bytes"}, {25170, "/proc/[pid]/io write_bytes"},
   {25202, "/proc/[pid]/stat majflt (class 0)"},
@@ -62,6 +63,7 @@ typedef struct host {
   mi_ctr c[NROLE];
   hproc p[MI_MAX_PROCESSES];
   uint64_t cpu[NCPU_MI + 1][8]; /* last /proc/stat values per processor (index 8: all) */
+  uint64_t intr[NCPU_MI];       /* last /proc/interrupts sums per processor */
   struct { char name[32]; uint64_t v[11]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
   int ndisks;
   uint64_t pgmajfault;
@@ -159,6 +161,42 @@ static void read_stat(mi_system *sys, host *h, char *buf) {
     bump(sys, h, C_CS, c, v[0], &l[3], tick);
     bump(sys, h, C_DS, c, v[1], &l[4], tick);
   }
+}
+
+/* /proc/interrupts: interrupts taken per processor — the sum of each CPU's column over
+ * every row that has one (IRQ lines and LOC, RES, CAL...; ERR and MIS are system-wide),
+ * folded like /proc/stat. Read line by line: the file grows with CPUs and devices. */
+static void read_interrupts(mi_system *sys, host *h) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/interrupts", h->root);
+  FILE *f = fopen(path, "re");
+  if (!f) return;
+  char *line = NULL;
+  size_t cap = 0;
+  int ncol = 0;
+  uint64_t sum[NCPU_MI] = {0};
+  if (getline(&line, &cap, f) > 0)
+    for (char *p = line; (p = strstr(p, "CPU")); p += 3) ncol++;
+  while (ncol > 0 && getline(&line, &cap, f) > 0) {
+    char *p = strchr(line, ':');
+    if (!p) continue;
+    uint64_t v[NCPU_MI] = {0};
+    int k = 0;
+    for (p++; k < ncol; k++) {
+      char *end;
+      while (*p == ' ' || *p == '\t') p++;
+      if (!isdigit((unsigned char)*p)) break;
+      uint64_t x = strtoull(p, &end, 10);
+      v[k % NCPU_MI] += x;
+      p = end;
+    }
+    if (k == ncol)   /* a row with a count for every CPU */
+      for (int c = 0; c < NCPU_MI; c++) sum[c] += v[c];
+  }
+  free(line);
+  fclose(f);
+  int ncpu = mi_host_cpus(sys);
+  for (int c = 0; c < ncpu && c < ncol; c++) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
 }
 
 /* /proc/meminfo and /proc/vmstat: memory size, free pages, major faults. */
@@ -307,6 +345,7 @@ static int refresh_all(mi_system *sys, host *h) {
   mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
   h->gen++;
   read_stat(sys, h, buf);
+  read_interrupts(sys, h);
   read_memory(sys, h, buf);
   read_disks(sys, h, buf);
   DIR *dir = opendir(h->root);
@@ -352,6 +391,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   h->hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   for (int r = 0; r < NROLE; r++) h->c[r] = mi_host_counter(map[r].item);
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
+  for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   h->pgmajfault = UINT64_MAX;
   /* configuration with a Linux meaning; the rest keep their defaults */
   char buf[256];

@@ -27,6 +27,11 @@ local function fixture(v)
   put(root, "stat", cpu("cpu ", all) .. cpu("cpu0", c0) .. cpu("cpu1", c1) ..
     "intr 1\nctxt 5000\nbtime 1700000000\nprocesses 900\nprocs_running " .. (v.running or 3) ..
     "\nprocs_blocked " .. (v.blocked or 1) .. "\n")
+  local irq = v.irq or { 10, 20, 1000, 2000, 5, 0 }
+  put(root, "interrupts", string.format(
+    "           CPU0       CPU1       \n  0:         %d          %d   IO-APIC   2-edge      timer\n" ..
+    " 24:          1          0  IO-APIC   5-edge      ACPI:Ged\nLOC:       %d       %d   Local timer interrupts\n" ..
+    "RES:         %d         %d   Rescheduling interrupts\nERR:          7\nMIS:          0\n", table.unpack(irq)))
   put(root, "meminfo", "MemTotal:        8000000 kB\nMemFree:         " .. (v.free or 2000000) .. " kB\n")
   put(root, "vmstat", "pgfault 123\npgmajfault " .. (v.majflt or 40) .. "\n")
   local d = v.disk or { 1000, 10, 64000, 500, 300, 5, 24000, 900, 2 }
@@ -86,6 +91,28 @@ describe("the host source on a fixture /proc", function()
     assert.equal(800 * 512, d.imc_logical_rd_xfer_size)
     assert.equal(100 * 8, d.imt_rd_round_trip_time)   -- 100 ms in MI_Time of 125 us
     assert.equal(3, d.imc_q_current)
+    s:close()
+    os.execute("rm -rf '" .. root .. "' '" .. new .. "'")
+  end)
+
+  it("counts interrupts per processor from /proc/interrupts (27014)", function()
+    local root = fixture()
+    local sys = mi.system({ host = true, proc = root, age_ms = 0 })
+    local s = mi.open({ system = sys })
+    s:on("global", { "gmc_pauses" })
+    local first = s:get("processor", { "gmc_interrupt_handler" })
+    assert.same({ 0, 0 }, { first[1].gmc_interrupt_handler, first[2].gmc_interrupt_handler }, "the first reading is a baseline")
+    -- cpu0: +5 timer +300 LOC +2 RES; cpu1: +1 timer +0 LOC +40 RES; ERR (one system-wide count) ignored
+    local new = fixture({ irq = { 15, 21, 1300, 2000, 7, 40 } })
+    os.execute("cp '" .. new .. "/interrupts' '" .. root .. "/interrupts'")
+    put(root, "interrupts", (io.open(root .. "/interrupts"):read("a"):gsub("ERR:          7", "ERR:          9")))
+    local cpu = s:get("processor", { "gmc_interrupt_handler" })
+    assert.equal(307, cpu[1].gmc_interrupt_handler)
+    assert.equal(41, cpu[2].gmc_interrupt_handler)
+    -- a garbled file changes nothing and breaks nothing
+    put(root, "interrupts", "no header here\n 0: x y\n")
+    cpu = s:get("processor", { "gmc_interrupt_handler" })
+    assert.equal(307, cpu[1].gmc_interrupt_handler)
     s:close()
     os.execute("rm -rf '" .. root .. "' '" .. new .. "'")
   end)
