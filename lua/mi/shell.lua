@@ -76,8 +76,11 @@ Tab completes names; Ctrl-C stops a running loop; traceback() shows where the la
 end
 
 -- Formats a value for the prompt: tables pretty-printed, statuses in words.
+-- (indent and seen are for its own recursion; anything else passed there is ignored,
+-- so pretty(s:get(...)) works although get returns a second value.)
 function M.pretty(v, indent, seen)
-  indent, seen = indent or "", seen or {}
+  if type(indent) ~= "string" then indent = "" end
+  if type(seen) ~= "table" or getmetatable(seen) then seen = {} end
   if type(v) == "string" then return string.format("%q", v) end
   if type(v) ~= "table" then return tostring(v) end
   local mt = getmetatable(v)
