@@ -120,23 +120,31 @@ typedef struct mi_host_lane {
 } mi_host_lane;
 typedef struct mi_host_view {
   int32_t *off;         /* counter id -> word offset in its domain's rows; -1 = nobody counts it */
-  const uint8_t *live;  /* process slot -> 1 while its process is alive */
+  uint8_t *live;        /* process slot -> 1 while its process is alive (mirrors the process table) */
   mi_host_lane lane[MI_DOM_COUNT];
 } mi_host_view;
+
+/* The first cell of counter c for an entity, or NULL when the system is NULL, c is not a
+ * counter, nobody counts it or the entity is out of range; with live_only, also NULL for a
+ * process slot that is not alive. The one lookup behind every writer and mi_host_value. */
+static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int live_only) {
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
+  int32_t o = v->off[c.id];
+  int d = c.id >> MI_HOST_INDEX_BITS;
+  const mi_host_lane *ln = &v->lane[d];
+  if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
+  if (live_only && d == MI_DOM_PROCESS && MI_UNLIKELY(!v->live[entity])) return NULL;
+  return ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+}
 
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
 /* Adds delta to a simple counter (time counters take ticks); inline, the hot writer.
  * Ignores a NULL system, a bad counter or entity, a counter nobody enabled and a
  * process that is not alive. */
 static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta) {
-  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-  if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return;
-  int32_t o = v->off[c.id];
-  int d = c.id >> MI_HOST_INDEX_BITS;
-  const mi_host_lane *ln = &v->lane[d];
-  if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return;
-  if (d == MI_DOM_PROCESS && MI_UNLIKELY(!v->live[entity])) return;
-  ln->cells[(size_t)entity * (size_t)ln->stride + (size_t)o] += delta;
+  int64_t *p = mi_host_cell_(sys, c, entity, 1);
+  if (p) *p += delta;
 }
 /* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
 MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);

@@ -111,7 +111,6 @@ struct mi_system {
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
   mi_proc *procs;
-  uint8_t *live;                     /* slot -> 1 while its process is alive (= view.live) */
   int nproc_alive, proc_hi;
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
   /* counters */

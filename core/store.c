@@ -40,10 +40,9 @@ mi_system *mi_system_new(const mi_system_options *opt) {
   sys->ncpu = 1;
   sys->mapping = -1;
   sys->procs = calloc(MI_MAX_PROCESSES, sizeof *sys->procs);
-  sys->live = calloc(MI_MAX_PROCESSES, 1);
+  sys->view.live = calloc(MI_MAX_PROCESSES, 1);
   sys->view.off = malloc(sizeof *sys->view.off * (MI_DOM_COUNT << MI_HOST_INDEX_BITS));
-  if (!sys->procs || !sys->live || !sys->view.off) { mi_system_free(sys); return NULL; }
-  sys->view.live = sys->live;
+  if (!sys->procs || !sys->view.live || !sys->view.off) { mi_system_free(sys); return NULL; }
   for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) sys->view.off[i] = -1;
   static const int nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
   for (int d = 0; d < MI_DOM_COUNT; d++) {
@@ -67,7 +66,7 @@ void mi_system_free(mi_system *sys) {
     free(sys->dom[d].slot); free(sys->dom[d].refs); free(sys->view.lane[d].cells);
   }
   free(sys->procs);
-  free(sys->live);
+  free(sys->view.live);
   free(sys->view.off);
   free(sys->uids);
   free(sys);
@@ -180,17 +179,6 @@ mi_ctr mi_host_counter_named(const char *name, int domain) {
   return c;
 }
 
-/* Returns the address of the first cell of counter c for entity e, or NULL if not counted. */
-static inline int64_t *cell(const mi_system *sys, mi_ctr c, int e) {
-  if (!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return NULL;
-  int d = c.id >> MI_HOST_INDEX_BITS;
-  const mi_host_lane *ln = &sys->view.lane[d];
-  int32_t o = sys->view.off[c.id];
-  if (o < 0 || (unsigned)e >= (unsigned)ln->nent) return NULL;
-  if (d == MI_DOM_PROCESS && !sys->live[e]) return NULL;
-  return ln->cells + (size_t)e * (size_t)ln->stride + o;
-}
-
 int mi_host_active(const mi_system *sys, mi_ctr c) {
   return sys && (uint32_t)c.id < (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS && sys->view.off[c.id] >= 0;
 }
@@ -198,12 +186,12 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
 
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = cell(sys, c, e);
+  int64_t *p = mi_host_cell_(sys, c, e, 1);
   if (p && (unsigned)cls < MI_NLARGE) p[mi_fold_[0][sys->mapping][cls]] += delta;
 }
 
 void mi_host_add_semcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = cell(sys, c, e);
+  int64_t *p = mi_host_cell_(sys, c, e, 1);
   if (p && (unsigned)cls < MI_NSEMCL) p[cls] += delta;
 }
 
@@ -220,21 +208,18 @@ void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
 }
 
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = cell(sys, c, e);
+  int64_t *p = mi_host_cell_(sys, c, e, 1);
   if (p) *p = value;
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = cell(sys, c, e);
+  int64_t *p = mi_host_cell_(sys, c, e, 1);
   if (p && value > *p) *p = value;
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
-  if (!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return 0;
-  const mi_host_lane *ln = &sys->view.lane[c.id >> MI_HOST_INDEX_BITS];
-  int32_t o = sys->view.off[c.id];
-  if (o < 0 || (unsigned)e >= (unsigned)ln->nent) return 0;
-  return ln->cells[(size_t)e * (size_t)ln->stride + o];
+  const int64_t *p = mi_host_cell_(sys, c, e, 0);   /* a dead process still reads */
+  return p ? *p : 0;
 }
 
 /* ---- hardware and time ---- */
@@ -312,7 +297,7 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
   memset(p, 0, sizeof *p);
   p->pid = d->pid;
   p->state = MI_PS_ALIVE;
-  sys->live[slot] = 1;
+  sys->view.live[slot] = 1;
   p->start_ticks = d->start_ticks > 0 ? d->start_ticks : sys->now;
   pad16(p->user.filename, d->user); pad16(p->user.group, d->user_group); pad16(p->user.account, d->account);
   pad16(p->program.filename, d->program); pad16(p->program.group, d->program_group);
@@ -342,7 +327,7 @@ int mi_host_proc_exit(mi_system *sys, int slot) {
   if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || sys->procs[slot].state != MI_PS_ALIVE) return -1;
   mi_proc *p = &sys->procs[slot];
   p->state = MI_PS_DEAD;
-  sys->live[slot] = 0;
+  sys->view.live[slot] = 0;
   p->end_ticks = sys->now;
   sys->nproc_alive--;
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
