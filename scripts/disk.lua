@@ -30,19 +30,13 @@ cli.loop(opts, function(i)
   local ms = cur.t - prev.t
   local rows = cli.disk_rates(s, prev.d, cur.d, ms)
   local total = { ldev = "all", reads_s = 0, writes_s = 0, kb_s = 0, queue = 0, queue_max = 0 }
-  local ios, rtt = 0, 0
+  local ios, rtt, classes = 0, 0, {}
   for _, row in ipairs(rows) do
     for _, k in ipairs({ "reads_s", "writes_s", "kb_s", "queue" }) do total[k] = total[k] + row[k] end
     total.queue_max = math.max(total.queue_max, row.queue_max)
     ios, rtt = ios + row.ios, rtt + row.rtt_ms * row.ios
-  end
-  -- reads per object class over every disk in both samples
-  local old, classes = {}, {}
-  for _, r in ipairs(prev.d) do old[r.ldev] = r end
-  for _, r in ipairs(cur.d) do
-    if old[r.ldev] then
-      for c, v in ipairs(mi.delta(r, old[r.ldev]).imc_read_objcl_) do classes[c] = (classes[c] or 0) + v end
-    end
+    -- reads per object class over every disk in both samples
+    for c, v in ipairs(row.delta.imc_read_objcl_) do classes[c] = (classes[c] or 0) + v end
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total

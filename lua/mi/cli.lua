@@ -269,7 +269,8 @@ function cli.process_rates(s, prev, cur, ms)
 end
 
 -- Per-LDEV rates between two s:get("io") lists ms apart: rows {ldev, reads_s, writes_s,
--- kb_s, rtt_ms, queue, queue_max, ios} in LDEV order (ios: I/Os in the interval); counters
+-- kb_s, rtt_ms, queue, queue_max, ios, delta} in LDEV order (ios: I/Os in the interval;
+-- delta: the whole record's difference, for arrays such as the object classes); counters
 -- not sampled read 0; an LDEV not in the earlier sample is left out.
 function cli.disk_rates(s, prev, cur, ms)
   local old, rows = {}, {}
@@ -284,7 +285,7 @@ function cli.disk_rates(s, prev, cur, ms)
         ldev = r.ldev, reads_s = mi.rate(rd, ms), writes_s = mi.rate(wt, ms),
         kb_s = mi.rate(((d.imc_logical_rd_xfer_size or 0) + (d.imc_logical_wt_xfer_size or 0)) / 1024, ms),
         rtt_ms = n > 0 and s:ms((d.imt_rd_round_trip_time or 0) + (d.imt_wt_round_trip_time or 0)) / n or 0,
-        queue = r.imc_q_current or 0, queue_max = r.imc_q_maximum or 0, ios = n,
+        queue = r.imc_q_current or 0, queue_max = r.imc_q_maximum or 0, ios = n, delta = d,
       }
     end
   end
