@@ -142,7 +142,7 @@ static int l_system(lua_State *L) {
     if (lua_type(L, -2) != LUA_TSTRING) return luaL_error(L, "workload keys must be field names");
     const char *k = lua_tostring(L, -2);
     if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
-        !strcmp(k, "about")) { lua_pop(L, 1); continue; }
+        !strcmp(k, "about") || !strcmp(k, "host")) { lua_pop(L, 1); continue; }
     double dummy;
     if (mi_workload_get(&w, k, &dummy) != 0) return luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
     set_field(L, &w, k);
