@@ -18,8 +18,21 @@
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
 
-typedef struct lsys { mi_system *sys; int owned; } lsys;
-typedef struct lses { mi_session *s; int sysref; uint8_t *buf; size_t cap; } lses;
+struct lses;
+/* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions
+ * opened on this userdata that are still open (closing the system closes them first). */
+typedef struct lsys { mi_system *sys; int owned; struct lses *sessions; } lsys;
+/* A session userdata: the C session (NULL once closed), the system userdata it is linked to
+ * while open (kept alive by user value 1), whether it was closed by its system's close, and
+ * the records its last MIPROCGET of all processes returned (to size the next buffer).
+ * User value 2 holds a cached GET buffer (a userdata), taken out while a GET uses it. */
+typedef struct lses {
+  mi_session *s;
+  lsys *sys;
+  struct lses *prev, *next;
+  int sys_closed;
+  int32_t procs_seen;
+} lses;
 
 /* ---- systems ---- */
 
@@ -59,12 +72,36 @@ static void set_field(lua_State *L, mi_workload *w, const char *key) {
   }
 }
 
+/* Pushes field k of the table at i and returns its type; raises "bad argument #i to 'f'
+ * (field 'k': T expected, got X)" unless it is nil or of type t. */
+static int opt_field(lua_State *L, int i, const char *k, int t) {
+  int got = lua_getfield(L, i, k);
+  if (got != LUA_TNIL && got != t)
+    luaL_argerror(L, i, lua_pushfstring(L, "field '%s': %s expected, got %s", k, lua_typename(L, t), luaL_typename(L, -1)));
+  return got;
+}
+
+/* Reads integer field k of the table at i into *v if present (returns 1); raises on another
+ * type, a number without an integer value, or one outside lo..hi. */
+static int opt_field_int(lua_State *L, int i, const char *k, lua_Integer lo, lua_Integer hi, lua_Integer *v) {
+  int has = opt_field(L, i, k, LUA_TNUMBER) != LUA_TNIL;
+  if (has) {
+    int ok;
+    *v = lua_tointegerx(L, -1, &ok);
+    if (!ok || *v < lo || *v > hi)
+      luaL_argerror(L, i, lua_pushfstring(L, "field '%s': %s integer expected", k, hi == INT32_MAX ? "a 32-bit" : "an"));
+  }
+  lua_pop(L, 1);
+  return has;
+}
+
 /* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
  * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
  * overrides it; an unknown key is an error (a typo must not silently run the default). */
 static int l_system(lua_State *L) {
+  lua_settop(L, 1);
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->sys = NULL; u->owned = 0;
+  memset(u, 0, sizeof *u);           /* closed until the system exists */
   luaL_setmetatable(L, SYS_MT);
   if (lua_isnoneornil(L, 1) || (lua_type(L, 1) == LUA_TSTRING && strcmp(lua_tostring(L, 1), "default") == 0)) {
     u->sys = mi_default_system();
@@ -76,13 +113,13 @@ static int l_system(lua_State *L) {
   int host = lua_toboolean(L, -1);
   lua_pop(L, 1);
   if (host) {   /* {host = true, proc = "/proc", age_ms = 100}: the live machine */
-    lua_getfield(L, 1, "proc");
-    const char *root = luaL_optstring(L, -1, NULL);
-    lua_getfield(L, 1, "age_ms");
-    lua_Integer age = luaL_optinteger(L, -1, -1);
+    opt_field(L, 1, "proc", LUA_TSTRING);
+    const char *root = lua_tostring(L, -1);
+    lua_Integer age = -1;
+    opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
     if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
     u->sys = mi_linux_new(root, (int)age);
-    lua_pop(L, 2);
+    lua_pop(L, 1);
     if (!u->sys) return luaL_error(L, "cannot create the host system");
     u->owned = 1;
     return 1;
@@ -95,7 +132,7 @@ static int l_system(lua_State *L) {
   if (!b) return luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk, or a workload file)", wname);
   mi_workload w = *b;
   lua_pop(L, 1);
-  lua_getfield(L, 1, "name");
+  opt_field(L, 1, "name", LUA_TSTRING);
   char name[64];
   snprintf(name, sizeof name, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : w.name);
   w.name = name;
@@ -105,7 +142,7 @@ static int l_system(lua_State *L) {
     if (lua_type(L, -2) != LUA_TSTRING) return luaL_error(L, "workload keys must be field names");
     const char *k = lua_tostring(L, -2);
     if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
-        !strcmp(k, "about")) { lua_pop(L, 1); continue; }
+        !strcmp(k, "about") || !strcmp(k, "host")) { lua_pop(L, 1); continue; }
     double dummy;
     if (mi_workload_get(&w, k, &dummy) != 0) return luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
     set_field(L, &w, k);
@@ -178,12 +215,34 @@ static int l_workload_fields(lua_State *L) {
   return 1;
 }
 
-/* __gc/__close of a system: frees an owned system once. */
+/* Closes session e once: frees its C session (its system is still alive), unlinks it from its
+ * system userdata; by_system marks it closed by its system's close. Idempotent. */
+static void ses_release(lses *e, int by_system) {
+  if (e->s) mi_session_free(e->s);
+  e->s = NULL;
+  if (e->sys) {
+    if (e->prev) e->prev->next = e->next; else e->sys->sessions = e->next;
+    if (e->next) e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+    e->sys = NULL;
+    if (by_system) e->sys_closed = 1;
+  }
+}
+
+/* __gc/__close/close of a system: closes the sessions opened on this userdata, then frees an
+ * owned system; a wrapper of the default (or an embedding program's) system leaves the system. */
 static int sys_close(lua_State *L) {
   lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  while (u->sessions) ses_release(u->sessions, 1);
   if (u->sys && u->owned) mi_system_free(u->sys);
   u->sys = NULL;
   return 0;
+}
+
+/* system:closed() -> true once the system userdata is closed. */
+static int sys_isclosed(lua_State *L) {
+  lua_pushboolean(L, ((lsys *)luaL_checkudata(L, 1, SYS_MT))->sys == NULL);
+  return 1;
 }
 
 /* system:advance(ms): runs the simulated model forward by ms of virtual time. */
@@ -220,7 +279,8 @@ static int l_host_mapping(lua_State *L) {
 
 /* core.host_figure(item) -> the kernel figure behind an item on the host, or nil. */
 static int l_host_figure(lua_State *L) {
-  const char *f = mi_linux_figure((int32_t)luaL_checkinteger(L, 1));
+  lua_Integer item = luaL_checkinteger(L, 1);
+  const char *f = item >= INT32_MIN && item <= INT32_MAX ? mi_linux_figure((int32_t)item) : NULL;
   if (f) lua_pushstring(L, f); else lua_pushnil(L);
   return 1;
 }
@@ -251,45 +311,71 @@ static int sys_info(lua_State *L) {
 
 /* ---- sessions ---- */
 
-/* Returns the session at i (raises if closed). */
+/* Returns the open session at i (raises if it is not one, or it or its system is closed). */
 static lses *checkses(lua_State *L, int i) {
   lses *u = luaL_checkudata(L, i, SES_MT);
-  if (!u->s) luaL_argerror(L, i, "session is closed");
+  if (!u->s) luaL_argerror(L, i, u->sys_closed ? "system is closed" : "session is closed");
   return u;
 }
 
 /* core.session(system) -> a new MI caller on that system, privileged mode off. */
 static int l_session(lua_State *L) {
-  mi_system *sys = checksys(L, 1);
-  lses *u = lua_newuserdatauv(L, sizeof *u, 1);
-  u->s = NULL; u->buf = NULL; u->cap = 0; u->sysref = 0;
+  lsys *y = luaL_checkudata(L, 1, SYS_MT);
+  if (!y->sys) luaL_argerror(L, 1, "system is closed");
+  lses *u = lua_newuserdatauv(L, sizeof *u, 2);
+  memset(u, 0, sizeof *u);          /* closed until the C session exists */
   luaL_setmetatable(L, SES_MT);
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);   /* keep the system alive while the session lives */
-  u->s = mi_session_new(sys);
+  lua_setiuservalue(L, -2, 1);      /* keeps the system userdata alive while the session lives */
+  u->s = mi_session_new(y->sys);
   if (!u->s) return luaL_error(L, "cannot create a session");
+  u->sys = y;
+  u->next = y->sessions;
+  if (y->sessions) y->sessions->prev = u;
+  y->sessions = u;
   return 1;
 }
 
-/* __gc/__close of a session: turns off all it enabled, once. */
+/* __gc/__close/close of a session: turns off all it enabled and frees it, once. */
 static int ses_close(lua_State *L) {
   lses *u = luaL_checkudata(L, 1, SES_MT);
-  lua_getiuservalue(L, 1, 1);
-  lsys *sy = lua_touserdata(L, -1);
-  if (u->s && sy && sy->sys) mi_session_free(u->s);
-  u->s = NULL;
-  free(u->buf); u->buf = NULL; u->cap = 0;
+  ses_release(u, 0);
+  lua_pushnil(L);
+  lua_setiuservalue(L, 1, 2);       /* drops the cached GET buffer */
   return 0;
 }
 
-/* Returns a session scratch buffer of at least n bytes (8-aligned). */
-static uint8_t *scratch(lua_State *L, lses *u, size_t n) {
-  if (n > u->cap) {
-    uint8_t *b = realloc(u->buf, n);
-    if (!b) { luaL_error(L, "out of memory"); return NULL; }
-    u->buf = b; u->cap = n;
+/* A GET buffer: small ones on the C stack; bigger ones a userdata cached in the session's
+ * user value 2 and taken out while in use, so a GET run by a finalizer during another GET's
+ * decoding gets its own buffer (re-entrant), and an error leaves nothing to free. */
+#define STACK_BUF 4096
+typedef union stackbuf { uint8_t b[STACK_BUF]; int64_t align_; } stackbuf;
+
+/* Returns a buffer of at least n bytes (8-aligned): sb if it is big enough, else the session's
+ * cached userdata (grown as needed), left on the stack at *idx (0 for sb). */
+static uint8_t *get_buffer(lua_State *L, int ses, size_t n, stackbuf *sb, int *idx) {
+  *idx = 0;
+  if (n <= STACK_BUF) return sb->b;
+  if (lua_getiuservalue(L, ses, 2) == LUA_TUSERDATA) {
+    size_t have = lua_rawlen(L, -1);
+    if (have >= n && have / 4 <= n) {   /* big enough, and not far too big */
+      lua_pushnil(L);
+      lua_setiuservalue(L, ses, 2);
+      *idx = lua_gettop(L);
+      return lua_touserdata(L, -1);
+    }
   }
-  return u->buf;
+  lua_pop(L, 1);
+  uint8_t *b = lua_newuserdatauv(L, n, 0);
+  *idx = lua_gettop(L);
+  return b;
+}
+
+/* Puts the buffer at idx back as the session's cached buffer. */
+static void put_buffer(lua_State *L, int ses, int idx) {
+  if (!idx) return;
+  lua_pushvalue(L, idx);
+  lua_setiuservalue(L, ses, 2);
 }
 
 /* session:priv(on): GETPRIVMODE / GETUSERMODE for this caller. */
@@ -298,16 +384,19 @@ static int ses_priv(lua_State *L) {
   return 0;
 }
 
-/* Reads an item list (array of integers) at i into nums (zero-terminated); returns n. */
+/* Reads an item list (array of integer numbers) at i into nums (zero-terminated); returns n.
+ * The list's raw length counts (a __len metamethod is not asked), at most MI_MAX_ITEMS - 1. */
 static int get_items(lua_State *L, int i, int32_t *nums) {
   luaL_checktype(L, i, LUA_TTABLE);
-  int n = (int)luaL_len(L, i);
-  luaL_argcheck(L, n < MI_MAX_ITEMS, i, "too many items");
+  size_t len = lua_rawlen(L, i);
+  if (len >= MI_MAX_ITEMS) luaL_argerror(L, i, lua_pushfstring(L, "too many items (%d; at most %d)", (int)(len > INT32_MAX ? INT32_MAX : len), MI_MAX_ITEMS - 1));
+  int n = (int)len;
   for (int k = 1; k <= n; k++) {
-    lua_rawgeti(L, i, k);
-    int ok;
-    lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok || v < INT32_MIN || v > INT32_MAX) luaL_argerror(L, i, lua_pushfstring(L, "item %d is not a 32-bit integer", k));
+    int ok = 0;
+    lua_Integer v = 0;
+    if (lua_rawgeti(L, i, k) == LUA_TNUMBER) v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v < INT32_MIN || v > INT32_MAX)
+      luaL_argerror(L, i, lua_pushfstring(L, "item %d is not a 32-bit integer (got %s)", k, luaL_typename(L, -1)));
     nums[k - 1] = (int32_t)v;
     lua_pop(L, 1);
   }
@@ -321,54 +410,77 @@ static void push_statuses(lua_State *L, const int32_t *st, int n) {
   for (int k = 0; k < n; k++) { lua_pushinteger(L, st[k]); lua_rawseti(L, -2, k + 1); }
 }
 
-/* Pushes a blank-padded field as a trimmed string. */
-static void push_trim(lua_State *L, const char *p, size_t n) {
-  while (n && (p[n - 1] == ' ' || p[n - 1] == 0)) n--;
-  lua_pushlstring(L, p, n);
+/* One item's place in a GET buffer, resolved as the core resolves it. */
+typedef struct slot { const mi_item_info *it; int32_t size; } slot;
+
+/* Resolves the buffer slots of a GET's items in domain d at a mapping exactly as the core's
+ * GETs do (core/README.md decision 11): an unknown item, an item of another domain and a
+ * pseudo item in the global domain keep a 4-byte zero slot (it NULL). Returns the record size. */
+static size_t plan_slots(const int32_t *nums, int n, int d, int mapping, slot *sl) {
+  size_t rec = 0;
+  for (int k = 0; k < n; k++) {
+    const mi_item_info *it = mi_item_lookup(nums[k]);
+    if (it && (it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL))) it = NULL;
+    int32_t sz = mi_item_size(it, mapping);
+    if (sz < 4) { it = NULL; sz = 4; }   /* a mapping out of 0-2: the core writes nothing */
+    sl[k].it = it;
+    sl[k].size = sz;
+    rec += (size_t)sz;
+  }
+  return rec;
 }
 
-/* Decodes one item value at p and pushes it; returns its size. */
-static int32_t push_value(lua_State *L, int32_t item, const uint8_t *p, int mapping) {
-  const mi_item_info *it = mi_item_lookup(item);
-  int32_t size = mi_item_size(it, mapping);
+/* Decodes the value in slot sl at p and pushes it (an invalid item's zero slot as 0). */
+static void push_value(lua_State *L, const slot *sl, const uint8_t *p) {
+  const mi_item_info *it = sl->it;
   int32_t v;
-  if (!it) { memcpy(&v, p, 4); lua_pushinteger(L, v); return 4; }
+  char text[32];
+  if (!it) { memcpy(&v, p, 4); lua_pushinteger(L, v); return; }
   switch (it->type) {
   case MI_TYPE_I64: { longint_type l; memcpy(&l, p, 8); lua_pushinteger(L, mi_longint_get(&l)); break; }
   case MI_TYPE_FILENAME: {
-    const filename_type *f = (const filename_type *)p;
+    filename_type f;
+    memcpy(&f, p, sizeof f);
     luaL_Buffer b; luaL_buffinit(L, &b);
-    push_trim(L, f->filename, 16); luaL_addvalue(&b);
-    size_t gl = 16; while (gl && f->group[gl - 1] == ' ') gl--;
-    if (gl) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f->group, gl); }
-    size_t al = 16; while (al && f->account[al - 1] == ' ') al--;
-    if (al) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f->account, al); }
+    size_t fl = 16; while (fl && (f.filename[fl - 1] == ' ' || f.filename[fl - 1] == 0)) fl--;
+    luaL_addlstring(&b, f.filename, fl);
+    size_t gl = 16; while (gl && (f.group[gl - 1] == ' ' || f.group[gl - 1] == 0)) gl--;
+    if (gl) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f.group, gl); }
+    size_t al = 16; while (al && (f.account[al - 1] == ' ' || f.account[al - 1] == 0)) al--;
+    if (al) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f.account, al); }
     luaL_pushresult(&b);
     break;
   }
-  case MI_TYPE_CLOCK: { clock_type c; memcpy(&c, p, 4); lua_pushfstring(L, "%02d:%02d:%02d.%d", c.hour, c.min, c.sec, c.ten_sec); break; }
-  case MI_TYPE_CALENDAR: { uint32_t c; memcpy(&c, p, 4);
-    if (c) lua_pushfstring(L, "%d-%03d", MI_CAL_YEAR(c), MI_CAL_YDAY(c)); else lua_pushliteral(L, "");
-    break; }
+  case MI_TYPE_CLOCK: {   /* lua_pushfstring has no widths: format here */
+    clock_type c; memcpy(&c, p, 4);
+    snprintf(text, sizeof text, "%02d:%02d:%02d.%d", c.hour, c.min, c.sec, c.ten_sec);
+    lua_pushstring(L, text);
+    break;
+  }
+  case MI_TYPE_CALENDAR: {
+    uint32_t c; memcpy(&c, p, 4);
+    if (c) snprintf(text, sizeof text, "%d-%03d", MI_CAL_YEAR(c), MI_CAL_YDAY(c)); else text[0] = 0;
+    lua_pushstring(L, text);
+    break;
+  }
   case MI_TYPE_JSNUM: { jsnum_type j; memcpy(&j, p, 4);
     if (MI_JS_TYPE(j)) lua_pushfstring(L, "#%c%d", MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S', MI_JS_NUM(j));
     else lua_pushliteral(L, "");
     break; }
   case MI_TYPE_I32A: {
-    int n = size / 4;
+    int n = sl->size / 4;
     lua_createtable(L, n, 0);
     for (int k = 0; k < n; k++) { memcpy(&v, p + 4 * k, 4); lua_pushinteger(L, v); lua_rawseti(L, -2, k + 1); }
     break;
   }
   default: memcpy(&v, p, 4); lua_pushinteger(L, v);
   }
-  return size;
 }
 
-/* Pushes one record (array of values in item order) decoded from p. */
-static const uint8_t *push_record(lua_State *L, const int32_t *nums, int n, const uint8_t *p, int mapping) {
+/* Pushes one record (array of values in item order) decoded from p; returns the next record. */
+static const uint8_t *push_record(lua_State *L, const slot *sl, int n, const uint8_t *p) {
   lua_createtable(L, n, 0);
-  for (int k = 0; k < n; k++) { p += push_value(L, nums[k], p, mapping); lua_rawseti(L, -2, k + 1); }
+  for (int k = 0; k < n; k++) { push_value(L, &sl[k], p); p += sl[k].size; lua_rawseti(L, -2, k + 1); }
   return p;
 }
 
@@ -398,29 +510,24 @@ static int l_globon(lua_State *L) {
   return 3;
 }
 
-/* Sums the buffer size of one record of items at a mapping. */
-static size_t record_size(const int32_t *nums, int n, int mapping) {
-  size_t sz = 0;
-  for (int k = 0; k < n; k++) {
-    int32_t s = mi_item_size(mi_item_lookup(nums[k]), mapping);
-    sz += s > 0 ? (size_t)s : 4;
-  }
-  return sz ? sz : 4;
-}
-
 /* core.globget(session, items, mapping, user_id) -> overall, statuses, values */
 static int l_globget(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  slot sl[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
-  int32_t map = opt_int32(L, 3, 1);
-  size_t sz = record_size(nums, n, map);
-  uint8_t *buf = scratch(L, u, sz);
+  int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 4, 0);
+  size_t sz = plan_slots(nums, n, MI_DOM_GLOBAL, map, sl);   /* at most 1023 x 2880 bytes */
+  stackbuf sb;
+  int bi;
+  uint8_t *buf = get_buffer(L, 1, sz, &sb, &bi);
   status_type st;
-  mi_globget(u->s, &st, nums, buf, stats, (int32_t)sz, map, opt_int32(L, 4, 0));
-  lua_pushinteger(L, mi_status_info(st));
+  mi_globget(u->s, &st, nums, buf, stats, (int32_t)sz, map, uid);
+  int code = mi_status_info(st);
+  lua_pushinteger(L, code);
   push_statuses(L, stats, n);
-  if (st.all == 0 || mi_status_info(st) > 0) push_record(L, nums, n, buf, map); else lua_pushnil(L);
+  if (st.all == 0 || code > 0) push_record(L, sl, n, buf); else lua_pushnil(L);
+  put_buffer(L, 1, bi);
   return 3;
 }
 
@@ -449,49 +556,86 @@ static int l_procon(lua_State *L) {
   return 3;
 }
 
-/* Multi-record GET shared by process, I/O and processor calls. */
+/* Records a multi-record GET makes room for when the caller names no count: one for one
+ * entity; the processors there can be; the configured LDEVs of the selection; for all
+ * processes the live ones plus as many as this session's last such GET returned (dead ones
+ * waiting to be reported) plus some births. */
+static size_t room_for(const lses *u, int kind, int one, int32_t sel) {
+  mi_system *sys = mi_session_system(u->s);
+  size_t want;
+  if (one) return 1;
+  if (kind == 2) return MI_MAX_PROCESSORS;
+  if (kind == 1) {
+    int bits = sel == -1 ? 0x7FE : sel <= -2 && sel >= -11 ? 1 << (-sel - 1) : 0;
+    want = 0;
+    for (int l = 1; l <= MI_MAX_LDEV; l++) want += (size_t)(bits >> mi_host_device(sys, l) & 1);
+    return want ? want : 1;
+  }
+  want = (size_t)mi_host_proc_count(sys) + (size_t)u->procs_seen + 64;
+  return want < MI_MAX_PROCESSES ? want : MI_MAX_PROCESSES;
+}
+
+/* Multi-record GET shared by process (kind 0), I/O (1) and processor (2) calls. Without a
+ * record count the buffer holds room_for records (an I/O GET grows it on -20015: it has
+ * nothing to lose); with one, exactly that many (the literal call: -20015 comes back with the
+ * records that fitted; the dead-process reports among them are delivered). */
 static int multi_get(lua_State *L, int kind) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  slot sl[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
-  int32_t map = opt_int32(L, 3, 1);
-  size_t rec = record_size(nums, n, map);
-  lua_Integer maxrec = luaL_optinteger(L, 6, kind == 0 ? MI_MAX_PROCESSES : kind == 1 ? MI_MAX_LDEV : MI_MAX_PROCESSORS);
-  luaL_argcheck(L, maxrec >= 0 && maxrec <= MI_MAX_PROCESSES, 6, "record count out of range");
-  size_t sz = rec * (size_t)(maxrec ? maxrec : 1);
-  luaL_argcheck(L, sz <= INT32_MAX, 2, "records too large");
-  uint8_t *buf = scratch(L, u, sz);
-  status_type st;
-  int32_t count = 0, key = 0, sel;
-  longint_type pid; int has;
-  switch (kind) {
-  case 0:
-    has = opt_pid(L, 4, &pid);
-    mi_procget(u->s, &st, nums, buf, stats, (int32_t)sz, map, has ? &pid : NULL, &count, &key, opt_int32(L, 5, 0));
-    if (has && st.all == 0) count = 1;
-    break;
-  case 1:
-    sel = opt_int32(L, 4, -1);
-    mi_ioget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, opt_int32(L, 5, 0));
-    break;
-  default:
-    sel = opt_int32(L, 4, -1);
-    mi_prcsrget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, opt_int32(L, 5, 0));
+  int32_t map = opt_int32(L, 3, 1), sel = -1;
+  longint_type pid;
+  int has = 0;
+  if (kind == 0) has = opt_pid(L, 4, &pid); else sel = opt_int32(L, 4, -1);
+  int32_t uid = opt_int32(L, 5, 0);
+  int literal = !lua_isnoneornil(L, 6);
+  lua_Integer maxrec = literal ? luaL_checkinteger(L, 6) : 0;
+  luaL_argcheck(L, maxrec >= 0 && maxrec <= MI_MAX_PROCESSES, 6, "record count must be in 0..2700");
+  int d = kind == 0 ? MI_DOM_PROCESS : kind == 1 ? MI_DOM_IO : MI_DOM_PROCESSOR;
+  size_t rec = plan_slots(nums, n, d, map, sl);
+  size_t want = literal ? (size_t)maxrec : room_for(u, kind, has || (kind != 0 && sel >= (kind == 1 ? 1 : 0)), sel);
+  if (rec && want > INT32_MAX / rec) {
+    luaL_argcheck(L, !literal, 6, "records too large for one buffer");
+    want = INT32_MAX / rec;   /* the core says -20015 if they do not fit */
   }
+  stackbuf sb;
+  int bi;
+  status_type st;
+  int32_t count, key = 0;
+  uint8_t *buf;
+  for (;;) {
+    size_t sz = rec * want;
+    buf = get_buffer(L, 1, sz, &sb, &bi);
+    count = 0;
+    if (kind == 0)
+      mi_procget(u->s, &st, nums, buf, stats, (int32_t)sz, map, has ? &pid : NULL, &count, &key, uid);
+    else if (kind == 1)
+      mi_ioget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, uid);
+    else
+      mi_prcsrget(u->s, &st, nums, buf, stats, (int32_t)sz, map, &sel, &count, uid);
+    if (kind != 1 || literal || mi_status_info(st) != MI_E_BUFFER_PARTIAL || want >= MI_MAX_LDEV) break;
+    want = want * 2 < MI_MAX_LDEV ? want * 2 : MI_MAX_LDEV;
+    if (bi) lua_pop(L, 1);   /* a bigger one next time round */
+  }
+  /* never read past what the core wrote: count records of exactly rec bytes */
+  if (count < 0 || (rec && (size_t)count > want)) count = 0;
+  if (kind == 0 && !has) u->procs_seen = count;
   int code = mi_status_info(st);
   lua_pushinteger(L, code);
   push_statuses(L, stats, n);
   lua_createtable(L, count, 0);
   const uint8_t *p = buf;
-  for (int r = 0; r < count; r++) { p = push_record(L, nums, n, p, map); lua_rawseti(L, -2, r + 1); }
+  for (int r = 0; r < count; r++) { p = push_record(L, sl, n, p); lua_rawseti(L, -2, r + 1); }
+  put_buffer(L, 1, bi);
   return 3;
 }
 
-/* core.procget(session, items, mapping, pid, user_id, maxrecords) -> overall, statuses, records */
+/* core.procget(session, items, mapping, pid, user_id [, maxrecords]) -> overall, statuses, records */
 static int l_procget(lua_State *L) { return multi_get(L, 0); }
-/* core.ioget(session, items, mapping, ldev, user_id, maxrecords) -> overall, statuses, records */
+/* core.ioget(session, items, mapping, ldev, user_id [, maxrecords]) -> overall, statuses, records */
 static int l_ioget(lua_State *L) { return multi_get(L, 1); }
-/* core.prcsrget(session, items, mapping, prcsr_id, user_id) -> overall, statuses, records */
+/* core.prcsrget(session, items, mapping, prcsr_id, user_id [, maxrecords]) -> overall, statuses, records */
 static int l_prcsrget(lua_State *L) { return multi_get(L, 2); }
 
 /* core.procoff(session, pid, user_id) -> overall */
@@ -605,6 +749,7 @@ static int l_scput(lua_State *L) {
   for (int k = 0; k < n; k++) {
     const mi_config_info *c = mi_config_lookup(nums[k]);
     ptrs[k] = vals[k];
+    memset(vals[k], 0, sizeof vals[k]);
     lua_rawgeti(L, 3, k + 1);
     if (c) to_config(L, lua_gettop(L), c, vals[k], "value");
     lua_pop(L, 1);
@@ -616,6 +761,7 @@ static int l_scput(lua_State *L) {
     for (int k = 0; k < nv; k++) {
       const mi_config_info *c = mi_config_lookup(vnums[k]);
       vptrs[k] = vvals[k];
+      memset(vvals[k], 0, sizeof vvals[k]);
       lua_rawgeti(L, 6, k + 1);
       if (c) to_config(L, lua_gettop(L), c, vvals[k], "expected value");
       lua_pop(L, 1);
@@ -635,11 +781,9 @@ static int l_time(lua_State *L) {
   longint_type t, m; int ht = 0, hm = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
-    lua_getfield(L, 2, "ticks");
-    if (!lua_isnil(L, -1)) { mi_longint_set(&t, luaL_checkinteger(L, -1)); ht = 1; }
-    lua_getfield(L, 2, "micro");
-    if (!lua_isnil(L, -1)) { mi_longint_set(&m, luaL_checkinteger(L, -1)); hm = 1; }
-    lua_pop(L, 2);
+    lua_Integer v;
+    if ((ht = opt_field_int(L, 2, "ticks", LUA_MININTEGER, LUA_MAXINTEGER, &v))) mi_longint_set(&t, v);
+    if ((hm = opt_field_int(L, 2, "micro", LUA_MININTEGER, LUA_MAXINTEGER, &v))) mi_longint_set(&m, v);
   }
   clock_type c; date_type d; datestr_type ds;
   status_type st;
@@ -761,13 +905,16 @@ static int l_workloads(lua_State *L) {
 
 /* core.fold(from, to, class) -> folded class or nil. */
 static int l_fold(lua_State *L) {
-  int r = mi_objcl_fold((int)luaL_checkinteger(L, 1), (int)luaL_checkinteger(L, 2), (int)luaL_checkinteger(L, 3));
+  lua_Integer from = luaL_checkinteger(L, 1), to = luaL_checkinteger(L, 2), cls = luaL_checkinteger(L, 3);
+  int r = from >= 0 && from <= 2 && to >= 0 && to <= 2 && cls >= 0 && cls <= INT_MAX
+            ? mi_objcl_fold((int)from, (int)to, (int)cls) : -1;
   if (r < 0) lua_pushnil(L); else lua_pushinteger(L, r);
   return 1;
 }
 
 static const luaL_Reg sys_methods[] = {
-  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close}, {NULL, NULL}};
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},
+  {"closed", sys_isclosed}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
   {"system", l_system}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
@@ -819,8 +966,9 @@ void mi_lua_push_system(lua_State *L, mi_system *sys) {
   }
   lua_pop(L, 1);
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->sys = sys; u->owned = 0;
+  memset(u, 0, sizeof *u);
   luaL_setmetatable(L, SYS_MT);
+  u->sys = sys;
 }
 int luaopen_mi_core(lua_State *L) {
   new_mt(L, SYS_MT, sys_methods, sys_close);

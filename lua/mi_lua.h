@@ -8,7 +8,8 @@
 /* Opens the mi.core module (register it with luaL_requiref as "mi.core"). */
 int luaopen_mi_core(lua_State *L);
 /* Pushes sys as a system userdata that Lua can open sessions on; the caller keeps
- * ownership (Lua never frees it) and must keep it alive while Lua uses it. */
+ * ownership (Lua never frees it) and must keep it alive while Lua uses it. Closing the
+ * userdata in Lua closes the sessions opened on it, never sys itself. */
 void mi_lua_push_system(lua_State *L, mi_system *sys);
 
 /* Prepends <directory of this executable>/<rel>/?.lua and ?/init.lua to package.path

@@ -125,11 +125,32 @@ local function ldev_of(x, level)
   return d.selector
 end
 
--- Builds a values table keyed by name and by number from a record.
-local function keyed(its, rec)
+-- Builds a values table keyed by number from a record, and by name for the items of the
+-- domain read (an item of another domain reads as 0 and must not hide a same-named one).
+local function keyed(its, rec, domain)
   local t = {}
-  for i, it in ipairs(its) do t[it.name] = rec[i]; t[it.item] = rec[i] end
+  for i, it in ipairs(its) do
+    if it.domain == domain and t[it.name] == nil then t[it.name] = rec[i] end
+    t[it.item] = rec[i]
+  end
   return t
+end
+
+-- MIPROCGET of every monitored process whatever their number: when the buffer the binding
+-- sized (live processes plus the last count) fills up (-20015), the dead-process reports among
+-- the records that fitted are delivered only then, so they are kept and the call repeated with
+-- more room. nums[2] is 20002 (PID state, 1 = dead). Returns rc, statuses, records.
+local function procget_all(s, nums, map)
+  local rc, st, records = core.procget(s, nums, map, nil, 0)
+  if rc ~= -20015 then return rc, st, records end
+  local kept, room = {}, #records
+  while rc == -20015 and room < 2700 do
+    for _, rec in ipairs(records) do if rec[2] == 1 then kept[#kept + 1] = rec end end
+    room = math.min(2700, room * 2 + 64)
+    rc, st, records = core.procget(s, nums, map, nil, 0, room)
+  end
+  for i, rec in ipairs(records) do kept[#kept + 1] = rec end
+  return rc, st, kept
 end
 
 -- ---------------------------------------------------------------- sessions
@@ -204,7 +225,7 @@ local default_sys
 function M.default_system()
   local w = os.getenv("MISH_WORKLOAD")
   if os.getenv("MISH_SYSTEM") == "host" or w == nil or core.workload(w) then return core.system("default") end
-  if not default_sys then
+  if not default_sys or default_sys:closed() then
     default_sys = M.system { workload = w, cpus = tonumber(os.getenv("MISH_CPUS") or ""), realtime = true }
   end
   return default_sys
@@ -276,15 +297,16 @@ function Session:get(domain, items, opts)
   local rc, st, data
   if domain == "global" then
     rc, st, data = core.globget(self.s, nums, map, 0)
-    data = data and keyed(its, data)
+    data = data and keyed(its, data, domain)
   else
     local records
     if domain == "process" then
-      local n2, i2 = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }, {}
-      for _, n in ipairs(n2) do i2[#i2 + 1] = BY_NUM[n] end
-      for i, n in ipairs(nums) do if n < 20001 or n > 20012 then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
+      local n2, i2, fixed = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }, {}, {}
+      for _, n in ipairs(n2) do i2[#i2 + 1] = BY_NUM[n]; fixed[n] = true end
+      for i, n in ipairs(nums) do if not fixed[n] then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
       nums, its = n2, i2
-      rc, st, records = core.procget(self.s, nums, map, opts.pid, 0)
+      if opts.pid == nil then rc, st, records = procget_all(self.s, nums, map)
+      else rc, st, records = core.procget(self.s, nums, map, opts.pid, 0) end
     elseif domain == "io" then
       nums, its = ids(20020)
       rc, st, records = core.ioget(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
@@ -293,10 +315,11 @@ function Session:get(domain, items, opts)
       rc, st, records = core.prcsrget(self.s, nums, map, opts.cpu or -1, 0)
     else error("bad domain '" .. tostring(domain) .. "'", 2) end
     data = {}
+    local devices = domain == "io" and (self.sys:info().devices or {})
     for i, rec in ipairs(records) do
-      local k = keyed(its, rec)
+      local k = keyed(its, rec, domain)
       if domain == "process" then k.state = k.pid_state == 1 and "dead" or "alive" end
-      if domain == "io" then k.type = (self.sys:info().devices or {})[k.ldev] end
+      if devices then k.type = devices[k.ldev] end
       data[i] = k
     end
   end
