@@ -169,14 +169,16 @@ static const char *progname = "mish";
 static char histfile[PATH_MAX];   /* "" when there is no history file */
 
 /* Picks the history file: $HOME/.mish_history, else the password entry's home; none when
- * neither is an absolute directory other than "/" (never the root or the current directory). */
+ * neither is an absolute directory other than "/" (never the root or the current directory),
+ * and none when the lines do not come from a terminal (mish -i < file). */
 static void history_init(void) {
   const char *home = getenv("HOME");
+  histfile[0] = 0;
+  if (!isatty(0)) return;
   if (!home || home[0] != '/') {
     struct passwd *pw = getpwuid(getuid());
     home = pw ? pw->pw_dir : NULL;
   }
-  histfile[0] = 0;
   if (!home || home[0] != '/' || home[strspn(home, "/")] == 0) return;
   size_t len = strlen(home);
   while (len > 1 && home[len - 1] == '/') len--;

@@ -73,6 +73,19 @@ describe("#11.15 mish loads Lua source only", function()
   end)
 end)
 
+describe("#11.16 mish history", function()
+  it("lines piped into the prompt (mish -i < file) leave no history file", function()
+    local home = os.tmpname()
+    os.remove(home)
+    os.execute("mkdir " .. home)
+    assert.equal(0, (run("printf 'x = 1\\nprint(x)\\n' | HOME=" .. home .. " ./lua/mish -i")))
+    local f = io.open(home .. "/.mish_history")
+    if f then f:close() end
+    os.execute("rm -rf " .. home)
+    assert.is_nil(f)
+  end)
+end)
+
 describe("#11.14 status_type has the manual's field names", function()
   local program = [[
 #include "mi.h"
