@@ -19,9 +19,23 @@ extern "C" {
 
 /* ---- Appendix B records ------------------------------------------------ */
 
-/* Overall and item status: all == 0 is success; info holds the code, subsys 516. */
+/* The manual's names st.all, st.info, st.subsys come through an anonymous struct: C11 (or
+ * C99/C++ with GCC or Clang, through __extension__); other pre-C11 compilers get st.s.info only. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define MI_ANON_STRUCT_ 1
+#define MI_ANON_EXT_
+#elif defined(__GNUC__)
+#define MI_ANON_STRUCT_ 1
+#define MI_ANON_EXT_ __extension__
+#endif
+
+/* Overall and item status: all == 0 is success; info holds the code, subsys 516.
+ * st.info and st.s.info are the same halfword (both names kept; decision 1 in core/README.md). */
 typedef union status_type {
   int32_t all;
+#ifdef MI_ANON_STRUCT_
+  MI_ANON_EXT_ struct { int16_t info; int16_t subsys; };
+#endif
   struct { int16_t info; int16_t subsys; } s;
 } status_type;
 #define MI_SUBSYS 516

@@ -30,7 +30,7 @@ typedef struct ldev_counters {
 
 /* Prints a status the way the original does. */
 static void write_status(const char *msg, status_type st) {
-  printf("%s Subsystem: %d Info: %d (%s)\n", msg, st.s.subsys, st.s.info, mi_status_message(st.s.info));
+  printf("%s Subsystem: %d Info: %d (%s)\n", msg, st.subsys, st.info, mi_status_message(st.info));
 }
 
 /* Milliseconds of a monotonic clock (the original uses TIMER). */

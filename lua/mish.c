@@ -1,12 +1,16 @@
 /* mish.c — the mish shell: a Lua 5.4 host in the manner of lua.c with the `mi`
  * module built in. REPL with line editing, history and completion; batch scripts,
- * -e, stdin; Ctrl-C interrupts a running loop through a count hook. */
+ * -e, stdin (Lua source only, never precompiled chunks); Ctrl-C interrupts a running loop
+ * through a count hook and cancels a half-typed line at the prompt. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <limits.h>
+#include <errno.h>
+#include <pwd.h>
+#include <sys/select.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
@@ -15,41 +19,184 @@
 
 #define MISH_VERSION "0.1.0"
 
+/* ---- signals ----
+ * While a chunk runs, SIGINT, SIGTERM and SIGHUP raise a Lua error in it (through a count
+ * hook), so pcall-protected cleanup runs (glance restores the terminal); a second one acts at
+ * once. After SIGTERM/SIGHUP mish then dies by that signal. At the prompt SIGINT cancels the
+ * line; SIGTERM/SIGHUP give the terminal back and end mish. */
+static lua_State *globalL;
+static volatile sig_atomic_t run_signal;    /* the signal that interrupted the running chunk */
+static volatile sig_atomic_t prompt_signal; /* a signal that arrived at the prompt */
+
+/* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
+static void die_by_signal(int sig) {
+  fflush(NULL);
+  signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+/* Hook set by the signal handler: raises an error in the running Lua code. */
+static void lstop(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  lua_sethook(L, NULL, 0, 0);
+  if (run_signal == SIGINT) luaL_error(L, "interrupted!");
+  luaL_error(L, "terminated by signal %s", run_signal == SIGHUP ? "SIGHUP" : "SIGTERM");
+}
+
+/* Handler while a chunk runs: arms the hook (no Lua calls from a signal handler). */
+static void laction(int i) {
+  run_signal = i;
+  lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+/* Handler at the prompt: only notes the signal; the line reader acts on it. */
+static void prompt_action(int i) { prompt_signal = i; }
+
+static const int caught_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Installs handler for SIGINT, SIGTERM and SIGHUP (old[] keeps the previous ones). No
+ * SA_RESTART: a read waiting for input returns, so the signal is acted on at once. */
+static void catch_signals(void (*handler)(int), int flags, struct sigaction old[3]) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  for (int k = 0; k < 3; k++) sigaction(caught_signals[k], &sa, &old[k]);
+}
+
+/* Puts back the handlers catch_signals replaced. */
+static void restore_signals(const struct sigaction old[3]) {
+  for (int k = 0; k < 3; k++) sigaction(caught_signals[k], &old[k], NULL);
+}
+
+/* ---- line reading ---- */
+static char mish_cancelled[1];   /* mish_readline's answer when Ctrl-C cancelled the line */
+
 #ifdef MISH_READLINE
 #include <readline/readline.h>
 #include <readline/history.h>
-#define mish_readline(p) readline(p)
-#define mish_addhistory(l) add_history(l)
+
+static char *rl_line;   /* the line the callback received */
+static int rl_got;      /* 1 once it did (the line is NULL at end of input) */
+
+/* Readline callback: keeps the entered line and stops reading. */
+static void rl_line_done(char *line) {
+  rl_line = line;
+  rl_got = 1;
+  rl_callback_handler_remove();
+}
+
+/* Reads one line with readline's callback interface, so that a signal at the prompt can be
+ * handled: returns the line (to free), NULL at end of input, or mish_cancelled on Ctrl-C. */
+static char *mish_readline(const char *prompt) {
+  struct sigaction old[3];
+  sigset_t block, orig;
+  sigemptyset(&block);
+  for (int k = 0; k < 3; k++) sigaddset(&block, caught_signals[k]);
+  prompt_signal = 0;
+  catch_signals(prompt_action, 0, old);   /* readline passes these on to us after its cleanup */
+  rl_persistent_signal_handlers = 1;      /* and keeps its own in place until the line is read */
+  rl_got = 0;
+  rl_line = NULL;
+  rl_callback_handler_install(prompt, rl_line_done);
+  sigprocmask(SIG_BLOCK, &block, &orig);
+  int fd = fileno(rl_instream ? rl_instream : stdin);
+  while (!rl_got) {
+    if (prompt_signal || rl_pending_signal()) {
+      sigprocmask(SIG_SETMASK, &orig, NULL);
+      rl_check_signals();                 /* readline restores the terminal, then calls us */
+      sigprocmask(SIG_BLOCK, &block, NULL);
+      if (!prompt_signal) continue;       /* a signal readline handles alone (e.g. a resize) */
+      break;
+    }
+    fd_set fds;
+    FD_ZERO(&fds);
+    FD_SET(fd, &fds);
+    int r = pselect(fd + 1, &fds, NULL, NULL, NULL, &orig);
+    if (r < 0 && errno == EINTR) continue;
+    sigprocmask(SIG_SETMASK, &orig, NULL);
+    if (r < 0) { rl_callback_handler_remove(); break; }
+    rl_callback_read_char();
+    sigprocmask(SIG_BLOCK, &block, NULL);
+  }
+  sigprocmask(SIG_SETMASK, &orig, NULL);
+  int sig = prompt_signal;
+  if (sig && !rl_got) {                   /* drop the half-typed line and its editing state */
+    rl_free_line_state();
+    rl_callback_sigcleanup();
+    rl_callback_handler_remove();
+    free(rl_line);
+    rl_line = NULL;
+  }
+  restore_signals(old);
+  if (sig == SIGTERM || sig == SIGHUP) die_by_signal(sig);
+  if (sig == SIGINT && !rl_got) { fputs("\n", stdout); fflush(stdout); return mish_cancelled; }
+  return rl_line;
+}
 #define mish_freeline(l) free(l)
 #else
-/* Plain fallback: reads one line with fgets into a static buffer. */
+/* Plain fallback: reads one line from stdin; mish_cancelled on Ctrl-C, NULL at end of input. */
 static char *mish_readline(const char *p) {
-  static char buf[4096];
+  struct sigaction old[3];
+  char *buf = NULL;
+  size_t cap = 0;
+  prompt_signal = 0;
+  catch_signals(prompt_action, 0, old);
   fputs(p, stdout); fflush(stdout);
-  if (!fgets(buf, sizeof buf, stdin)) return NULL;
+  ssize_t n = getline(&buf, &cap, stdin);
+  restore_signals(old);
+  int sig = prompt_signal;
+  if (sig == SIGTERM || sig == SIGHUP) die_by_signal(sig);
+  if (n < 0 && sig == SIGINT) { clearerr(stdin); free(buf); fputs("\n", stdout); fflush(stdout); return mish_cancelled; }
+  if (n < 0) { free(buf); return NULL; }
   buf[strcspn(buf, "\n")] = 0;
-  return strdup(buf);
+  return buf;
 }
-#define mish_addhistory(l) ((void)(l))
 #define mish_freeline(l) free(l)
 #endif
 
 #include "mi_lua.h"
 
-static lua_State *globalL;
 static const char *progname = "mish";
 
-/* Hook set by the SIGINT handler: raises an error in the running Lua code. */
-static void lstop(lua_State *L, lua_Debug *ar) {
-  (void)ar;
-  lua_sethook(L, NULL, 0, 0);
-  luaL_error(L, "interrupted!");
+/* ---- history ---- */
+static char histfile[PATH_MAX];   /* "" when there is no history file */
+
+/* Picks the history file: $HOME/.mish_history, else the password entry's home; none when
+ * neither is an absolute directory other than "/" (never the root or the current directory),
+ * and none when the lines do not come from a terminal (mish -i < file). */
+static void history_init(void) {
+  const char *home = getenv("HOME");
+  histfile[0] = 0;
+  if (!isatty(0)) return;
+  if (!home || home[0] != '/') {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : NULL;
+  }
+  if (!home || home[0] != '/' || home[strspn(home, "/")] == 0) return;
+  size_t len = strlen(home);
+  while (len > 1 && home[len - 1] == '/') len--;
+  if (snprintf(histfile, sizeof histfile, "%.*s/.mish_history", (int)len, home) >= (int)sizeof histfile)
+    histfile[0] = 0;
+#ifdef MISH_READLINE
+  if (!histfile[0]) return;
+  if (read_history(histfile) == 0) history_truncate_file(histfile, 1000);   /* created at the first line */
+#endif
 }
 
-/* SIGINT: arms the hook (no Lua calls from a signal handler). */
-static void laction(int i) {
-  signal(i, SIG_DFL);
-  lua_sethook(globalL, lstop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+/* Remembers an entered line: in the session's history and at once in the history file. */
+static void history_add(const char *line) {
+  if (!line[0]) return;
+#ifdef MISH_READLINE
+  add_history(line);
+  if (histfile[0] && append_history(1, histfile) == ENOENT) write_history(histfile);   /* creates it */
+#endif
 }
 
 static int at_prompt;   /* 1 while a line typed at the prompt runs */
@@ -79,16 +226,21 @@ static int l_traceback(lua_State *L) {
   return 0;
 }
 
-/* Calls the function on the stack with narg args, with Ctrl-C armed; returns the status. */
+/* Calls the function on the stack with narg args, with Ctrl-C, SIGTERM and SIGHUP armed;
+ * returns the status. After SIGTERM or SIGHUP (and the chunk's own cleanup) mish dies by it. */
 static int docall(lua_State *L, int narg, int nres) {
   int base = lua_gettop(L) - narg;
+  struct sigaction old[3];
   lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
   globalL = L;
-  signal(SIGINT, laction);
+  run_signal = 0;
+  catch_signals(laction, SA_RESETHAND, old);
   int status = lua_pcall(L, narg, nres, base);
-  signal(SIGINT, SIG_DFL);
+  restore_signals(old);
+  lua_sethook(L, NULL, 0, 0);   /* a signal just after the chunk must not hit the next one */
   lua_remove(L, base);
+  if (run_signal == SIGTERM || run_signal == SIGHUP) die_by_signal(run_signal);
   return status;
 }
 
@@ -103,9 +255,19 @@ static int report(lua_State *L, int status) {
 }
 
 
-/* Runs a chunk of Lua source with a name; returns the status. */
+/* After a failed text-only load: names the source of a refused precompiled chunk. */
+static void name_binary(lua_State *L, int status, const char *source) {
+  const char *msg = lua_tostring(L, -1);
+  if (status == LUA_ERRSYNTAX && msg && strncmp(msg, "attempt to load a binary chunk", 30) == 0) {
+    lua_pushfstring(L, "%s: %s: mish runs Lua source only", source, msg);
+    lua_remove(L, -2);
+  }
+}
+
+/* Runs a chunk of Lua source (text only, never precompiled) with a name; returns the status. */
 static int dostring(lua_State *L, const char *s, const char *name) {
-  int status = luaL_loadbuffer(L, s, strlen(s), name);
+  int status = luaL_loadbufferx(L, s, strlen(s), name, "t");
+  if (status != LUA_OK) name_binary(L, status, name[0] == '=' || name[0] == '@' ? name + 1 : name);
   if (status == LUA_OK) status = docall(L, 0, 0);
   return report(L, status);
 }
@@ -122,25 +284,29 @@ static int incomplete(lua_State *L, int status) {
   return 0;
 }
 
-/* Reads one (possibly multi-line) statement and compiles it; returns status or -1 at EOF. */
+/* Reads one (possibly multi-line) statement and compiles it (as text); returns the status,
+ * -1 at end of input or -2 when Ctrl-C cancelled it. Every entered line goes to the history. */
 static int loadline(lua_State *L) {
   char *line = mish_readline("mish> ");
   if (!line) return -1;
+  if (line == mish_cancelled) return -2;
   lua_pushstring(L, line);
-  if (line[0]) mish_addhistory(line);
+  history_add(line);
   mish_freeline(line);
   /* first as an expression */
   const char *retline = lua_pushfstring(L, "return %s;", lua_tostring(L, -1));
-  int status = luaL_loadbuffer(L, retline, strlen(retline), "=stdin");
+  int status = luaL_loadbufferx(L, retline, strlen(retline), "=stdin", "t");
   if (status == LUA_OK) { lua_remove(L, -2); lua_remove(L, -2); return status; }
   lua_pop(L, 2);
   for (;;) {
     size_t len;
     const char *code = lua_tolstring(L, -1, &len);
-    status = luaL_loadbuffer(L, code, len, "=stdin");
+    status = luaL_loadbufferx(L, code, len, "=stdin", "t");
     if (!incomplete(L, status)) break;
     char *more = mish_readline("  >> ");
     if (!more) return -1;
+    if (more == mish_cancelled) { lua_pop(L, 1); return -2; }
+    history_add(more);
     lua_pushliteral(L, "\n");
     lua_pushstring(L, more);
     mish_freeline(more);
@@ -150,13 +316,13 @@ static int loadline(lua_State *L) {
   return status;
 }
 
-/* Prints the results of an expression through mi.shell.pretty. */
+/* Prints the results of an expression through mi.shell.pretty (Ctrl-C stops a long print). */
 static void print_results(lua_State *L) {
   int n = lua_gettop(L);
   if (n == 0) return;
   lua_getglobal(L, "__mish_print");
   lua_insert(L, 1);
-  if (lua_pcall(L, n, 0, 0) != LUA_OK) report(L, LUA_ERRRUN);
+  report(L, docall(L, n, 0));
 }
 
 #ifdef MISH_READLINE
@@ -199,23 +365,18 @@ static void repl(lua_State *L) {
   rl_readline_name = "mish";
   rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/[";
   rl_attempted_completion_function = completion;
-  char hist[PATH_MAX];
-  const char *home = getenv("HOME");
-  snprintf(hist, sizeof hist, "%s/.mish_history", home ? home : ".");
-  read_history(hist);
 #endif
+  history_init();
   lua_register(L, "traceback", l_traceback);
   while ((status = loadline(L)) != -1) {
+    if (status == -2) { lua_settop(L, 0); continue; }   /* Ctrl-C: a fresh prompt */
     at_prompt = 1;
     if (status == LUA_OK) status = docall(L, 0, LUA_MULTRET);
-    at_prompt = 0;
     if (status == LUA_OK) print_results(L);
     else report(L, status);
+    at_prompt = 0;
     lua_settop(L, 0);
   }
-#ifdef MISH_READLINE
-  write_history(hist);
-#endif
   lua_settop(L, 0);
   fputs("\n", stdout);
 }
@@ -289,7 +450,8 @@ static int pmain(lua_State *L) {
     }
   if (script) {
     const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
-    int status = luaL_loadfile(L, fname);
+    int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
+    if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");
     if (status == LUA_OK) {
       int n = argc - script - 1;
       luaL_checkstack(L, n, "too many arguments");
@@ -309,7 +471,8 @@ static int pmain(lua_State *L) {
     }
     repl(L);
   } else if (!ran) {
-    int status = luaL_loadfile(L, NULL);
+    int status = luaL_loadfilex(L, NULL, "t");
+    if (status != LUA_OK) name_binary(L, status, "stdin");
     if (status == LUA_OK) status = docall(L, 0, 0);
     if (report(L, status) != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   }

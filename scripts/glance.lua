@@ -1,6 +1,7 @@
 -- glance.lua: a full-screen live display — CPU bars, the top processes and the busiest
 -- disks — refreshed every interval. q quits; so does Ctrl-C; the terminal is restored
--- either way. Without a terminal (a pipe, a log) it prints --count plain frames.
+-- either way, and on SIGTERM and SIGHUP too (mish turns them into an error in the running
+-- script, then ends by the signal). Without a terminal it prints --count plain frames.
 local mi = require("mi")
 local cli = require("mi.cli")
 
@@ -117,8 +118,9 @@ local function run()
   end
 end
 
-if tty then screen_on() end
-local ok, err = pcall(run)
+-- screen_on inside the pcall: a signal while it switches still gets the terminal back
+local ok, err = pcall(function() if tty then screen_on() end run() end)
 if tty then screen_off() end
 s:close()
-if not ok and not tostring(err):find("interrupted!") then error(err, 0) end
+local e = tostring(err)
+if not ok and not e:find("interrupted!", 1, true) and not e:find("terminated by signal", 1, true) then error(err, 0) end

@@ -5,7 +5,9 @@
 cd "$(dirname "$0")/.." || exit 1
 MISH=./lua/mish
 pass=0; fail=0
-out=$(mktemp); vout=$(mktemp); trap 'rm -f "$out" "$vout" /tmp/mish-ex-$$.*' EXIT
+out=$(mktemp); vout=$(mktemp); trap 'rm -rf "$out" "$vout" /tmp/mish-ex-$$.*' EXIT
+# a private HOME: the prompt checks must not write the user's own ~/.mish_history
+HOME=/tmp/mish-ex-$$.home-all; export HOME; mkdir -p "$HOME"
 check() {  # check NAME COMMAND...: runs a program; must exit 0; its output stays in $out
   name=$1; shift
   if "$@" > "$out" 2>&1; then pass=$((pass + 1)); echo "ok - $name"
@@ -72,6 +74,33 @@ glance_tty() {  # glance_tty BYTE: runs glance on a pty, types BYTE after the fi
     timeout 60 script -qfec "trap : INT; $MISH scripts/glance.lua --interval 0.3; echo \"rc=\$?\"; stty -a" "$ts" > /dev/null
   cat "$ts"
 }
+glance_signal() {  # glance_signal SIG: runs glance on a pty, sends it SIG after the first frame
+  ts=/tmp/mish-ex-$$.ts; pf=/tmp/mish-ex-$$.pid; rm -f "$ts" "$pf"
+  { for _ in $(seq 100); do grep -q PROGRAM "$ts" 2>/dev/null && break; sleep 0.2; done; kill -"$1" "$(cat "$pf")"; sleep 1; } |
+    timeout 60 script -qfec "sh -c 'echo \$\$ > $pf; exec $MISH scripts/glance.lua --interval 0.3'; echo \"rc=\$?\"; stty -a" "$ts" > /dev/null
+  cat "$ts"
+}
+hsnap=/tmp/mish-ex-$$.hist
+mish_tty() {  # the prompt on a pty: a half chunk, Ctrl-C, print(6*7), then (history copied) Ctrl-D
+  ts=/tmp/mish-ex-$$.ts; home=/tmp/mish-ex-$$.home; rm -rf "$ts" "$home" "$hsnap"; mkdir "$home"
+  { for _ in $(seq 100); do grep -q "mish>" "$ts" 2>/dev/null && break; sleep 0.2; done
+    printf 'print(1 +\r'; sleep 0.5; printf 'os.exit(3)'; sleep 0.5; printf '\003'; sleep 0.5; printf 'print(6*7)\r'
+    for _ in $(seq 50); do tr -d '\r' < "$ts" | grep -Eq '(^|[^0-9])42$' && break; sleep 0.2; done
+    cp "$home/.mish_history" "$hsnap"; printf '\004'; sleep 1; } |
+    HOME=$home timeout 60 script -qfec "$MISH; echo \"rc=\$?\"" "$ts" > /dev/null
+  rm -rf "$home"; cat "$ts"
+}
+mish_nohome() {  # HOME unset, empty or "/": no history file in / or in the current directory
+  # (nothing is typed: with HOME unset the file would be the password entry's home, the user's own)
+  dir=/tmp/mish-ex-$$.cwd; rm -rf "$dir"; mkdir "$dir"; root=$(stat -c "%y %s" /.mish_history 2>&1)
+  for h in unset "" /; do
+    ts=/tmp/mish-ex-$$.ts; rm -f "$ts"
+    if [ "$h" = unset ]; then set -- env -u HOME; else set -- env HOME="$h"; fi
+    { for _ in $(seq 100); do grep -q "mish>" "$ts" 2>/dev/null && break; sleep 0.2; done; printf '\004'; sleep 0.5; } |
+      (cd "$dir" && "$@" timeout 60 script -qfec "$OLDPWD/$MISH" "$ts" > /dev/null) || return 1
+  done
+  test ! -e "$dir/.mish_history" && test "$(stat -c "%y %s" /.mish_history 2>&1)" = "$root"; r=$?; rm -rf "$dir"; return $r
+}
 if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null > /dev/null 2>&1; then
   for key in q ctrl-c; do
     byte=q; [ "$key" = ctrl-c ] && byte='\003'
@@ -80,6 +109,24 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null 
       'grep -q "PROGRAM" "$1" && grep -q "$(printf "\033")\[?1049l" "$1" && grep -q "rc=0[^0-9]*$" "$1" &&
        tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx icanon && tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx echo' - "$out"
   done
+  # #11.16: SIGTERM and SIGHUP (a closed window, a kill) give the terminal back as well; mish
+  # then dies by the signal (rc 128 + n), as a killed program should
+  for sig in TERM HUP; do
+    check "glance on a terminal ends on SIG$sig (#11.16)" glance_signal "$sig"
+    verify "glance (SIG$sig): alternate screen left, icanon and echo back on, died by the signal (#11.16)" sh -c \
+      'grep -q "PROGRAM" "$1" && grep -q "$(printf "\033")\[?1049l" "$1" && grep -q "rc=$2[^0-9]*$" "$1" &&
+       tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx icanon && tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx echo' \
+      - "$out" "$([ $sig = TERM ] && echo 143 || echo 129)"
+  done
+  # #11.16: the mish prompt on a terminal. A half-typed chunk and Ctrl-C give a fresh prompt
+  # (the shell lives on, the half chunk is dropped); each line is in the history file as soon
+  # as it is entered; Ctrl-D leaves with status 0
+  check "mish on a terminal: Ctrl-C cancels the line, Ctrl-D leaves (#11.16)" mish_tty
+  verify "mish: after Ctrl-C the prompt runs print(6*7), the half chunk never ran, exit 0 (#11.16)" sh -c \
+    'tr -d "\r" < "$1" | grep -Eq "(^|[^0-9])42\$" && ! grep -q "arithmetic" "$1" && ! grep -q "rc=3" "$1" && grep -q "rc=0[^0-9]*$" "$1"' - "$out"
+  verify "mish: the history file holds the entered lines before the shell exits (#11.16)" sh -c \
+    'grep -qx "print(6\*7)" "$1" && grep -qx "print(1 +" "$1" && ! grep -q "os.exit" "$1"' - "$hsnap"
+  check "mish with HOME unset or / writes no history in / or here (#11.16)" mish_nohome
 else
   echo "# skip: no pseudo-terminal here (script(1)), glance's terminal handling not checked"
 fi

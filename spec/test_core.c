@@ -1,5 +1,6 @@
 /* test_core.c — C-level tests of the core: every decision of core/README.md and
  * every status the core can produce, through the manual's API and the writer API. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -753,6 +754,27 @@ static void test_writer(void) {
   mi_system_free(sys);
 }
 
+/* #11.14: a program written from Appendix B reads st.all, st.info and st.subsys directly;
+ * st.info/st.subsys are the same halfwords as st.s.info/st.s.subsys. */
+_Static_assert(offsetof(status_type, info) == offsetof(status_type, s.info), "#11.14 st.info is st.s.info");
+_Static_assert(offsetof(status_type, subsys) == offsetof(status_type, s.subsys), "#11.14 st.subsys is st.s.subsys");
+_Static_assert(sizeof(status_type) == 4, "#11.14 status_type is one 32-bit word");
+static void test_status_names(void) {
+  mi_system *sys = mi_system_new(&(mi_system_options){.registry = regpath});
+  mi_session *s = mi_session_new(sys);
+  status_type st;
+  int32_t items[] = {21176, 0}, stats[1], map = 1;
+  mi_globon(s, &st, items, stats, &map, 0);   /* user mode: -25 from subsystem 516 */
+  EQ(st.info, -25, "#11.14 st.info holds the error number as the manual names it");
+  EQ(st.subsys, MI_SUBSYS, "#11.14 st.subsys holds 516");
+  EQ(st.s.info, st.info, "#11.14 st.s.info still works and agrees with st.info");
+  CHECK(st.all != 0, "#11.14 st.all is non-zero on an error");
+  st.info = 0; st.subsys = 0;
+  EQ(st.all, 0, "#11.14 st.info and st.subsys together make up st.all");
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -769,6 +791,7 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_status_names();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);

@@ -44,7 +44,8 @@ function M.help(x)
   s:config("JOB_FENCE")  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})
   s:time()  s:time{ticks = 0}           AIFTIME
   mi.find("gmc_stop_*")  mi.describe(21177)  help(-20006)  help("s:get")  help(mi)
-Tab completes names; Ctrl-C stops a running loop; traceback() shows where the last error came from; Ctrl-D leaves.]])
+Tab completes names; Ctrl-C stops a running loop or drops the line being typed; traceback() shows where
+the last error came from; lines are kept in ~/.mish_history as they are entered; Ctrl-D leaves.]])
     return
   end
   if x == mi then
