@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <ftw.h>
 #include "mi.h"
 #include "mi_host.h"
+#include "mi_linux.h"
 #include "mi_internal.h"
 
 static int passed, failed;
@@ -753,6 +758,202 @@ static void test_writer(void) {
   mi_system_free(sys);
 }
 
+/* ---- the host source (core/linux.c) on fixture trees ---- */
+
+/* Writes text to root/rel, creating the directories on the way. */
+static void put_file(const char *root, const char *rel, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) { *p = 0; mkdir(path, 0755); *p = '/'; }
+  FILE *f = fopen(path, "w");
+  if (f) { fputs(text, f); fclose(f); }
+}
+
+/* Writes a /proc-like tree with two CPUs, one disk and processes pid0 .. pid0+n-1; returns root. */
+static char *host_tree(char *root, int pid0, int n) {
+  strcpy(root, "/tmp/mish-host-XXXXXX");
+  if (!mkdtemp(root)) return root;
+  put_file(root, "stat", "cpu  300 10 80 1500 60 15 15 20 0 0\ncpu0 100 10 50 800 20 5 5 10 0 0\n"
+                         "cpu1 200 0 30 700 40 10 10 10 0 0\nbtime 1700000000\nprocs_running 3\nprocs_blocked 1\n");
+  put_file(root, "meminfo", "MemTotal:        8000000 kB\nMemFree:         2000000 kB\n");
+  put_file(root, "vmstat", "pgfault 123\npgmajfault 40\n");
+  put_file(root, "diskstats", "   8       0 sda 1000 10 64000 500 300 5 24000 900 2 1000 2000\n");
+  put_file(root, "interrupts", "           CPU0       CPU1\n  0:         10          20   IO-APIC   2-edge      timer\n");
+  for (int k = 0; k < n; k++) {
+    char rel[64], text[256];
+    snprintf(rel, sizeof rel, "%d/stat", pid0 + k);
+    snprintf(text, sizeof text, "%d (p%d) S 1 1 1 0 -1 0 100 0 3 0 %d 5 0 0 20 0 1 0 500 1000 10 0\n", pid0 + k, k, 10 + k);
+    put_file(root, rel, text);
+    snprintf(rel, sizeof rel, "%d/status", pid0 + k);
+    put_file(root, rel, "Name:\tp\nUid:\t1000\t1000\t1000\t1000\n");
+    snprintf(rel, sizeof rel, "%d/io", pid0 + k);
+    put_file(root, rel, "syscr: 1\nsyscw: 2\nread_bytes: 0\nwrite_bytes: 0\n");
+  }
+  return root;
+}
+
+/* nftw callback: removes one entry, depth first. */
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)flag; (void)ftw;
+  remove(path);
+  return 0;
+}
+
+/* Removes path, whatever it is (a tree, a file, a fifo, a symlink); a missing path is fine. */
+static void rm_tree(const char *path) {
+  nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 1 if pid is a live MI process. */
+static int alive_pid(mi_system *sys, int64_t pid) {
+  int slot = mi_host_proc_slot(sys, pid);
+  return slot >= 0 && sys->procs[slot].state == MI_PS_ALIVE;
+}
+
+/* Sorted pids of the live processes into out (up to cap); returns how many. */
+static int live_pids(mi_system *sys, int64_t *out, int cap) {
+  int n = 0;
+  for (int s = 0; s < sys->proc_hi && n < cap; s++)
+    if (sys->procs[s].state == MI_PS_ALIVE) out[n++] = sys->procs[s].pid;
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int64_t t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
+  return n;
+}
+
+/* Refreshes with the descriptor limit set so that only `spare` more descriptors can be opened. */
+static void refresh_starved(mi_system *sys, int spare) {
+  struct rlimit old, lim;
+  getrlimit(RLIMIT_NOFILE, &old);
+  int lowest = dup(0);          /* the lowest free descriptor: RLIMIT_NOFILE caps descriptor numbers */
+  close(lowest);
+  lim = old;
+  lim.rlim_cur = (rlim_t)(lowest + spare);
+  setrlimit(RLIMIT_NOFILE, &lim);
+  mi_linux_refresh(sys);
+  setrlimit(RLIMIT_NOFILE, &old);
+}
+
+static void test_host_emfile(void) {
+  char root[64];
+  host_tree(root, 100, 20);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  EQ(mi_host_proc_count(sys), 20, "twenty processes at the start");
+  put_file(root, "500/stat", "500 (late) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 900 1000 10 0\n");
+  put_file(root, "500/status", "Uid:\t0\t0\t0\t0\n");
+  for (int spare = 0; spare <= 1; spare++) {
+    refresh_starved(sys, spare);
+    EQ(mi_host_proc_count(sys), 20, "#11.9 out of descriptors: no process dies");
+    int all = 1;
+    for (int k = 0; k < 20; k++) all &= alive_pid(sys, 100 + k);
+    CHECK(all, "#11.9 out of descriptors: every process is kept alive");
+    CHECK(mi_host_proc_slot(sys, 500) < 0, "#11.9 out of descriptors: no birth is invented");
+    mi_linux_health hh;
+    mi_linux_health_get(sys, &hh);
+    EQ(hh.last_errno, EMFILE, "#11.9 out of descriptors: the failure is reported as EMFILE");
+    EQ(hh.complete, 0, "#11.9 out of descriptors: the refresh is reported incomplete");
+  }
+  mi_linux_refresh(sys);
+  EQ(mi_host_proc_count(sys), 21, "descriptors back: the real birth appears");
+  mi_linux_health hh;
+  mi_linux_health_get(sys, &hh);
+  EQ(hh.refreshes, 4, "four refreshes");
+  EQ(hh.incomplete, 2, "two of them incomplete");
+  EQ(hh.complete, 1, "the latest read everything");
+  CHECK(alive_pid(sys, 500) && alive_pid(sys, 100), "the newborn and the old processes live");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+  /* the real /proc: with no descriptor to spare nothing can be read, so nothing may change */
+  sys = new_sys(&s, NULL);
+  mi_linux_attach(sys, NULL, 0);
+  static int64_t before[MI_MAX_PROCESSES], after[MI_MAX_PROCESSES];
+  int nb = live_pids(sys, before, MI_MAX_PROCESSES);
+  CHECK(nb > 1, "this machine has processes");
+  for (int spare = 0; spare <= 1; spare++) {
+    refresh_starved(sys, spare);
+    int na = live_pids(sys, after, MI_MAX_PROCESSES);
+    EQ(na, nb, "#11.9 /proc out of descriptors: as many processes as before");
+    CHECK(na == nb && memcmp(before, after, (size_t)na * sizeof *after) == 0, "#11.9 /proc out of descriptors: the same processes");
+  }
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
+static void test_host_read_errors(void) {
+  char root[64];
+  host_tree(root, 100, 3);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  mi_linux_attach(sys, root, 0);
+  mi_linux_health hh, h0;
+  EQ(mi_linux_health_get(sys, &hh), 0, "a host system has a health");
+  EQ(hh.refreshes, 1, "the baseline refresh is counted");
+  EQ(hh.complete, 1, "a good tree reads completely");
+  mi_system *plain = mi_system_new(NULL);
+  EQ(mi_linux_health_get(plain, &hh), -1, "a system that is not the host has none");
+  EQ(mi_linux_inject_fail(plain, "x", EIO), -1, "nor a test hook");
+  mi_system_free(plain);
+  EQ(mi_linux_inject_fail(sys, "x", EIO) + mi_linux_inject_fail(sys, "x", 0), 0, "inject and clear");
+  int errs[] = {EACCES, EPERM, ENOMEM, EINTR, EIO, EMFILE, ENFILE, ELOOP, ENOTDIR};
+  for (size_t k = 0; k < sizeof errs / sizeof errs[0]; k++) {
+    mi_linux_health_get(sys, &h0);
+    mi_linux_inject_fail(sys, "101/stat", errs[k]);
+    mi_linux_refresh(sys);
+    CHECK(alive_pid(sys, 101), "#11.9 a stat read failing with EACCES, ENOMEM, EINTR, EMFILE... is not a death");
+    mi_linux_health_get(sys, &hh);
+    EQ(hh.last_errno, errs[k], "#11.9 the errno of the failed read is reported");
+    EQ(hh.failed_reads, h0.failed_reads + 1, "#11.9 one failed read counted");
+    EQ(hh.complete, 0, "#11.9 the refresh is incomplete");
+    mi_linux_inject_fail(sys, "101/stat", 0);
+  }
+  /* the listing of the root fails: nobody dies, even one whose directory went */
+  mi_linux_inject_fail(sys, "", EMFILE);
+  rm_tree(strcat(strcpy((char[128]){0}, root), "/102"));
+  mi_linux_refresh(sys);
+  CHECK(alive_pid(sys, 102), "#11.9 when the root cannot be listed nothing dies");
+  mi_linux_inject_fail(sys, "", 0);
+  mi_linux_refresh(sys);
+  CHECK(!alive_pid(sys, 102), "listed again: the process that went is dead");
+  /* ENOENT or ESRCH on the stat: the process is gone */
+  mi_linux_inject_fail(sys, "100/stat", ESRCH);
+  mi_linux_refresh(sys);
+  CHECK(!alive_pid(sys, 100), "#11.9 ESRCH on the stat is a death");
+  mi_linux_inject_fail(sys, "100/stat", 0);
+  /* a birth waits for a readable status; io failing keeps the process */
+  put_file(root, "200/stat", "200 (n) S 1 1 1 0 -1 0 100 0 3 0 4 6 0 0 20 0 1 0 900 1000 10 0\n");
+  put_file(root, "200/status", "Name:\tn\nUid:\t0\t0\t0\t0\n");
+  put_file(root, "200/io", "syscr: 1\nsyscw: 2\nread_bytes: 0\nwrite_bytes: 0\n");
+  mi_linux_inject_fail(sys, "200/status", EMFILE);
+  mi_linux_refresh(sys);
+  CHECK(mi_host_proc_slot(sys, 200) < 0, "#11.9 no birth while the status cannot be read");
+  mi_linux_inject_fail(sys, "200/status", 0);
+  mi_linux_inject_fail(sys, "200/io", EMFILE);
+  mi_linux_refresh(sys);
+  CHECK(alive_pid(sys, 200), "born once the status reads");
+  mi_linux_health_get(sys, &hh);
+  EQ(hh.last_errno, EMFILE, "an io read failing with EMFILE is reported");
+  mi_linux_inject_fail(sys, "200/io", EACCES);
+  mi_linux_refresh(sys);
+  mi_linux_health_get(sys, &hh);
+  EQ(hh.complete, 1, "another user's io (EACCES) is normal, not a failure");
+  CHECK(alive_pid(sys, 200), "a process whose io is unreadable lives on");
+  mi_linux_inject_fail(sys, "200/io", 0);
+  /* the system-wide files failing: counted, nothing else changes */
+  mi_linux_inject_fail(sys, "stat", ENFILE);
+  int n = mi_host_proc_count(sys);
+  mi_linux_refresh(sys);
+  EQ(mi_host_proc_count(sys), n, "a failed /proc/stat read changes no process");
+  mi_linux_health_get(sys, &hh);
+  EQ(hh.last_errno, ENFILE, "and is reported");
+  EQ(mi_linux_inject_fail(sys, "a", 1) + mi_linux_inject_fail(sys, "b", 1) + mi_linux_inject_fail(sys, "c", 1), 0, "four at once");
+  EQ(mi_linux_inject_fail(sys, "d", 1), -1, "a fifth is refused");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -769,6 +970,8 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_host_emfile();
+  test_host_read_errors();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
