@@ -954,6 +954,247 @@ static void test_host_read_errors(void) {
   rm_tree(root);
 }
 
+/* ---- odd /proc trees: random files, directories, fifos and symlinks where files are expected ---- */
+
+static uint64_t odd_seed;
+/* A deterministic pseudo-random number (xorshift64*). */
+static uint32_t odd_rnd(void) {
+  odd_seed ^= odd_seed >> 12; odd_seed ^= odd_seed << 25; odd_seed ^= odd_seed >> 27;
+  return (uint32_t)((odd_seed * 2685821657736338717ull) >> 32);
+}
+
+enum { ODD_NONE, ODD_FILE, ODD_DIR, ODD_FIFO, ODD_LINK };
+/* Replaces root/rel by a file with text, a directory, a fifo, a symlink to text, or nothing. */
+static void odd_place(const char *root, const char *rel, int kind, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", root, rel);
+  rm_tree(path);
+  for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) { *p = 0; mkdir(path, 0755); *p = '/'; }
+  if (kind == ODD_FILE) put_file(root, rel, text);
+  else if (kind == ODD_DIR) mkdir(path, 0755);
+  else if (kind == ODD_FIFO) mkfifo(path, 0644);
+  else if (kind == ODD_LINK) { if (symlink(text, path) != 0) printf("symlink %s failed\n", path); }
+}
+
+/* Random bytes (NULs, newlines, parentheses, digits and high bytes among them), n long. */
+static char *odd_bytes(char *out, size_t n) {
+  static const char pick[] = "0123456789 ()\n:-\t9x\xff\xc3";
+  for (size_t i = 0; i < n; i++) out[i] = odd_rnd() % 4 ? pick[odd_rnd() % (sizeof pick - 1)] : (char)(odd_rnd() % 256);
+  out[n] = 0;   /* an embedded NUL also ends the text as written */
+  return out;
+}
+
+/* Something odd in place of a file: 1 empty, 2 random bytes, 3 a directory, 4 a fifo, 5 a
+ * symlink to /dev/zero, 6 a dangling symlink, 7 huge/negative numbers, 8 nothing. */
+static void odd_thing(const char *root, const char *rel, int what) {
+  char b[600];
+  switch (what) {
+  case 1: odd_place(root, rel, ODD_FILE, ""); break;
+  case 2: odd_place(root, rel, ODD_FILE, odd_bytes(b, 1 + odd_rnd() % 500)); break;
+  case 3: odd_place(root, rel, ODD_DIR, NULL); break;
+  case 4: odd_place(root, rel, ODD_FIFO, NULL); break;
+  case 5: odd_place(root, rel, ODD_LINK, "/dev/zero"); break;
+  case 6: odd_place(root, rel, ODD_LINK, "/nonexistent/x"); break;
+  case 7: odd_place(root, rel, ODD_FILE, "cpu  -1 99999999999999999999999 1 1 1 1 1 1\ncpu0 9223372036854775807 1 1 1 1 1 1 1\n"
+                                         "btime 99999999999999999999999\n1 (x) S -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 "
+                                         "99999999999999999999999 -5 0\nMemTotal: 18446744073709551616 kB\n"); break;
+  default: odd_place(root, rel, ODD_NONE, NULL); break;
+  }
+}
+
+#define ODD_PIDS 8
+static void test_host_odd_trees(void) {
+  odd_seed = 0x6d697368ull;   /* fixed: the same 50 trees every run */
+  static char big[(5u << 20) + 200];
+  int bad_pid = 0, bad_birth = 0, bad_death = 0, bad_cpu = 0, bad_neg = 0, bad_time = 0, bad_ncpu = 0;
+  for (int t = 0; t < 50; t++) {
+    char root[64];
+    strcpy(root, "/tmp/mish-odd-XXXXXX");
+    if (!mkdtemp(root)) { CHECK(0, "mkdtemp"); return; }
+    int ncpu = 1 + (int)(odd_rnd() % 10);
+    uint64_t cur[10][8] = {{0}}, first[8][8], last[8][8];
+    int have = 0;
+    struct { int pid, alive_gen, link_to; uint64_t cpu, base, lastcpu; int gone, born; } pr[ODD_PIDS];
+    for (int k = 0; k < ODD_PIDS; k++) {
+      pr[k].pid = 300 + k * 7 + (int)(odd_rnd() % 5);
+      pr[k].cpu = odd_rnd() % 1000; pr[k].gone = 0; pr[k].born = 0;
+      pr[k].link_to = k > 0 && odd_rnd() % 6 == 0 ? (int)(odd_rnd() % (unsigned)k) : -1;
+    }
+    /* names that are not pids: must never become processes */
+    put_file(root, "0310/stat", "310 (lead0) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 5 1 1 0\n");
+    put_file(root, "0310/status", "Uid:\t0\t0\t0\t0\n");
+    put_file(root, "311abc/stat", "311 (glued) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 5 1 1 0\n");
+    put_file(root, "99999999999/stat", "1 (huge) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 5 1 1 0\n");
+    odd_place(root, "self", ODD_LINK, "300");
+    mi_session *s;
+    mi_system *sys = new_sys(&s, NULL);
+    status_type st;
+    int32_t g[] = {21164, 21177, 21176, 21183, 21184, 21185, 0}, gs[8], map = 1;
+    mi_globon(s, &st, g, gs, &map, 0);
+    int32_t pi[] = {25047, 0}, ps[2];
+    longint_type all; mi_longint_set(&all, -1);
+    mi_procon(s, &st, pi, ps, &map, &all, 0);
+    for (int round = 0; round < 4; round++) {
+      /* /proc/stat: valid (monotonic) most of the time, else something odd */
+      int mode = (int)(odd_rnd() % 13);
+      if (t == 0 && round == 1) mode = 0;
+      int valid = mode < 5;
+      char text[4096], line[256];
+      uint64_t allv[8] = {0};
+      if (valid) {
+        for (int c = 0; c < ncpu; c++)
+          for (int k = 0; k < 8; k++) { cur[c][k] += odd_rnd() % 50; allv[k] += cur[c][k]; }
+        snprintf(text, sizeof text, "cpu  %llu %llu %llu %llu %llu %llu %llu %llu 0 0\n", (unsigned long long)allv[0],
+                 (unsigned long long)allv[1], (unsigned long long)allv[2], (unsigned long long)allv[3], (unsigned long long)allv[4],
+                 (unsigned long long)allv[5], (unsigned long long)allv[6], (unsigned long long)allv[7]);
+        for (int c = 0; c < ncpu; c++) {
+          snprintf(line, sizeof line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu 0 0\n", c, (unsigned long long)cur[c][0],
+                   (unsigned long long)cur[c][1], (unsigned long long)cur[c][2], (unsigned long long)cur[c][3],
+                   (unsigned long long)cur[c][4], (unsigned long long)cur[c][5], (unsigned long long)cur[c][6],
+                   (unsigned long long)cur[c][7]);
+          strcat(text, line);
+        }
+        strcat(text, mode == 1 ? "xgarbage (line)\nintr 5 6 7\nbtime 1700000000\nprocs_running 2\n" : "btime 1700000000\nprocs_running 2\n");
+        if (t == 0 && round == 1) {   /* longer than the reader takes: cut at a line end, the cpu lines are whole */
+          size_t n = strlen(text);
+          memcpy(big, text, n);
+          memcpy(big + n, "intr ", 5);
+          memset(big + n + 5, '7', sizeof big - n - 7);
+          big[sizeof big - 2] = '\n';
+          big[sizeof big - 1] = 0;
+          odd_place(root, "stat", ODD_FILE, big);
+        } else odd_place(root, "stat", ODD_FILE, text);
+      } else if (mode == 5) {   /* a cut cpu line: the whole reading is refused */
+        snprintf(text, sizeof text, "cpu  1 2 3 4 5 6 7 8\ncpu0 %llu 2 3\n", (unsigned long long)cur[0][0] + 5);
+        odd_place(root, "stat", ODD_FILE, text);
+      } else odd_thing(root, "stat", mode - 5);
+      const char *rels[] = {"meminfo", "vmstat", "diskstats", "interrupts"};
+      for (int k = 0; k < 4; k++) {
+        int w = (int)(odd_rnd() % 12);
+        if (w < 9) odd_thing(root, rels[k], w);
+        else if (k == 2) odd_place(root, rels[k], ODD_FILE, "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 1 sda1 1 2 3 4 5 6 7 8 9 10 11\n");
+        else if (k == 3) odd_place(root, rels[k], ODD_FILE, "  CPU0 CPU1\n 0: 5 6 x\nLOC: 99999999999999999999 1\n");
+        else odd_place(root, rels[k], ODD_FILE, "MemTotal: 100 kB\nMemFree: 50 kB\npgmajfault 4\n");
+      }
+      /* processes: a good stat and status, or something odd; some go for good */
+      int birthable[ODD_PIDS], stat_ok[ODD_PIDS];
+      for (int k = 0; k < ODD_PIDS; k++) {
+        char rel[64];
+        birthable[k] = stat_ok[k] = 0;
+        if (pr[k].gone) continue;
+        if (round > 0 && odd_rnd() % 10 == 0) {
+          pr[k].gone = 1;
+          snprintf(rel, sizeof rel, "%d", pr[k].pid);
+          odd_place(root, rel, ODD_NONE, NULL);
+          continue;
+        }
+        if (pr[k].link_to >= 0) {   /* a pid directory that is a symlink to another's */
+          snprintf(rel, sizeof rel, "%d", pr[k].pid);
+          char target[16];
+          snprintf(target, sizeof target, "%d", pr[pr[k].link_to].pid);
+          odd_place(root, rel, ODD_LINK, target);
+          int j = pr[k].link_to;
+          if (pr[j].gone) continue;
+          birthable[k] = birthable[j]; stat_ok[k] = stat_ok[j];
+          pr[k].cpu = pr[j].cpu;
+          continue;
+        }
+        int sm = (int)(odd_rnd() % 14), um = (int)(odd_rnd() % 6);
+        snprintf(rel, sizeof rel, "%d/stat", pr[k].pid);
+        if (sm < 6) {
+          pr[k].cpu += odd_rnd() % 100;
+          snprintf(text, sizeof text, "%d (%s) S 1 1 1 0 -1 0 100 0 3 0 %llu %llu 0 0 20 0 1 0 %u 1000 10 0\n", pr[k].pid,
+                   sm == 1 ? "a) (b) c" : sm == 2 ? "\xff\x01\n" : "p", (unsigned long long)(pr[k].cpu / 2),
+                   (unsigned long long)(pr[k].cpu - pr[k].cpu / 2), odd_rnd());
+          odd_place(root, rel, ODD_FILE, text);
+          stat_ok[k] = 1;
+        } else if (sm == 6) {
+          snprintf(text, sizeof text, "%d (p)", pr[k].pid);
+          odd_place(root, rel, ODD_FILE, text);
+        } else odd_thing(root, rel, sm - 6);
+        snprintf(rel, sizeof rel, "%d/status", pr[k].pid);
+        if (um < 3) odd_place(root, rel, ODD_FILE, "Name:\tp\nUid:\t1000\t1000\t1000\t1000\n");
+        else odd_thing(root, rel, um == 3 ? 2 : um == 4 ? 3 : 8);
+        birthable[k] = stat_ok[k] && um < 3;
+        snprintf(rel, sizeof rel, "%d/io", pr[k].pid);
+        int im = (int)(odd_rnd() % 10);
+        if (im < 4) odd_place(root, rel, ODD_FILE, "syscr: 5\nsyscw: 6\nread_bytes: 7\nwrite_bytes: 8\n");
+        else odd_thing(root, rel, im - 3);
+      }
+      /* symlinked pids follow their target's files as they are now */
+      for (int k = 0; k < ODD_PIDS; k++)
+        if (pr[k].link_to >= 0 && !pr[k].gone) {
+          int j = pr[k].link_to;
+          birthable[k] = !pr[j].gone && birthable[j]; stat_ok[k] = !pr[j].gone && stat_ok[j]; pr[k].cpu = pr[j].cpu;
+        }
+      int alive_before[ODD_PIDS];
+      for (int k = 0; k < ODD_PIDS; k++) alive_before[k] = alive_pid(sys, pr[k].pid);
+      if (round == 0) mi_linux_attach(sys, root, 0); else mi_linux_refresh(sys);
+      /* invariants */
+      for (int sl = 0; sl < sys->proc_hi; sl++) {
+        if (sys->procs[sl].state == MI_PS_FREE) continue;
+        int64_t pid = sys->procs[sl].pid;
+        int known = 0;
+        for (int k = 0; k < ODD_PIDS; k++) known |= pr[k].pid == pid;
+        if (!known) { bad_pid++; printf("tree %d round %d: invented pid %lld\n", t, round, (long long)pid); }
+        if (mi_host_value(sys, mi_host_counter(25047), sl) < 0) bad_neg++;
+      }
+      int64_t tick = 8000 * 1000 / sysconf(_SC_CLK_TCK);
+      for (int k = 0; k < ODD_PIDS; k++) {
+        int now = alive_pid(sys, pr[k].pid);
+        char rel[600];
+        snprintf(rel, sizeof rel, "%s/%d/stat", root, pr[k].pid);
+        struct stat sb;
+        if (now && !alive_before[k]) {
+          if (!birthable[k]) { bad_birth++; printf("tree %d round %d: pid %d born from odd files\n", t, round, pr[k].pid); }
+          pr[k].born = 1;
+          pr[k].base = round == 0 ? pr[k].cpu : 0;
+          pr[k].lastcpu = pr[k].cpu;
+        } else if (now && stat_ok[k]) pr[k].lastcpu = pr[k].cpu;
+        if (alive_before[k] && !now && !(stat(rel, &sb) != 0 && errno == ENOENT)) {
+          bad_death++; printf("tree %d round %d: pid %d died with its stat there\n", t, round, pr[k].pid);
+        }
+        if (now && mi_host_value(sys, mi_host_counter(25047), mi_host_proc_slot(sys, pr[k].pid)) != (int64_t)(pr[k].lastcpu - pr[k].base) * tick) {
+          bad_time++; printf("tree %d round %d: pid %d has CPU time it never had\n", t, round, pr[k].pid);
+        }
+      }
+      if (valid) {
+        for (int c = 0; c < 8; c++)
+          for (int k = 0; k < 8; k++) {
+            uint64_t v = 0;
+            for (int i = c; i < ncpu; i += 8) v += cur[i][k];
+            last[c][k] = v;
+            if (!have) first[c][k] = v;
+          }
+        have = 1;
+      }
+      if (have && mi_host_cpus(sys) != (ncpu < 8 ? ncpu : 8)) bad_ncpu++;
+      int32_t citems[] = {27006, 27012, 27022, 27023, 27024};
+      for (int c = 0; c < 8; c++) {
+        int64_t total = 0, want = 0;
+        for (int k = 0; k < 5; k++) {
+          int64_t v = mi_host_value(sys, mi_host_counter(citems[k]), c);
+          if (v < 0) bad_neg++;
+          total += v;
+        }
+        if (have) for (int k = 0; k < 8; k++) want += (int64_t)(last[c][k] - first[c][k]) * tick;
+        if (total != want) { bad_cpu++; printf("tree %d round %d: cpu %d has %lld ticks, want %lld\n", t, round, c, (long long)total, (long long)want); }
+      }
+      for (int k = 0; k < 6; k++) if (mi_host_value(sys, mi_host_counter(g[k + 1]), 0) < 0) bad_neg++;
+    }
+    mi_session_free(s);
+    mi_system_free(sys);
+    rm_tree(root);
+  }
+  EQ(bad_pid, 0, "#11.10 odd trees: no process with an invented pid");
+  EQ(bad_birth, 0, "#11.10 odd trees: no birth from an unreadable or malformed stat/status");
+  EQ(bad_death, 0, "#11.9 odd trees: a process dies only when its stat is gone");
+  EQ(bad_time, 0, "#11.10 odd trees: each process has exactly the CPU time its good readings show");
+  EQ(bad_cpu, 0, "#11.10 odd trees: each CPU's time adds up to its good readings");
+  EQ(bad_neg, 0, "#11.10 odd trees: no counter is negative");
+  EQ(bad_ncpu, 0, "#11.10 odd trees: the processor count follows the good readings");
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -972,6 +1213,7 @@ int main(void) {
   test_writer();
   test_host_emfile();
   test_host_read_errors();
+  test_host_odd_trees();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
