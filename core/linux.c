@@ -1,11 +1,14 @@
 /* linux.c — the host source: Linux's own accounting from /proc, written into the counter
- * store through mi_host.h only. Each refresh reads /proc/stat, meminfo, vmstat, diskstats
- * and every /proc/[pid]/stat (status once per process, io when readable) and adds the
- * differences since the last refresh. A process that vanishes between readdir and open,
- * an unreadable file or an odd program name is skipped or cleaned, never fatal.
+ * store through mi_host.h only. Each refresh reads /proc/stat, interrupts, meminfo, vmstat,
+ * diskstats and every /proc/[pid]/stat (status once per process, io when readable) and adds
+ * the differences since the last refresh. Only a gone pid directory or stat is a death; a
+ * failed read or a malformed file is skipped for this refresh and counted (mi_linux_health),
+ * never a death, a birth or a figure. Any tree under the root is safe to read: files are
+ * checked to be regular, read whole and NUL-terminated, parsed field by field.
  * The figure behind every mapped item is in the table `map` below. */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "mi_internal.h"
 #include "mi_linux.h"
 
@@ -53,6 +57,10 @@ typedef struct hproc {
   uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
 } hproc;
 
+#define NINJECT 4
+#define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
+#define VAL_MAX ((uint64_t)INT64_MAX)   /* figures above this are malformed; no sum goes beyond it */
+
 typedef struct host {
   char root[256];
   int age_ms;
@@ -70,6 +78,11 @@ typedef struct host {
   uint64_t layout;              /* sys->gen at the last refresh: a new ON re-reads at once */
   struct { uint32_t uid; char name[16]; } users[64];
   int nusers;
+  char *buf;                    /* the file being parsed (slurp), grown up to FILE_MAX + 1 */
+  size_t cap;
+  mi_linux_health health;
+  int trouble;                  /* this refresh failed a read or rejected a file */
+  struct { char rel[64]; int err; } inject[NINJECT];   /* test hook: reads that fail */
 } host;
 
 static int64_t mono_ms(void) {
@@ -78,83 +91,207 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads a whole small file under the root into buf (NUL-terminated); bytes read or -1. */
-static ssize_t slurp(const host *h, const char *rel, char *buf, size_t cap) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", h->root, rel);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+/* A read that failed for a reason other than a process ending (EMFILE, EACCES, ENOMEM...). */
+static void note_fail(host *h, int err) {
+  h->health.failed_reads++;
+  h->health.last_errno = err;
+  h->trouble = 1;
+}
+
+/* A file whose content was rejected (truncated, a field missing, a figure out of range). */
+static void note_bad(host *h) {
+  h->health.malformed++;
+  h->trouble = 1;
+}
+
+/* Results of slurp besides a length: the read failed (errno in *err) or the file is no text file. */
+enum { RD_FAIL = -1, RD_BAD = -2 };
+
+/* Reads the regular file at path (whole, up to FILE_MAX) into h->buf, NUL-terminated at the
+ * bytes actually read; a file longer than FILE_MAX is cut after its last complete line.
+ * Never blocks (a fifo or device is RD_BAD). Returns the length, RD_FAIL with *err set, or
+ * RD_BAD (not a regular file, an embedded NUL, one unfinished line). */
+static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
+  *err = 0;
+  if (h->cap) h->buf[0] = 0;
+  for (int i = 0; i < NINJECT; i++)
+    if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { *err = h->inject[i].err; return RD_FAIL; }
+  int fd;
+  do fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); while (fd < 0 && errno == EINTR);
+  if (fd < 0) { *err = errno; return RD_FAIL; }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return RD_BAD; }
   size_t n = 0;
+  int full = 0;
   for (;;) {
-    ssize_t r = read(fd, buf + n, cap - 1 - n);
-    if (r <= 0) break;
+    if (h->cap - n < 2) {
+      if (h->cap >= FILE_MAX + 1) { full = 1; break; }
+      size_t cap = h->cap ? h->cap * 2 : BUF * 8;
+      if (cap > FILE_MAX + 1) cap = FILE_MAX + 1;
+      char *b = realloc(h->buf, cap);
+      if (!b) { close(fd); *err = ENOMEM; return RD_FAIL; }
+      h->buf = b;
+      h->cap = cap;
+    }
+    ssize_t r = read(fd, h->buf + n, h->cap - 1 - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) { *err = errno; close(fd); h->buf[0] = 0; return RD_FAIL; }
+    if (r == 0) break;
     n += (size_t)r;
-    if (n >= cap - 1) break;
   }
   close(fd);
-  buf[n] = 0;
+  h->buf[n] = 0;
+  if (memchr(h->buf, 0, n)) { h->buf[0] = 0; return RD_BAD; }
+  if (full) {                   /* keep whole lines only */
+    char *nl = memrchr(h->buf, '\n', n);
+    if (!nl) { h->buf[0] = 0; return RD_BAD; }
+    n = (size_t)(nl - h->buf) + 1;
+    h->buf[n] = 0;
+  }
   return (ssize_t)n;
 }
 
-/* Adds now - *last to counter role for entity e when the figure grew; remembers now. */
+/* slurp_at for rel under the root. */
+static ssize_t slurp(host *h, const char *rel, int *err) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", h->root, rel);
+  return slurp_at(h, path, rel, err);
+}
+
+/* slurp for a file every kernel has: a failure or a non-file is noted; returns 1 when read. */
+static int slurp_noted(host *h, const char *rel) {
+  int err;
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) note_fail(h, err);
+  else if (n == RD_BAD) note_bad(h);
+  return n >= 0;
+}
+
+/* Parses a decimal figure 0..VAL_MAX at *p (after blanks) ending at a blank, line end or the
+ * text's end; advances *p past it. Returns 0 (and leaves *p) for anything else: no digits,
+ * a sign, a letter glued on, a figure too big. */
+static int num(const char **p, uint64_t *out) {
+  const char *s = *p;
+  while (*s == ' ' || *s == '\t') s++;
+  if (*s < '0' || *s > '9') return 0;
+  uint64_t v = 0;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    if (v > (VAL_MAX - (uint64_t)(*s - '0')) / 10) return 0;
+    v = v * 10 + (uint64_t)(*s - '0');
+  }
+  if (*s && *s != ' ' && *s != '\t' && *s != '\n') return 0;
+  *p = s;
+  *out = v;
+  return 1;
+}
+
+/* a + b, at most VAL_MAX (both at most VAL_MAX). */
+static uint64_t sum_sat(uint64_t a, uint64_t b) { return a + b > VAL_MAX ? VAL_MAX : a + b; }
+
+/* d * scale as a counter delta, at most INT64_MAX. */
+static int64_t scaled(uint64_t d, int64_t scale) {
+  if (scale <= 0) return 0;
+  return d > VAL_MAX / (uint64_t)scale ? INT64_MAX : (int64_t)d * scale;
+}
+
+/* Adds delta to counter c of entity e (class 0 of an object-class counter when objcl),
+ * stopping at INT64_MAX rather than wrapping. */
+static void add_sat(mi_system *sys, mi_ctr c, int e, int objcl, int64_t delta) {
+  int64_t cur = mi_host_value(sys, c, e);
+  if (cur > 0 && delta > INT64_MAX - cur) delta = INT64_MAX - cur;
+  if (delta <= 0) return;
+  if (objcl) mi_host_add_objcl(sys, c, e, 0, delta);
+  else mi_host_add(sys, c, e, delta);
+}
+
+/* Adds (now - *last) * scale to counter role for entity e when the figure grew (a figure that
+ * went down is a new baseline); remembers now. *last UINT64_MAX = no baseline yet. */
 static void bump(mi_system *sys, host *h, int role, int e, uint64_t now, uint64_t *last, int64_t scale) {
-  if (now > *last && *last != UINT64_MAX) mi_host_add(sys, h->c[role], e, (int64_t)(now - *last) * scale);
+  if (now > *last && *last != UINT64_MAX) add_sat(sys, h->c[role], e, role == P_PF || role == G_PF, scaled(now - *last, scale));
   *last = now;
 }
 
-/* The value after `key` in a "key value" text (meminfo, vmstat, io); 0 if absent. */
-static uint64_t keyed(const char *text, const char *key) {
+/* The figure after `key` at a line start of a "key value" text (meminfo, vmstat, io, status);
+ * 1 and *out set if the key is there with a valid figure, else 0. */
+static int keyed(const char *text, const char *key, uint64_t *out) {
   size_t k = strlen(key);
   for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-    if (strncmp(p, key, k) == 0 && (p[k] == ' ' || p[k] == ':' || p[k] == '\t')) return strtoull(p + k + 1, NULL, 10);
+    if (strncmp(p, key, k) == 0 && (p[k] == ' ' || p[k] == ':' || p[k] == '\t')) {
+      const char *v = p + k + 1;
+      return num(&v, out);
+    }
   return 0;
 }
 
-/* The user name of uid (cached), or the number when unknown. */
+/* The user name of uid (cached), or the number when unknown; NULL when the user database
+ * could not be read just now (out of descriptors or memory): try again later. */
 static const char *user_of(host *h, uint32_t uid) {
   for (int i = 0; i < h->nusers; i++)
     if (h->users[i].uid == uid) return h->users[i].name;
+  errno = 0;
+  struct passwd *pw = strcmp(h->root, "/proc") == 0 ? getpwuid(uid) : NULL;
+  if (!pw && (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == EINTR || errno == EIO || errno == EAGAIN)) {
+    note_fail(h, errno);
+    return NULL;
+  }
   int i = h->nusers < 64 ? h->nusers++ : (int)(uid % 64);
   h->users[i].uid = uid;
-  struct passwd *pw = strcmp(h->root, "/proc") == 0 ? getpwuid(uid) : NULL;
   if (pw) snprintf(h->users[i].name, sizeof h->users[i].name, "%s", pw->pw_name);
   else snprintf(h->users[i].name, sizeof h->users[i].name, "%u", uid);
   for (char *c = h->users[i].name; *c; c++) *c = (char)toupper((unsigned char)*c);
   return h->users[i].name;
 }
 
-/* /proc/stat: CPU times per processor and overall, running and blocked counts. */
-static void read_stat(mi_system *sys, host *h, char *buf) {
-  if (slurp(h, "stat", buf, BUF * 4) < 0) return;
+/* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
+ * with fewer than 8 valid figures (user nice system idle iowait irq softirq steal: kernels
+ * since 2.6.11) spoils every cpu line of this reading: one half-read line must not rebase a
+ * processor. A processor with no line this time keeps its baseline. */
+static void read_stat(mi_system *sys, host *h) {
+  if (!slurp_noted(h, "stat")) return;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;   /* ticks per jiffy */
-  uint64_t sum[NCPU_MI][8] = {{0}};
-  int ncpu = 0;
-  for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    if (strncmp(line, "cpu", 3) == 0) {
-      char *p = line + 3;
-      int all = *p == ' ', idx = all ? -1 : (int)strtol(p, &p, 10);
-      uint64_t v[8] = {0};
-      for (int k = 0; k < 8; k++) v[k] = strtoull(p, &p, 10);   /* user nice system idle iowait irq softirq steal */
-      if (all) {
-        bump(sys, h, G_CS, 0, v[0], &h->cpu[NCPU_MI][0], tick);
-        bump(sys, h, G_DS, 0, v[1], &h->cpu[NCPU_MI][1], tick);
-        bump(sys, h, G_BS, 0, v[2], &h->cpu[NCPU_MI][2], tick);
-        bump(sys, h, G_IDLE, 0, v[3], &h->cpu[NCPU_MI][3], tick);
-        bump(sys, h, G_PAUSED, 0, v[4], &h->cpu[NCPU_MI][4], tick);
-      } else if (idx >= 0) {
+  uint64_t sum[NCPU_MI][8] = {{0}}, all[8] = {0};
+  int ncpu = 0, have_all = 0, bad = 0, present[NCPU_MI] = {0};
+  uint64_t x;
+  for (const char *line = h->buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    if (strncmp(line, "cpu", 3) == 0 && (line[3] == ' ' || isdigit((unsigned char)line[3]))) {
+      const char *p = line + 3;
+      uint64_t idx = 0, v[8];
+      int is_all = *p == ' ';
+      if (!is_all && (!num(&p, &idx) || idx >= 65536 || (p[0] != ' ' && p[0] != '\t'))) { bad = 1; continue; }
+      int k = 0;
+      while (k < 8 && num(&p, &v[k])) k++;
+      if (k < 8 || (*p && *p != '\n' && *p != ' ' && *p != '\t')) { bad = 1; continue; }
+      if (is_all) {
+        if (have_all++) bad = 1;
+        memcpy(all, v, sizeof all);
+      } else {
         /* more than 8 CPUs fold onto processors 0-7 (cpu i -> i mod 8) */
-        for (int k = 0; k < 8; k++) sum[idx % NCPU_MI][k] += v[k];
-        if (idx + 1 > ncpu) ncpu = idx + 1;
+        int c = (int)(idx % NCPU_MI);
+        for (k = 0; k < 8; k++) sum[c][k] = sum_sat(sum[c][k], v[k]);
+        present[c] = 1;
+        if ((int)idx + 1 > ncpu) ncpu = (int)idx + 1;
       }
-    } else if (strncmp(line, "btime ", 6) == 0) h->btime = strtoll(line + 6, NULL, 10);
-    else if (strncmp(line, "procs_running ", 14) == 0) mi_host_set(sys, h->c[G_READY], 0, strtoll(line + 14, NULL, 10));
-    else if (strncmp(line, "procs_blocked ", 14) == 0) mi_host_set(sys, h->c[G_BLOCKED], 0, strtoll(line + 14, NULL, 10));
+    } else if (strncmp(line, "btime ", 6) == 0) {
+      const char *p = line + 6;
+      /* a boot time this side of the year 33658 keeps start times within int64 ticks */
+      if (num(&p, &x) && x < 1000000000000ull) h->btime = (int64_t)x; else bad = 1;
+    } else if (strncmp(line, "procs_running ", 14) == 0 || strncmp(line, "procs_blocked ", 14) == 0) {
+      const char *p = line + 14;
+      if (num(&p, &x)) mi_host_set(sys, h->c[line[6] == 'r' ? G_READY : G_BLOCKED], 0, (int64_t)x); else bad = 1;
+    }
   }
+  if (bad || !have_all || ncpu == 0) { note_bad(h); if (bad || !have_all) return; }
+  bump(sys, h, G_CS, 0, all[0], &h->cpu[NCPU_MI][0], tick);
+  bump(sys, h, G_DS, 0, all[1], &h->cpu[NCPU_MI][1], tick);
+  bump(sys, h, G_BS, 0, all[2], &h->cpu[NCPU_MI][2], tick);
+  bump(sys, h, G_IDLE, 0, all[3], &h->cpu[NCPU_MI][3], tick);
+  bump(sys, h, G_PAUSED, 0, all[4], &h->cpu[NCPU_MI][4], tick);
   if (ncpu > 0 && mi_host_cpus(sys) != (ncpu < NCPU_MI ? ncpu : NCPU_MI)) mi_host_set_cpus(sys, ncpu < NCPU_MI ? ncpu : NCPU_MI);
   for (int c = 0; c < NCPU_MI && c < ncpu; c++) {
+    if (!present[c]) continue;
     uint64_t *v = sum[c], *l = h->cpu[c];
     /* processor view: idle+iowait, ICS = irq+softirq+steal, BS = system, CS = user, DS = nice */
-    uint64_t idle = v[3] + v[4], ics = v[5] + v[6] + v[7];
+    uint64_t idle = sum_sat(v[3], v[4]), ics = sum_sat(sum_sat(v[5], v[6]), v[7]);
     bump(sys, h, C_IDLE, c, idle, &l[0], tick);
     bump(sys, h, C_ICS, c, ics, &l[1], tick);
     bump(sys, h, C_BS, c, v[2], &l[2], tick);
@@ -165,50 +302,47 @@ static void read_stat(mi_system *sys, host *h, char *buf) {
 
 /* /proc/interrupts: interrupts taken per processor — the sum of each CPU's column over
  * every row that has one (IRQ lines and LOC, RES, CAL...; ERR and MIS are system-wide),
- * folded like /proc/stat. Read line by line: the file grows with CPUs and devices. */
+ * folded like /proc/stat. A row with a count too big for a figure spoils the reading; a
+ * row with fewer counts than CPUs (ERR, MIS) is left out. */
 static void read_interrupts(mi_system *sys, host *h) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/interrupts", h->root);
-  FILE *f = fopen(path, "re");
-  if (!f) return;
-  char *line = NULL;
-  size_t cap = 0;
-  int ncol = 0;
+  if (!slurp_noted(h, "interrupts")) return;
+  const char *line = h->buf, *eol = strchr(line, '\n');
+  int ncol = 0, bad = 0;
   uint64_t sum[NCPU_MI] = {0};
-  if (getline(&line, &cap, f) > 0)
-    for (char *p = line; (p = strstr(p, "CPU")); p += 3) ncol++;
-  while (ncol > 0 && getline(&line, &cap, f) > 0) {
-    char *p = strchr(line, ':');
-    if (!p) continue;
-    uint64_t v[NCPU_MI] = {0};
+  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol); p += 3) ncol++;
+  for (line = eol ? eol + 1 : NULL; ncol > 0 && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    const char *p = strchr(line, ':'), *end = strchr(line, '\n');
+    if (!p || (end && p > end)) continue;
+    uint64_t v[NCPU_MI] = {0}, x;
     int k = 0;
     for (p++; k < ncol; k++) {
-      char *end;
       while (*p == ' ' || *p == '\t') p++;
       if (!isdigit((unsigned char)*p)) break;
-      uint64_t x = strtoull(p, &end, 10);
-      v[k % NCPU_MI] += x;
-      p = end;
+      const char *q = p;
+      while (isdigit((unsigned char)*q)) q++;
+      if (!num(&p, &x)) { bad |= !*q || *q == ' ' || *q == '\t' || *q == '\n'; break; }   /* too big; "5-edge" ends the counts */
+      v[k % NCPU_MI] = sum_sat(v[k % NCPU_MI], x);
     }
     if (k == ncol)   /* a row with a count for every CPU */
-      for (int c = 0; c < NCPU_MI; c++) sum[c] += v[c];
+      for (int c = 0; c < NCPU_MI; c++) sum[c] = sum_sat(sum[c], v[c]);
   }
-  free(line);
-  fclose(f);
+  if (bad || ncol == 0) { note_bad(h); return; }
   int ncpu = mi_host_cpus(sys);
   for (int c = 0; c < ncpu && c < ncol; c++) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
 }
 
 /* /proc/meminfo and /proc/vmstat: memory size, free pages, major faults. */
-static void read_memory(mi_system *sys, host *h, char *buf) {
-  if (slurp(h, "meminfo", buf, BUF * 4) > 0) {
-    mi_host_config_set(sys, 3039, (int32_t)(keyed(buf, "MemTotal") / 2));
-    mi_host_set(sys, h->c[G_FREE], 0, (int64_t)(keyed(buf, "MemFree") / 2));
+static void read_memory(mi_system *sys, host *h) {
+  uint64_t total, free_kb, f;
+  if (slurp_noted(h, "meminfo")) {
+    if (keyed(h->buf, "MemTotal", &total) && keyed(h->buf, "MemFree", &free_kb)) {
+      mi_host_config_set(sys, 3039, total / 2 > INT32_MAX ? INT32_MAX : (int32_t)(total / 2));
+      mi_host_set(sys, h->c[G_FREE], 0, (int64_t)(free_kb / 2));
+    } else note_bad(h);
   }
-  if (slurp(h, "vmstat", buf, BUF * 4) > 0) {
-    uint64_t f = keyed(buf, "pgmajfault");
-    if (f > h->pgmajfault && h->pgmajfault != UINT64_MAX) mi_host_add_objcl(sys, h->c[G_PF], 0, 0, (int64_t)(f - h->pgmajfault));
-    h->pgmajfault = f;
+  if (slurp_noted(h, "vmstat")) {
+    if (keyed(h->buf, "pgmajfault", &f)) bump(sys, h, G_PF, 0, f, &h->pgmajfault, 1);
+    else note_bad(h);
   }
 }
 
@@ -222,18 +356,33 @@ static int whole_disk(const char *name, char names[][32], int n) {
   return 1;
 }
 
+/* One /proc/diskstats line: major, minor, a name (1-31 characters) and at least 11 figures;
+ * 1 if it has them. */
+static int disk_line(const char *line, char name[32], uint64_t v[11]) {
+  const char *p = line;
+  uint64_t maj, min;
+  if (!num(&p, &maj) || !num(&p, &min)) return 0;
+  while (*p == ' ' || *p == '\t') p++;
+  size_t len = strcspn(p, " \t\n");
+  if (len == 0 || len >= 32) return 0;
+  memcpy(name, p, len);
+  name[len] = 0;
+  p += len;
+  for (int k = 0; k < 11; k++) if (!num(&p, &v[k])) return 0;
+  return 1;
+}
+
 /* /proc/diskstats: whole disks become disk LDEVs 1, 2, ... in the order the kernel lists them. */
-static void read_disks(mi_system *sys, host *h, char *buf) {
-  if (slurp(h, "diskstats", buf, BUF * 8) < 0) return;
+static void read_disks(mi_system *sys, host *h) {
+  if (!slurp_noted(h, "diskstats")) return;
   char names[256][32];   /* whole disks listed so far, to recognise their partitions */
-  int n = 0;
-  for (char *line = buf; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    unsigned maj, min;
+  int n = 0, bad = 0;
+  for (const char *line = h->buf; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     char name[32];
-    uint64_t v[11] = {0};
-    int got = sscanf(line, "%u %u %31s %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu", &maj, &min, name,
-                     &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]);
-    if (got < 14 || !whole_disk(name, names, n)) continue;
+    uint64_t v[11];
+    if (*line == '\n') continue;
+    if (!disk_line(line, name, v)) { bad = 1; continue; }
+    if (!whole_disk(name, names, n)) continue;
     snprintf(names[n++], 32, "%s", name);
     int d = 0;
     while (d < h->ndisks && strcmp(h->disk[d].name, name)) d++;
@@ -251,21 +400,22 @@ static void read_disks(mi_system *sys, host *h, char *buf) {
     /* fields: 0 reads 1 merged 2 sectors-read 3 ms-reading 4 writes 5 merged 6 sectors-written 7 ms-writing 8 in-flight */
     if (v[0] > l[0]) {
       int64_t r = (int64_t)(v[0] - l[0]);
-      mi_host_add(sys, h->c[D_RD], ldev, r); mi_host_add(sys, h->c[D_SWRD], ldev, r);
-      mi_host_add(sys, h->c[D_CRD], ldev, r); mi_host_add(sys, h->c[D_COMPL], ldev, r);
+      add_sat(sys, h->c[D_RD], ldev, 0, r); add_sat(sys, h->c[D_SWRD], ldev, 0, r);
+      add_sat(sys, h->c[D_CRD], ldev, 0, r); add_sat(sys, h->c[D_COMPL], ldev, 0, r);
     }
     if (v[4] > l[4]) {
       int64_t w = (int64_t)(v[4] - l[4]);
-      mi_host_add(sys, h->c[D_WT], ldev, w); mi_host_add(sys, h->c[D_SWWT], ldev, w);
-      mi_host_add(sys, h->c[D_CWR], ldev, w); mi_host_add(sys, h->c[D_COMPL], ldev, w);
+      add_sat(sys, h->c[D_WT], ldev, 0, w); add_sat(sys, h->c[D_SWWT], ldev, 0, w);
+      add_sat(sys, h->c[D_CWR], ldev, 0, w); add_sat(sys, h->c[D_COMPL], ldev, 0, w);
     }
-    if (v[2] > l[2]) mi_host_add(sys, h->c[D_RDSZ], ldev, (int64_t)(v[2] - l[2]) * 512);
-    if (v[6] > l[6]) mi_host_add(sys, h->c[D_WTSZ], ldev, (int64_t)(v[6] - l[6]) * 512);
-    if (v[3] > l[3]) mi_host_add(sys, h->c[D_RDRTT], ldev, (int64_t)(v[3] - l[3]) * tpm);
-    if (v[7] > l[7]) mi_host_add(sys, h->c[D_WTRTT], ldev, (int64_t)(v[7] - l[7]) * tpm);
+    if (v[2] > l[2]) add_sat(sys, h->c[D_RDSZ], ldev, 0, scaled(v[2] - l[2], 512));
+    if (v[6] > l[6]) add_sat(sys, h->c[D_WTSZ], ldev, 0, scaled(v[6] - l[6], 512));
+    if (v[3] > l[3]) add_sat(sys, h->c[D_RDRTT], ldev, 0, scaled(v[3] - l[3], tpm));
+    if (v[7] > l[7]) add_sat(sys, h->c[D_WTRTT], ldev, 0, scaled(v[7] - l[7], tpm));
     mi_host_set(sys, h->c[D_QCUR], ldev, (int64_t)v[8]);
     for (int k = 0; k < 11; k++) l[k] = v[k];
   }
+  if (bad) note_bad(h);
 }
 
 /* Cleans a kernel command name for the MI: printable ASCII, blanks for the rest. */
@@ -273,47 +423,84 @@ static void clean_name(char *s) {
   for (; *s; s++) if ((unsigned char)*s < 32 || (unsigned char)*s > 126) *s = '?';
 }
 
-/* One /proc/[pid]: creates the MI process at first sight, then adds what it did since. */
-static void read_proc(mi_system *sys, host *h, int64_t pid, char *buf) {
-  char rel[64];
-  snprintf(rel, sizeof rel, "%lld/stat", (long long)pid);
-  ssize_t n = slurp(h, rel, buf, BUF);
-  if (n <= 0) return;                       /* gone since readdir: it is simply not seen */
-  char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
-  if (!open_p || !close_p || close_p < open_p) return;
-  char comm[64];
+/* Parses /proc/[pid]/stat in buf: the comm (up to the last ')') into comm[64], then fields
+ * 3-22 must all be there; majflt (12), utime (14), stime (15), starttime (22) must be valid
+ * figures. Returns 1 if so. */
+static int parse_pid_stat(const char *buf, char comm[64], uint64_t f[23]) {
+  const char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+  if (!open_p || !close_p || close_p < open_p) return 0;
   size_t len = (size_t)(close_p - open_p - 1);
-  if (len >= sizeof comm) len = sizeof comm - 1;
+  if (len >= 64) len = 63;
   memcpy(comm, open_p + 1, len);
   comm[len] = 0;
   clean_name(comm);
   /* after ") ": state(3) ppid(4) ... minflt(10) cminflt(11) majflt(12) cmajflt(13) utime(14) stime(15) ... starttime(22) */
-  char *p = close_p + 2;
-  uint64_t f[23] = {0};
-  for (int k = 3; k <= 22 && *p; k++) {
-    while (*p == ' ') p++;
-    if (k == 3) { while (*p && *p != ' ') p++; continue; }
-    f[k] = strtoull(p, &p, 10);
-  }
-  int slot = mi_host_proc_slot(sys, pid);
-  if (slot >= 0 && sys->procs[slot].state != MI_PS_ALIVE) return;   /* an unreported death holds the pid */
-  if (slot < 0) {
-    char st[64];
-    snprintf(st, sizeof st, "%lld/status", (long long)pid);
-    uint32_t uid = 0;
-    if (slurp(h, st, buf, BUF) > 0) {
-      const char *u = strstr(buf, "\nUid:");
-      if (u) uid = (uint32_t)strtoul(u + 5, NULL, 10);
+  const char *p = close_p + 1;
+  for (int k = 3; k <= 22; k++) {   /* one blank between fields, as the kernel writes them */
+    if (*p++ != ' ') return 0;
+    if (k == 12 || k == 14 || k == 15 || k == 22) {
+      if (!isdigit((unsigned char)*p) || !num(&p, &f[k])) return 0;
+    } else {
+      size_t n = strcspn(p, " \n");
+      if (n == 0) return 0;
+      p += n;
     }
+  }
+  return *p == ' ' || *p == '\n' || *p == 0;
+}
+
+/* The real UID from /proc/[pid]/status ("Uid:\t1000\t..."); 1 if it is there and valid. */
+static int status_uid(const char *text, uint64_t *uid) {
+  const char *u = strncmp(text, "Uid:\t", 5) == 0 ? text : strstr(text, "\nUid:\t");
+  if (!u) return 0;
+  const char *p = u + (*u == '\n' ? 6 : 5);
+  return isdigit((unsigned char)*p) && num(&p, uid) && *uid <= UINT32_MAX;
+}
+
+/* 1 if a failed read of a process's file means the process is gone (its directory too). */
+static int gone(int err) { return err == ENOENT || err == ESRCH; }
+
+/* The start of a process in ticks since 1970 from btime and starttime (jiffies since boot),
+ * 0 (= now) when either is unknown or out of range. */
+static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
+  if (h->btime <= 0 || tpm <= 0 || starttime / (uint64_t)h->hz > 1000000000000ull) return 0;
+  int64_t ms = h->btime * 1000 + (int64_t)(starttime / (uint64_t)h->hz) * 1000 + (int64_t)(starttime % (uint64_t)h->hz) * 1000 / h->hz;
+  return ms > INT64_MAX / tpm ? 0 : ms * tpm;
+}
+
+/* One /proc/[pid]: creates the MI process at first sight, then adds what it did since.
+ * Returns 0 if the process is gone (its stat does not exist), 1 if seen or kept: a stat
+ * that cannot be read for another reason or is malformed skips this refresh for the
+ * process (kept alive, nothing added) and never makes a birth. */
+static int read_proc(mi_system *sys, host *h, int64_t pid) {
+  char rel[64], comm[64];
+  int err, slot = mi_host_proc_slot(sys, pid);
+  if (slot >= 0 && sys->procs[slot].state != MI_PS_ALIVE) return 1;   /* an unreported death holds the pid */
+  if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
+  snprintf(rel, sizeof rel, "%lld/stat", (long long)pid);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL && gone(err)) {           /* gone since readdir: it is simply not seen */
+    if (slot >= 0) h->p[slot].gen = 0;
+    return 0;
+  }
+  if (n == RD_FAIL) { note_fail(h, err); return 1; }
+  uint64_t f[23] = {0};
+  if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
+  if (slot < 0) {
+    snprintf(rel, sizeof rel, "%lld/status", (long long)pid);
+    n = slurp(h, rel, &err);
+    if (n == RD_FAIL) { if (!gone(err)) note_fail(h, err); return !gone(err); }
+    uint64_t uid;
+    if (n < 0 || !status_uid(h->buf, &uid)) { note_bad(h); return 1; }
     mi_proc_desc d = {0};
     d.pid = pid;
     d.program = comm;
-    d.user = user_of(h, uid);
+    d.user = user_of(h, (uint32_t)uid);
+    if (!d.user) return 1;
     d.proc_type = pid <= 2 || uid == 0 ? MI_PT_SYSTEM : MI_PT_USER;
-    int64_t tpm = mi_host_ticks_per_ms(sys);
-    d.start_ticks = h->btime > 0 ? (h->btime * 1000 + (int64_t)f[22] * 1000 / h->hz) * tpm : 0;
+    d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
     slot = mi_host_proc_create(sys, &d);
-    if (slot < 0) return;                    /* table full: users of "all" get warning 20001 */
+    if (slot < 0) return 1;                  /* table full: users of "all" get warning 20001 */
     hproc *hp = &h->p[slot];
     memset(hp, 0, sizeof *hp);
     hp->pid = pid;
@@ -324,45 +511,76 @@ static void read_proc(mi_system *sys, host *h, int64_t pid, char *buf) {
   hproc *hp = &h->p[slot];
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
-  bump(sys, h, P_TIME, slot, f[14] + f[15], &hp->cpu, tick);
-  if (f[12] > hp->majflt && hp->majflt != UINT64_MAX) mi_host_add_objcl(sys, h->c[P_PF], slot, 0, (int64_t)(f[12] - hp->majflt));
-  hp->majflt = f[12];
+  bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);
+  bump(sys, h, P_PF, slot, f[12], &hp->majflt, 1);
   snprintf(rel, sizeof rel, "%lld/io", (long long)pid);
-  if (slurp(h, rel, buf, BUF) > 0) {        /* another user's io is unreadable: skipped */
-    bump(sys, h, P_RD, slot, keyed(buf, "syscr"), &hp->syscr, 1);
-    bump(sys, h, P_WT, slot, keyed(buf, "syscw"), &hp->syscw, 1);
-    bump(sys, h, P_RDSZ, slot, keyed(buf, "read_bytes"), &hp->rbytes, 1);
-    bump(sys, h, P_WTSZ, slot, keyed(buf, "write_bytes"), &hp->wbytes, 1);
+  n = slurp(h, rel, &err);
+  if (n == RD_FAIL) {   /* another user's io is unreadable, and it may be gone: skipped */
+    if (!gone(err) && err != EACCES && err != EPERM) note_fail(h, err);
+    return 1;
   }
+  uint64_t v[4];
+  if (n == RD_BAD || !keyed(h->buf, "syscr", &v[0]) || !keyed(h->buf, "syscw", &v[1]) ||
+      !keyed(h->buf, "read_bytes", &v[2]) || !keyed(h->buf, "write_bytes", &v[3])) { note_bad(h); return 1; }
+  bump(sys, h, P_RD, slot, v[0], &hp->syscr, 1);
+  bump(sys, h, P_WT, slot, v[1], &hp->syscw, 1);
+  bump(sys, h, P_RDSZ, slot, v[2], &hp->rbytes, 1);
+  bump(sys, h, P_WTSZ, slot, v[3], &hp->wbytes, 1);
+  return 1;
 }
 
-/* Reads everything once; returns the number of processes seen. */
+/* A pid directory name: 1-10 digits, no leading zero, at most INT32_MAX; else 0. */
+static int64_t pid_name(const char *s) {
+  if (*s < '1' || *s > '9') return 0;
+  int64_t v = 0;
+  for (int i = 0; s[i]; i++) {
+    if (i >= 10 || s[i] < '0' || s[i] > '9') return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v <= INT32_MAX ? v : 0;
+}
+
+/* Reads everything once; returns the number of processes seen (or kept). Only a complete
+ * listing of the root can show a death: when the directory cannot be opened or read to its
+ * end, nobody dies this time. */
 static int refresh_all(mi_system *sys, host *h) {
-  static _Thread_local char buf[BUF * 8];
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   int64_t tpm = mi_host_ticks_per_ms(sys);
   mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
   h->gen++;
-  read_stat(sys, h, buf);
+  h->trouble = 0;
+  read_stat(sys, h);
   read_interrupts(sys, h);
-  read_memory(sys, h, buf);
-  read_disks(sys, h, buf);
-  DIR *dir = opendir(h->root);
-  int seen = 0;
+  read_memory(sys, h);
+  read_disks(sys, h);
+  int seen = 0, listed = 0, inj = 0;
+  for (int i = 0; i < NINJECT; i++)
+    if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+  DIR *dir = NULL;
+  if (!inj) {
+    do { errno = 0; dir = opendir(h->root); } while (!dir && errno == EINTR);
+    if (!dir) note_fail(h, errno ? errno : EIO);
+  }
   if (dir) {
     struct dirent *de;
-    while ((de = readdir(dir))) {
-      if (!isdigit((unsigned char)de->d_name[0])) continue;
-      int64_t pid = strtoll(de->d_name, NULL, 10);
-      if (pid > 0) { read_proc(sys, h, pid, buf); seen++; }
+    for (;;) {
+      errno = 0;
+      if (!(de = readdir(dir))) break;
+      int64_t pid = pid_name(de->d_name);
+      if (pid > 0) seen += read_proc(sys, h, pid);
     }
+    if (errno) note_fail(h, errno); else listed = 1;
     closedir(dir);
   }
-  /* deaths: live MI processes this refresh did not see */
-  for (int s = 0; s < sys->proc_hi; s++)
-    if (sys->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->procs[s].pid)
-      mi_host_proc_exit(sys, s);
+  /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
+  if (listed)
+    for (int s = 0; s < sys->proc_hi; s++)
+      if (sys->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->procs[s].pid)
+        mi_host_proc_exit(sys, s);
+  h->health.refreshes++;
+  if (h->trouble) h->health.incomplete++;
+  h->health.complete = !h->trouble;
   h->last_ms = mono_ms();
   h->layout = sys->gen;
   return seen;
@@ -373,6 +591,23 @@ static void refresh(mi_system *sys, void *arg) {
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next age) */
   if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && sys->gen == h->layout) return;
   refresh_all(sys, h);
+}
+
+/* The first 8 characters of s as a hex number (non-hex digits count 0), 31 bits. */
+static int32_t hex8(const char *s) {
+  uint32_t v = 0;
+  for (int i = 0; i < 8 && s[i]; i++) {
+    int c = tolower((unsigned char)s[i]);
+    v = v << 4 | (uint32_t)(isdigit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0);
+  }
+  return (int32_t)(v & 0x7fffffff);
+}
+
+/* Frees a host source. */
+static void host_free(void *arg) {
+  host *h = arg;
+  if (h) free(h->buf);
+  free(h);
 }
 
 int mi_linux_attached(mi_system *sys) { return sys && sys->refresh == refresh; }
@@ -394,18 +629,18 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   h->pgmajfault = UINT64_MAX;
   /* configuration with a Linux meaning; the rest keep their defaults */
-  char buf[256];
-  if (slurp(h, "sys/kernel/threads-max", buf, sizeof buf) > 0) mi_host_config_set(sys, 3035, (int32_t)strtol(buf, NULL, 10));
-  if (slurp(h, "sys/kernel/random/boot_id", buf, sizeof buf) > 0) mi_host_config_set(sys, 3046, (int32_t)(strtoul(buf, NULL, 16) & 0x7fffffff));
+  int err;
+  uint64_t x;
+  const char *p;
+  if (slurp(h, "sys/kernel/threads-max", &err) > 0 && (p = h->buf, num(&p, &x)))
+    mi_host_config_set(sys, 3035, x > INT32_MAX ? INT32_MAX : (int32_t)x);
+  if (slurp(h, "sys/kernel/random/boot_id", &err) >= 8) mi_host_config_set(sys, 3046, hex8(h->buf));
   char mid[512];
   snprintf(mid, sizeof mid, "%s/../etc/machine-id", h->root);
-  FILE *f = fopen(strcmp(h->root, "/proc") == 0 ? "/etc/machine-id" : mid, "r");
-  if (f) {
-    if (fgets(buf, sizeof buf, f)) { buf[8] = 0; mi_host_config_set(sys, 3038, (int32_t)(strtoul(buf, NULL, 16) & 0x7fffffff)); }
-    fclose(f);
-  }
+  if (slurp_at(h, strcmp(h->root, "/proc") == 0 ? "/etc/machine-id" : mid, "../etc/machine-id", &err) >= 8)
+    mi_host_config_set(sys, 3038, hex8(h->buf));
   mi_host_config_text(sys, 3037, "LINUX   ");
-  mi_system_set_source(sys, refresh, h, free);
+  mi_system_set_source(sys, refresh, h, host_free);
   refresh_all(sys, h);   /* baseline: counters start from what the kernel says now */
   return 0;
 }
@@ -425,4 +660,25 @@ int32_t mi_linux_mapping(int i, const char **figure) {
   if (i < 0 || i >= NROLE) return 0;
   if (figure) *figure = map[i].figure;
   return map[i].item;
+}
+
+int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
+  if (!mi_linux_attached(sys) || !out) return -1;
+  *out = ((host *)sys->refresh_arg)->health;
+  return 0;
+}
+
+int mi_linux_inject_fail(mi_system *sys, const char *rel, int err) {
+  if (!mi_linux_attached(sys) || !rel || strlen(rel) >= sizeof ((host *)0)->inject[0].rel) return -1;
+  host *h = sys->refresh_arg;
+  int free_i = -1;
+  for (int i = 0; i < NINJECT; i++) {
+    if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { h->inject[i].err = err; return 0; }
+    if (!h->inject[i].err && free_i < 0) free_i = i;
+  }
+  if (err == 0) return 0;
+  if (free_i < 0) return -1;
+  snprintf(h->inject[free_i].rel, sizeof h->inject[free_i].rel, "%s", rel);
+  h->inject[free_i].err = err;
+  return 0;
 }

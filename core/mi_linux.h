@@ -20,6 +20,23 @@ MI_API int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms);
 MI_API int mi_linux_attached(mi_system *sys);
 /* Reads /proc now, whatever the age; returns the number of processes seen, -1 if not attached. */
 MI_API int mi_linux_refresh(mi_system *sys);
+/* How the host source's reading of /proc went. A read that fails (EMFILE, EACCES, ENOMEM...)
+ * or a file rejected for its content is never taken for a process's death or birth: the
+ * figures it would have given are skipped this time and counted here. */
+typedef struct mi_linux_health {
+  int64_t refreshes;     /* refreshes done, the first (at attach) included */
+  int64_t incomplete;    /* refreshes that skipped something: a failed read or a rejected file */
+  int64_t failed_reads;  /* reads that failed other than by a process ending (ENOENT/ESRCH) */
+  int64_t malformed;     /* files rejected: truncated, a field missing, a figure out of range, not a file */
+  int last_errno;        /* errno of the latest failed read; 0 if none yet */
+  int complete;          /* 1 if the latest refresh read and used everything */
+} mi_linux_health;
+/* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
+MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
+/* Test hook: reads of the file rel (relative to the proc root, e.g. "42/stat"; "" = the listing
+ * of the root itself) fail with errno err from now on; err 0 ends that. 0, or -1 if sys is not
+ * the host, rel is too long or four paths already fail. */
+MI_API int mi_linux_inject_fail(mi_system *sys, const char *rel, int err);
 /* Returns the kernel figure that drives item (e.g. "/proc/stat cpuN user"), NULL if none. */
 MI_API const char *mi_linux_figure(int32_t item);
 /* Describes mapped item i (0, 1, ...): returns its number and sets *figure; 0 past the end. */

@@ -292,7 +292,7 @@ static int sys_realtime(lua_State *L) {
   return 0;
 }
 
-/* system:info() -> {cpus=, processes=, ticks=, devices={[ldev]=type name}, transactions=}. */
+/* system:info() -> {cpus=, processes=, ticks=, devices={[ldev]=type name}, transactions=, host= (the host's reading health)}. */
 static int sys_info(lua_State *L) {
   mi_system *sys = checksys(L, 1);
   lua_createtable(L, 0, 5);
@@ -302,6 +302,18 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
   lua_pushstring(L, mi_linux_attached(sys) ? "host" : mi_sim_attached(sys) ? "sim" : "custom"); lua_setfield(L, -2, "source");
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
+  mi_linux_health hh;
+  if (mi_linux_health_get(sys, &hh) == 0) {   /* host = {refreshes, incomplete, failed_reads, malformed, errno, error, complete} */
+    lua_createtable(L, 0, 7);
+    lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
+    lua_pushinteger(L, hh.incomplete); lua_setfield(L, -2, "incomplete");
+    lua_pushinteger(L, hh.failed_reads); lua_setfield(L, -2, "failed_reads");
+    lua_pushinteger(L, hh.malformed); lua_setfield(L, -2, "malformed");
+    lua_pushinteger(L, hh.last_errno); lua_setfield(L, -2, "errno");
+    if (hh.last_errno) { lua_pushstring(L, strerror(hh.last_errno)); lua_setfield(L, -2, "error"); }
+    lua_pushboolean(L, hh.complete); lua_setfield(L, -2, "complete");
+    lua_setfield(L, -2, "host");
+  }
   lua_newtable(L);
   for (int l = 1; l <= MI_MAX_LDEV; l++)
     if (mi_host_device(sys, l)) { lua_pushstring(L, mi_devtype(mi_host_device(sys, l))->name); lua_rawseti(L, -2, l); }

@@ -238,3 +238,139 @@ describe("the host source on this machine", function()
     s:close()
   end)
 end)
+
+-- The process record of pid in a GET result, or nil.
+local function rec_of(recs, pid)
+  for _, r in ipairs(recs) do if r.pid == pid then return r end end
+end
+
+describe("the host source when /proc cannot be read (#11.9, #11.10)", function()
+  it("#11.9 an unreadable stat (a directory) keeps the process alive and invents no birth", function()
+    local root = fixture()
+    local s = host(root)
+    s:on("process", { "pmt_process_time" })
+    assert.equal(2, #s:get("process"))
+    os.execute("rm -f '" .. root .. "/4242/stat' && mkdir '" .. root .. "/4242/stat'")
+    os.execute("mkdir -p '" .. root .. "/88/stat'")   -- a new pid whose stat cannot be read: no birth
+    put(root, "88/status", "Name:\tx\nUid:\t0\t0\t0\t0\n")
+    for _ = 1, 2 do
+      local recs = s:get("process")
+      assert.equal(2, #recs)
+      assert.equal("alive", rec_of(recs, 4242).state, "a failed read is not a death")
+      assert.is_nil(rec_of(recs, 88), "a pid whose stat cannot be read is not born")
+    end
+    -- readable again: the same process carries on, its time counted from where it was
+    os.execute("rmdir '" .. root .. "/4242/stat' '" .. root .. "/88/stat'")
+    put(root, "4242/stat", "4242 (my (odd) prog) S 1 1 1 0 -1 4194560 100 0 7 0 310 100 0 0 20 0 1 0 500 1000 10 0\n")
+    local r = rec_of(s:get("process"), 4242)
+    assert.equal("alive", r.state)
+    assert.equal(10 * 80, r.pmt_process_time)
+    local h = s:info().host
+    assert.is_true(h.incomplete >= 2 and h.malformed >= 4, "the skipped reads are reported")
+    assert.is_true(h.complete, "the latest refresh read everything")
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("#11.10 a stat ending right after ')' is rejected, never parsed from an earlier read", function()
+    local root = fixture({ procs = { [4242] = { "prog", 1000, 300, 100, 7 } } })
+    -- a long status with big numbers read just before, so stale bytes would be digits
+    put(root, "4242/status", "Name:\tprog\nUid:\t1000\t1000\t0\t0\n" .. string.rep("9", 200) .. " 18000 18000 18000\n")
+    local s = host(root)
+    s:on("process", { "pmt_process_time", "pmc_pg_fault_objcl_" })
+    s:get("process")
+    for _, text in ipairs({ "4242 (prog)", "4242 (prog)\n", "4242 (prog) S 1 1", "4242 (prog) S 1 1 1 0 -1 0 0 0 7 0 x 100" }) do
+      put(root, "4242/stat", text)
+      local r = rec_of(s:get("process"), 4242)
+      assert.equal("alive", r.state, text)
+      assert.equal(0, r.pmt_process_time, text)
+      assert.equal(0, r.pmc_pg_fault_objcl_[1], text)
+    end
+    -- whole again: exactly what the process did since its last good reading
+    put(root, "4242/stat", "4242 (prog) S 1 1 1 0 -1 4194560 100 0 9 0 305 105 0 0 20 0 1 0 500 1000 10 0\n")
+    local r = rec_of(s:get("process"), 4242)
+    assert.equal(10 * 80, r.pmt_process_time)
+    assert.equal(2, r.pmc_pg_fault_objcl_[1])
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("#11.10 huge, negative and garbled numbers are rejected in every /proc file", function()
+    local root = fixture()
+    local s, sys = host(root)
+    s:on("global", { "gmc_pauses", "gmt_idle", "gmt_cs_process", "gmc_cur_ready_queue", "gmc_cur_free_main_mem_pg",
+      "gmc_page_flt_count_objcl_" })
+    s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_pg_fault_objcl_" })
+    s:on("io", { "imc_logical_rd", "imc_q_current" }, { ldev = "disk" })
+    local function snapshot()
+      local g, p, d = s:get("global"), s:get("process"), s:get("io")[1]
+      local cpu = s:get("processor", { "gmt_idle", "gmt_cs_process" })
+      return { g.gmt_idle, g.gmt_cs_process, g.gmc_cur_ready_queue, g.gmc_cur_free_main_mem_pg, g.gmc_page_flt_count_objcl_[1],
+        rec_of(p, 4242).pmt_process_time, rec_of(p, 4242).pmc_disc_read, rec_of(p, 4242).pmc_pg_fault_objcl_[1],
+        d.imc_logical_rd, d.imc_q_current, cpu[1].gmt_idle, cpu[2].gmt_cs_process, #p, sys:info().cpus }
+    end
+    local before = snapshot()
+    local huge = "99999999999999999999999"
+    for _, n in ipairs({ huge, "-5", "18446744073709551615", "9223372036854775808", "12x", "" }) do
+      put(root, "stat", "cpu  " .. n .. " 1 1 1 1 1 1 1\ncpu0 " .. n .. " 1 1 1 1 1 1 1\ncpu1 5 5 5 5 5 5 5 5\n" ..
+        "btime " .. n .. "\nprocs_running " .. n .. "\n")
+      put(root, "meminfo", "MemTotal: " .. n .. " kB\nMemFree: " .. n .. " kB\n")
+      put(root, "vmstat", "pgmajfault " .. n .. "\n")
+      put(root, "diskstats", "   8       0 sda " .. n .. " 10 " .. n .. " 500 300 5 24000 900 " .. n .. " 1000 2000\n")
+      put(root, "4242/stat", "4242 (p) S 1 1 1 0 -1 0 100 0 " .. n .. " 0 " .. n .. " " .. n .. " 0 0 20 0 1 0 " .. n .. " 1 1 0\n")
+      put(root, "4242/io", "syscr: " .. n .. "\nsyscw: " .. n .. "\nread_bytes: " .. n .. "\nwrite_bytes: 1\n")
+      put(root, "99/stat", "99 (q) S 1 1 1 0 -1 0 100 0 1 0 1 1 0 0 20 0 1 0 " .. n .. " 1 1 0\n")
+      put(root, "99/status", "Uid:\t" .. n .. "\t0\n")
+      assert.same(before, snapshot(), "value '" .. n .. "' changes nothing")
+    end
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("#11.10 a truncated or garbled line in /proc/stat does not rebase the CPU figures", function()
+    local root = fixture()
+    local s = host(root)
+    s:on("global", { "gmc_pauses" })
+    local items = { "gmt_idle", "gmt_external_ics", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process" }
+    local good = io.open(root .. "/stat"):read("a")
+    -- cpu1 cut short (a reader racing a kernel write would see this), then whole again + 100 idle
+    put(root, "stat", (good:gsub("cpu1 200 0 30 700 [^\n]*", "cpu1 200 0 30 7")))
+    s:get("processor", items)
+    put(root, "stat", (good:gsub("cpu1 200 0 30 700", "cpu1 200 0 30 800")))
+    local cpu = s:get("processor", items)
+    local total = 0
+    for _, n in ipairs(items) do total = total + cpu[2][n] end
+    assert.equal(100 * 80, total, "cpu1 counted exactly its 100 new jiffies")
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("#11.10 /proc/interrupts: a count too big rejects the reading, a row with fewer counts is left out", function()
+    local root = fixture()
+    local s = host(root)
+    s:on("global", { "gmc_pauses" })
+    s:get("processor", { "gmc_interrupt_handler" })
+    local head = "           CPU0       CPU1\n"
+    put(root, "interrupts", head .. "  0:  15  21  IO-APIC 2-edge timer\nLOC: 99999999999999999999 2000\n")
+    local cpu = s:get("processor", { "gmc_interrupt_handler" })
+    assert.same({ 0, 0 }, { cpu[1].gmc_interrupt_handler, cpu[2].gmc_interrupt_handler })
+    put(root, "interrupts", head .. "  0:  15  21  IO-APIC 2-edge timer\n 9:  4 2-edge acpi\nLOC: 1000 2000\nRES: 5 0\n")
+    cpu = s:get("processor", { "gmc_interrupt_handler" })
+    assert.same({ 4, 1 }, { cpu[1].gmc_interrupt_handler, cpu[2].gmc_interrupt_handler }, "row 9 (one count, then 2-edge) is left out")
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+
+  it("#11.9 a vanished pid directory is still a death", function()
+    local root = fixture()
+    local s = host(root)
+    s:on("process", { "pmt_process_time" })
+    s:get("process")
+    os.execute("rm -rf '" .. root .. "/4242'")
+    assert.equal("dead", rec_of(s:get("process"), 4242).state)
+    assert.is_nil(rec_of(s:get("process"), 4242))
+    assert.is_true(s:info().host.complete)
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
+end)
