@@ -3,6 +3,7 @@
 #ifndef MI_SIM_H
 #define MI_SIM_H
 
+#include <stddef.h>
 #include "mi_host.h"
 
 #ifdef __cplusplus
