@@ -1,5 +1,6 @@
 /* aiftime.c — AIFTIME and the tick conversions behind items 20005-20010:
  * ticks or microseconds since 1970 to clock, date and names in local time. */
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <sys/time.h>
@@ -16,24 +17,28 @@ int64_t mi_wall_ticks(int32_t tpm) {
 static int split(int64_t us, struct tm *tm, int *tenths) {
   time_t t = (time_t)(us / 1000000);
   *tenths = (int)(us % 1000000 / 100000);
+  if (us < 0 || (int64_t)t != us / 1000000) return -1;   /* a 32-bit time_t cannot hold it */
   return localtime_r(&t, tm) ? 0 : -1;
 }
 
-/* Converts ticks to microseconds without overflow for any non-negative tick count. */
-static int64_t ticks_to_us(int64_t ticks, int32_t tpm) {
-  return ticks / tpm * 1000 + ticks % tpm * 1000 / tpm;
+/* Converts non-negative ticks to microseconds into *us; -1 when tpm is not a positive rate or
+ * the result would not fit in 64 bits (only possible with a rate below 1000 ticks/ms). */
+static int ticks_to_us(int64_t ticks, int32_t tpm, int64_t *us) {
+  if (tpm < 1 || ticks < 0 || ticks / tpm > INT64_MAX / 1000 - 1) return -1;
+  *us = ticks / tpm * 1000 + ticks % tpm * 1000 / tpm;
+  return 0;
 }
 
 void mi_ticks_to_clock(int64_t ticks, int32_t tpm, clock_type *c) {
-  struct tm tm; int tenths;
+  struct tm tm; int tenths; int64_t us;
   memset(c, 0, sizeof *c);
-  if (ticks <= 0 || split(ticks_to_us(ticks, tpm), &tm, &tenths)) return;
+  if (ticks <= 0 || ticks_to_us(ticks, tpm, &us) || split(us, &tm, &tenths)) return;
   c->hour = (uint8_t)tm.tm_hour; c->min = (uint8_t)tm.tm_min; c->sec = (uint8_t)tm.tm_sec; c->ten_sec = (uint8_t)tenths;
 }
 
 uint32_t mi_ticks_to_calendar(int64_t ticks, int32_t tpm) {
-  struct tm tm; int tenths;
-  if (ticks <= 0 || split(ticks_to_us(ticks, tpm), &tm, &tenths)) return 0;
+  struct tm tm; int tenths; int64_t us;
+  if (ticks <= 0 || ticks_to_us(ticks, tpm, &us) || split(us, &tm, &tenths)) return 0;
   /* 7 bits of year after 1900, as the manual's packed date; years past 2027 wrap */
   return ((uint32_t)(tm.tm_year & 0x7F) << 25) | ((uint32_t)(tm.tm_yday + 1) << 16);
 }
@@ -48,17 +53,18 @@ void mi_time(mi_session *s, status_type *st, longint_type *ticks, longint_type *
     MI_STATUS(st, MI_E_BAD_ALIGNMENT);
     return;
   }
+  /* like every AIF, bring the measured system up to date first: "now" is its clock now */
+  mi_sys_refresh(s->sys);
   int32_t tpm = mi_host_ticks_per_ms(s->sys);
-  int64_t us;
+  int64_t us = -1;
   if (ticks) {
-    int64_t t = mi_longint_get(ticks);
-    if (t < 0) { MI_STATUS(st, MI_E_TIME_INVALID); return; }
-    us = ticks_to_us(t, tpm);
+    if (ticks_to_us(mi_longint_get(ticks), tpm, &us)) { MI_STATUS(st, MI_E_TIME_INVALID); return; }
   } else if (micro) {
     us = mi_longint_get(micro);
     if (us < 0) { MI_STATUS(st, MI_E_TIME_INVALID); return; }
-  } else {
-    us = ticks_to_us(mi_host_now(s->sys), tpm);
+  } else if (ticks_to_us(mi_host_now(s->sys), tpm, &us)) {
+    MI_STATUS(st, MI_E_TIME_INVALID);
+    return;
   }
   struct tm tm; int tenths;
   if (split(us, &tm, &tenths)) { MI_STATUS(st, MI_E_TIME_INVALID); return; }

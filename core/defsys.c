@@ -6,6 +6,8 @@
 #include "mi_sim.h"
 #include "mi_linux.h"
 
+#define HISTORY_MS 60000   /* virtual history of the default system before it goes real-time */
+
 /* Configures the default machine's hardware and system processes on sys. */
 void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals) {
   /* disks 1-5 then 100-199, terminals from 20; one of each other type */
@@ -36,8 +38,16 @@ mi_system *mi_sim_default_new(void) {
   const mi_workload *b = mi_workload_builtin(name ? name : "oltp");
   mi_workload w = *(b ? b : mi_workload_builtin("oltp"));
   if (cpus && atoi(cpus) >= 1 && atoi(cpus) <= 8) w.cpus = atoi(cpus);
-  /* the shell starts on a machine in its stride: a minute of virtual history first */
-  mi_system *sys = mi_sim_new(&w, 0);
-  if (sys) { mi_sim_advance(sys, 60000); mi_sim_set_realtime(sys, 1); }
+  /* the shell starts on a machine in its stride: a minute of virtual history first, a minute
+   * that lies in the past, so that the clock then reads the wall clock and runs with it */
+  mi_system *sys = mi_system_new(NULL);
+  if (!sys) return NULL;
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  sys->now = mi_wall_ticks((int32_t)tpm) - HISTORY_MS * tpm;   /* nothing lives on sys yet */
+  if (mi_sim_attach(sys, &w, 0) != 0) { mi_system_free(sys); return NULL; }
+  mi_sim_advance(sys, HISTORY_MS);
+  int64_t lag = (mi_wall_ticks((int32_t)tpm) - mi_host_now(sys)) / tpm;   /* the history took time to run */
+  if (lag > 0) mi_sim_advance(sys, lag < HISTORY_MS ? lag : HISTORY_MS);
+  mi_sim_set_realtime(sys, 1);
   return sys;
 }

@@ -96,7 +96,8 @@ struct mi_system {
   mi_host_view view;                 /* first: the inline writer in mi_host.h reads it here */
   mi_system_options opt;
   char registry_path[512];
-  int32_t *uids; int nuids, cuids;   /* installed user IDs */
+  int32_t *uids; int nuids, cuids;   /* installed user IDs, sorted */
+  char registry_err[128];            /* why the registry file was last found unusable, "" if not */
   /* configuration */
   int32_t cfg[MI_NCONFIG];           /* I32 and boolean items */
   uint8_t allow[12], logging[8];     /* packed boolean arrays, bit 0 = MSB of byte 0 */
@@ -171,6 +172,7 @@ void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals);
 int mi_registry_load(mi_system *sys);
 int mi_registry_has(mi_system *sys, int32_t uid);
 int mi_registry_add(mi_system *sys, int32_t uid);
+const char *mi_registry_error(const mi_system *sys);   /* the registry file's problem, or NULL */
 
 /* config.c */
 void mi_config_defaults(mi_system *sys);

@@ -3,6 +3,7 @@
 #ifndef MI_SIM_H
 #define MI_SIM_H
 
+#include <stddef.h>
 #include "mi_host.h"
 
 #ifdef __cplusplus
@@ -14,7 +15,8 @@ enum { MI_DIST_EXPONENTIAL = 0, MI_DIST_CONSTANT = 1, MI_DIST_UNIFORM = 2 /* 0 .
 
 /* A workload: the machine and its users. Times are means in milliseconds. The built-in
  * ones come from core/catalog/workloads.tsv; a program may copy one and change fields
- * (directly or by name with mi_workload_set, which checks ranges). */
+ * (directly or by name with mi_workload_set, which checks ranges); mi_sim_attach and
+ * mi_sim_new check every field against the same ranges (mi_workload_check). */
 typedef struct mi_workload {
   const char *name;
   int cpus;              /* 1-8 */
@@ -42,6 +44,10 @@ MI_API const mi_workload *mi_workload_builtin(const char *name);
 MI_API const char *mi_workload_name(int i);
 /* Sets a numeric field of w by name (distributions by index); 0, -1 unknown field, -2 out of range. */
 MI_API int mi_workload_set(mi_workload *w, const char *field, double value);
+/* Checks every field of w against the ranges of mi_workload_set: 0, -1 if w is NULL, -2 if a
+ * field is out of range; msg (may be NULL) receives why, e.g. "workload field 'disks' must be
+ * an integer in 1..105, got 906". */
+MI_API int mi_workload_check(const mi_workload *w, char *msg, size_t size);
 /* Reads a numeric field of w by name into *value; 0 or -1 if there is no such field. */
 MI_API int mi_workload_get(const mi_workload *w, const char *field, double *value);
 /* What a workload field holds: a whole number, any number, or a distribution (MI_DIST_*). */
@@ -52,15 +58,20 @@ MI_API const char *mi_workload_field(int i, double *min, double *max, int *kind,
 /* Returns the name of distribution d ("exponential", "constant", "uniform"), NULL if none. */
 MI_API const char *mi_dist_name(int d);
 /* Configures sys as the workload's machine and drives it from now on (w NULL = "oltp").
- * realtime: each AIF call first catches the model up with the wall clock. 0 or -1. */
+ * realtime: each AIF call first catches the model up with the wall clock. 0, -1 (no system,
+ * no memory) or -2 (a field out of range: mi_workload_check says which). */
 MI_API int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime);
 /* Advances the model by ms of virtual time (deterministic). */
 MI_API void mi_sim_advance(mi_system *sys, int64_t ms);
 /* Switches real-time pacing on or off. */
 MI_API void mi_sim_set_realtime(mi_system *sys, int on);
+/* Sets the most wall-clock time (ms, default one hour) one real-time catch-up replays; a longer
+ * gap (a suspended program) is skipped: the clock jumps over it and nothing happens in it. */
+MI_API void mi_sim_set_max_catchup(mi_system *sys, int64_t ms);
 /* Returns 1 if sys is driven by the simulator. */
 MI_API int mi_sim_attached(mi_system *sys);
-/* Creates a new system driven by a workload (w NULL = "oltp"); NULL on failure. */
+/* Creates a new system driven by a workload (w NULL = "oltp"); NULL on failure, which is an
+ * invalid workload when mi_workload_check(w, msg, size) fails (it says why), else no memory. */
 MI_API mi_system *mi_sim_new(const mi_workload *w, int realtime);
 /* Returns the workload driving sys (its `about` is NULL), or NULL if sys is not simulated. */
 MI_API const mi_workload *mi_sim_workload(mi_system *sys);

@@ -59,11 +59,21 @@ static const struct wfield *wfield(const char *name) {
   return NULL;
 }
 
+/* Returns 1 if v is a value field f may hold: within its range (NaN never is), whole unless real. */
+static int field_ok(const struct wfield *f, double v) {
+  return v >= f->min && v <= f->max && (f->kind == 'd' || v == floor(v));
+}
+
+/* Reads field f of w as a double. */
+static double field_value(const mi_workload *w, const struct wfield *f) {
+  const char *p = (const char *)w + f->off;
+  return f->kind == 'd' ? *(const double *)p : f->kind == 'u' ? (double)*(const uint64_t *)p : *(const int *)p;
+}
+
 int mi_workload_set(mi_workload *w, const char *field, double v) {
   const struct wfield *f = wfield(field);
   if (!w || !f) return -1;
-  if (!(v >= f->min && v <= f->max)) return -2;   /* also rejects NaN */
-  if (f->kind != 'd' && v != floor(v)) return -2;
+  if (!field_ok(f, v)) return -2;
   char *p = (char *)w + f->off;
   if (f->kind == 'd') *(double *)p = v;
   else if (f->kind == 'u') *(uint64_t *)p = (uint64_t)v;
@@ -71,11 +81,28 @@ int mi_workload_set(mi_workload *w, const char *field, double v) {
   return 0;
 }
 
+int mi_workload_check(const mi_workload *w, char *msg, size_t size) {
+  if (msg && size) msg[0] = 0;
+  if (!w) { if (msg && size) snprintf(msg, size, "no workload"); return -1; }
+  for (int i = 0; i < NFIELDS; i++) {
+    const struct wfield *f = &wfields[i];
+    /* a seed above 2^53 is checked exactly: as a double it could round into range */
+    int seed_big = f->kind == 'u' && w->seed > (uint64_t)f->max;
+    double v = field_value(w, f);
+    if (seed_big || !field_ok(f, v)) {
+      if (msg && size)
+        snprintf(msg, size, "workload field '%s' must be %s in %.15g..%.15g, got %.17g", f->name,
+                 f->kind == 'd' ? "a number" : "an integer", f->min, f->max, v);
+      return -2;
+    }
+  }
+  return 0;
+}
+
 int mi_workload_get(const mi_workload *w, const char *field, double *v) {
   const struct wfield *f = wfield(field);
   if (!w || !f || !v) return -1;
-  const char *p = (const char *)w + f->off;
-  *v = f->kind == 'd' ? *(const double *)p : f->kind == 'u' ? (double)*(const uint64_t *)p : *(const int *)p;
+  *v = field_value(w, f);
   return 0;
 }
 
@@ -130,6 +157,7 @@ typedef struct sim {
   char name[64];            /* w.name points here: the caller's workload may not outlive us */
   uint64_t rng;
   int64_t sim_ms, t0_wall;
+  int64_t max_catchup_ms;   /* the most wall-clock time one real-time refresh replays */
   int realtime;
   sproc p[MAXP];
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
@@ -611,8 +639,18 @@ static void refresh(mi_system *sys, void *arg) {
   sim *s = arg;
   if (!s->realtime) return;
   int64_t behind = mono_ms() - s->t0_wall - s->sim_ms;
-  if (behind > 3600000) { s->t0_wall += behind - 3600000; behind = 3600000; } /* never more than an hour behind */
+  if (behind > s->max_catchup_ms) {   /* a suspended program: the gap is skipped, the clock jumps over it */
+    int64_t skip = behind - s->max_catchup_ms;
+    s->t0_wall += skip;
+    mi_host_advance(sys, skip * mi_host_ticks_per_ms(sys));
+    behind = s->max_catchup_ms;
+  }
   if (behind > 0) mi_sim_advance(sys, behind);
+}
+
+void mi_sim_set_max_catchup(mi_system *sys, int64_t ms) {
+  sim *s = mi_sim_attached(sys) ? of(sys) : NULL;
+  if (s) s->max_catchup_ms = ms >= 0 ? ms : 0;
 }
 
 void mi_sim_set_realtime(mi_system *sys, int on) {
@@ -631,6 +669,7 @@ int64_t mi_sim_transactions(mi_system *sys) { return mi_sim_attached(sys) ? of(s
 int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (!sys) return -1;
   if (!w) w = mi_workload_builtin("oltp");
+  if (mi_workload_check(w, NULL, 0) != 0) return -2;   /* fields set directly in C are checked here */
   sim *s = calloc(1, sizeof *s);
   if (!s) return -1;
   s->w = *w;
@@ -639,6 +678,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->w.about = NULL;
   s->rng = w->seed ? w->seed : 1;
   s->next_pid = 100;
+  s->max_catchup_ms = 3600000;
   resolve(s);
   mi_default_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);

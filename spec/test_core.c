@@ -10,6 +10,10 @@
 #include <errno.h>
 #include <ftw.h>
 #include "mi_linux.h"
+#include <math.h>
+#include <time.h>
+#include <sys/wait.h>
+#include "mi_sim.h"
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
@@ -1217,6 +1221,265 @@ static void test_host_odd_trees(void) {
   EQ(bad_ncpu, 0, "#11.10 odd trees: the processor count follows the good readings");
 }
 
+/* ---- issue 11, defects 5, 6 and 13: workloads set in C, the registry file, AIFTIME's clock ---- */
+
+/* #11.5: a workload whose fields were changed directly in C is checked when a system is made of it. */
+static void test_h11_workload_check(void) {
+  char msg[160];
+  for (int i = 0; mi_workload_name(i); i++) {
+    EQ(mi_workload_check(mi_workload_builtin(mi_workload_name(i)), msg, sizeof msg), 0,
+       "#11.5: every built-in workload is within the ranges of mi_workload_set");
+  }
+  mi_workload w = *mi_workload_builtin("oltp");
+  w.disks = 906;
+  CHECK(mi_sim_new(&w, 0) == NULL, "#11.5: mi_sim_new refuses disks = 906 (past the disk table)");
+  EQ(mi_workload_check(&w, msg, sizeof msg), -2, "#11.5: mi_workload_check says disks = 906 is out of range");
+  CHECK(strcmp(msg, "workload field 'disks' must be an integer in 1..105, got 906") == 0, "#11.5: the message names the field and its range");
+  mi_system *sys = mi_system_new(NULL);
+  EQ(mi_sim_attach(sys, &w, 0), -2, "#11.5: mi_sim_attach refuses an invalid workload with -2");
+  CHECK(!mi_sim_attached(sys), "#11.5: and leaves the system alone");
+  mi_system_free(sys);
+  static const struct { const char *field; double v; } bad[] = {
+    {"think_ms", NAN}, {"think_ms", 1e300}, {"txn_ios", -1}, {"job_ms", INFINITY}, {"disk_ms", 0},
+    {"faults_per_io", NAN}, {"cpus", 0}, {"cpus", 9}, {"terminals", 21}, {"sessions", -1}, {"jobs", 601},
+    {"memory_pages", 0}, {"think_dist", 3}, {"service_dist", -1},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    mi_workload x = *mi_workload_builtin("idle");
+    double lo, hi; int kind;
+    for (int k = 0; mi_workload_field(k, &lo, &hi, &kind, NULL); k++) {
+      if (strcmp(mi_workload_field(k, NULL, NULL, NULL, NULL), bad[i].field)) continue;
+      char *p = (char *)&x;   /* set the field the way a C program would, past mi_workload_set */
+      if (kind == MI_WF_REAL) *(double *)(p + (strcmp(bad[i].field, "think_ms") == 0 ? offsetof(mi_workload, think_ms) :
+        strcmp(bad[i].field, "txn_ios") == 0 ? offsetof(mi_workload, txn_ios) : strcmp(bad[i].field, "job_ms") == 0 ?
+        offsetof(mi_workload, job_ms) : strcmp(bad[i].field, "disk_ms") == 0 ? offsetof(mi_workload, disk_ms) :
+        offsetof(mi_workload, faults_per_io))) = bad[i].v;
+    }
+    if (!strcmp(bad[i].field, "cpus")) x.cpus = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "terminals")) x.terminals = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "sessions")) x.sessions = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "jobs")) x.jobs = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "memory_pages")) x.memory_pages = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "think_dist")) x.think_dist = (int)bad[i].v;
+    if (!strcmp(bad[i].field, "service_dist")) x.service_dist = (int)bad[i].v;
+    mi_system *y = mi_sim_new(&x, 0);
+    char what[96];
+    snprintf(what, sizeof what, "#11.5: mi_sim_new refuses %s = %g set directly", bad[i].field, bad[i].v);
+    CHECK(y == NULL, what);
+    mi_system_free(y);
+    EQ(mi_workload_check(&x, msg, sizeof msg), -2, "#11.5: mi_workload_check agrees");
+    CHECK(strstr(msg, bad[i].field) != NULL, "#11.5: and names the field");
+  }
+  mi_workload x = *mi_workload_builtin("idle");
+  x.seed = UINT64_MAX;
+  EQ(mi_workload_check(&x, msg, sizeof msg), -2, "#11.5: a seed above 2^53 (mi_workload_set's range) is refused too");
+  EQ(mi_workload_check(NULL, msg, sizeof msg), -1, "#11.5: mi_workload_check(NULL) is -1");
+  /* the largest machine the ranges allow runs (and stays inside its tables under ASan) */
+  x = *mi_workload_builtin("disk");
+  x.disks = 105; x.cpus = 8; x.terminals = 20; x.txn_ios = 1000;
+  sys = mi_sim_new(&x, 0);
+  CHECK(sys != NULL, "#11.5: disks = 105 and txn_ios = 1000 are accepted");
+  mi_sim_advance(sys, 2000);
+  CHECK(mi_host_device(sys, 199) == 1 && mi_host_device(sys, 200) == 0, "#11.5: 105 disks are LDEVs 1-5 and 100-199");
+  mi_system_free(sys);
+}
+
+/* Writes text to path, replacing it. */
+static void put_path(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f) { fputs(text, f); fclose(f); }
+}
+
+/* Reads path into buf (at most n-1 bytes, terminated); the length or -1. */
+static long get_file(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  size_t r = fread(buf, 1, n - 1, f);
+  buf[r] = 0;
+  fclose(f);
+  return (long)r;
+}
+
+/* A privileged session on a fresh system whose registry is the file at path. */
+static mi_system *reg_sys(const char *path, mi_session **s) {
+  mi_system *sys = mi_system_new(&(mi_system_options){.registry = path});
+  *s = mi_session_new(sys);
+  mi_session_set_priv(*s, 1);
+  return sys;
+}
+
+/* 1 if AIFACCESSON accepts uid on a fresh system reading the registry at path. */
+static int reg_accepts(const char *path, int32_t uid) {
+  mi_session *s; mi_system *sys = reg_sys(path, &s);
+  status_type st;
+  mi_accesson(s, &st, uid);
+  mi_system_free(sys);
+  return st.all == 0;
+}
+
+/* #11.6: the registry file is written safely, read strictly and loaded in linear time. */
+static void test_h11_registry(void) {
+  char path[300], buf[4096];
+  snprintf(path, sizeof path, "%s-h11", regpath);
+  status_type st;
+  mi_session *s; mi_system *sys;
+  /* 777 without a trailing newline, then AIFGLOBINSTALL 666 */
+  put_path(path, "777");
+  sys = reg_sys(path, &s);
+  mi_globinstall(s, &st, 666);
+  EQ(st.all, 0, "#11.6: AIFGLOBINSTALL after a last line without newline succeeds");
+  mi_system_free(sys);
+  get_file(path, buf, sizeof buf);
+  CHECK(strcmp(buf, "777\n666\n") == 0, "#11.6: the new ID goes on its own line (777, 666; not 777666)");
+  CHECK(reg_accepts(path, 777) && reg_accepts(path, 666), "#11.6: both 777 and 666 stay installed");
+  CHECK(!reg_accepts(path, 777666), "#11.6: no bogus 777666 is authorised");
+  /* a 200-character line: an error, never a phantom ID (the old reader saw 4242 at column 64) */
+  char text[512];
+  memset(text, 'x', 63);
+  snprintf(text + 63, sizeof text - 63, "4242%133s\n777\n", "");
+  put_path(path, text);
+  sys = reg_sys(path, &s);
+  CHECK(mi_registry_error(sys) && strcmp(mi_registry_error(sys), "line 1: longer than 80 characters") == 0,
+        "#11.6: a 200-character line is reported as one error");
+  mi_accesson(s, &st, 4242);
+  EQ(INFO(st), -26, "#11.6: a 200-character line yields no phantom ID");
+  mi_accesson(s, &st, 777);
+  EQ(st.all, 0, "#11.6: the good lines of a corrupt registry still count");
+  mi_globinstall(s, &st, 888);
+  EQ(INFO(st), -48, "#11.6: AIFGLOBINSTALL into a corrupt registry gives -48");
+  mi_system_free(sys);
+  get_file(path, buf, sizeof buf);
+  CHECK(strcmp(buf, text) == 0, "#11.6: and leaves the corrupt file as it was");
+  /* garbage lines: none is an ID; blank lines, blanks around an ID and no final newline are fine */
+  put_path(path, "12abc\nabc\n-5\n+7\n0\n99999999999\n2147483648\n0x10\n1 2\n\n  \t\n 31 \r\n007\n2147483647");
+  sys = reg_sys(path, &s);
+  CHECK(mi_registry_error(sys) && strcmp(mi_registry_error(sys), "line 1: not a decimal user ID (and 8 more bad lines)") == 0,
+        "#11.6: garbage lines are one error naming the first and counting the rest");
+  static const int32_t never[] = {12, 5, 999999999, 99999, 16, 1, 2, 10};
+  int ok = 1;
+  for (size_t i = 0; i < sizeof never / sizeof never[0]; i++) {
+    mi_accesson(s, &st, never[i]);
+    ok &= INFO(st) == -26;
+  }
+  CHECK(ok, "#11.6: no garbage line becomes an ID (12abc, -5, +7, 0x10, 1 2 ...)");
+  mi_accesson(s, &st, 31);
+  EQ(st.all, 0, "#11.6: ' 31 ' with blanks and CR is ID 31");
+  mi_accesson(s, &st, 7);
+  EQ(st.all, 0, "#11.6: '007' is ID 7 (decimal)");
+  mi_accesson(s, &st, 2147483647);
+  EQ(st.all, 0, "#11.6: the last line without newline counts");
+  mi_system_free(sys);
+  /* 200k IDs: loaded in linear time (one pass and a sort), looked up by binary search */
+  FILE *f = fopen(path, "w");
+  for (int i = 200000; i >= 1; i--) fprintf(f, "%d\n", i * 7);
+  fclose(f);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  sys = reg_sys(path, &s);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("note: #11.6 loading 200000 registry IDs took %.1f ms\n",
+         (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+  EQ(sys->nuids, 200000, "#11.6: 200k IDs load");
+  CHECK(mi_registry_has(sys, 7) && mi_registry_has(sys, 1400000) && mi_registry_has(sys, 700007) &&
+        !mi_registry_has(sys, 700008), "#11.6: and are found by binary search");
+  mi_globinstall(s, &st, 3);
+  EQ(st.all, 0, "#11.6: AIFGLOBINSTALL into a 200k registry");
+  mi_system_free(sys);
+  CHECK(reg_accepts(path, 3) && reg_accepts(path, 1400000), "#11.6: which keeps every ID");
+  /* two processes installing at once: every ID of both ends up in the file */
+  unlink(path);
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      mi_session *cs; mi_system *cy = reg_sys(path, &cs);
+      int bad = 0;
+      for (int i = 1; i <= 40; i++) { status_type cst; mi_globinstall(cs, &cst, 1000 * (k + 1) + i); bad |= cst.all != 0; }
+      mi_system_free(cy);
+      _exit(bad);
+    }
+  }
+  int all_ok = 1;
+  for (int k = 0; k < 2; k++) { int ws = 1; waitpid(kids[k], &ws, 0); all_ok &= WIFEXITED(ws) && WEXITSTATUS(ws) == 0; }
+  CHECK(all_ok, "#11.6: concurrent AIFGLOBINSTALLs from two processes all succeed");
+  sys = reg_sys(path, &s);
+  int found = 0;
+  for (int k = 0; k < 2; k++) for (int i = 1; i <= 40; i++) found += mi_registry_has(sys, 1000 * (k + 1) + i);
+  EQ(found, 80, "#11.6: concurrent installs from two processes both end up in the file");
+  CHECK(mi_registry_error(sys) == NULL, "#11.6: and the file stays well-formed");
+  mi_system_free(sys);
+  /* an unreadable registry path: -48, not a crash */
+  sys = reg_sys("/nonexistent-dir/aifkuf", &s);
+  mi_globinstall(s, &st, 5);
+  EQ(INFO(st), -48, "#11.6: AIFGLOBINSTALL with an unwritable registry gives -48");
+  mi_system_free(sys);
+  unlink(path);
+  snprintf(buf, sizeof buf, "%s.lock", path);
+  unlink(buf);
+}
+
+/* Tenths of a second since midnight from an AIFTIME clock. */
+static long tenths_of(const clock_type *c) { return ((c->hour * 60L + c->min) * 60 + c->sec) * 10 + c->ten_sec; }
+
+/* #11.13: AIFTIME without ticks or microseconds reads the measured system's clock now. */
+static void test_h11_aiftime(void) {
+  status_type st;
+  clock_type c1, c2;
+  mi_system *sys = mi_sim_new(mi_workload_builtin("idle"), 1);
+  mi_session *s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  mi_time(s, &st, NULL, NULL, &c1, NULL, NULL, 0);
+  usleep(1100000);
+  mi_time(s, &st, NULL, NULL, &c2, NULL, NULL, 0);
+  long d = (tenths_of(&c2) - tenths_of(&c1) + 864000) % 864000;
+  CHECK(d >= 10 && d <= 16, "#11.13: two AIFTIMEs 1.1 s apart on a real-time sim differ by about 1 s");
+  /* a gap longer than the catch-up limit is skipped, but the clock still jumps over it */
+  mi_sim_set_max_catchup(sys, 100);
+  mi_time(s, &st, NULL, NULL, &c1, NULL, NULL, 0);
+  usleep(600000);
+  mi_time(s, &st, NULL, NULL, &c2, NULL, NULL, 0);
+  d = (tenths_of(&c2) - tenths_of(&c1) + 864000) % 864000;
+  CHECK(d >= 5 && d <= 10, "#11.13: a skipped gap still moves the clock");
+  mi_system_free(sys);
+  /* the default system's clock is the wall clock, not its creation plus its minute of history */
+  sys = mi_sim_default_new();
+  s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  for (int k = 0; k < 2; k++) {
+    if (k) usleep(1100000);
+    mi_time(s, &st, NULL, NULL, &c1, NULL, NULL, 0);
+    struct timespec now; struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &now);
+    localtime_r(&now.tv_sec, &tm);
+    clock_type w = {(uint8_t)tm.tm_hour, (uint8_t)tm.tm_min, (uint8_t)tm.tm_sec, (uint8_t)(now.tv_nsec / 100000000)};
+    d = labs((tenths_of(&c1) - tenths_of(&w) + 864000 + 432000) % 864000 - 432000);
+    CHECK(st.all == 0 && d <= 20, k ? "#11.13: and keeps reading the wall clock 1.1 s later"
+                                    : "#11.13: the default system's AIFTIME is within 2 s of the wall clock");
+  }
+  mi_system_free(sys);
+  /* a tick rate a source set to 0 or 1: -3014, not a division by zero or an overflow */
+  mi_session *t; sys = new_sys(&t, NULL);
+  longint_type big;
+  mi_longint_set(&big, INT64_MAX);
+  mi_host_config_set(sys, 3043, 1);
+  mi_time(t, &st, &big, NULL, &c1, NULL, NULL, 0);
+  EQ(INFO(st), -3014, "#11.13: AIFTIME of ticks too large for microseconds gives -3014");
+  mi_host_config_set(sys, 3043, 0);
+  mi_time(t, &st, &big, NULL, &c1, NULL, NULL, 0);
+  EQ(INFO(st), -3014, "#11.13: AIFTIME with a tick rate of 0 gives -3014");
+  mi_time(t, &st, NULL, NULL, &c1, NULL, NULL, 0);
+  EQ(INFO(st), -3014, "#11.13: and so does 'now' at a tick rate of 0");
+  mi_host_config_set(sys, 3043, 8000);
+  date_type dt;
+  mi_time(t, &st, NULL, &big, NULL, &dt, NULL, 0);
+  CHECK(st.all == 0 && dt.year > 290000, "#11.13: AIFTIME of the largest microseconds is a year near 292000");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1237,6 +1500,9 @@ int main(void) {
   test_host_emfile();
   test_host_read_errors();
   test_host_odd_trees();
+  test_h11_workload_check();
+  test_h11_registry();
+  test_h11_aiftime();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
