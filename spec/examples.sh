@@ -19,12 +19,15 @@ verify() {  # verify NAME COMMAND...: checks the last program's output in $out
   else fail=$((fail + 1)); echo "not ok - $name"; sed 's/^/#   /' "$out" | head -20; fi
 }
 # testmiaif1 on one CPU: ICS never negative, the states add to 100% (within rounding)
-cpu_sums() { awk '/^ paused/ { s = $2 + $4 + $6 + $8 + $10 + $12 + $14; n++; if ($6 < 0 || s < 99.5 || s > 100.5) bad++ }
+# ICS is the interval (a wall-clock timer read just after each GET) less what the model accounted up to
+# the GET's refresh: it is 0 give or take how much later the timer was read after one GET than after the
+# other, so it may dip below 0 by that jitter (allowed: 2% of a 0.3 s interval, 6 ms), never by more.
+cpu_sums() { awk '/^ paused/ { s = $2 + $4 + $6 + $8 + $10 + $12 + $14; n++; if ($6 < -2 || s < 99.5 || s > 100.5) bad++ }
                   END { exit !(n >= 2 && !bad) }' "$1"; }
 check "testmiaif1 (C) runs" env MISH_CPUS=1 examples/testmiaif1 0.3 3
-verify "testmiaif1 (C): ICS >= 0 and states sum to 100% on every interval" cpu_sums "$out"
+verify "testmiaif1 (C): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
 check "testmiaif1 (Lua) runs" env MISH_CPUS=1 $MISH examples/testmiaif1.lua 0.3 3
-verify "testmiaif1 (Lua): ICS >= 0 and states sum to 100% on every interval" cpu_sums "$out"
+verify "testmiaif1 (Lua): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
 # testmiaif2: per-class reads add up to the total reads on every interval
 class_sums() { awk '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
                     END { if (t != s) bad++; exit !(n >= 2 && !bad) }' "$1"; }
