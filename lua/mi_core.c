@@ -152,7 +152,11 @@ static int l_system(lua_State *L) {
   int rt = lua_toboolean(L, -1);
   lua_pop(L, 1);
   u->sys = mi_sim_new(&w, rt);
-  if (!u->sys) return luaL_error(L, "cannot create the system");
+  if (!u->sys) {
+    char why[160];
+    if (mi_workload_check(&w, why, sizeof why) != 0) return luaL_error(L, "%s", why);
+    return luaL_error(L, "cannot create the system (out of memory)");
+  }
   u->owned = 1;
   return 1;
 }

@@ -187,6 +187,7 @@ function M.workload(spec)
     if not io.open(spec) then
       error("unknown workload '" .. spec .. "' (built-in: " .. table.concat(core.workloads(), ", ") .. "; or a .lua file)", 2)
     end
+    if not err:find(spec, 1, true) then err = spec .. ": " .. err end
     error("workload file " .. err, 2)
   end
   local ok, t = pcall(chunk)
