@@ -245,6 +245,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   if (s->glob_on) { MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }
+  if (s->gcache) s->gcache->gen = 0;   /* the cached statuses were for the old enable set */
   int rc = mi_user_take(s);
   if (rc) { MI_STATUS(st, rc); return; }
   int warn = take_mapping(sys, mapping);
@@ -269,14 +270,17 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   mi_sys_refresh(sys);
   if (glob_cached(s, st, nums, n, buf, stats, size, mapping)) return;
   const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
-  uint8_t *out = buf, *end = out + size;
+  uint8_t *out = buf;
+  int32_t room = size;
   struct mi_glob_cache *c = s->gcache;
   int keep = c && n <= c->cap;
+  if (keep) c->gen = 0;   /* emptied while its plans are rewritten: a GET that fails part-way leaves it empty */
   int good = 0, last = 0;
   for (int i = 0; i < n; i++) {
     plan p;
     int r = resolve(s, MI_DOM_GLOBAL, nums[i], s->glob_en, mapping, &p);
-    if (out + p.size > end) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
+    if (p.size > room) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
+    room -= p.size;
     if (r) { memset(out, 0, (size_t)p.size); last = i + 1; }
     else { put_counter(sys, &p, row, mapping, out); good++; }
     stats[i] = r;
@@ -296,6 +300,7 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
 /* Turns off everything global s has on. */
 void mi_globoff_all(mi_session *s) {
   if (!s->glob_on) return;
+  if (s->gcache) s->gcache->gen = 0;   /* the cached statuses were for this enable set */
   disable_all(s, MI_DOM_GLOBAL, s->glob_en);
   s->glob_on = 0;
   mi_user_release_if_idle(s);
@@ -595,7 +600,7 @@ void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t 
   for (int l = 1; l <= MI_MAX_LDEV; l++) {
     if (!mi_bit(s->ldevs, l) || (sel >= 1 ? l != sel : !(bits >> sys->devtype[l] & 1))) continue;
     if (done == fit) { more = 1; break; }
-    const int64_t *row = io->cells + (size_t)l * io->stride;
+    const int64_t *row = io->cells ? io->cells + (size_t)l * io->stride : NULL;  /* NULL: only 20020 is on */
     for (int i = 0; i < n; i++) {
       if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
       else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = l; memcpy(out, &v, 4); }
@@ -660,7 +665,7 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESSOR];
   uint8_t *out = buf;
   for (int c = first; c < first + count && done < fit; c++, done++) {
-    const int64_t *row = ps->cells + (size_t)c * ps->stride;
+    const int64_t *row = ps->cells ? ps->cells + (size_t)c * ps->stride : NULL;
     for (int i = 0; i < n; i++) {
       if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
       else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = c; memcpy(out, &v, 4); }

@@ -753,6 +753,166 @@ static void test_writer(void) {
   mi_system_free(sys);
 }
 
+/* ---- issue 11 "Harden the seams" ---- */
+
+/* #11.1: a MIGLOBGET that fails with -20008 part-way leaves the plan cache usable: the next
+ * GET of the cached list writes its 8 bytes, not the 2,880 of the failed list's plan. */
+static void test_h11_glob_cache_failed_get(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21177, 21176, 0}, stats[4], map = 0;
+  mi_globon(s, &st, on, stats, &map, 0);
+  EQ(st.all, 0, "#11.1 MIGLOBON {21177, 21176} mapping 0");
+  mi_host_add(sys, mi_host_counter(21177), 0, 5000);
+  struct { int32_t v[2]; uint8_t guard[4096]; } b;
+  memset(&b, 0x5A, sizeof b);
+  mi_globget(s, &st, on, b.v, stats, 8, 0, 0);
+  EQ(st.all, 0, "#11.1 GET into 8 bytes");
+  int32_t big[] = {21254, 21255, 0};
+  uint8_t *bb = malloc(2884);
+  mi_globget(s, &st, big, bb, stats, 2884, 0, 0);
+  EQ(INFO(st), -20008, "#11.1 GET of two 2,880-byte items into 2,884 bytes gives -20008");
+  free(bb);
+  for (int k = 0; k < 2; k++) {
+    memset(&b, 0x5A, sizeof b);
+    mi_globget(s, &st, on, b.v, stats, 8, 0, 0);
+    EQ(st.all, 0, "#11.1 a failed MIGLOBGET leaves the plan cache usable");
+    EQ(b.v[0], 5, "#11.1 the first list's value after a failed GET");
+    int intact = 1;
+    for (size_t i = 0; i < sizeof b.guard; i++) intact &= b.guard[i] == 0x5A;
+    CHECK(intact, "#11.1 a GET after a failed GET writes nothing past buffer_size");
+  }
+  mi_system_free(sys);
+}
+
+/* #11.1: no GET of any domain writes past buffer_size, whatever the list, mapping and size:
+ * random lists over every domain (pseudo items, class counters, unknown items), repeated
+ * lists (the cache), sizes from 0 to a few records, each with a guard zone after the buffer. */
+static void test_h11_get_bounds(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 3);
+  for (int l = 1; l <= 3; l++) mi_host_set_device(sys, l, 1);
+  mi_host_set_device(sys, 7, 2);
+  for (int p = 0; p < 5; p++) { mi_proc_desc d = proc(500 + p, "B"); mi_host_proc_create(sys, &d); }
+  status_type st;
+  int32_t g[] = {21000, 21176, 21254, 21088, 21164, 0}, pi[] = {20001, 20003, 25047, 25202, 25261, 0};
+  int32_t io[] = {20020, 23048, 23050, 0}, stats[MI_MAX_ITEMS], map = 1;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, pi, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  static const int32_t pool[] = {21000, 21001, 21176, 21254, 21255, 21088, 21164, 20001, 20002, 20003, 20004,
+                                 20005, 20007, 20011, 20020, 20040, 25047, 25202, 25261, 23048, 23050, 27006,
+                                 27013, 99, 30000, -4};
+  const int npool = (int)(sizeof pool / sizeof pool[0]);
+  enum { GUARD = 4096 };
+  uint8_t *mem = malloc(20000 + GUARD);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  int32_t lists[6][12] = {{0}};   /* a few lists in turn, so cached plans meet other lists */
+  int bad = 0, calls = 0;
+  for (int it = 0; it < 20000; it++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    int32_t *list = lists[(x >> 4) % 6];
+    if (x % 8 == 0 || it < 6) {   /* now and then a new list */
+      int n = (int)((x >> 8) % 8);
+      for (int k = 0; k < n; k++) list[k] = pool[(x >> (12 + 4 * k)) % (uint64_t)npool];
+      list[n] = 0;
+    }
+    int32_t size = (int32_t)((x >> 40) % 7000) & ~3, mapping = (int32_t)((x >> 20) % 3), sel = -1, num, key = 0;
+    memset(mem, 0xA5, (size_t)size + GUARD);
+    switch ((x >> 50) % 4) {
+    case 0: mi_globget(s, &st, list, mem, stats, size, mapping, 0); break;
+    case 1: mi_procget(s, &st, list, mem, stats, size, mapping, NULL, &num, &key, 0); break;
+    case 2: mi_ioget(s, &st, list, mem, stats, size, mapping, &sel, &num, 0); break;
+    default: mi_prcsrget(s, &st, list, mem, stats, size, mapping, &sel, &num, 0); break;
+    }
+    calls++;
+    for (int i = 0; i < GUARD; i++) if (mem[size + i] != 0xA5) { bad++; break; }
+  }
+  EQ(bad, 0, "#11.1 no GET of any domain writes past buffer_size (20,000 random GETs)");
+  free(mem);
+  mi_system_free(sys);
+}
+
+/* #11.7: the MIGLOBGET cache is keyed on the session's own enable set: after this session's
+ * OFF and ON (another session keeping the same counters on) statuses follow the new set. */
+static void test_h11_glob_cache_session_set(void) {
+  mi_session *a; mi_system *sys = new_sys(&a, NULL);
+  mi_session *b = mi_session_new(sys);
+  mi_session_set_priv(b, 1);
+  status_type st;
+  mi_accesson(b, &st, 666);
+  int32_t both[] = {21000, 21001, 0}, first[] = {21000, 0}, stats[2], map = 1, buf[2];
+  mi_globon(b, &st, both, stats, &map, 0);
+  mi_globon(a, &st, both, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(st.all, 0, "#11.7 cached GET of both items");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, first, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], -20013, "#11.7 after OFF/ON without 21001 the cached status 0 is not reused");
+  EQ(INFO(st), 2, "#11.7 overall status names it");
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], -20013, "#11.7 the cached -20013");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, both, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], 0, "#11.7 after OFF/ON with 21001 the cached -20013 is not reused");
+  EQ(st.all, 0, "#11.7 overall status 0");
+  mi_system_free(sys);
+}
+
+/* #11.8: items of another domain (and pseudo-items where a domain has none) are invalid and
+ * keep a 4-byte zero slot in all four GETs, whatever their size in their own domain. */
+static void test_h11_foreign_item_slots(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 1);
+  mi_host_set_device(sys, 1, 1);
+  mi_proc_desc d = proc(77, "SLOTS");
+  mi_host_proc_create(sys, &d);
+  status_type st;
+  int32_t g[] = {21000, 21164, 0}, p[] = {25047, 0}, io[] = {23048, 0}, stats[8], map = 1, n, sel;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, p, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 11);
+  int32_t b[64];
+  /* global: 20004 (a 48-byte process pseudo-item), 23050 (an I/O object-class counter), 20020 */
+  int32_t gl[] = {20004, 21000, 23050, 20020, 21000, 0};
+  memset(b, 0x5A, sizeof b);
+  mi_globget(s, &st, gl, b, stats, 20, 1, 0);
+  EQ(st.all == 0 ? 0 : INFO(st), 4, "#11.8 global GET: overall names the last invalid item");
+  EQ(stats[0], -20006, "#11.8 20004 in a global GET is invalid");
+  EQ(b[0], 0, "#11.8 20004 keeps a 4-byte zero slot in a global GET");
+  EQ(b[1], 11, "#11.8 the next item follows at offset 4");
+  EQ(b[2], 0, "#11.8 an I/O object-class counter keeps 4 bytes in a global GET");
+  EQ(b[3], 0, "#11.8 20020 keeps 4 bytes in a global GET");
+  EQ(b[4], 11, "#11.8 20 bytes in all");
+  /* process: 20020, 20040, 21254 (a global class counter), then the pid */
+  int32_t pl[] = {20020, 20040, 21254, 20001, 0};
+  mi_procget(s, &st, pl, b, stats, 20, 1, NULL, &n, NULL, 0);
+  EQ(n, 1, "#11.8 process GET: one 20-byte record fits 20 bytes");
+  EQ(stats[2], -20006, "#11.8 a global counter in a process GET is invalid");
+  longint_type pid; memcpy(&pid, &b[3], 8);
+  EQ(mi_longint_get(&pid), 77, "#11.8 the pid follows three 4-byte invalid slots");
+  /* I/O: 20001 (an 8-byte process pseudo-item), 20003, then 20020 */
+  int32_t il[] = {20001, 20003, 20020, 23048, 0};
+  sel = 1;
+  mi_ioget(s, &st, il, b, stats, 16, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.8 I/O GET: one 16-byte record fits 16 bytes");
+  EQ(b[0] | b[1], 0, "#11.8 process pseudo-items keep 4-byte zero slots in an I/O GET");
+  EQ(b[2], 1, "#11.8 20020 follows at offset 8");
+  /* processor: 20001, 20003, 20040, 21000 */
+  int32_t cl[] = {20001, 20003, 20040, 21000, 0};
+  sel = 0;
+  mi_prcsrget(s, &st, cl, b, stats, 16, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.8 processor GET: one 16-byte record fits 16 bytes");
+  EQ(stats[0], -20006, "#11.8 20001 in a processor GET is invalid");
+  EQ(b[2], 0, "#11.8 20040 (processor 0) at offset 8");
+  EQ(stats[3], -20006, "#11.8 a global counter in a processor GET is invalid");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -769,6 +929,10 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_h11_glob_cache_failed_get();
+  test_h11_get_bounds();
+  test_h11_glob_cache_session_set();
+  test_h11_foreign_item_slots();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
