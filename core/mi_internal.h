@@ -48,6 +48,8 @@ typedef struct mi_store {
 /* The word offset of dense counter (domain, index) in its rows, -1 when not counted. */
 #define MI_OFF(sys, d, i) ((sys)->view.off[((d) << MI_HOST_INDEX_BITS) + (i)])
 
+#define MI_CKIND_NONE 0xFF
+
 enum { MI_PS_FREE = 0, MI_PS_ALIVE = 1, MI_PS_DEAD = 2 };
 
 typedef struct mi_proc {
@@ -115,6 +117,7 @@ struct mi_system {
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
   /* counters */
   mi_store dom[MI_DOM_COUNT];
+  uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none */
   uint64_t gen;                      /* bumped whenever offsets, enables or the mapping change */
   int mapping;                       /* system mapping, -1 when nobody has anything on */
   int64_t cells_used;

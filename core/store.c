@@ -44,6 +44,10 @@ mi_system *mi_system_new(const mi_system_options *opt) {
   sys->view.off = malloc(sizeof *sys->view.off * (MI_DOM_COUNT << MI_HOST_INDEX_BITS));
   if (!sys->procs || !sys->view.live || !sys->view.off) { mi_system_free(sys); return NULL; }
   for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) sys->view.off[i] = -1;
+  memset(sys->ckind, MI_CKIND_NONE, sizeof sys->ckind);
+  for (int d = 0; d < MI_DOM_COUNT; d++)
+    for (int i = 0; i < mi_domain_counters_[d]; i++)
+      sys->ckind[d << MI_HOST_INDEX_BITS | i] = mi_domain_item(d, i)->kind;
   static const int nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_store *st = &sys->dom[d];
@@ -185,40 +189,41 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
 
+/* The cell of counter c for entity e when c is a counter of this kind, else NULL (the kind
+ * table is indexed only once mi_host_cell_ has range-checked c). */
+static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int live_only, int kind) {
+  int64_t *p = mi_host_cell_(sys, c, e, live_only);
+  return p && sys->ckind[c.id] == kind ? p : NULL;
+}
+
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
-  if (p && (unsigned)cls < MI_NLARGE) p[mi_fold_[0][sys->mapping][cls]] += delta;
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_OBJCL);
+  if (p && (unsigned)cls < MI_NLARGE && (unsigned)sys->mapping <= 2) p[mi_fold_[0][sys->mapping][cls]] += delta;
 }
 
 void mi_host_add_semcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SEMCL);
   if (p && (unsigned)cls < MI_NSEMCL) p[cls] += delta;
 }
 
 void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
-  static mi_ctr bucket[2][3];
-  static int resolved;
-  if (!resolved) {
-    for (int b = 0; b < 3; b++) { bucket[0][b] = mi_host_counter(21088 + b); bucket[1][b] = mi_host_counter(25261 + b); }
-    resolved = 1;
-  }
-  if (qlen < 1) return;
+  if (qlen < 1 || (domain != MI_DOM_GLOBAL && domain != MI_DOM_PROCESS)) return;
   int b = qlen <= 3 ? 0 : qlen <= 6 ? 1 : 2;
-  mi_host_add_semcl(sys, bucket[domain == MI_DOM_PROCESS][b], e, cls, 1);
+  mi_host_add_semcl(sys, mi_host_counter(domain == MI_DOM_PROCESS ? 25261 + b : 21088 + b), e, cls, 1);
 }
 
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
   if (p) *p = value;
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
   if (p && value > *p) *p = value;
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
-  const int64_t *p = mi_host_cell_(sys, c, e, 0);   /* a dead process still reads */
+  const int64_t *p = cell_of_kind(sys, c, e, 0, MI_KIND_SIMPLE);   /* a dead process still reads */
   return p ? *p : 0;
 }
 
@@ -252,7 +257,7 @@ void mi_host_set_now(mi_system *sys, int64_t ticks) {
   if (sys && ticks > sys->now) sys->now = ticks;
 }
 
-int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys->cfg[3043 - 3001]; }
+int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys ? sys->cfg[3043 - 3001] : 0; }
 
 /* ---- processes ---- */
 

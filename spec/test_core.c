@@ -833,6 +833,64 @@ static void test_h11_get_bounds(void) {
   mi_system_free(sys);
 }
 
+/* #11.4: every writer checks the counter's kind: a class writer given a simple counter (or
+ * the other class kind) writes nothing, set/max/value only take simple counters, classes
+ * out of range are ignored, and mi_host_add to a class counter adds to class 0. */
+static void test_h11_writer_kinds(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21000, 21254, 21088, 0}, stats[4], map = 1;
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_ctr simple = mi_host_counter(21000), objcl = mi_host_counter(21254), semcl = mi_host_counter(21088);
+  mi_host_add(sys, simple, 0, 7);
+  mi_host_add_objcl(sys, simple, 0, 600, 1);   /* hundreds of words past the cell */
+  mi_host_add_objcl(sys, simple, 0, 5, 1);
+  mi_host_add_semcl(sys, simple, 0, 200, 1);
+  mi_host_add_semcl(sys, simple, 0, 1, 1);
+  mi_host_add_objcl(sys, semcl, 0, 3, 1);      /* the other class kind */
+  mi_host_add_semcl(sys, objcl, 0, 3, 1);
+  mi_host_add_objcl(sys, objcl, 0, -1, 1);     /* classes out of range */
+  mi_host_add_objcl(sys, objcl, 0, 720, 1);
+  mi_host_add_semcl(sys, semcl, 0, 256, 1);
+  mi_host_add_semcl(sys, semcl, 0, -3, 1);
+  mi_host_set(sys, objcl, 0, 99);              /* set/max take simple counters only */
+  mi_host_max(sys, semcl, 0, 99);
+  mi_host_sem_block(sys, MI_DOM_IO, 0, 38, 2); /* no semaphore buckets in the I/O domain */
+  mi_host_sem_block(sys, 7, 0, 38, 2);
+  mi_host_add(sys, objcl, 0, 3);               /* decision: class 0 */
+  mi_host_add(sys, semcl, 0, 2);
+  mi_host_add_objcl(sys, objcl, 0, 29, 4);     /* large 29 -> small 13 */
+  mi_host_add_semcl(sys, semcl, 0, 38, 6);
+  struct { int32_t simple, pf[33], sem[256]; } b;
+  mi_globget(s, &st, on, &b, stats, sizeof b, 1, 0);
+  EQ(st.all, 0, "#11.4 MIGLOBGET");
+  EQ(b.simple, 7, "#11.4 the simple counter only has its own adds");
+  int others = 0;
+  for (int k = 1; k < 33; k++) if (k != 13) others += b.pf[k] != 0;
+  for (int k = 1; k < 256; k++) if (k != 38) others += b.sem[k] != 0;
+  EQ(others, 0, "#11.4 a class writer given a counter of another kind writes nowhere");
+  EQ(b.pf[0], 3, "#11.4 mi_host_add to an object-class counter adds to class 0; set ignored");
+  EQ(b.pf[13], 4, "#11.4 mi_host_add_objcl still folds large 29 into small 13");
+  EQ(b.sem[0], 2, "#11.4 mi_host_add to a semaphore-class counter adds to class 0; max ignored");
+  EQ(b.sem[38], 6, "#11.4 semaphore class 38; a block in the I/O domain is ignored");
+  EQ(mi_host_value(sys, objcl, 0), 0, "#11.4 mi_host_value reads simple counters only");
+  EQ(mi_host_value(sys, simple, 0), 7, "#11.4 mi_host_value of a simple counter");
+  mi_system_free(sys);
+  /* a class writer given a simple counter alone in its row must not write past the row */
+  sys = new_sys(&s, NULL);
+  int32_t one[] = {21000, 0};
+  mi_globon(s, &st, one, stats, &map, 0);
+  mi_host_add_objcl(sys, simple, 0, 719, 1);
+  mi_host_add_semcl(sys, simple, 0, 255, 1);
+  EQ(mi_host_value(sys, simple, 0), 0, "#11.4 class writes to a lone simple counter are ignored");
+  EQ(mi_host_ticks_per_ms(NULL), 0, "a NULL system has no tick rate");
+  EQ(mi_host_config_bit(NULL, 3015, 0), 0, "a NULL system has no mask bits");
+  EQ(mi_host_config_set(sys, 3043, 0), -1, "ticks per ms 0 is refused (every time conversion divides by it)");
+  EQ(mi_host_config_set(sys, 3042, -5), -1, "a rounding factor below 1 is refused");
+  EQ(mi_host_config(sys, 3042), 1000, "and the factor is unchanged");
+  mi_system_free(sys);
+}
+
 /* #11.7: the MIGLOBGET cache is keyed on the session's own enable set: after this session's
  * OFF and ON (another session keeping the same counters on) statuses follow the new set. */
 static void test_h11_glob_cache_session_set(void) {
@@ -931,6 +989,7 @@ int main(void) {
   test_writer();
   test_h11_glob_cache_failed_get();
   test_h11_get_bounds();
+  test_h11_writer_kinds();
   test_h11_glob_cache_session_set();
   test_h11_foreign_item_slots();
   setenv("MI_AIFKUF", regpath, 1);
