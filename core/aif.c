@@ -38,6 +38,26 @@ static void finish(status_type *st, int n, int good, int last, int warn) {
   else MI_STATUS(st, last ? last : warn);
 }
 
+/* Takes a reference on every processor counter for s (its 21164 went on): all or none,
+ * so an OFF gives back exactly what this session took; 0 or -20004. */
+static int hold_processors(mi_session *s) {
+  int n = mi_domain_counters(MI_DOM_PROCESSOR);
+  for (int k = 0; k < n; k++)
+    if (mi_store_enable(s->sys, MI_DOM_PROCESSOR, k)) {
+      while (k-- > 0) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
+      return MI_E_TOO_MANY_COUNTERS;
+    }
+  s->prcsr_held = 1;
+  return 0;
+}
+
+/* Gives back the processor counters s holds, if any. */
+static void release_processors(mi_session *s) {
+  if (!s->prcsr_held) return;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
+  s->prcsr_held = 0;
+}
+
 /* Enables the items of a list in domain d for session s, setting bits in en.
  * With `same`, the valid items must equal the set already enabled (else -20001). */
 static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int n, uint64_t *en,
@@ -50,11 +70,12 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
     if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) r = MI_E_BAD_ITEM;
     else if (it->kind != MI_KIND_PSEUDO && !mi_bit(en, it->index)) {
       r = mi_store_enable(sys, d, it->index);
+      /* 21164 brings the processor counters: without room for all of them it is not on */
+      if (!r && nums[i] == ITEM_PAUSES && !s->prcsr_held && (r = hold_processors(s)) != 0)
+        mi_store_disable(sys, d, it->index);
       if (!r) {
         mi_bit_set(en, it->index);
         if (order) order[(*norder)++] = it->index;
-        if (nums[i] == ITEM_PAUSES)
-          for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_enable(sys, MI_DOM_PROCESSOR, k);
       }
     }
     stats[i] = r;
@@ -67,11 +88,8 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
 static void disable_all(mi_session *s, int d, uint64_t *en) {
   int n = mi_domain_counters(d);
   for (int i = 0; i < n; i++)
-    if (mi_bit(en, i)) {
-      mi_store_disable(s->sys, d, i);
-      if (d == MI_DOM_GLOBAL && mi_domain_item(d, i)->item == ITEM_PAUSES)
-        for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
-    }
+    if (mi_bit(en, i)) mi_store_disable(s->sys, d, i);
+  if (d == MI_DOM_GLOBAL) release_processors(s);
   memset(en, 0, (size_t)(n + 63) / 64 * 8);
 }
 

@@ -90,6 +90,8 @@ struct mi_session {
   uint16_t io_types;        /* bit t: device type t enabled */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t nldevs;
+  /* 1 while this session holds a reference on every processor counter (it has 21164 on) */
+  int prcsr_held;
   /* MIGLOBGET plan cache: the last list resolved, valid while sys->gen and the mapping hold */
   struct mi_glob_cache *gcache;
 };

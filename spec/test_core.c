@@ -971,6 +971,51 @@ static void test_h11_foreign_item_slots(void) {
   mi_system_free(sys);
 }
 
+/* #11.10a: processor counters are held per session, all or nothing: a user whose 21164 ON
+ * could not get them all (cell limit) gets -20004 for 21164, and its OFF never takes them
+ * from another user who holds them. */
+static void test_h11_processor_refs(void) {
+  int pwords = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++)
+    pwords += mi_item_words(mi_domain_item(MI_DOM_PROCESSOR, k), 1) * MI_MAX_PROCESSORS;
+  /* room for C's process counter, A's 21176 and 21164, and all processor counters but one */
+  mi_system_options o = {.max_cells = MI_MAX_PROCESSES + 2 + pwords - 1};
+  mi_session *a; mi_system *sys = new_sys(&a, &o);
+  mi_session *b = mi_session_new(sys), *c = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(b, 1); mi_session_set_priv(c, 1);
+  mi_accesson(b, &st, 666); mi_accesson(c, &st, 666);
+  int32_t pc[] = {25047, 0}, ga[] = {21176, 21164, 0}, gb[] = {21164, 0}, stats[4], map = 1;
+  mi_procon(c, &st, pc, stats, &map, NULL, 0);
+  EQ(st.all, 0, "#11.10a C takes 2,700 cells");
+  mi_globon(a, &st, ga, stats, &map, 0);
+  EQ(stats[1], -20004, "#11.10a 21164 without room for every processor counter gives -20004");
+  EQ(stats[0], 0, "#11.10a the other item is on");
+  mi_procoff(c, &st, NULL, 0);          /* frees the process rows */
+  mi_globon(b, &st, gb, stats, &map, 0);
+  EQ(st.all, 0, "#11.10a B turns 21164 on");
+  mi_globoff(a, &st, 0);
+  int off = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++)
+    off += !mi_host_active(sys, (mi_ctr){MI_DOM_PROCESSOR << MI_HOST_INDEX_BITS | k});
+  EQ(off, 0, "#11.10a A's OFF leaves B every processor counter");
+  int32_t items[] = {20040, 27006, 27113, 0}, r[3], n, id = 0;
+  mi_prcsrget(b, &st, items, r, stats, sizeof r, 1, &id, &n, 0);
+  EQ(st.all, 0, "#11.10a B's MIPRCSRGET of the first and last processor counters");
+  mi_globoff(b, &st, 0);
+  int refs = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) refs += sys->dom[MI_DOM_PROCESSOR].refs[k];
+  EQ(refs, 0, "#11.10a every processor reference is given back");
+  /* without the cell limit: two users in turn */
+  mi_globon(a, &st, gb, stats, &map, 0);
+  mi_globon(b, &st, gb, stats, &map, 0);
+  mi_globoff(a, &st, 0);
+  CHECK(mi_host_active(sys, mi_host_counter(27006)), "#11.10a the second user keeps processors after the first's OFF");
+  mi_globoff(b, &st, 0);
+  CHECK(!mi_host_active(sys, mi_host_counter(27006)), "#11.10a and they stop with the last");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -992,6 +1037,7 @@ int main(void) {
   test_h11_writer_kinds();
   test_h11_glob_cache_session_set();
   test_h11_foreign_item_slots();
+  test_h11_processor_refs();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
