@@ -527,16 +527,26 @@ static int add_ldev(mi_session *s, int ldev) {
   return 0;
 }
 
-/* Removes the LDEVs of the device types in bits from s's set. */
+/* Removes one LDEV from s's device set and gives back its MI device table reference. */
+static void drop_ldev(mi_session *s, int ldev) {
+  mi_system *sys = s->sys;
+  if (!mi_bit(s->ldevs, ldev)) return;
+  mi_bit_clr(s->ldevs, ldev);
+  s->nldevs--;
+  if (sys->ldev_refs[ldev] && !--sys->ldev_refs[ldev]) sys->ldevs_enabled--;
+}
+
+/* Removes the LDEVs of the device types in bits from s's set (all of them for every type). */
 static void drop_types(mi_session *s, int bits) {
   mi_system *sys = s->sys;
   for (int l = 1; l <= MI_MAX_LDEV; l++)
-    if (mi_bit(s->ldevs, l) && (bits >> sys->devtype[l] & 1)) {
-      mi_bit_clr(s->ldevs, l);
-      s->nldevs--;
-      if (!--sys->ldev_refs[l]) sys->ldevs_enabled--;
-    }
+    if (mi_bit(s->ldevs, l) && (bits == 0x7FE || (bits >> sys->devtype[l] & 1))) drop_ldev(s, l);
   s->io_types &= (uint16_t)~bits;
+}
+
+/* An LDEV was removed or changed type: it leaves every session's set and the MI device table. */
+void mi_io_forget_ldev(mi_system *sys, int ldev) {
+  for (mi_session *s = sys->sessions; s; s = s->next) drop_ldev(s, ldev);
 }
 
 void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t *ldev,

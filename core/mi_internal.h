@@ -169,6 +169,7 @@ void mi_globoff_all(mi_session *s);
 void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
+void mi_io_forget_ldev(mi_system *sys, int ldev);
 mi_system *mi_sim_default_new(void);
 void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals);
 

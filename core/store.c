@@ -239,6 +239,13 @@ int mi_host_cpus(const mi_system *sys) { return sys ? sys->ncpu : 0; }
 
 int mi_host_set_device(mi_system *sys, int ldev, int type) {
   if (!sys || ldev < 1 || ldev > MI_MAX_LDEV || type < 0 || type > mi_ndevtypes_) return -1;
+  if (sys->devtype[ldev] == type) return 0;
+  if (sys->devtype[ldev]) {
+    /* the device goes (or becomes another): out of every user's set, its counters restart */
+    mi_io_forget_ldev(sys, ldev);
+    mi_host_lane *ln = &sys->view.lane[MI_DOM_IO];
+    if (ln->cells) memset(ln->cells + (size_t)ldev * ln->stride, 0, sizeof(int64_t) * (size_t)ln->stride);
+  }
   sys->devtype[ldev] = (uint8_t)type;
   return 0;
 }

@@ -1016,6 +1016,55 @@ static void test_h11_processor_refs(void) {
   mi_system_free(sys);
 }
 
+/* #11.10b: removing an enabled LDEV (or changing its type) drops it from every user's set and
+ * from the MI device table; its counters restart from zero when a device is configured there. */
+static void test_h11_ldev_removed(void) {
+  mi_system_options o = {.max_ldevs = 3};
+  mi_session *a; mi_system *sys = new_sys(&a, &o);
+  mi_session *b = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(b, 1);
+  mi_accesson(b, &st, 666);
+  for (int l = 1; l <= 3; l++) mi_host_set_device(sys, l, 1);
+  int32_t items[] = {20020, 23048, 0}, stats[2], map = 1, sel = -2, n;
+  mi_ioon(a, &st, items, stats, &map, &sel, 0);
+  EQ(st.all, 0, "#11.10b A enables the three disks (the table is full)");
+  mi_host_add(sys, mi_host_counter(23048), 2, 10);
+  mi_host_set_device(sys, 2, 0);
+  EQ(sys->ldevs_enabled, 2, "#11.10b a removed LDEV leaves the MI device table");
+  EQ(sys->ldev_refs[2], 0, "#11.10b and holds no reference");
+  EQ(a->nldevs, 2, "#11.10b and leaves the user's set");
+  int32_t r[8][2];
+  sel = -1;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(n, 2, "#11.10b a GET of all devices returns the two left");
+  sel = 2;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(INFO(st), -20013, "#11.10b a GET of the removed LDEV gives -20013");
+  mi_host_set_device(sys, 4, 1);
+  sel = 4;
+  mi_ioon(b, &st, items, stats, &map, &sel, 0);
+  EQ(st.all, 0, "#11.10b the freed table entry takes another LDEV");
+  mi_host_set_device(sys, 3, 2);        /* a disk becomes a tape */
+  EQ(a->nldevs, 1, "#11.10b an LDEV whose type changes leaves the user's set");
+  sel = -1;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.10b the disk-only user no longer gets it");
+  mi_host_set_device(sys, 2, 1);
+  sel = 2;
+  mi_iooff(b, &st, NULL, 0);
+  mi_ioon(b, &st, items, stats, &map, &sel, 0);
+  mi_ioget(b, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(r[0][1], 0, "#11.10b a device configured again starts from zero");
+  mi_iooff(a, &st, NULL, 0);
+  mi_iooff(b, &st, NULL, 0);
+  EQ(sys->ldevs_enabled, 0, "#11.10b everything off: the MI device table is empty");
+  int left = 0;
+  for (int l = 0; l <= MI_MAX_LDEV; l++) left += sys->ldev_refs[l];
+  EQ(left + a->nldevs + b->nldevs, 0, "#11.10b no references or set entries are left");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1038,6 +1087,7 @@ int main(void) {
   test_h11_glob_cache_session_set();
   test_h11_foreign_item_slots();
   test_h11_processor_refs();
+  test_h11_ldev_removed();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
