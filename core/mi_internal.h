@@ -116,7 +116,7 @@ struct mi_system {
   /* processes */
   mi_proc *procs;
   int nproc_alive, proc_hi;
-  int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
+  int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty; linear probing, backward-shift deletion */
   /* counters */
   mi_store dom[MI_DOM_COUNT];
   uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none */

@@ -273,23 +273,38 @@ static uint32_t hash_pid(int64_t pid) {
   return (uint32_t)(x >> 51) & (MI_PID_HASH - 1);
 }
 
+/* The pid hash: open addressing with linear probing over slot + 1 (0 = empty). It holds at
+ * most MI_MAX_PROCESSES of its MI_PID_HASH entries, so a probe always meets an empty entry. */
 int mi_host_proc_slot(const mi_system *sys, int64_t pid) {
   if (!sys) return -1;
   for (uint32_t h = hash_pid(pid), n = 0; n < MI_PID_HASH; h = (h + 1) & (MI_PID_HASH - 1), n++) {
     int32_t v = sys->pid_hash[h];
     if (v == 0) return -1;
-    if (v > 0 && sys->procs[v - 1].pid == pid) return v - 1;
+    if (sys->procs[v - 1].pid == pid) return v - 1;
   }
   return -1;
 }
 
-/* Removes pid from the hash. */
+/* Removes pid from the hash by backward-shift deletion: each later entry of the probe run
+ * whose home is not cyclically in (hole, entry] moves into the hole, so no tombstones are
+ * left and a lookup costs the same after any number of deaths. */
 static void unhash(mi_system *sys, int64_t pid) {
-  for (uint32_t h = hash_pid(pid), n = 0; n < MI_PID_HASH; h = (h + 1) & (MI_PID_HASH - 1), n++) {
-    int32_t v = sys->pid_hash[h];
-    if (v == 0) return;
-    if (v > 0 && sys->procs[v - 1].pid == pid) { sys->pid_hash[h] = -1; return; }
+  const uint32_t mask = MI_PID_HASH - 1;
+  uint32_t i = hash_pid(pid), n = 0;
+  for (;; i = (i + 1) & mask, n++) {
+    if (n == MI_PID_HASH || sys->pid_hash[i] == 0) return;
+    if (sys->procs[sys->pid_hash[i] - 1].pid == pid) break;
   }
+  for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    int32_t v = sys->pid_hash[j];
+    if (v == 0) break;
+    uint32_t home = hash_pid(sys->procs[v - 1].pid);
+    /* v stays if its home lies cyclically in (i, j]: the hole at i is not on its probe path */
+    if (((j - home) & mask) < ((j - i) & mask)) continue;
+    sys->pid_hash[i] = v;
+    i = j;
+  }
+  sys->pid_hash[i] = 0;
 }
 
 int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
@@ -303,7 +318,7 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
     return -1;
   }
   uint32_t h = hash_pid(d->pid);
-  while (sys->pid_hash[h] > 0) h = (h + 1) & (MI_PID_HASH - 1);
+  while (sys->pid_hash[h] != 0) h = (h + 1) & (MI_PID_HASH - 1);
   sys->pid_hash[h] = slot + 1;
   mi_proc *p = &sys->procs[slot];
   memset(p, 0, sizeof *p);

@@ -1065,6 +1065,46 @@ static void test_h11_ldev_removed(void) {
   mi_system_free(sys);
 }
 
+/* #11.12: the pid hash reclaims deleted entries: after 100,000 births and deaths lookups are
+ * still right and the table holds exactly the hashed processes (no tombstones). */
+static void test_h11_pid_hash(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  static int64_t live[MI_MAX_PROCESSES];
+  int nlive = 0;
+  uint64_t x = 88172645463325252ull;
+  int64_t next = 1;
+  for (int k = 0; k < 100000; k++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    if (nlive < 2000 && (x % 3 || nlive == 0)) {
+      mi_proc_desc d = proc(next += 1 + (int64_t)(x >> 40) % 5, "H");
+      if (mi_host_proc_create(sys, &d) >= 0) live[nlive++] = d.pid;
+    } else {
+      int i = (int)((x >> 20) % (uint64_t)nlive);
+      mi_host_proc_exit(sys, mi_host_proc_slot(sys, live[i]));
+      live[i] = live[--nlive];
+    }
+  }
+  for (int k = 0; k < 100000; k++) {   /* then 100,000 births and deaths of one process */
+    mi_proc_desc d = proc(next += 3, "T");
+    mi_host_proc_exit(sys, mi_host_proc_create(sys, &d));
+  }
+  int wrong = 0;
+  for (int i = 0; i < nlive; i++) {
+    int slot = mi_host_proc_slot(sys, live[i]);
+    wrong += slot < 0 || sys->procs[slot].pid != live[i];
+  }
+  EQ(wrong, 0, "#11.12 every live pid is found after 200,000 births and deaths");
+  int found = 0;
+  for (int64_t p = 1; p <= next; p += 7) found += mi_host_proc_slot(sys, p) >= 0;
+  int expect = 0;
+  for (int i = 0; i < nlive; i++) expect += (live[i] - 1) % 7 == 0;
+  EQ(found, expect, "#11.12 absent pids are not found");
+  int used = 0;
+  for (int h = 0; h < MI_PID_HASH; h++) used += sys->pid_hash[h] != 0;
+  EQ(used, nlive, "#11.12 the pid hash holds the live processes only (no tombstones)");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1088,6 +1128,7 @@ int main(void) {
   test_h11_foreign_item_slots();
   test_h11_processor_refs();
   test_h11_ldev_removed();
+  test_h11_pid_hash();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
