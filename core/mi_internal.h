@@ -32,7 +32,7 @@ void mi_catalog_init(void);
 extern int16_t mi_by_number_[8000];
 /* mi_item_lookup without the init check, for the GET path (the catalog is ready once a system exists). */
 static inline const mi_item_info *mi_item_fast(int32_t item) {
-  uint32_t k = (uint32_t)(item - 20000);
+  uint32_t k = (uint32_t)item - 20000u;   /* unsigned: no overflow at INT32_MIN */
   int p = k < 8000 ? mi_by_number_[k] : 0;
   return p ? &mi_items_[p - 1] : 0;
 }

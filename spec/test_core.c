@@ -1105,6 +1105,33 @@ static void test_h11_pid_hash(void) {
   mi_system_free(sys);
 }
 
+/* Item numbers at the ends of int32 are unknown items in every GET (the catalog index is
+ * computed without a signed overflow). */
+static void test_h11_item_extremes(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 1);
+  mi_host_set_device(sys, 1, 1);
+  mi_proc_desc d = proc(91, "X");
+  mi_host_proc_create(sys, &d);
+  status_type st;
+  int32_t g[] = {21000, 21164, 0}, p[] = {25047, 0}, io[] = {23048, 0}, stats[4], map = 1, n, sel = -1;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, p, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  int32_t list[] = {INT32_MIN, INT32_MAX, INT32_MIN + 19999, 0}, b[64];
+  int bad = 0;
+  mi_globget(s, &st, list, b, stats, sizeof b, 1, 0);
+  bad += INFO(st) != -20012 || stats[0] != -20006;
+  mi_procget(s, &st, list, b, stats, sizeof b, 1, NULL, &n, NULL, 0);
+  bad += INFO(st) != -20012 || stats[0] != -20006;
+  mi_ioget(s, &st, list, b, stats, sizeof b, 1, &sel, &n, 0);
+  bad += INFO(st) != -20012 || stats[2] != -20006;
+  mi_prcsrget(s, &st, list, b, stats, sizeof b, 1, &sel, &n, 0);
+  bad += INFO(st) != -20012 || stats[1] != -20006;
+  EQ(bad, 0, "item numbers INT32_MIN/INT32_MAX are unknown items (-20006, -20012) in all four GETs");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1129,6 +1156,7 @@ int main(void) {
   test_h11_processor_refs();
   test_h11_ldev_removed();
   test_h11_pid_hash();
+  test_h11_item_extremes();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
