@@ -38,6 +38,26 @@ static void finish(status_type *st, int n, int good, int last, int warn) {
   else MI_STATUS(st, last ? last : warn);
 }
 
+/* Takes a reference on every processor counter for s (its 21164 went on): all or none,
+ * so an OFF gives back exactly what this session took; 0 or -20004. */
+static int hold_processors(mi_session *s) {
+  int n = mi_domain_counters(MI_DOM_PROCESSOR);
+  for (int k = 0; k < n; k++)
+    if (mi_store_enable(s->sys, MI_DOM_PROCESSOR, k)) {
+      while (k-- > 0) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
+      return MI_E_TOO_MANY_COUNTERS;
+    }
+  s->prcsr_held = 1;
+  return 0;
+}
+
+/* Gives back the processor counters s holds, if any. */
+static void release_processors(mi_session *s) {
+  if (!s->prcsr_held) return;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
+  s->prcsr_held = 0;
+}
+
 /* Enables the items of a list in domain d for session s, setting bits in en.
  * With `same`, the valid items must equal the set already enabled (else -20001). */
 static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int n, uint64_t *en,
@@ -50,11 +70,12 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
     if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) r = MI_E_BAD_ITEM;
     else if (it->kind != MI_KIND_PSEUDO && !mi_bit(en, it->index)) {
       r = mi_store_enable(sys, d, it->index);
+      /* 21164 brings the processor counters: without room for all of them it is not on */
+      if (!r && nums[i] == ITEM_PAUSES && !s->prcsr_held && (r = hold_processors(s)) != 0)
+        mi_store_disable(sys, d, it->index);
       if (!r) {
         mi_bit_set(en, it->index);
         if (order) order[(*norder)++] = it->index;
-        if (nums[i] == ITEM_PAUSES)
-          for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_enable(sys, MI_DOM_PROCESSOR, k);
       }
     }
     stats[i] = r;
@@ -67,11 +88,8 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
 static void disable_all(mi_session *s, int d, uint64_t *en) {
   int n = mi_domain_counters(d);
   for (int i = 0; i < n; i++)
-    if (mi_bit(en, i)) {
-      mi_store_disable(s->sys, d, i);
-      if (d == MI_DOM_GLOBAL && mi_domain_item(d, i)->item == ITEM_PAUSES)
-        for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
-    }
+    if (mi_bit(en, i)) mi_store_disable(s->sys, d, i);
+  if (d == MI_DOM_GLOBAL) release_processors(s);
   memset(en, 0, (size_t)(n + 63) / 64 * 8);
 }
 
@@ -245,6 +263,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   if (s->glob_on) { MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }
+  if (s->gcache) s->gcache->gen = 0;   /* the cached statuses were for the old enable set */
   int rc = mi_user_take(s);
   if (rc) { MI_STATUS(st, rc); return; }
   int warn = take_mapping(sys, mapping);
@@ -269,14 +288,17 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   mi_sys_refresh(sys);
   if (glob_cached(s, st, nums, n, buf, stats, size, mapping)) return;
   const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
-  uint8_t *out = buf, *end = out + size;
+  uint8_t *out = buf;
+  int32_t room = size;
   struct mi_glob_cache *c = s->gcache;
   int keep = c && n <= c->cap;
+  if (keep) c->gen = 0;   /* emptied while its plans are rewritten: a GET that fails part-way leaves it empty */
   int good = 0, last = 0;
   for (int i = 0; i < n; i++) {
     plan p;
     int r = resolve(s, MI_DOM_GLOBAL, nums[i], s->glob_en, mapping, &p);
-    if (out + p.size > end) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
+    if (p.size > room) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
+    room -= p.size;
     if (r) { memset(out, 0, (size_t)p.size); last = i + 1; }
     else { put_counter(sys, &p, row, mapping, out); good++; }
     stats[i] = r;
@@ -296,6 +318,7 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
 /* Turns off everything global s has on. */
 void mi_globoff_all(mi_session *s) {
   if (!s->glob_on) return;
+  if (s->gcache) s->gcache->gen = 0;   /* the cached statuses were for this enable set */
   disable_all(s, MI_DOM_GLOBAL, s->glob_en);
   s->glob_on = 0;
   mi_user_release_if_idle(s);
@@ -504,16 +527,26 @@ static int add_ldev(mi_session *s, int ldev) {
   return 0;
 }
 
-/* Removes the LDEVs of the device types in bits from s's set. */
+/* Removes one LDEV from s's device set and gives back its MI device table reference. */
+static void drop_ldev(mi_session *s, int ldev) {
+  mi_system *sys = s->sys;
+  if (!mi_bit(s->ldevs, ldev)) return;
+  mi_bit_clr(s->ldevs, ldev);
+  s->nldevs--;
+  if (sys->ldev_refs[ldev] && !--sys->ldev_refs[ldev]) sys->ldevs_enabled--;
+}
+
+/* Removes the LDEVs of the device types in bits from s's set (all of them for every type). */
 static void drop_types(mi_session *s, int bits) {
   mi_system *sys = s->sys;
   for (int l = 1; l <= MI_MAX_LDEV; l++)
-    if (mi_bit(s->ldevs, l) && (bits >> sys->devtype[l] & 1)) {
-      mi_bit_clr(s->ldevs, l);
-      s->nldevs--;
-      if (!--sys->ldev_refs[l]) sys->ldevs_enabled--;
-    }
+    if (mi_bit(s->ldevs, l) && (bits == 0x7FE || (bits >> sys->devtype[l] & 1))) drop_ldev(s, l);
   s->io_types &= (uint16_t)~bits;
+}
+
+/* An LDEV was removed or changed type: it leaves every session's set and the MI device table. */
+void mi_io_forget_ldev(mi_system *sys, int ldev) {
+  for (mi_session *s = sys->sessions; s; s = s->next) drop_ldev(s, ldev);
 }
 
 void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t *ldev,
@@ -595,7 +628,7 @@ void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t 
   for (int l = 1; l <= MI_MAX_LDEV; l++) {
     if (!mi_bit(s->ldevs, l) || (sel >= 1 ? l != sel : !(bits >> sys->devtype[l] & 1))) continue;
     if (done == fit) { more = 1; break; }
-    const int64_t *row = io->cells + (size_t)l * io->stride;
+    const int64_t *row = io->cells ? io->cells + (size_t)l * io->stride : NULL;  /* NULL: only 20020 is on */
     for (int i = 0; i < n; i++) {
       if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
       else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = l; memcpy(out, &v, 4); }
@@ -660,7 +693,7 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESSOR];
   uint8_t *out = buf;
   for (int c = first; c < first + count && done < fit; c++, done++) {
-    const int64_t *row = ps->cells + (size_t)c * ps->stride;
+    const int64_t *row = ps->cells ? ps->cells + (size_t)c * ps->stride : NULL;
     for (int i = 0; i < n; i++) {
       if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
       else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = c; memcpy(out, &v, 4); }

@@ -40,8 +40,9 @@ void mi_config_defaults(mi_system *sys) {
 int mi_host_config_set(mi_system *sys, int32_t item, int32_t value) {
   const mi_config_info *c = mi_config_lookup(item);
   if (!sys || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
+  if ((item == 3042 || item == 3043) && value < 1) return -1;   /* every tick conversion divides by them */
   CFG(sys, item) = c->type == MI_CT_BOOL ? value != 0 : value;
-  if (item == 3042 && value > 0) mi_set_round(sys, value);
+  if (item == 3042) mi_set_round(sys, value);
   return 0;
 }
 
@@ -60,8 +61,8 @@ int mi_host_config_text(mi_system *sys, int32_t item, const char *text) {
 }
 
 int mi_host_config_bit(const mi_system *sys, int32_t item, int bit) {
+  if (!sys || (item != 3015 && item != 3016)) return 0;
   int n; uint8_t *m = mask_of((mi_system *)sys, item, &n);
-  if (item != 3015 && item != 3016) return 0;
   return bit >= 0 && bit < n * 8 ? (m[bit >> 3] >> (7 - (bit & 7))) & 1 : 0;
 }
 

@@ -47,11 +47,14 @@ MI_API void *mi_system_source(mi_system *sys);
 MI_API int mi_host_set_cpus(mi_system *sys, int n);
 /* Returns the number of processors. */
 MI_API int mi_host_cpus(const mi_system *sys);
-/* Configures LDEV 1-999 as a device type (1-10, see mi_devtype); 0 removes it; returns 0 or -1. */
+/* Configures LDEV 1-999 as a device type (1-10, see mi_devtype); 0 removes it; returns 0 or -1.
+ * Removing an LDEV or changing its type drops it from every user's MIIOON set and the MI
+ * device table, and its counters restart from zero. */
 MI_API int mi_host_set_device(mi_system *sys, int ldev, int type);
 /* Returns the device type of an LDEV (0 if not configured). */
 MI_API int mi_host_device(const mi_system *sys, int ldev);
-/* Sets a configuration item's 32-bit value directly (no PUT rules), e.g. 3003 job count. */
+/* Sets a configuration item's 32-bit value directly (no PUT rules), e.g. 3003 job count;
+ * returns 0, or -1 for an unknown or non-32-bit item and for 3042/3043 below 1. */
 MI_API int mi_host_config_set(mi_system *sys, int32_t item, int32_t value);
 /* Reads a configuration item's 32-bit value (I32 and boolean items). */
 MI_API int32_t mi_host_config(const mi_system *sys, int32_t item);
@@ -141,25 +144,30 @@ static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity,
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
 /* Adds delta to a simple counter (time counters take ticks); inline, the hot writer.
  * Ignores a NULL system, a bad counter or entity, a counter nobody enabled and a
- * process that is not alive. */
+ * process that is not alive. Given an object- or semaphore-class counter it adds to
+ * class 0 (the writer does not look up kinds; use mi_host_add_objcl/_semcl for classes). */
 static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta) {
   int64_t *p = mi_host_cell_(sys, c, entity, 1);
   if (p) *p += delta;
 }
 /* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
 MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);
-/* Adds delta to element `cls` (large-map class 0-719) of an object-class counter. */
+/* Adds delta to element `cls` (large-map class 0-719) of an object-class counter; ignores
+ * any other kind of counter and a class out of range, as mi_host_add ignores bad input. */
 MI_API void mi_host_add_objcl(mi_system *sys, mi_ctr c, int entity, int cls, int64_t delta);
-/* Adds delta to element `cls` (0-255) of a semaphore-class counter. */
+/* Adds delta to element `cls` (0-255) of a semaphore-class counter; ignores any other kind
+ * of counter and a class out of range. */
 MI_API void mi_host_add_semcl(mi_system *sys, mi_ctr c, int entity, int cls, int64_t delta);
 /* Records a block on a semaphore of class cls with queue length qlen: bumps the 1-3, 4-6 or
- * 7+ bucket counter of the domain (global 21088-21090, process 25261-25263). */
+ * 7+ bucket counter of the domain (global 21088-21090, process 25261-25263); other domains,
+ * qlen < 1 and a class out of range are ignored. */
 MI_API void mi_host_sem_block(mi_system *sys, int domain, int entity, int cls, int qlen);
-/* Sets a level ("current") counter. */
+/* Sets a level ("current") counter; simple counters only (a class counter is ignored). */
 MI_API void mi_host_set(mi_system *sys, mi_ctr c, int entity, int64_t value);
-/* Raises a maximum counter to value if larger. */
+/* Raises a maximum counter to value if larger; simple counters only. */
 MI_API void mi_host_max(mi_system *sys, mi_ctr c, int entity, int64_t value);
-/* Reads the 64-bit value of a simple counter (ticks for time counters), 0 if not counted. */
+/* Reads the 64-bit value of a simple counter (ticks for time counters), 0 if not counted
+ * or not a simple counter (read class counters with a GET). */
 MI_API int64_t mi_host_value(const mi_system *sys, mi_ctr c, int entity);
 
 #ifdef __cplusplus

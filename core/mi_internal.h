@@ -32,7 +32,7 @@ void mi_catalog_init(void);
 extern int16_t mi_by_number_[8000];
 /* mi_item_lookup without the init check, for the GET path (the catalog is ready once a system exists). */
 static inline const mi_item_info *mi_item_fast(int32_t item) {
-  uint32_t k = (uint32_t)(item - 20000);
+  uint32_t k = (uint32_t)item - 20000u;   /* unsigned: no overflow at INT32_MIN */
   int p = k < 8000 ? mi_by_number_[k] : 0;
   return p ? &mi_items_[p - 1] : 0;
 }
@@ -47,6 +47,8 @@ typedef struct mi_store {
 
 /* The word offset of dense counter (domain, index) in its rows, -1 when not counted. */
 #define MI_OFF(sys, d, i) ((sys)->view.off[((d) << MI_HOST_INDEX_BITS) + (i)])
+
+#define MI_CKIND_NONE 0xFF
 
 enum { MI_PS_FREE = 0, MI_PS_ALIVE = 1, MI_PS_DEAD = 2 };
 
@@ -88,6 +90,8 @@ struct mi_session {
   uint16_t io_types;        /* bit t: device type t enabled */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t nldevs;
+  /* 1 while this session holds a reference on every processor counter (it has 21164 on) */
+  int prcsr_held;
   /* MIGLOBGET plan cache: the last list resolved, valid while sys->gen and the mapping hold */
   struct mi_glob_cache *gcache;
 };
@@ -113,9 +117,10 @@ struct mi_system {
   /* processes */
   mi_proc *procs;
   int nproc_alive, proc_hi;
-  int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty, -1 tombstone */
+  int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty; linear probing, backward-shift deletion */
   /* counters */
   mi_store dom[MI_DOM_COUNT];
+  uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none */
   uint64_t gen;                      /* bumped whenever offsets, enables or the mapping change */
   int mapping;                       /* system mapping, -1 when nobody has anything on */
   int64_t cells_used;
@@ -165,6 +170,7 @@ void mi_globoff_all(mi_session *s);
 void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
+void mi_io_forget_ldev(mi_system *sys, int ldev);
 mi_system *mi_sim_default_new(void);
 void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals);
 

@@ -44,6 +44,10 @@ mi_system *mi_system_new(const mi_system_options *opt) {
   sys->view.off = malloc(sizeof *sys->view.off * (MI_DOM_COUNT << MI_HOST_INDEX_BITS));
   if (!sys->procs || !sys->view.live || !sys->view.off) { mi_system_free(sys); return NULL; }
   for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) sys->view.off[i] = -1;
+  memset(sys->ckind, MI_CKIND_NONE, sizeof sys->ckind);
+  for (int d = 0; d < MI_DOM_COUNT; d++)
+    for (int i = 0; i < mi_domain_counters_[d]; i++)
+      sys->ckind[d << MI_HOST_INDEX_BITS | i] = mi_domain_item(d, i)->kind;
   static const int nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_store *st = &sys->dom[d];
@@ -185,40 +189,41 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
 
+/* The cell of counter c for entity e when c is a counter of this kind, else NULL (the kind
+ * table is indexed only once mi_host_cell_ has range-checked c). */
+static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int live_only, int kind) {
+  int64_t *p = mi_host_cell_(sys, c, e, live_only);
+  return p && sys->ckind[c.id] == kind ? p : NULL;
+}
+
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
-  if (p && (unsigned)cls < MI_NLARGE) p[mi_fold_[0][sys->mapping][cls]] += delta;
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_OBJCL);
+  if (p && (unsigned)cls < MI_NLARGE && (unsigned)sys->mapping <= 2) p[mi_fold_[0][sys->mapping][cls]] += delta;
 }
 
 void mi_host_add_semcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SEMCL);
   if (p && (unsigned)cls < MI_NSEMCL) p[cls] += delta;
 }
 
 void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
-  static mi_ctr bucket[2][3];
-  static int resolved;
-  if (!resolved) {
-    for (int b = 0; b < 3; b++) { bucket[0][b] = mi_host_counter(21088 + b); bucket[1][b] = mi_host_counter(25261 + b); }
-    resolved = 1;
-  }
-  if (qlen < 1) return;
+  if (qlen < 1 || (domain != MI_DOM_GLOBAL && domain != MI_DOM_PROCESS)) return;
   int b = qlen <= 3 ? 0 : qlen <= 6 ? 1 : 2;
-  mi_host_add_semcl(sys, bucket[domain == MI_DOM_PROCESS][b], e, cls, 1);
+  mi_host_add_semcl(sys, mi_host_counter(domain == MI_DOM_PROCESS ? 25261 + b : 21088 + b), e, cls, 1);
 }
 
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
   if (p) *p = value;
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = mi_host_cell_(sys, c, e, 1);
+  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
   if (p && value > *p) *p = value;
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
-  const int64_t *p = mi_host_cell_(sys, c, e, 0);   /* a dead process still reads */
+  const int64_t *p = cell_of_kind(sys, c, e, 0, MI_KIND_SIMPLE);   /* a dead process still reads */
   return p ? *p : 0;
 }
 
@@ -234,6 +239,13 @@ int mi_host_cpus(const mi_system *sys) { return sys ? sys->ncpu : 0; }
 
 int mi_host_set_device(mi_system *sys, int ldev, int type) {
   if (!sys || ldev < 1 || ldev > MI_MAX_LDEV || type < 0 || type > mi_ndevtypes_) return -1;
+  if (sys->devtype[ldev] == type) return 0;
+  if (sys->devtype[ldev]) {
+    /* the device goes (or becomes another): out of every user's set, its counters restart */
+    mi_io_forget_ldev(sys, ldev);
+    mi_host_lane *ln = &sys->view.lane[MI_DOM_IO];
+    if (ln->cells) memset(ln->cells + (size_t)ldev * ln->stride, 0, sizeof(int64_t) * (size_t)ln->stride);
+  }
   sys->devtype[ldev] = (uint8_t)type;
   return 0;
 }
@@ -252,7 +264,7 @@ void mi_host_set_now(mi_system *sys, int64_t ticks) {
   if (sys && ticks > sys->now) sys->now = ticks;
 }
 
-int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys->cfg[3043 - 3001]; }
+int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys ? sys->cfg[3043 - 3001] : 0; }
 
 /* ---- processes ---- */
 
@@ -261,23 +273,38 @@ static uint32_t hash_pid(int64_t pid) {
   return (uint32_t)(x >> 51) & (MI_PID_HASH - 1);
 }
 
+/* The pid hash: open addressing with linear probing over slot + 1 (0 = empty). It holds at
+ * most MI_MAX_PROCESSES of its MI_PID_HASH entries, so a probe always meets an empty entry. */
 int mi_host_proc_slot(const mi_system *sys, int64_t pid) {
   if (!sys) return -1;
   for (uint32_t h = hash_pid(pid), n = 0; n < MI_PID_HASH; h = (h + 1) & (MI_PID_HASH - 1), n++) {
     int32_t v = sys->pid_hash[h];
     if (v == 0) return -1;
-    if (v > 0 && sys->procs[v - 1].pid == pid) return v - 1;
+    if (sys->procs[v - 1].pid == pid) return v - 1;
   }
   return -1;
 }
 
-/* Removes pid from the hash. */
+/* Removes pid from the hash by backward-shift deletion: each later entry of the probe run
+ * whose home is not cyclically in (hole, entry] moves into the hole, so no tombstones are
+ * left and a lookup costs the same after any number of deaths. */
 static void unhash(mi_system *sys, int64_t pid) {
-  for (uint32_t h = hash_pid(pid), n = 0; n < MI_PID_HASH; h = (h + 1) & (MI_PID_HASH - 1), n++) {
-    int32_t v = sys->pid_hash[h];
-    if (v == 0) return;
-    if (v > 0 && sys->procs[v - 1].pid == pid) { sys->pid_hash[h] = -1; return; }
+  const uint32_t mask = MI_PID_HASH - 1;
+  uint32_t i = hash_pid(pid), n = 0;
+  for (;; i = (i + 1) & mask, n++) {
+    if (n == MI_PID_HASH || sys->pid_hash[i] == 0) return;
+    if (sys->procs[sys->pid_hash[i] - 1].pid == pid) break;
   }
+  for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    int32_t v = sys->pid_hash[j];
+    if (v == 0) break;
+    uint32_t home = hash_pid(sys->procs[v - 1].pid);
+    /* v stays if its home lies cyclically in (i, j]: the hole at i is not on its probe path */
+    if (((j - home) & mask) < ((j - i) & mask)) continue;
+    sys->pid_hash[i] = v;
+    i = j;
+  }
+  sys->pid_hash[i] = 0;
 }
 
 int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
@@ -291,7 +318,7 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
     return -1;
   }
   uint32_t h = hash_pid(d->pid);
-  while (sys->pid_hash[h] > 0) h = (h + 1) & (MI_PID_HASH - 1);
+  while (sys->pid_hash[h] != 0) h = (h + 1) & (MI_PID_HASH - 1);
   sys->pid_hash[h] = slot + 1;
   mi_proc *p = &sys->procs[slot];
   memset(p, 0, sizeof *p);

@@ -1480,6 +1480,385 @@ static void test_h11_aiftime(void) {
   mi_system_free(sys);
 }
 
+/* ---- issue 11 "Harden the seams" ---- */
+
+/* #11.1: a MIGLOBGET that fails with -20008 part-way leaves the plan cache usable: the next
+ * GET of the cached list writes its 8 bytes, not the 2,880 of the failed list's plan. */
+static void test_h11_glob_cache_failed_get(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21177, 21176, 0}, stats[4], map = 0;
+  mi_globon(s, &st, on, stats, &map, 0);
+  EQ(st.all, 0, "#11.1 MIGLOBON {21177, 21176} mapping 0");
+  mi_host_add(sys, mi_host_counter(21177), 0, 5000);
+  struct { int32_t v[2]; uint8_t guard[4096]; } b;
+  memset(&b, 0x5A, sizeof b);
+  mi_globget(s, &st, on, b.v, stats, 8, 0, 0);
+  EQ(st.all, 0, "#11.1 GET into 8 bytes");
+  int32_t big[] = {21254, 21255, 0};
+  uint8_t *bb = malloc(2884);
+  mi_globget(s, &st, big, bb, stats, 2884, 0, 0);
+  EQ(INFO(st), -20008, "#11.1 GET of two 2,880-byte items into 2,884 bytes gives -20008");
+  free(bb);
+  for (int k = 0; k < 2; k++) {
+    memset(&b, 0x5A, sizeof b);
+    mi_globget(s, &st, on, b.v, stats, 8, 0, 0);
+    EQ(st.all, 0, "#11.1 a failed MIGLOBGET leaves the plan cache usable");
+    EQ(b.v[0], 5, "#11.1 the first list's value after a failed GET");
+    int intact = 1;
+    for (size_t i = 0; i < sizeof b.guard; i++) intact &= b.guard[i] == 0x5A;
+    CHECK(intact, "#11.1 a GET after a failed GET writes nothing past buffer_size");
+  }
+  mi_system_free(sys);
+}
+
+/* #11.1: no GET of any domain writes past buffer_size, whatever the list, mapping and size:
+ * random lists over every domain (pseudo items, class counters, unknown items), repeated
+ * lists (the cache), sizes from 0 to a few records, each with a guard zone after the buffer. */
+static void test_h11_get_bounds(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 3);
+  for (int l = 1; l <= 3; l++) mi_host_set_device(sys, l, 1);
+  mi_host_set_device(sys, 7, 2);
+  for (int p = 0; p < 5; p++) { mi_proc_desc d = proc(500 + p, "B"); mi_host_proc_create(sys, &d); }
+  status_type st;
+  int32_t g[] = {21000, 21176, 21254, 21088, 21164, 0}, pi[] = {20001, 20003, 25047, 25202, 25261, 0};
+  int32_t io[] = {20020, 23048, 23050, 0}, stats[MI_MAX_ITEMS], map = 1;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, pi, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  static const int32_t pool[] = {21000, 21001, 21176, 21254, 21255, 21088, 21164, 20001, 20002, 20003, 20004,
+                                 20005, 20007, 20011, 20020, 20040, 25047, 25202, 25261, 23048, 23050, 27006,
+                                 27013, 99, 30000, -4};
+  const int npool = (int)(sizeof pool / sizeof pool[0]);
+  enum { GUARD = 4096 };
+  uint8_t *mem = malloc(20000 + GUARD);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  int32_t lists[6][12] = {{0}};   /* a few lists in turn, so cached plans meet other lists */
+  int bad = 0, calls = 0;
+  for (int it = 0; it < 20000; it++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    int32_t *list = lists[(x >> 4) % 6];
+    if (x % 8 == 0 || it < 6) {   /* now and then a new list */
+      int n = (int)((x >> 8) % 8);
+      for (int k = 0; k < n; k++) list[k] = pool[(x >> (12 + 4 * k)) % (uint64_t)npool];
+      list[n] = 0;
+    }
+    int32_t size = (int32_t)((x >> 40) % 7000) & ~3, mapping = (int32_t)((x >> 20) % 3), sel = -1, num, key = 0;
+    memset(mem, 0xA5, (size_t)size + GUARD);
+    switch ((x >> 50) % 4) {
+    case 0: mi_globget(s, &st, list, mem, stats, size, mapping, 0); break;
+    case 1: mi_procget(s, &st, list, mem, stats, size, mapping, NULL, &num, &key, 0); break;
+    case 2: mi_ioget(s, &st, list, mem, stats, size, mapping, &sel, &num, 0); break;
+    default: mi_prcsrget(s, &st, list, mem, stats, size, mapping, &sel, &num, 0); break;
+    }
+    calls++;
+    for (int i = 0; i < GUARD; i++) if (mem[size + i] != 0xA5) { bad++; break; }
+  }
+  EQ(bad, 0, "#11.1 no GET of any domain writes past buffer_size (20,000 random GETs)");
+  free(mem);
+  mi_system_free(sys);
+}
+
+/* #11.4: every writer checks the counter's kind: a class writer given a simple counter (or
+ * the other class kind) writes nothing, set/max/value only take simple counters, classes
+ * out of range are ignored, and mi_host_add to a class counter adds to class 0. */
+static void test_h11_writer_kinds(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21000, 21254, 21088, 0}, stats[4], map = 1;
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_ctr simple = mi_host_counter(21000), objcl = mi_host_counter(21254), semcl = mi_host_counter(21088);
+  mi_host_add(sys, simple, 0, 7);
+  mi_host_add_objcl(sys, simple, 0, 600, 1);   /* hundreds of words past the cell */
+  mi_host_add_objcl(sys, simple, 0, 5, 1);
+  mi_host_add_semcl(sys, simple, 0, 200, 1);
+  mi_host_add_semcl(sys, simple, 0, 1, 1);
+  mi_host_add_objcl(sys, semcl, 0, 3, 1);      /* the other class kind */
+  mi_host_add_semcl(sys, objcl, 0, 3, 1);
+  mi_host_add_objcl(sys, objcl, 0, -1, 1);     /* classes out of range */
+  mi_host_add_objcl(sys, objcl, 0, 720, 1);
+  mi_host_add_semcl(sys, semcl, 0, 256, 1);
+  mi_host_add_semcl(sys, semcl, 0, -3, 1);
+  mi_host_set(sys, objcl, 0, 99);              /* set/max take simple counters only */
+  mi_host_max(sys, semcl, 0, 99);
+  mi_host_sem_block(sys, MI_DOM_IO, 0, 38, 2); /* no semaphore buckets in the I/O domain */
+  mi_host_sem_block(sys, 7, 0, 38, 2);
+  mi_host_add(sys, objcl, 0, 3);               /* decision: class 0 */
+  mi_host_add(sys, semcl, 0, 2);
+  mi_host_add_objcl(sys, objcl, 0, 29, 4);     /* large 29 -> small 13 */
+  mi_host_add_semcl(sys, semcl, 0, 38, 6);
+  struct { int32_t simple, pf[33], sem[256]; } b;
+  mi_globget(s, &st, on, &b, stats, sizeof b, 1, 0);
+  EQ(st.all, 0, "#11.4 MIGLOBGET");
+  EQ(b.simple, 7, "#11.4 the simple counter only has its own adds");
+  int others = 0;
+  for (int k = 1; k < 33; k++) if (k != 13) others += b.pf[k] != 0;
+  for (int k = 1; k < 256; k++) if (k != 38) others += b.sem[k] != 0;
+  EQ(others, 0, "#11.4 a class writer given a counter of another kind writes nowhere");
+  EQ(b.pf[0], 3, "#11.4 mi_host_add to an object-class counter adds to class 0; set ignored");
+  EQ(b.pf[13], 4, "#11.4 mi_host_add_objcl still folds large 29 into small 13");
+  EQ(b.sem[0], 2, "#11.4 mi_host_add to a semaphore-class counter adds to class 0; max ignored");
+  EQ(b.sem[38], 6, "#11.4 semaphore class 38; a block in the I/O domain is ignored");
+  EQ(mi_host_value(sys, objcl, 0), 0, "#11.4 mi_host_value reads simple counters only");
+  EQ(mi_host_value(sys, simple, 0), 7, "#11.4 mi_host_value of a simple counter");
+  mi_system_free(sys);
+  /* a class writer given a simple counter alone in its row must not write past the row */
+  sys = new_sys(&s, NULL);
+  int32_t one[] = {21000, 0};
+  mi_globon(s, &st, one, stats, &map, 0);
+  mi_host_add_objcl(sys, simple, 0, 719, 1);
+  mi_host_add_semcl(sys, simple, 0, 255, 1);
+  EQ(mi_host_value(sys, simple, 0), 0, "#11.4 class writes to a lone simple counter are ignored");
+  EQ(mi_host_ticks_per_ms(NULL), 0, "a NULL system has no tick rate");
+  EQ(mi_host_config_bit(NULL, 3015, 0), 0, "a NULL system has no mask bits");
+  EQ(mi_host_config_set(sys, 3043, 0), -1, "ticks per ms 0 is refused (every time conversion divides by it)");
+  EQ(mi_host_config_set(sys, 3042, -5), -1, "a rounding factor below 1 is refused");
+  EQ(mi_host_config(sys, 3042), 1000, "and the factor is unchanged");
+  mi_system_free(sys);
+}
+
+/* #11.7: the MIGLOBGET cache is keyed on the session's own enable set: after this session's
+ * OFF and ON (another session keeping the same counters on) statuses follow the new set. */
+static void test_h11_glob_cache_session_set(void) {
+  mi_session *a; mi_system *sys = new_sys(&a, NULL);
+  mi_session *b = mi_session_new(sys);
+  mi_session_set_priv(b, 1);
+  status_type st;
+  mi_accesson(b, &st, 666);
+  int32_t both[] = {21000, 21001, 0}, first[] = {21000, 0}, stats[2], map = 1, buf[2];
+  mi_globon(b, &st, both, stats, &map, 0);
+  mi_globon(a, &st, both, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(st.all, 0, "#11.7 cached GET of both items");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, first, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], -20013, "#11.7 after OFF/ON without 21001 the cached status 0 is not reused");
+  EQ(INFO(st), 2, "#11.7 overall status names it");
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], -20013, "#11.7 the cached -20013");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, both, stats, &map, 0);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], 0, "#11.7 after OFF/ON with 21001 the cached -20013 is not reused");
+  EQ(st.all, 0, "#11.7 overall status 0");
+  mi_system_free(sys);
+}
+
+/* #11.8: items of another domain (and pseudo-items where a domain has none) are invalid and
+ * keep a 4-byte zero slot in all four GETs, whatever their size in their own domain. */
+static void test_h11_foreign_item_slots(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 1);
+  mi_host_set_device(sys, 1, 1);
+  mi_proc_desc d = proc(77, "SLOTS");
+  mi_host_proc_create(sys, &d);
+  status_type st;
+  int32_t g[] = {21000, 21164, 0}, p[] = {25047, 0}, io[] = {23048, 0}, stats[8], map = 1, n, sel;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, p, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 11);
+  int32_t b[64];
+  /* global: 20004 (a 48-byte process pseudo-item), 23050 (an I/O object-class counter), 20020 */
+  int32_t gl[] = {20004, 21000, 23050, 20020, 21000, 0};
+  memset(b, 0x5A, sizeof b);
+  mi_globget(s, &st, gl, b, stats, 20, 1, 0);
+  EQ(st.all == 0 ? 0 : INFO(st), 4, "#11.8 global GET: overall names the last invalid item");
+  EQ(stats[0], -20006, "#11.8 20004 in a global GET is invalid");
+  EQ(b[0], 0, "#11.8 20004 keeps a 4-byte zero slot in a global GET");
+  EQ(b[1], 11, "#11.8 the next item follows at offset 4");
+  EQ(b[2], 0, "#11.8 an I/O object-class counter keeps 4 bytes in a global GET");
+  EQ(b[3], 0, "#11.8 20020 keeps 4 bytes in a global GET");
+  EQ(b[4], 11, "#11.8 20 bytes in all");
+  /* process: 20020, 20040, 21254 (a global class counter), then the pid */
+  int32_t pl[] = {20020, 20040, 21254, 20001, 0};
+  mi_procget(s, &st, pl, b, stats, 20, 1, NULL, &n, NULL, 0);
+  EQ(n, 1, "#11.8 process GET: one 20-byte record fits 20 bytes");
+  EQ(stats[2], -20006, "#11.8 a global counter in a process GET is invalid");
+  longint_type pid; memcpy(&pid, &b[3], 8);
+  EQ(mi_longint_get(&pid), 77, "#11.8 the pid follows three 4-byte invalid slots");
+  /* I/O: 20001 (an 8-byte process pseudo-item), 20003, then 20020 */
+  int32_t il[] = {20001, 20003, 20020, 23048, 0};
+  sel = 1;
+  mi_ioget(s, &st, il, b, stats, 16, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.8 I/O GET: one 16-byte record fits 16 bytes");
+  EQ(b[0] | b[1], 0, "#11.8 process pseudo-items keep 4-byte zero slots in an I/O GET");
+  EQ(b[2], 1, "#11.8 20020 follows at offset 8");
+  /* processor: 20001, 20003, 20040, 21000 */
+  int32_t cl[] = {20001, 20003, 20040, 21000, 0};
+  sel = 0;
+  mi_prcsrget(s, &st, cl, b, stats, 16, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.8 processor GET: one 16-byte record fits 16 bytes");
+  EQ(stats[0], -20006, "#11.8 20001 in a processor GET is invalid");
+  EQ(b[2], 0, "#11.8 20040 (processor 0) at offset 8");
+  EQ(stats[3], -20006, "#11.8 a global counter in a processor GET is invalid");
+  mi_system_free(sys);
+}
+
+/* #11.10a: processor counters are held per session, all or nothing: a user whose 21164 ON
+ * could not get them all (cell limit) gets -20004 for 21164, and its OFF never takes them
+ * from another user who holds them. */
+static void test_h11_processor_refs(void) {
+  int pwords = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++)
+    pwords += mi_item_words(mi_domain_item(MI_DOM_PROCESSOR, k), 1) * MI_MAX_PROCESSORS;
+  /* room for C's process counter, A's 21176 and 21164, and all processor counters but one */
+  mi_system_options o = {.max_cells = MI_MAX_PROCESSES + 2 + pwords - 1};
+  mi_session *a; mi_system *sys = new_sys(&a, &o);
+  mi_session *b = mi_session_new(sys), *c = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(b, 1); mi_session_set_priv(c, 1);
+  mi_accesson(b, &st, 666); mi_accesson(c, &st, 666);
+  int32_t pc[] = {25047, 0}, ga[] = {21176, 21164, 0}, gb[] = {21164, 0}, stats[4], map = 1;
+  mi_procon(c, &st, pc, stats, &map, NULL, 0);
+  EQ(st.all, 0, "#11.10a C takes 2,700 cells");
+  mi_globon(a, &st, ga, stats, &map, 0);
+  EQ(stats[1], -20004, "#11.10a 21164 without room for every processor counter gives -20004");
+  EQ(stats[0], 0, "#11.10a the other item is on");
+  mi_procoff(c, &st, NULL, 0);          /* frees the process rows */
+  mi_globon(b, &st, gb, stats, &map, 0);
+  EQ(st.all, 0, "#11.10a B turns 21164 on");
+  mi_globoff(a, &st, 0);
+  int off = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++)
+    off += !mi_host_active(sys, (mi_ctr){MI_DOM_PROCESSOR << MI_HOST_INDEX_BITS | k});
+  EQ(off, 0, "#11.10a A's OFF leaves B every processor counter");
+  int32_t items[] = {20040, 27006, 27113, 0}, r[3], n, id = 0;
+  mi_prcsrget(b, &st, items, r, stats, sizeof r, 1, &id, &n, 0);
+  EQ(st.all, 0, "#11.10a B's MIPRCSRGET of the first and last processor counters");
+  mi_globoff(b, &st, 0);
+  int refs = 0;
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) refs += sys->dom[MI_DOM_PROCESSOR].refs[k];
+  EQ(refs, 0, "#11.10a every processor reference is given back");
+  /* without the cell limit: two users in turn */
+  mi_globon(a, &st, gb, stats, &map, 0);
+  mi_globon(b, &st, gb, stats, &map, 0);
+  mi_globoff(a, &st, 0);
+  CHECK(mi_host_active(sys, mi_host_counter(27006)), "#11.10a the second user keeps processors after the first's OFF");
+  mi_globoff(b, &st, 0);
+  CHECK(!mi_host_active(sys, mi_host_counter(27006)), "#11.10a and they stop with the last");
+  mi_system_free(sys);
+}
+
+/* #11.10b: removing an enabled LDEV (or changing its type) drops it from every user's set and
+ * from the MI device table; its counters restart from zero when a device is configured there. */
+static void test_h11_ldev_removed(void) {
+  mi_system_options o = {.max_ldevs = 3};
+  mi_session *a; mi_system *sys = new_sys(&a, &o);
+  mi_session *b = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(b, 1);
+  mi_accesson(b, &st, 666);
+  for (int l = 1; l <= 3; l++) mi_host_set_device(sys, l, 1);
+  int32_t items[] = {20020, 23048, 0}, stats[2], map = 1, sel = -2, n;
+  mi_ioon(a, &st, items, stats, &map, &sel, 0);
+  EQ(st.all, 0, "#11.10b A enables the three disks (the table is full)");
+  mi_host_add(sys, mi_host_counter(23048), 2, 10);
+  mi_host_set_device(sys, 2, 0);
+  EQ(sys->ldevs_enabled, 2, "#11.10b a removed LDEV leaves the MI device table");
+  EQ(sys->ldev_refs[2], 0, "#11.10b and holds no reference");
+  EQ(a->nldevs, 2, "#11.10b and leaves the user's set");
+  int32_t r[8][2];
+  sel = -1;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(n, 2, "#11.10b a GET of all devices returns the two left");
+  sel = 2;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(INFO(st), -20013, "#11.10b a GET of the removed LDEV gives -20013");
+  mi_host_set_device(sys, 4, 1);
+  sel = 4;
+  mi_ioon(b, &st, items, stats, &map, &sel, 0);
+  EQ(st.all, 0, "#11.10b the freed table entry takes another LDEV");
+  mi_host_set_device(sys, 3, 2);        /* a disk becomes a tape */
+  EQ(a->nldevs, 1, "#11.10b an LDEV whose type changes leaves the user's set");
+  sel = -1;
+  mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(n, 1, "#11.10b the disk-only user no longer gets it");
+  mi_host_set_device(sys, 2, 1);
+  sel = 2;
+  mi_iooff(b, &st, NULL, 0);
+  mi_ioon(b, &st, items, stats, &map, &sel, 0);
+  mi_ioget(b, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
+  EQ(r[0][1], 0, "#11.10b a device configured again starts from zero");
+  mi_iooff(a, &st, NULL, 0);
+  mi_iooff(b, &st, NULL, 0);
+  EQ(sys->ldevs_enabled, 0, "#11.10b everything off: the MI device table is empty");
+  int left = 0;
+  for (int l = 0; l <= MI_MAX_LDEV; l++) left += sys->ldev_refs[l];
+  EQ(left + a->nldevs + b->nldevs, 0, "#11.10b no references or set entries are left");
+  mi_system_free(sys);
+}
+
+/* #11.12: the pid hash reclaims deleted entries: after 100,000 births and deaths lookups are
+ * still right and the table holds exactly the hashed processes (no tombstones). */
+static void test_h11_pid_hash(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  static int64_t live[MI_MAX_PROCESSES];
+  int nlive = 0;
+  uint64_t x = 88172645463325252ull;
+  int64_t next = 1;
+  for (int k = 0; k < 100000; k++) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    if (nlive < 2000 && (x % 3 || nlive == 0)) {
+      mi_proc_desc d = proc(next += 1 + (int64_t)(x >> 40) % 5, "H");
+      if (mi_host_proc_create(sys, &d) >= 0) live[nlive++] = d.pid;
+    } else {
+      int i = (int)((x >> 20) % (uint64_t)nlive);
+      mi_host_proc_exit(sys, mi_host_proc_slot(sys, live[i]));
+      live[i] = live[--nlive];
+    }
+  }
+  for (int k = 0; k < 100000; k++) {   /* then 100,000 births and deaths of one process */
+    mi_proc_desc d = proc(next += 3, "T");
+    mi_host_proc_exit(sys, mi_host_proc_create(sys, &d));
+  }
+  int wrong = 0;
+  for (int i = 0; i < nlive; i++) {
+    int slot = mi_host_proc_slot(sys, live[i]);
+    wrong += slot < 0 || sys->procs[slot].pid != live[i];
+  }
+  EQ(wrong, 0, "#11.12 every live pid is found after 200,000 births and deaths");
+  int found = 0;
+  for (int64_t p = 1; p <= next; p += 7) found += mi_host_proc_slot(sys, p) >= 0;
+  int expect = 0;
+  for (int i = 0; i < nlive; i++) expect += (live[i] - 1) % 7 == 0;
+  EQ(found, expect, "#11.12 absent pids are not found");
+  int used = 0;
+  for (int h = 0; h < MI_PID_HASH; h++) used += sys->pid_hash[h] != 0;
+  EQ(used, nlive, "#11.12 the pid hash holds the live processes only (no tombstones)");
+  mi_system_free(sys);
+}
+
+/* Item numbers at the ends of int32 are unknown items in every GET (the catalog index is
+ * computed without a signed overflow). */
+static void test_h11_item_extremes(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  mi_host_set_cpus(sys, 1);
+  mi_host_set_device(sys, 1, 1);
+  mi_proc_desc d = proc(91, "X");
+  mi_host_proc_create(sys, &d);
+  status_type st;
+  int32_t g[] = {21000, 21164, 0}, p[] = {25047, 0}, io[] = {23048, 0}, stats[4], map = 1, n, sel = -1;
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, p, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, NULL, 0);
+  int32_t list[] = {INT32_MIN, INT32_MAX, INT32_MIN + 19999, 0}, b[64];
+  int bad = 0;
+  mi_globget(s, &st, list, b, stats, sizeof b, 1, 0);
+  bad += INFO(st) != -20012 || stats[0] != -20006;
+  mi_procget(s, &st, list, b, stats, sizeof b, 1, NULL, &n, NULL, 0);
+  bad += INFO(st) != -20012 || stats[0] != -20006;
+  mi_ioget(s, &st, list, b, stats, sizeof b, 1, &sel, &n, 0);
+  bad += INFO(st) != -20012 || stats[2] != -20006;
+  mi_prcsrget(s, &st, list, b, stats, sizeof b, 1, &sel, &n, 0);
+  bad += INFO(st) != -20012 || stats[1] != -20006;
+  EQ(bad, 0, "item numbers INT32_MIN/INT32_MAX are unknown items (-20006, -20012) in all four GETs");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1503,6 +1882,15 @@ int main(void) {
   test_h11_workload_check();
   test_h11_registry();
   test_h11_aiftime();
+  test_h11_glob_cache_failed_get();
+  test_h11_get_bounds();
+  test_h11_writer_kinds();
+  test_h11_glob_cache_session_set();
+  test_h11_foreign_item_slots();
+  test_h11_processor_refs();
+  test_h11_ldev_removed();
+  test_h11_pid_hash();
+  test_h11_item_extremes();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
