@@ -119,8 +119,9 @@ int main(void) {
     int64_t *grow_ = NULL, *prow = NULL;
     int32_t gk[8], pk[8], pstride = 0;
     /* offsets read through the public view so the baseline touches the very same cells */
-    const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-    grow_ = v->lane[MI_DOM_GLOBAL].cells; prow = v->lane[MI_DOM_PROCESS].cells; pstride = v->lane[MI_DOM_PROCESS].stride;
+    mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
+    grow_ = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells;
+    prow = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells; pstride = v->lane[MI_DOM_PROCESS].stride;
     for (int k = 0; k < 8; k++) { gk[k] = v->off[cs[k].id]; pk[k] = v->off[pc[k].id]; }
     /* five alternating rounds, best of each side: the figure a quiet machine gives */
     const int R = 5;

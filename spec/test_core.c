@@ -833,14 +833,14 @@ static void rm_tree(const char *path) {
 /* 1 if pid is a live MI process. */
 static int alive_pid(mi_system *sys, int64_t pid) {
   int slot = mi_host_proc_slot(sys, pid);
-  return slot >= 0 && sys->procs[slot].state == MI_PS_ALIVE;
+  return slot >= 0 && sys->seg->procs[slot].state == MI_PS_ALIVE;
 }
 
 /* Sorted pids of the live processes into out (up to cap); returns how many. */
 static int live_pids(mi_system *sys, int64_t *out, int cap) {
   int n = 0;
-  for (int s = 0; s < sys->proc_hi && n < cap; s++)
-    if (sys->procs[s].state == MI_PS_ALIVE) out[n++] = sys->procs[s].pid;
+  for (int s = 0; s < sys->seg->proc_hi && n < cap; s++)
+    if (sys->seg->procs[s].state == MI_PS_ALIVE) out[n++] = sys->seg->procs[s].pid;
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int64_t t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
   return n;
@@ -1157,9 +1157,9 @@ static void test_host_odd_trees(void) {
       for (int k = 0; k < ODD_PIDS; k++) alive_before[k] = alive_pid(sys, pr[k].pid);
       if (round == 0) mi_linux_attach(sys, root, 0); else mi_linux_refresh(sys);
       /* invariants */
-      for (int sl = 0; sl < sys->proc_hi; sl++) {
-        if (sys->procs[sl].state == MI_PS_FREE) continue;
-        int64_t pid = sys->procs[sl].pid;
+      for (int sl = 0; sl < sys->seg->proc_hi; sl++) {
+        if (sys->seg->procs[sl].state == MI_PS_FREE) continue;
+        int64_t pid = sys->seg->procs[sl].pid;
         int known = 0;
         for (int k = 0; k < ODD_PIDS; k++) known |= pr[k].pid == pid;
         if (!known) { bad_pid++; printf("tree %d round %d: invented pid %lld\n", t, round, (long long)pid); }
