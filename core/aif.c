@@ -237,7 +237,8 @@ static int32_t plan_all(rd *r, int d, int32_t *nums, int32_t *stats, int n, cons
 #define READ_LOOP(sys, locked, ...) do {                                   \
     for (int tries_ = 0;; tries_++) {                                         \
       if (tries_ == READ_TRIES) { mi_wlock(sys); (locked) = 1; }              \
-      uint64_t q_ = mi_read_begin(sys);                                       \
+      uint64_t q_;                                                            \
+      if (!mi_read_begin((sys), &q_)) continue;                               \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
     }                                                                         \

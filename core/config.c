@@ -115,8 +115,10 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
   int last, good;
-  for (uint64_t q = 0;; ) {   /* every value from one published state */
-    q = mi_read_begin(sys);
+  for (int tries = 0, locked = 0;; tries++) {   /* every value from one published state */
+    uint64_t q;
+    if (tries == 4 && !locked) { mi_wlock(sys); locked = 1; }
+    if (!mi_read_begin(sys, &q)) continue;
     last = 0; good = 0;
     for (int i = 0; i < n; i++) {
       const mi_config_info *c = mi_config_lookup(nums[i]);
@@ -125,7 +127,7 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
       else last = i + 1;
       stats[i] = r;
     }
-    if (mi_read_valid(sys, q)) break;
+    if (mi_read_valid(sys, q)) { if (locked) mi_wunlock(sys); break; }
   }
   MI_STATUS(st, n > 0 && !good ? MI_E_NO_VALID_ITEMS : last);
 }

@@ -2,8 +2,11 @@
  * host, a program embedding the core) plays the operating system for the counter
  * store. Readers use mi.h; nothing here is needed to read counters.
  *
- * Threading: a system and its sessions belong to one thread at a time; a source
- * writes between AIF calls (or from the refresh hook, which AIF calls run first). */
+ * Threading: one writer per system publishes states — the refresh hook (AIF calls run it in
+ * a write section), or a program's own writes bracketed by mi_host_begin/mi_host_publish.
+ * Any number of reader threads (each with its own sessions) and attached processes read
+ * consistent states meanwhile. Writes outside a write section are allowed only while the
+ * system belongs to one thread and is not shared. */
 #ifndef MI_HOST_H
 #define MI_HOST_H
 

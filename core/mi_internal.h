@@ -105,7 +105,8 @@ typedef struct mi_seg_hdr {
   uint32_t depth;           /* nesting of that thread's write sections */
   uint64_t seq;             /* odd while a write section is open */
   uint64_t gen;             /* bumped whenever offsets, enables or the mapping change */
-  char pad_[40];
+  uint32_t waiting;         /* threads waiting for the lock: a thread that just wrote lets them first */
+  char pad_[36];
 } mi_seg_hdr;
 
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
@@ -224,7 +225,7 @@ void mi_wlock(mi_system *sys);        /* opens a write section (nests in the sam
 int mi_wtrylock(mi_system *sys);      /* the same if free or already ours: 1, else 0 */
 void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishes */
 int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
-uint64_t mi_read_begin(mi_system *sys);           /* waits for a published state; its sequence */
+int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
 int mi_owner_check(mi_system *sys);   /* attached: 0, or the owner-gone status */
 uint64_t mi_proc_start_time(int64_t pid);   /* clock ticks since boot, 0 if unknown */

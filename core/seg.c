@@ -16,6 +16,13 @@
 #include <sys/syscall.h>
 #include "mi_internal.h"
 
+/* ThreadSanitizer does not model fences; every access it sees is atomic, so it needs none. */
+#if defined(__SANITIZE_THREAD__)
+#define FENCE(order) ((void)0)
+#else
+#define FENCE(order) __atomic_thread_fence(order)
+#endif
+
 /* A hint to the processor inside a spin loop. */
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -254,7 +261,7 @@ static void opened(mi_seg *g) {
   g->h.depth = 1;
   uint64_t q = MI_LD(g->h.seq);
   if (!(q & 1)) MI_ST(g->h.seq, q + 1);   /* odd already: a writer died inside its section */
-  __atomic_thread_fence(__ATOMIC_RELEASE);
+  FENCE(__ATOMIC_RELEASE);   /* the odd sequence is visible before any write of the section */
 }
 
 int mi_wtrylock(mi_system *sys) {
@@ -270,14 +277,22 @@ void mi_wlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   uint32_t me = my_tid();
   if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return; }
-  for (unsigned spins = 0;; spins++) {
-    uint32_t cur = 0;
-    if (__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
-    if (spins < 64) { cpu_relax(); continue; }
-    sched_yield();
-    if ((spins & 1023) == 1023 && holder_gone(cur) &&
-        __atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      break;
+  /* others are waiting (a reader that gave up on the seqlock, an ON): let one of them in first,
+   * so a writer that publishes back to back cannot starve them */
+  for (int i = 0; i < 100 && __atomic_load_n(&g->h.waiting, __ATOMIC_RELAXED); i++) sched_yield();
+  uint32_t cur = 0;
+  if (!__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    __atomic_fetch_add(&g->h.waiting, 1, __ATOMIC_RELAXED);
+    for (unsigned spins = 0;; spins++) {
+      cur = 0;
+      if (__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+      if (spins < 64) { cpu_relax(); continue; }
+      sched_yield();
+      if ((spins & 1023) == 1023 && holder_gone(cur) &&
+          __atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        break;
+    }
+    __atomic_fetch_sub(&g->h.waiting, 1, __ATOMIC_RELAXED);
   }
   opened(g);
 }
@@ -301,26 +316,23 @@ void mi_host_publish(mi_system *sys) {
 
 /* ---- reads ---- */
 
-uint64_t mi_read_begin(mi_system *sys) {
+int mi_read_begin(mi_system *sys, uint64_t *q) {
   mi_seg *g = sys->seg;
-  for (unsigned spins = 0;; spins++) {
-    uint64_t q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
-    if (!(q & 1)) return q;
+  for (unsigned spins = 0; spins < 96; spins++) {
+    *q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
+    if (!(*q & 1)) return 1;
     /* a section is open: our own (a GET from inside a write section reads as it is), or
-     * another writer's (wait for its publish; an attached reader stops if the owner died) */
-    if (mi_wheld(sys)) return q;
-    if (spins < 64) { cpu_relax(); continue; }
-    sched_yield();
-    if ((spins & 255) == 255) {
-      if (sys->attached && mi_owner_check(sys)) return q;
-      uint32_t who = __atomic_load_n(&g->h.lock, __ATOMIC_RELAXED);
-      if (holder_gone(who)) return q;   /* a dead writer's section never publishes: read it as it is */
-    }
+     * another writer's (wait a little for its publish; an attached reader stops if the owner died) */
+    if (mi_wheld(sys)) return 1;
+    if (sys->attached && mi_owner_check(sys)) return 1;
+    if (spins < 64) cpu_relax();
+    else sched_yield();
   }
+  return 0;   /* the writer is busy: the caller counts a try (and at last takes the lock) */
 }
 
 int mi_read_valid(mi_system *sys, uint64_t q) {
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  FENCE(__ATOMIC_ACQUIRE);   /* every load of the gather happens before the check */
   uint64_t q2 = __atomic_load_n(&sys->seg->h.seq, __ATOMIC_RELAXED);
-  return q2 == q || (q & 1);   /* an odd q is a read inside our own (or a dead) section */
+  return q2 == q || (q & 1);   /* an odd q: a read inside our own section, or the owner is gone */
 }

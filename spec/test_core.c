@@ -14,6 +14,8 @@
 #include <time.h>
 #include <sys/wait.h>
 #include "mi_sim.h"
+#include <pthread.h>
+#include <time.h>
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
@@ -1480,6 +1482,161 @@ static void test_h11_aiftime(void) {
   mi_system_free(sys);
 }
 
+/* ---- #12: one writer, many readers ---- */
+
+/* The writer's counters for the threaded and two-process tests: in every published state
+ * the four global counters are equal, the object classes of 21254 add up to 21172, and
+ * every process's four counters are equal. */
+static const int32_t inv_glob[] = {21000, 21001, 21002, 21003, 21172, 21254, 0};
+static const int32_t inv_proc[] = {20001, 25049, 25167, 25168, 25169, 0};
+#define INV_PROCS 40
+
+typedef struct inv_writer {
+  mi_system *sys;
+  int stop;
+  long steps;
+  int slots[INV_PROCS];
+  int64_t next_pid;
+} inv_writer;
+
+/* Monotonic seconds. */
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One published step of the invariant writer: adds, and now and then a process ends and
+ * another begins (a layout change). */
+static void inv_step(mi_system *sys, long i, int *slots, int64_t *next_pid) {
+  static const int32_t gi[] = {21000, 21001, 21002, 21003};
+  static const int32_t pi[] = {25049, 25167, 25168, 25169};
+  mi_host_begin(sys);
+  for (int k = 0; k < 4; k++) mi_host_add(sys, mi_host_counter(gi[k]), 0, 1);
+  mi_host_add_objcl(sys, mi_host_counter(21254), 0, (int)(i % 720), 3);
+  mi_host_add(sys, mi_host_counter(21172), 0, 3);
+  for (int p = 0; p < INV_PROCS; p++)
+    for (int k = 0; k < 4; k++) mi_host_add(sys, mi_host_counter(pi[k]), slots[p], (i + p) % 7 + 1);
+  if (i % 500 == 0) {
+    int p = (int)(i / 500 % INV_PROCS);
+    mi_host_proc_exit(sys, slots[p]);
+    mi_proc_desc d = {0};
+    d.pid = (*next_pid)++; d.program = "INV"; d.user = "U";
+    slots[p] = mi_host_proc_create(sys, &d);
+  }
+  mi_host_publish(sys);
+}
+
+/* Starts the invariant writer's processes; returns the next pid. */
+static int64_t inv_setup(mi_system *sys, int *slots) {
+  for (int p = 0; p < INV_PROCS; p++) {
+    mi_proc_desc d = {0};
+    d.pid = 5000 + p; d.program = "INV"; d.user = "U";
+    slots[p] = mi_host_proc_create(sys, &d);
+  }
+  return 5000 + INV_PROCS;
+}
+
+static void *inv_writer_main(void *arg) {
+  inv_writer *w = arg;
+  for (long i = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); i++) { inv_step(w->sys, i, w->slots, &w->next_pid); w->steps++; }
+  return NULL;
+}
+
+/* Checks one MIGLOBGET and one MIPROCGET of a reader against the invariants; counts GETs and
+ * inconsistent ones. Returns 0, or the first unexpected overall status. */
+static int inv_read(mi_session *s, long *gets, long *bad, uint8_t *pbuf, int32_t psize) {
+  status_type st;
+  int32_t stats[8], npids = 0;
+  struct { int32_t r[4], cs, pf[33]; } g;
+  mi_globget(s, &st, (int32_t *)inv_glob, &g, stats, sizeof g, 1, 0);
+  if (st.all) return mi_status_info(st);
+  int64_t sum = 0;
+  for (int k = 0; k < 33; k++) sum += g.pf[k];
+  (*gets)++;
+  if (g.r[0] != g.r[1] || g.r[1] != g.r[2] || g.r[2] != g.r[3] || sum != g.cs) (*bad)++;
+  mi_procget(s, &st, (int32_t *)inv_proc, pbuf, stats, psize, 1, NULL, &npids, NULL, 0);
+  if (st.all && mi_status_info(st) != 20001) {
+    if (getenv("MISH_TEST_VERBOSE")) { mi_urec *u = s->u; int n = 0; for (int w = 0; w < MI_PROC_WORDS; w++) n += __builtin_popcountll(u->mon[w]);
+      printf("procget %d: slot %d proc_on %d all %d mon bits %d alive %d\n", mi_status_info(st), s->slot, u->proc_on, u->proc_all, n, mi_host_proc_count(s->sys)); }
+    return mi_status_info(st);
+  }
+  (*gets)++;
+  for (int p = 0; p < npids; p++) {
+    int32_t v[4];
+    memcpy(v, pbuf + (size_t)p * 24 + 8, 16);
+    if (v[0] != v[1] || v[1] != v[2] || v[2] != v[3]) { (*bad)++; break; }
+  }
+  return 0;
+}
+
+typedef struct inv_reader {
+  mi_session *s;
+  double until;
+  int toggle;          /* also turns an extra global set on and off (layout changes from a reader) */
+  long gets, bad;
+  int err;
+} inv_reader;
+
+static void *inv_reader_main(void *arg) {
+  inv_reader *r = arg;
+  static __thread uint8_t pbuf[24 * 2700];
+  mi_session *extra = r->toggle ? mi_session_new(mi_session_system(r->s)) : NULL;
+  if (extra) mi_session_set_priv(extra, 1);
+  int32_t more[] = {21010, 21011, 21012, 21013, 21254, 0}, es[6], m = 1;
+  for (long i = 0; mono_s() < r->until && !r->err; i++) {
+    r->err = inv_read(r->s, &r->gets, &r->bad, pbuf, sizeof pbuf);
+    status_type st;
+    if (extra && i % 20 == 0) mi_globon(extra, &st, more, es, &m, 666);
+    if (extra && i % 20 == 10) mi_globoff(extra, &st, 666);
+  }
+  mi_session_free(extra);
+  return NULL;
+}
+
+/* A reader session with the invariant items on. */
+static mi_session *inv_session(mi_system *sys) {
+  mi_session *s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  status_type st;
+  mi_accesson(s, &st, 666);
+  int32_t stats[8], map = 1;
+  mi_globon(s, &st, (int32_t *)inv_glob, stats, &map, 0);
+  mi_procon(s, &st, (int32_t *)inv_proc, stats, &map, NULL, 0);
+  return s;
+}
+
+static void test_threads(void) {
+  mi_session *s0;
+  mi_system *sys = new_sys(&s0, NULL);
+  static inv_writer w;
+  w.sys = sys;
+  w.next_pid = inv_setup(sys, w.slots);
+  inv_reader rd[4];
+  for (int i = 0; i < 4; i++) {
+    memset(&rd[i], 0, sizeof rd[i]);
+    rd[i].s = inv_session(sys);
+    rd[i].toggle = i == 3;
+  }
+  pthread_t wt, rt[4];
+  pthread_create(&wt, NULL, inv_writer_main, &w);
+  double until = mono_s() + 1.5;
+  for (int i = 0; i < 4; i++) { rd[i].until = until; pthread_create(&rt[i], NULL, inv_reader_main, &rd[i]); }
+  for (int i = 0; i < 4; i++) pthread_join(rt[i], NULL);
+  __atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(wt, NULL);
+  long gets = 0, bad = 0;
+  for (int i = 0; i < 4; i++) {
+    gets += rd[i].gets; bad += rd[i].bad;
+    EQ(rd[i].err, 0, "#12.2 a reader thread's GETs succeed while the writer publishes");
+    mi_session_free(rd[i].s);
+  }
+  CHECK(gets > 100 && w.steps > 100, "#12.2 the writer and four readers all ran");
+  if (getenv("MISH_TEST_VERBOSE")) printf("threads: %ld GETs, %ld inconsistent, %ld writer steps\n", gets, bad, w.steps);
+  EQ(bad, 0, "#12.2 one writer thread, four reader threads: every GET sees one published state");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1503,6 +1660,7 @@ int main(void) {
   test_h11_workload_check();
   test_h11_registry();
   test_h11_aiftime();
+  test_threads();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
