@@ -14,8 +14,11 @@
 #include <time.h>
 #include <sys/wait.h>
 #include "mi_sim.h"
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <time.h>
+#include <sys/wait.h>
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
@@ -1637,6 +1640,211 @@ static void test_threads(void) {
   mi_system_free(sys);
 }
 
+/* What a reader process reports to the test through a pipe. */
+typedef struct proc_report { long gets, bad; int err, attach_err; } proc_report;
+
+/* A reader process: attaches to path, checks the invariants for `secs`, reports, exits. */
+static void reader_process(const char *path, double secs, int fd) {
+  proc_report r = {0, 0, 0, 0};
+  mi_system *att = mi_system_attach(path, &r.attach_err);
+  if (att) {
+    mi_session *s = inv_session(att);
+    static uint8_t pbuf[24 * 2700];
+    double until = mono_s() + secs;
+    while (mono_s() < until && !r.err) r.err = inv_read(s, &r.gets, &r.bad, pbuf, sizeof pbuf);
+    mi_session_free(s);
+    mi_system_free(att);
+  }
+  if (write(fd, &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
+  _exit(0);
+}
+
+/* Creates a file holding `data` (n bytes) at path. */
+static void write_file(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) { if (write(fd, data, n) != (ssize_t)n) perror("write"); close(fd); }
+}
+
+static void test_processes(void) {
+  char path[256], bad[300];
+  snprintf(path, sizeof path, "/tmp/mish-test-share-%d", (int)getpid());
+  unlink(path);
+  mi_system_options o = {.max_cells = 1 << 16, .share = path};
+  mi_session *s0;
+  mi_system *sys = new_sys(&s0, &o);
+  CHECK(sys != NULL, "#12.3 a system is created in a shared file");
+  if (!sys) return;
+  CHECK(access(path, R_OK) == 0, "#12.3 the share file exists");
+  EQ(mi_system_share_path(sys) != NULL, 1, "#12.3 the system knows its file");
+  mi_system_options o2 = o;
+  int e2 = 0;
+  CHECK(mi_system_new(&o2) == NULL, "#12.3 a live store's path is not taken over by a second owner");
+  (void)e2;
+  static inv_writer w;
+  memset(&w, 0, sizeof w);
+  w.sys = sys;
+  w.next_pid = inv_setup(sys, w.slots);
+  /* four reader processes attach and check every GET while this process writes */
+  int fds[4]; pid_t kids[4];
+  for (int i = 0; i < 4; i++) {
+    int pp[2];
+    if (pipe(pp) != 0) return;
+    kids[i] = fork();
+    if (kids[i] == 0) { close(pp[0]); reader_process(path, 1.0, pp[1]); }
+    close(pp[1]);
+    fds[i] = pp[0];
+  }
+  int running = 4;
+  for (long i = 0; running > 0; i++) {
+    inv_step(sys, i, w.slots, &w.next_pid);
+    if (i % 256 == 0)
+      for (int k = 0; k < 4; k++)
+        if (kids[k] > 0 && waitpid(kids[k], NULL, WNOHANG) == kids[k]) { kids[k] = 0; running--; }
+  }
+  long gets = 0, badn = 0;
+  for (int i = 0; i < 4; i++) {
+    proc_report r = {0, 0, -1, -1};
+    if (read(fds[i], &r, sizeof r) != (ssize_t)sizeof r) r.err = -1;
+    close(fds[i]);
+    EQ(r.attach_err, 0, "#12.3 a reader process attaches with mi_system_attach");
+    EQ(r.err, 0, "#12.3 an attached reader's GETs succeed while the owner publishes");
+    gets += r.gets; badn += r.bad;
+  }
+  CHECK(gets > 100, "#12.3 the reader processes read");
+  EQ(badn, 0, "#12.3 writer process + four reader processes: every GET sees one published state");
+  if (getenv("MISH_TEST_VERBOSE")) printf("processes: %ld GETs, %ld inconsistent\n", gets, badn);
+
+  /* a reader process that dies holding an MI user: the next attach gives its record back */
+  mi_ctr crashed = mi_host_counter(21020);
+  pid_t k = fork();
+  if (k == 0) {
+    int e = 0;
+    mi_system *a = mi_system_attach(path, &e);
+    mi_session *x = a ? mi_session_new(a) : NULL;
+    status_type st = {.all = -1};
+    int32_t on[] = {21020, 0}, stt[1], m = 1;
+    if (x) { mi_session_set_priv(x, 1); mi_globon(x, &st, on, stt, &m, 666); }
+    _exit(x && st.all == 0 ? 0 : 1);   /* no mi_session_free: a crash */
+  }
+  int wst = 0;
+  waitpid(k, &wst, 0);
+  EQ(WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, 0, "#12.3 a reader process turned a counter on and died");
+  EQ(mi_host_active(sys, crashed), 1, "#12.3 its counter is still on after its death");
+  int err = -1;
+  mi_system *reclaim = mi_system_attach(path, &err);
+  EQ(mi_host_active(sys, crashed), 0, "#12.3 the next attach reclaims a dead reader's MI user and its enables");
+  mi_system_free(reclaim);
+  /* the same process may attach too: it sees the owner's processes, devices and time */
+  mi_system *att = mi_system_attach(path, &err);
+  EQ(err, 0, "#12.3 attach in the owner's process");
+  if (att) {
+    EQ(mi_system_attached(att), 1, "#12.3 an attached system says so");
+    EQ(mi_host_proc_count(att), INV_PROCS, "#12.3 the attached view sees the owner's processes");
+    mi_host_set_device(sys, 7, 2);
+    EQ(mi_host_device(att, 7), 2, "#12.3 and its devices");
+    EQ(mi_host_now(att), mi_host_now(sys), "#12.3 and its clock (AIFTIME reads the owner's now)");
+    EQ(mi_host_proc_create(att, &(mi_proc_desc){.pid = 99999}), -1, "#12.3 an attached system cannot create processes");
+    mi_session *a = inv_session(att);
+    status_type st;
+    int32_t one[] = {21000, 0}, stats[2], v;
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(st.all, 0, "#12.3 MIGLOBGET on an attached system");
+    EQ(v, mi_host_value(sys, mi_host_counter(21000), 0), "#12.3 it reads the owner's counter");
+    int32_t cfg = 0; void *cp[] = {&cfg}; int32_t ci[] = {3002, 0}, cs[1];
+    mi_scget(a, &st, ci, cp, cs, 0);
+    EQ(cfg, mi_host_config(sys, 3002), "#12.3 AIFSCGET on an attached system reads the owner's configuration");
+    mi_session_free(a);
+    mi_system_free(att);
+  }
+  mi_session_free(s0);
+  mi_system_free(sys);
+  /* freed by its owner: an attach is refused, a reader still attached learns it at once */
+  err = 0;
+  CHECK(mi_system_attach(path, &err) == NULL, "#12.3 a store whose owner freed it is refused");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... with 'store owner is gone'");
+  unlink(path);
+
+  /* an owner that dies: the attached reader's next AIFs say so */
+  int pp[2];
+  if (pipe(pp) != 0) return;
+  pid_t owner = fork();
+  if (owner == 0) {
+    mi_session *os;
+    mi_system *osys = new_sys(&os, &o);
+    char c = osys ? 1 : 0;
+    if (write(pp[1], &c, 1) != 1) _exit(3);
+    for (;;) pause();
+  }
+  char c = 0;
+  if (read(pp[0], &c, 1) != 1) c = 0;
+  close(pp[0]); close(pp[1]);
+  CHECK(c == 1, "#12.3 an owner process shares a store");
+  att = mi_system_attach(path, &err);
+  CHECK(att != NULL, "#12.3 a live owner's store attaches");
+  if (att) {
+    mi_session *a = inv_session(att);
+    status_type st;
+    int32_t one[] = {21000, 0}, stats[2], v;
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(st.all, 0, "#12.3 GET while the owner lives");
+    kill(owner, SIGKILL);
+    waitpid(owner, NULL, 0);
+    usleep(300000);
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(INFO(st), MI_E_STORE_OWNER_GONE, "#12.3 once the owner is gone a GET says so (not frozen values)");
+    mi_time(a, &st, NULL, NULL, NULL, NULL, NULL, 0);
+    EQ(INFO(st), MI_E_STORE_OWNER_GONE, "#12.3 ... and so does every AIF");
+    CHECK(strstr(mi_status_message(MI_E_STORE_OWNER_GONE), "owner") != NULL, "#12.3 the status has a message");
+    mi_session_free(a);
+    mi_system_free(att);
+  }
+  err = 0;
+  CHECK(mi_system_attach(path, &err) == NULL, "#12.3 a stale store (owner dead) is refused");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... as owner gone");
+  /* a stale file is replaced by a new owner */
+  mi_session *s1;
+  mi_system *again = new_sys(&s1, &o);
+  CHECK(again != NULL, "#12.3 a new owner takes over a stale file");
+  /* liveness is the pid and its start time: a live pid that started at another time is not the owner */
+  int fd = open(path, O_RDWR);
+  uint64_t other = mi_proc_start_time(getpid()) + 1;
+  CHECK(fd >= 0 && pwrite(fd, &other, 8, offsetof(mi_seg_hdr, owner_start)) == 8, "#12.3 forge the owner's start time");
+  if (fd >= 0) close(fd);
+  EQ(mi_system_attach(path, &err) == NULL, 1, "#12.3 a reused pid (same pid, another start time) is not the owner");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... so the store is stale");
+  mi_system_free(again);
+  unlink(path);
+
+  /* foreign, truncated and newer files */
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  write_file(bad, "hello, world, this is not a store", 33);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a foreign file is refused");
+  EQ(err, MI_E_STORE_NOT_MISH, "#12.3 ... as not a mish store");
+  mi_seg_hdr h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, MI_SEG_MAGIC, 8);
+  write_file(bad, &h, 16);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a file cut inside the header is refused");
+  EQ(err, MI_E_STORE_TRUNCATED, "#12.3 ... as truncated");
+  h.version = MI_SEG_VERSION + 1; h.order = MI_SEG_ORDER;
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a newer format version is refused");
+  EQ(err, MI_E_STORE_VERSION, "#12.3 ... as version not supported");
+  h.version = MI_SEG_VERSION; h.order = 0x04030201u;
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 another byte order is refused");
+  EQ(err, MI_E_STORE_VERSION, "#12.3 ... as format not supported");
+  h.order = MI_SEG_ORDER; h.seg_bytes = sizeof(mi_seg); h.rec_bytes = sizeof(mi_urec);
+  h.proc_bytes = sizeof(mi_proc); h.blk_bytes = sizeof(mi_host_block); h.size = 1 << 30;
+  h.owner_pid = (int32_t)getpid(); h.owner_start = mi_proc_start_time(getpid()); h.boot_id = mi_boot_id();
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a file shorter than its header says is refused");
+  EQ(err, MI_E_STORE_TRUNCATED, "#12.3 ... as truncated");
+  EQ(mi_system_attach("/nonexistent/mish/store", &err) == NULL, 1, "#12.3 a missing file is refused");
+  EQ(err, MI_E_STORE_OPEN, "#12.3 ... as cannot open");
+  unlink(bad);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1661,6 +1869,7 @@ int main(void) {
   test_h11_registry();
   test_h11_aiftime();
   test_threads();
+  test_processes();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);
