@@ -49,6 +49,10 @@ MI_API void mi_system_free(mi_system *sys);
 MI_API void mi_host_begin(mi_system *sys);
 /* Closes the write section opened by mi_host_begin; the outermost close publishes. */
 MI_API void mi_host_publish(mi_system *sys);
+/* Runs the refresh hook every ms milliseconds from a thread of the core (0 stops it), so a
+ * shared system stays live for attached readers while its own program sits idle (a shell at
+ * its prompt). Returns 0, or -1 (attached system, no hook, no thread). */
+MI_API int mi_system_publish_every(mi_system *sys, int ms);
 /* Installs a refresh hook (NULL to remove); fini (may be NULL) frees arg with the system. */
 MI_API void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fini)(void *));
 /* Returns the source argument installed with mi_system_set_source. */

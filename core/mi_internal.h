@@ -184,6 +184,7 @@ struct mi_system {
   /* source */
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
   int in_refresh;
+  struct mi_publisher *pub;          /* mi_system_publish_every's thread, or NULL */
 };
 
 /* Sets the MI rounding factor and its reciprocal: for 0 <= v < 2^63,

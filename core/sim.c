@@ -658,8 +658,10 @@ void mi_sim_set_max_catchup(mi_system *sys, int64_t ms) {
 void mi_sim_set_realtime(mi_system *sys, int on) {
   sim *s = sys ? of(sys) : NULL;
   if (!s) return;
+  mi_host_begin(sys);   /* the refresh hook may run on another thread (mi_system_publish_every) */
   s->realtime = on;
   s->t0_wall = mono_ms() - s->sim_ms;
+  mi_host_publish(sys);
 }
 
 int mi_sim_attached(mi_system *sys) { return sys && sys->refresh == refresh; }

@@ -1,7 +1,9 @@
 /* store.c — the counter store and the writer API: systems, processors, devices,
  * processes and the 64-bit counter cells that only enabled counters occupy. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "mi_internal.h"
 
 static const mi_system_options defaults = {16, 32 * 1024 * 1024, 999, 999, MI_MAX_PROCESSES, NULL, 0};
@@ -60,6 +62,7 @@ mi_system *mi_system_new(const mi_system_options *opt) {
 
 void mi_system_free(mi_system *sys) {
   if (!sys) return;
+  mi_system_publish_every(sys, 0);
   while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   mi_seg_free(sys);
@@ -85,6 +88,61 @@ void mi_sys_refresh(mi_system *sys) {
     sys->in_refresh = 0;
   }
   mi_wunlock(sys);
+}
+
+/* The thread of mi_system_publish_every. */
+struct mi_publisher {
+  pthread_t t;
+  mi_system *sys;
+  int ms, stop;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+};
+
+/* Refreshes every p->ms until told to stop. */
+static void *publisher(void *arg) {
+  struct mi_publisher *p = arg;
+  pthread_mutex_lock(&p->mu);
+  while (!p->stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)p->ms % 1000 * 1000000;
+    ts.tv_sec += p->ms / 1000 + ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+    if (p->stop) break;
+    pthread_mutex_unlock(&p->mu);
+    mi_sys_refresh(p->sys);   /* a try: if the program is writing, its publish will do */
+    pthread_mutex_lock(&p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+int mi_system_publish_every(mi_system *sys, int ms) {
+  if (!sys) return -1;
+  if (sys->pub) {
+    struct mi_publisher *p = sys->pub;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->t, NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+    sys->pub = NULL;
+  }
+  if (ms <= 0) return 0;
+  if (sys->attached || !sys->refresh) return -1;
+  struct mi_publisher *p = calloc(1, sizeof *p);
+  if (!p) return -1;
+  p->sys = sys; p->ms = ms;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  if (pthread_create(&p->t, NULL, publisher, p) != 0) { free(p); return -1; }
+  sys->pub = p;
+  return 0;
 }
 
 /* ---- the arena of counter cells ---- */
