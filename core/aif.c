@@ -186,18 +186,24 @@ static void put_name(uint8_t *dst, const uint64_t w[6]) {
   for (int k = 0; k < 6; k++) { uint64_t x = MI_LD(w[k]); memcpy(dst + 8 * k, &x, 8); }
 }
 
+/* Stores x as a longint_type (high word first) at dst. */
+static inline void put_longint(uint8_t *dst, int64_t x) {
+  longint_type l = {(int32_t)(uint32_t)((uint64_t)x >> 32), (int32_t)(uint32_t)(uint64_t)x};
+  memcpy(dst, &l, 8);
+}
+
 /* Writes the item values of one process record. */
 static void put_pseudo_proc(const rd *r, const mi_proc *pr, int32_t item, uint8_t *dst) {
   int32_t tpm = MI_LD(r->g->cfg[3043 - 3001]), v;
   if (tpm < 1) tpm = 1;
-  longint_type l; clock_type ck; uint32_t cal;
+  clock_type ck; uint32_t cal;
   switch (item) {
-  case 20001: mi_longint_set(&l, MI_LD(pr->pid)); memcpy(dst, &l, 8); break;
+  case 20001: put_longint(dst, MI_LD(pr->pid)); break;
   case 20002: v = MI_LD(pr->state) == MI_PS_DEAD; memcpy(dst, &v, 4); break;
   case 20003: put_name(dst, pr->user); break;
   case 20004: put_name(dst, pr->program); break;
-  case 20005: mi_longint_set(&l, MI_LD(pr->start_ticks)); memcpy(dst, &l, 8); break;
-  case 20006: mi_longint_set(&l, MI_LD(pr->end_ticks)); memcpy(dst, &l, 8); break;
+  case 20005: put_longint(dst, MI_LD(pr->start_ticks)); break;
+  case 20006: put_longint(dst, MI_LD(pr->end_ticks)); break;
   case 20007: mi_ticks_to_clock(MI_LD(pr->start_ticks), tpm, &ck); memcpy(dst, &ck, 4); break;
   case 20008: mi_ticks_to_clock(MI_LD(pr->end_ticks), tpm, &ck); memcpy(dst, &ck, 4); break;
   case 20009: cal = mi_ticks_to_calendar(MI_LD(pr->start_ticks), tpm); memcpy(dst, &cal, 4); break;
@@ -254,6 +260,9 @@ struct mi_glob_cache {
   int32_t sysmap;        /* the system mapping then */
   int32_t *nums, *stats;
   plan *pl;
+  /* the plans split for copying: plain counters, time counters, the rest */
+  int np, nt, no;
+  int32_t *p_off, *p_dst, *t_off, *t_dst, *o_idx, *o_dst;
 };
 
 /* Makes room in s's cache for lists of n items (called by MIGLOBON, never by a GET). */
@@ -266,8 +275,13 @@ static void glob_cache_reserve(mi_session *s, int n) {
     nc->nums = malloc(sizeof(int32_t) * (size_t)n);
     nc->stats = malloc(sizeof(int32_t) * (size_t)n);
     nc->pl = malloc(sizeof(plan) * (size_t)n);
+    nc->p_off = malloc(sizeof(int32_t) * 6 * (size_t)n);
     nc->cap = n;
-    if (!nc->nums || !nc->stats || !nc->pl) { mi_glob_cache_free(nc); nc = NULL; }
+    if (!nc->nums || !nc->stats || !nc->pl || !nc->p_off) { mi_glob_cache_free(nc); nc = NULL; }
+    else {
+      nc->p_dst = nc->p_off + n; nc->t_off = nc->p_dst + n; nc->t_dst = nc->t_off + n;
+      nc->o_idx = nc->t_dst + n; nc->o_dst = nc->o_idx + n;
+    }
   }
   if (!nc) return;  /* no cache: every GET resolves, results unchanged */
   mi_glob_cache_free(c);
@@ -276,7 +290,7 @@ static void glob_cache_reserve(mi_session *s, int n) {
 
 void mi_glob_cache_free(struct mi_glob_cache *c) {
   if (!c) return;
-  free(c->nums); free(c->stats); free(c->pl); free(c);
+  free(c->nums); free(c->stats); free(c->pl); free(c->p_off); free(c);
 }
 
 /* Gathers a MIGLOBGET from the cache if the list, mapping and store layout (gen, read in this
@@ -289,14 +303,19 @@ static int glob_cached(mi_session *s, rd *r, const int32_t *nums, int n, uint8_t
   int32_t stride, nent;
   const int64_t *row = rd_rows(r, MI_DOM_GLOBAL, &stride, &nent);
   if (!row || stride < c->reach || r->mapping != c->sysmap) { r->torn = 1; return 0; }
-  for (int i = 0; i < n; i++) {
-    const plan *p = &c->pl[i];
-    if (p->status) memset(out, 0, (size_t)p->size);
-    else if (p->kind == MI_KIND_SIMPLE) {
-      int32_t v = view(r, MI_LD(row[p->off]), p->time);
-      memcpy(out, &v, 4);
-    } else put_counter(r, p, row, mapping, out);
-    out += p->size;
+  const mi_round rnd = r->rnd;
+  for (int k = 0; k < c->np; k++) {
+    int32_t x = (int32_t)(uint32_t)(uint64_t)MI_LD(row[c->p_off[k]]);
+    memcpy(out + c->p_dst[k], &x, 4);
+  }
+  for (int k = 0; k < c->nt; k++) {
+    int32_t x = (int32_t)(uint32_t)(uint64_t)mi_round_div(&rnd, MI_LD(row[c->t_off[k]]));
+    memcpy(out + c->t_dst[k], &x, 4);
+  }
+  for (int k = 0; k < c->no; k++) {
+    const plan *p = &c->pl[c->o_idx[k]];
+    if (p->status) memset(out + c->o_dst[k], 0, (size_t)p->size);
+    else put_counter(r, p, row, mapping, out + c->o_dst[k]);
   }
   return 1;
 }
@@ -359,6 +378,16 @@ static int glob_gather(mi_session *s, rd *r, int32_t *nums, int n, uint8_t *buf,
     c->rec = (int32_t)(out - buf);
     c->reach = stride;
     c->sysmap = r->mapping;
+    int32_t dst = 0;
+    c->np = c->nt = c->no = 0;
+    for (int i = 0; i < n; i++) {
+      const plan *p = &c->pl[i];
+      if (!p->status && p->kind == MI_KIND_SIMPLE) {
+        if (p->time) { c->t_off[c->nt] = p->off; c->t_dst[c->nt++] = dst; }
+        else { c->p_off[c->np] = p->off; c->p_dst[c->np++] = dst; }
+      } else { c->o_idx[c->no] = i; c->o_dst[c->no++] = dst; }
+      dst += p->size;
+    }
     c->gen = gen;
   } else if (c) c->gen = 0;
   return 0;
@@ -490,20 +519,58 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   mi_wunlock(sys);
 }
 
-/* Writes one process record at out. */
-static void put_proc_record(const rd *r, const plan *pl, const int32_t *nums, int n, const int64_t *rows,
-                            int32_t stride, int slot, int mapping, uint8_t *out) {
-  const int64_t *row = rows ? rows + (size_t)slot * stride : NULL;
-  const mi_proc *pr = &r->g->procs[slot];
+/* A record's layout, split once per GET: plain and time counters (most items, copied in
+ * tight loops), the pid (the usual first item), and the rest (other pseudo-items, class
+ * arrays, zero-filled items). */
+typedef struct rec_ops {
+  int np, nt, no;
+  int32_t pid_dst;                        /* -1: item 20001 not asked (or asked again) */
+  int32_t p_off[MI_MAX_ITEMS], p_dst[MI_MAX_ITEMS];
+  int32_t t_off[MI_MAX_ITEMS], t_dst[MI_MAX_ITEMS];
+  int32_t o_idx[MI_MAX_ITEMS], o_dst[MI_MAX_ITEMS];
+} rec_ops;
+
+/* Splits the plans of a record by how each is copied. */
+static void split_ops(const plan *pl, const int32_t *nums, int n, rec_ops *ops) {
+  int32_t dst = 0;
+  ops->np = ops->nt = ops->no = 0;
+  ops->pid_dst = -1;
   for (int i = 0; i < n; i++) {
     const plan *p = &pl[i];
-    if (p->kind == MI_KIND_SIMPLE && !p->status && row) {
-      int32_t v = view(r, MI_LD(row[p->off]), p->time);
-      memcpy(out, &v, 4);
-    } else if (p->status || (!row && p->kind != MI_KIND_PSEUDO)) memset(out, 0, (size_t)p->size);
-    else if (p->kind == MI_KIND_PSEUDO) put_pseudo_proc(r, pr, nums[i], out);
-    else put_counter(r, p, row, mapping, out);
-    out += p->size;
+    if (p->kind == MI_KIND_SIMPLE && !p->status) {
+      if (p->time) { ops->t_off[ops->nt] = p->off; ops->t_dst[ops->nt++] = dst; }
+      else { ops->p_off[ops->np] = p->off; ops->p_dst[ops->np++] = dst; }
+    } else if (p->kind == MI_KIND_PSEUDO && !p->status && nums[i] == 20001 && ops->pid_dst < 0) ops->pid_dst = dst;
+    else { ops->o_idx[ops->no] = i; ops->o_dst[ops->no++] = dst; }
+    dst += p->size;
+  }
+}
+
+/* Writes one process record at out. */
+static inline __attribute__((always_inline)) void put_proc_record(const rd *r, const mi_round *rnd, const plan *pl,
+    const rec_ops *ops, const int32_t *nums, const int64_t *rows, int32_t stride, int slot, int mapping, uint8_t *out) {
+  const int64_t *row = rows ? rows + (size_t)slot * stride : NULL;
+  const mi_proc *pr = &r->g->procs[slot];
+  if (ops->pid_dst >= 0) put_longint(out + ops->pid_dst, MI_LD(pr->pid));
+  if (row) {
+    for (int k = 0; k < ops->np; k++) {
+      int32_t x = (int32_t)(uint32_t)(uint64_t)MI_LD(row[ops->p_off[k]]);
+      memcpy(out + ops->p_dst[k], &x, 4);
+    }
+    for (int k = 0; k < ops->nt; k++) {
+      int32_t x = (int32_t)(uint32_t)(uint64_t)mi_round_div(rnd, MI_LD(row[ops->t_off[k]]));
+      memcpy(out + ops->t_dst[k], &x, 4);
+    }
+  } else {
+    for (int k = 0; k < ops->np; k++) memset(out + ops->p_dst[k], 0, 4);
+    for (int k = 0; k < ops->nt; k++) memset(out + ops->t_dst[k], 0, 4);
+  }
+  for (int k = 0; k < ops->no; k++) {
+    const plan *p = &pl[ops->o_idx[k]];
+    uint8_t *dst = out + ops->o_dst[k];
+    if (p->status || (!row && p->kind != MI_KIND_PSEUDO)) memset(dst, 0, (size_t)p->size);
+    else if (p->kind == MI_KIND_PSEUDO) put_pseudo_proc(r, pr, nums[ops->o_idx[k]], dst);
+    else put_counter(r, p, row, mapping, dst);
   }
 }
 
@@ -513,6 +580,7 @@ typedef struct proc_res {
   int32_t done;
   int slot;                          /* the one record of a single-pid GET */
   uint64_t told[MI_PROC_WORDS];      /* dead processes this GET reported */
+  rec_ops ops;
 } proc_res;
 
 /* One MIPROCGET gather; a status (0 or an error, -20015/-20009 included). */
@@ -528,6 +596,9 @@ static int proc_gather(mi_session *s, rd *r, int32_t *nums, int n, uint8_t *buf,
   int32_t rec = plan_all(r, MI_DOM_PROCESS, nums, stats, n, u->proc_en, mapping, stride, pl, &res->good, &res->last);
   if (n > 0 && !res->good) return MI_E_NO_VALID_ITEMS;
   if (rec > size || rec == 0) return MI_E_BUFFER_TOO_SMALL;
+  rec_ops *ops = &res->ops;
+  split_ops(pl, nums, n, ops);
+  const mi_round rnd = r->rnd;
   int32_t fit = size / rec;
   uint8_t *out = buf;
   const mi_seg *g = r->g;
@@ -537,7 +608,7 @@ static int proc_gather(mi_session *s, rd *r, int32_t *nums, int n, uint8_t *buf,
     if (k > 0 && MI_LD(g->procs[k - 1].pid) == want && MI_LD(g->procs[k - 1].state) != MI_PS_FREE) slot = k - 1;
     else slot = mi_host_proc_slot(s->sys, want);
     if (slot < 0 || !mi_abit(u->mon, slot)) return MI_E_NO_SUCH_PID;
-    put_proc_record(r, pl, nums, n, rows, stride, slot, mapping, out);
+    put_proc_record(r, &rnd, pl, ops, nums, rows, stride, slot, mapping, out);
     res->done = 1;
     res->slot = slot;
     if (mi_abit(u->dead, slot)) mi_bit_set(res->told, slot);
@@ -550,7 +621,7 @@ static int proc_gather(mi_session *s, rd *r, int32_t *nums, int n, uint8_t *buf,
       int slot = w * 64 + __builtin_ctzll(bits);
       bits &= bits - 1;
       if (res->done == fit) { more = 1; break; }
-      put_proc_record(r, pl, nums, n, rows, stride, slot, mapping, out);
+      put_proc_record(r, &rnd, pl, ops, nums, rows, stride, slot, mapping, out);
       out += rec;
       res->done++;
       if (dead >> (slot & 63) & 1) mi_bit_set(res->told, slot);
