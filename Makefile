@@ -11,13 +11,15 @@ SANRUN   = $(if $(SANITIZE),LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) ASA
 OPT      ?= -O2
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 SAN_ON   = -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-SANFLAGS = $(if $(SANITIZE),$(SAN_ON))
+# TSAN=1: ThreadSanitizer (`make test TSAN=1` runs the C tests, threads and processes included)
+TSAN_ON  = -fsanitize=thread -fno-omit-frame-pointer
+SANFLAGS = $(if $(SANITIZE),$(SAN_ON)) $(if $(TSAN),$(TSAN_ON))
 CFLAGS  ?= $(OPT) -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SANFLAGS)
-LDLIBS   = -lm
+LDLIBS   = -lm -pthread
 
 CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
-           core/aif.c core/upper.c core/defsys.c core/sim.c core/linux.c core/gen/catalog_data.c
+           core/aif.c core/seg.c core/upper.c core/defsys.c core/sim.c core/linux.c core/gen/catalog_data.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
@@ -58,6 +60,11 @@ lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMISH_READLINE -Icore $(LUA_INC) lua/mish.c lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 
 test: all
+ifneq ($(TSAN),)
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" ./spec/test_core > .test_c.out 2>&1; rc=$$?; \
+	  grep -E 'FAIL|WARNING: ThreadSanitizer' .test_c.out | head -20; tail -n 1 .test_c.out; \
+	  test $$rc -eq 0 || { echo "ThreadSanitizer or a test failed (exit $$rc): see .test_c.out"; exit 1; }
+else
 	@./spec/test_core > .test_c.out; tail -n 2 .test_c.out | head -n 1; grep FAIL .test_c.out || true
 	@MI_AIFKUF=$$(mktemp -u) $(SANRUN) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
 	  grep -E '^not ok|^# ' .test_lua.out | head -50; \
@@ -70,6 +77,7 @@ test: all
 	  ep=$$(grep -c '^ok' .test_ex.out); ef=$$(grep -c '^not ok' .test_ex.out); \
 	  grep -q '^examples: ' .test_ex.out || ef=$$((ef + 1)); \
 	  echo "$$((cp + lp + ep)) passed, $$((cf + lf + ef)) failed"; test $$((cf + lf + ef)) -eq 0
+endif
 
 # every example and script, a couple of short intervals each, on the simulated system
 examples: all

@@ -5,24 +5,25 @@
 #include <string.h>
 #include "mi_internal.h"
 
-#define CFG(sys, item) ((sys)->cfg[(item) - 3001])
+#define CFG(sys, item) ((sys)->seg->cfg[(item) - 3001])
 
 /* Returns the mask bytes and size of item 3015/3016. */
 static uint8_t *mask_of(mi_system *sys, int32_t item, int *nbytes) {
   *nbytes = item == 3015 ? 12 : 8;
-  return item == 3015 ? sys->allow : sys->logging;
+  return item == 3015 ? sys->seg->allow : sys->seg->logging;
 }
 
 /* Returns the text buffer of item 3037/3044/3045, or NULL. */
 static char *text_of(mi_system *sys, int32_t item) {
-  return item == 3037 ? sys->text[0] : item == 3044 ? sys->text[1] : item == 3045 ? sys->text[2] : NULL;
+  char (*t)[8] = sys->seg->text;
+  return item == 3037 ? t[0] : item == 3044 ? t[1] : item == 3045 ? t[2] : NULL;
 }
 
 void mi_config_defaults(mi_system *sys) {
   for (int i = 0; i < MI_NCONFIG; i++) {
     const mi_config_info *c = &mi_config_[i];
     switch (c->type) {
-    case MI_CT_I32: case MI_CT_BOOL: sys->cfg[i] = (int32_t)strtol(c->deflt, NULL, 10); break;
+    case MI_CT_I32: case MI_CT_BOOL: sys->seg->cfg[i] = (int32_t)strtol(c->deflt, NULL, 10); break;
     case MI_CT_CA8: mi_host_config_text(sys, c->item, c->deflt); break;
     default: {
       int n; uint8_t *m = mask_of(sys, c->item, &n);
@@ -39,31 +40,34 @@ void mi_config_defaults(mi_system *sys) {
 
 int mi_host_config_set(mi_system *sys, int32_t item, int32_t value) {
   const mi_config_info *c = mi_config_lookup(item);
-  if (!sys || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
+  if (!sys || sys->attached || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
   if ((item == 3042 || item == 3043) && value < 1) return -1;   /* every tick conversion divides by them */
-  CFG(sys, item) = c->type == MI_CT_BOOL ? value != 0 : value;
-  if (item == 3042) mi_set_round(sys, value);
+  mi_wlock(sys);
+  MI_ST(CFG(sys, item), c->type == MI_CT_BOOL ? value != 0 : value);
+  if (item == 3042) mi_set_round(sys->seg, value);
+  mi_wunlock(sys);
   return 0;
 }
 
 int32_t mi_host_config(const mi_system *sys, int32_t item) {
   const mi_config_info *c = mi_config_lookup(item);
-  return sys && c && (c->type == MI_CT_I32 || c->type == MI_CT_BOOL) ? CFG(sys, item) : 0;
+  return sys && c && (c->type == MI_CT_I32 || c->type == MI_CT_BOOL) ? MI_LD(CFG(sys, item)) : 0;
 }
 
 int mi_host_config_text(mi_system *sys, int32_t item, const char *text) {
-  char *t = sys ? text_of(sys, item) : NULL;
+  char *t = sys && !sys->attached ? text_of(sys, item) : NULL;
   if (!t || !text) return -1;
   size_t n = strnlen(text, 8);
-  memcpy(t, text, n);
-  memset(t + n, ' ', 8 - n);
+  mi_wlock(sys);
+  for (size_t k = 0; k < 8; k++) MI_ST(t[k], k < n ? text[k] : ' ');
+  mi_wunlock(sys);
   return 0;
 }
 
 int mi_host_config_bit(const mi_system *sys, int32_t item, int bit) {
   if (!sys || (item != 3015 && item != 3016)) return 0;
   int n; uint8_t *m = mask_of((mi_system *)sys, item, &n);
-  return bit >= 0 && bit < n * 8 ? (m[bit >> 3] >> (7 - (bit & 7))) & 1 : 0;
+  return bit >= 0 && bit < n * 8 ? (MI_LD(m[bit >> 3]) >> (7 - (bit & 7))) & 1 : 0;
 }
 
 /* Checks a value pointer for a configuration item: 0, -5 or -6. */
@@ -73,14 +77,20 @@ static int check_ptr(const mi_config_info *c, const void *p) {
   return 0;
 }
 
+/* Copies bytes another process may be writing, one atomic load each. */
+static void copy_bytes(uint8_t *dst, const uint8_t *src, int n) {
+  for (int k = 0; k < n; k++) dst[k] = MI_LD(src[k]);
+}
+
 /* Copies the current value of a configuration item to dst. */
 static void read_item(mi_system *sys, const mi_config_info *c, void *dst) {
   int n;
+  int32_t v = MI_LD(CFG(sys, c->item));
   switch (c->type) {
-  case MI_CT_I32: memcpy(dst, &CFG(sys, c->item), 4); break;
-  case MI_CT_BOOL: *(uint8_t *)dst = CFG(sys, c->item) != 0; break;
-  case MI_CT_CA8: memcpy(dst, text_of(sys, c->item), 8); break;
-  default: { uint8_t *m = mask_of(sys, c->item, &n); memcpy(dst, m, (size_t)n); }
+  case MI_CT_I32: memcpy(dst, &v, 4); break;
+  case MI_CT_BOOL: *(uint8_t *)dst = v != 0; break;
+  case MI_CT_CA8: copy_bytes(dst, (const uint8_t *)text_of(sys, c->item), 8); break;
+  default: { uint8_t *m = mask_of(sys, c->item, &n); copy_bytes(dst, m, n); }
   }
 }
 
@@ -105,13 +115,20 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   int n = mi_list_len(nums);
   if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
-  int last = 0, good = 0;
-  for (int i = 0; i < n; i++) {
-    const mi_config_info *c = mi_config_lookup(nums[i]);
-    int r = c ? check_ptr(c, items[i]) : MI_E_BAD_ITEM;
-    if (!r) { read_item(sys, c, items[i]); good++; }
-    else last = i + 1;
-    stats[i] = r;
+  int last, good;
+  for (int tries = 0, locked = 0;; tries++) {   /* every value from one published state */
+    uint64_t q;
+    if (tries == 4 && !locked) { mi_wlock(sys); locked = 1; }
+    if (!mi_read_begin(sys, &q)) continue;
+    last = 0; good = 0;
+    for (int i = 0; i < n; i++) {
+      const mi_config_info *c = mi_config_lookup(nums[i]);
+      int r = c ? check_ptr(c, items[i]) : MI_E_BAD_ITEM;
+      if (!r) { read_item(sys, c, items[i]); good++; }
+      else last = i + 1;
+      stats[i] = r;
+    }
+    if (mi_read_valid(sys, q)) { if (locked) mi_wunlock(sys); break; }
   }
   MI_STATUS(st, n > 0 && !good ? MI_E_NO_VALID_ITEMS : last);
 }
@@ -122,6 +139,9 @@ static int range_error(const mi_config_info *c, int32_t v) {
   if (c->item == 3008 && v != 0 && v != 3) return c->error;
   return 0;
 }
+
+static void put_locked(mi_system *sys, status_type *st, int32_t *nums, void **items, int32_t *stats, int n,
+                       int32_t *ver_nums, void **ver_items, int32_t *ver_stats, int nv);
 
 void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32_t *stats, int32_t user_id,
               int32_t *ver_nums, void **ver_items, int32_t *ver_stats) {
@@ -143,13 +163,21 @@ void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   int n = mi_list_len(nums), nv = nver ? mi_list_len(ver_nums) : 0;
   if (n < 0 || nv < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
+  mi_wlock(sys);   /* staged, checked and written in one write section */
+  put_locked(sys, st, nums, items, stats, n, ver_nums, ver_items, ver_stats, nv);
+  mi_wunlock(sys);
+}
 
+/* The body of AIFSCPUT once the parameters are checked, in a write section. */
+static void put_locked(mi_system *sys, status_type *st, int32_t *nums, void **items, int32_t *stats, int n,
+                       int32_t *ver_nums, void **ver_items, int32_t *ver_stats, int nv) {
+  mi_seg *g = sys->seg;
   /* stage every item on a copy; nothing is written unless all pass */
   int32_t cfg[MI_NCONFIG];
   uint8_t allow[12], logging[8];
-  memcpy(cfg, sys->cfg, sizeof cfg);
-  memcpy(allow, sys->allow, sizeof allow);
-  memcpy(logging, sys->logging, sizeof logging);
+  memcpy(cfg, g->cfg, sizeof cfg);
+  memcpy(allow, g->allow, sizeof allow);
+  memcpy(logging, g->logging, sizeof logging);
   int last = 0, good = 0;
   int32_t put_pos[MI_NCONFIG] = {0};   /* item -> 1-based position in nums */
   for (int i = 0; i < n; i++) {
@@ -195,8 +223,9 @@ void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   }
   if (mismatch) { MI_STATUS(st, MI_E_VERIFY_FAILED); return; }
   if (last) { MI_STATUS(st, last); return; }
-  memcpy(sys->cfg, cfg, sizeof cfg);
-  memcpy(sys->allow, allow, sizeof allow);
-  memcpy(sys->logging, logging, sizeof logging);
+  for (int i = 0; i < MI_NCONFIG; i++) MI_ST(g->cfg[i], cfg[i]);
+  for (int i = 0; i < 12; i++) MI_ST(g->allow[i], allow[i]);
+  for (int i = 0; i < 8; i++) MI_ST(g->logging[i], logging[i]);
+  if (cfg[3042 - 3001] > 0) mi_set_round(g, cfg[3042 - 3001]);
   MI_STATUS(st, 0);
 }

@@ -43,7 +43,7 @@ mi_system *mi_sim_default_new(void) {
   mi_system *sys = mi_system_new(NULL);
   if (!sys) return NULL;
   int64_t tpm = mi_host_ticks_per_ms(sys);
-  sys->now = mi_wall_ticks((int32_t)tpm) - HISTORY_MS * tpm;   /* nothing lives on sys yet */
+  sys->seg->now = mi_wall_ticks((int32_t)tpm) - HISTORY_MS * tpm;   /* nothing lives on sys yet */
   if (mi_sim_attach(sys, &w, 0) != 0) { mi_system_free(sys); return NULL; }
   mi_sim_advance(sys, HISTORY_MS);
   int64_t lag = (mi_wall_ticks((int32_t)tpm) - mi_host_now(sys)) / tpm;   /* the history took time to run */

@@ -475,7 +475,7 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
 static int read_proc(mi_system *sys, host *h, int64_t pid) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
-  if (slot >= 0 && sys->procs[slot].state != MI_PS_ALIVE) return 1;   /* an unreported death holds the pid */
+  if (slot >= 0 && sys->seg->procs[slot].state != MI_PS_ALIVE) return 1;   /* an unreported death holds the pid */
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
   snprintf(rel, sizeof rel, "%lld/stat", (long long)pid);
   ssize_t n = slurp(h, rel, &err);
@@ -575,21 +575,21 @@ static int refresh_all(mi_system *sys, host *h) {
   }
   /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
   if (listed)
-    for (int s = 0; s < sys->proc_hi; s++)
-      if (sys->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->procs[s].pid)
+    for (int s = 0; s < sys->seg->proc_hi; s++)
+      if (sys->seg->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->seg->procs[s].pid)
         mi_host_proc_exit(sys, s);
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
   h->last_ms = mono_ms();
-  h->layout = sys->gen;
+  h->layout = sys->seg->h.gen;
   return seen;
 }
 
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next age) */
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && sys->gen == h->layout) return;
+  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && sys->seg->h.gen == h->layout) return;
   refresh_all(sys, h);
 }
 
@@ -614,7 +614,10 @@ int mi_linux_attached(mi_system *sys) { return sys && sys->refresh == refresh; }
 
 int mi_linux_refresh(mi_system *sys) {
   if (!mi_linux_attached(sys)) return -1;
-  return refresh_all(sys, sys->refresh_arg);
+  mi_host_begin(sys);
+  int n = refresh_all(sys, sys->refresh_arg);
+  mi_host_publish(sys);
+  return n;
 }
 
 int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
@@ -641,7 +644,9 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
     mi_host_config_set(sys, 3038, hex8(h->buf));
   mi_host_config_text(sys, 3037, "LINUX   ");
   mi_system_set_source(sys, refresh, h, host_free);
+  mi_host_begin(sys);
   refresh_all(sys, h);   /* baseline: counters start from what the kernel says now */
+  mi_host_publish(sys);
   return 0;
 }
 

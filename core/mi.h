@@ -143,6 +143,15 @@ typedef struct mi_session mi_session; /* one MI caller: privilege, access, enabl
 
 /* Returns the default system (created on first use: the simulated HP 3000). */
 MI_API mi_system *mi_default_system(void);
+/* Attaches to a store another process shares at path (mi_system_options.share): every AIF
+ * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to
+ * MI_E_STORE_OPEN, _NOT_MISH, _VERSION, _TRUNCATED or _OWNER_GONE (see mi_status_message).
+ * Free it with mi_system_free; once its owner is gone, every AIF returns MI_E_STORE_OWNER_GONE. */
+MI_API mi_system *mi_system_attach(const char *path, int *err);
+/* Returns 1 if sys was made by mi_system_attach. */
+MI_API int mi_system_attached(const mi_system *sys);
+/* Returns the file a shared or attached system lives in, or NULL for a private one. */
+MI_API const char *mi_system_share_path(const mi_system *sys);
 /* Creates a caller on sys (NULL = default system); NULL if out of memory. */
 MI_API mi_session *mi_session_new(mi_system *sys);
 /* Turns off everything the caller enabled and frees it; accepts NULL. */

@@ -2,8 +2,11 @@
  * host, a program embedding the core) plays the operating system for the counter
  * store. Readers use mi.h; nothing here is needed to read counters.
  *
- * Threading: a system and its sessions belong to one thread at a time; a source
- * writes between AIF calls (or from the refresh hook, which AIF calls run first). */
+ * Threading: one writer per system publishes states — the refresh hook (AIF calls run it in
+ * a write section), or a program's own writes bracketed by mi_host_begin/mi_host_publish.
+ * Any number of reader threads (each with its own sessions) and attached processes read
+ * consistent states meanwhile. Writes outside a write section are allowed only while the
+ * system belongs to one thread and is not shared. */
 #ifndef MI_HOST_H
 #define MI_HOST_H
 
@@ -28,6 +31,8 @@ typedef struct mi_system_options {
   int max_processes;       /* process table size, at most 2700 (default 2700; warning 20001 beyond) */
   const char *registry;    /* user-ID registry file (default: $MI_AIFKUF, else memory only) */
   int64_t boot_ticks;      /* time base at creation, ticks since 1970 (default: now) */
+  const char *share;       /* a path: the store is created in that file for other processes to
+                            * attach (mi_system_attach); NULL = private memory */
 } mi_system_options;
 
 /* Called at the start of every AIF call so a source can bring counters up to date. */
@@ -37,6 +42,17 @@ typedef void (*mi_refresh_fn)(mi_system *sys, void *arg);
 MI_API mi_system *mi_system_new(const mi_system_options *opt);
 /* Frees a system, its sessions' state and its source; accepts NULL. */
 MI_API void mi_system_free(mi_system *sys);
+/* Opens a write section: what the program writes until mi_host_publish is seen by readers
+ * (other threads, attached processes) all at once. Sections nest; one writer at a time (a
+ * second thread waits). Needed whenever the system is shared or read by other threads; a
+ * system owned by one thread and not shared may be written without. */
+MI_API void mi_host_begin(mi_system *sys);
+/* Closes the write section opened by mi_host_begin; the outermost close publishes. */
+MI_API void mi_host_publish(mi_system *sys);
+/* Runs the refresh hook every ms milliseconds from a thread of the core (0 stops it), so a
+ * shared system stays live for attached readers while its own program sits idle (a shell at
+ * its prompt). Returns 0, or -1 (attached system, no hook, no thread). */
+MI_API int mi_system_publish_every(mi_system *sys, int ms);
 /* Installs a refresh hook (NULL to remove); fini (may be NULL) frees arg with the system. */
 MI_API void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fini)(void *));
 /* Returns the source argument installed with mi_system_set_source. */
@@ -113,32 +129,36 @@ MI_API mi_ctr mi_host_counter_named(const char *name, int domain);
 /* Returns 1 if anyone counts c now (a source may skip work otherwise). */
 MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
 
-/* The counter store as the inline writer below reads it. The core keeps it up to date as
- * users enable counters; sources must not write it. A system begins with its view (an ABI
- * promise of this header), so the writer reaches it without a call. */
+/* The counter store as the inline writer below reads it: the writer block of the system's
+ * segment (see core/README.md, "The segment"). The core keeps it up to date as users enable
+ * counters; sources must not write it. A system begins with its view (an ABI promise of this
+ * header), so the writer reaches the block with one load. */
 typedef struct mi_host_lane {
-  int64_t *cells;       /* nent rows of stride words (NULL while the domain counts nothing) */
+  int64_t cells;        /* word offset of row 0 from the start of the block; 0 while the domain counts nothing */
   int32_t stride;       /* words per row */
   int32_t nent;         /* rows: 1 global, 2700 process slots, LDEV 0-999, processors 0-7 */
 } mi_host_lane;
-typedef struct mi_host_view {
-  int32_t *off;         /* counter id -> word offset in its domain's rows; -1 = nobody counts it */
-  uint8_t *live;        /* process slot -> 1 while its process is alive (mirrors the process table) */
+typedef struct mi_host_block {
   mi_host_lane lane[MI_DOM_COUNT];
+  int32_t off[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> word offset in its rows; -1 = nobody counts it */
+  uint8_t live[MI_MAX_PROCESSES];  /* process slot -> 1 while its process is alive (mirrors the process table) */
+} mi_host_block;
+typedef struct mi_host_view {
+  mi_host_block *blk;   /* in this process's mapping of the segment */
 } mi_host_view;
 
 /* The first cell of counter c for an entity, or NULL when the system is NULL, c is not a
  * counter, nobody counts it or the entity is out of range; with live_only, also NULL for a
  * process slot that is not alive. The one lookup behind every writer and mi_host_value. */
 static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int live_only) {
-  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
   if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
-  int32_t o = v->off[c.id];
+  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+  int32_t o = b->off[c.id];
   int d = c.id >> MI_HOST_INDEX_BITS;
-  const mi_host_lane *ln = &v->lane[d];
+  const mi_host_lane *ln = &b->lane[d];
   if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
-  if (live_only && d == MI_DOM_PROCESS && MI_UNLIKELY(!v->live[entity])) return NULL;
-  return ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+  if (live_only && d == MI_DOM_PROCESS && MI_UNLIKELY(!b->live[entity])) return NULL;
+  return (int64_t *)(void *)b + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
 }
 
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
@@ -148,7 +168,7 @@ static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity,
  * class 0 (the writer does not look up kinds; use mi_host_add_objcl/_semcl for classes). */
 static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t delta) {
   int64_t *p = mi_host_cell_(sys, c, entity, 1);
-  if (p) *p += delta;
+  if (p) __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);   /* readers load cells atomically */
 }
 /* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
 MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);

@@ -37,121 +37,205 @@ static inline const mi_item_info *mi_item_fast(int32_t item) {
   return p ? &mi_items_[p - 1] : 0;
 }
 
-/* Counter cells of one domain: entity-major rows of `stride` 64-bit words. */
-/* A domain's bookkeeping beside its public lane (sys->view: off, live, lane[d].cells/stride/nent). */
-typedef struct mi_store {
-  int32_t *slot;     /* dense item -> allocated offset, kept while the row layout lives */
-  uint16_t *refs;    /* dense item -> number of users that enabled it */
-  int32_t active;    /* items with refs > 0 */
-} mi_store;
-
-/* The word offset of dense counter (domain, index) in its rows, -1 when not counted. */
-#define MI_OFF(sys, d, i) ((sys)->view.off[((d) << MI_HOST_INDEX_BITS) + (i)])
+/* Relaxed atomic access to what readers read while a writer may write it (see "Threads" in
+ * core/README.md): on x86 and ARM a plain load or store, but the compiler keeps it whole. */
+#define MI_LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define MI_ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 #define MI_CKIND_NONE 0xFF
 
 enum { MI_PS_FREE = 0, MI_PS_ALIVE = 1, MI_PS_DEAD = 2 };
 
+/* A process slot in the segment. Names are filename_type images kept as words so a reader
+ * copies them with atomic loads. */
 typedef struct mi_proc {
   int64_t pid;
   int64_t start_ticks, end_ticks;
-  filename_type user, program;
-  jsnum_type js;
+  uint64_t user[6], program[6];   /* filename_type: file, group, account, 16 bytes each */
+  uint32_t js;                    /* jsnum_type image */
   int32_t ptype;
   uint8_t state;
-  uint16_t unreported;   /* users that still have to be told of the death */
+  uint16_t unreported;            /* users that still have to be told of the death */
 } mi_proc;
 
-typedef struct mi_bits_user { uint64_t w[MI_PROC_WORDS]; } mi_procset;
+#define MI_EN_WORDS (MI_HOST_INDEX_LIMIT / 64)
 
-struct mi_session {
-  mi_system *sys;
-  mi_session *next, *prev;  /* all sessions of the system */
-  int slot;                 /* index in sys->users */
-  int priv;
-  int32_t access_uid;       /* set by AIFACCESSON */
-  int32_t ok_uid;           /* last user_id validated against the registry */
-  /* global */
-  int glob_on;
-  uint64_t *glob_en;        /* bitmap over dense global items */
-  /* process */
-  int proc_on, proc_all;
-  int32_t proc_nitems;
-  int16_t *proc_items;      /* dense indexes, in ON order */
-  uint64_t *proc_en;        /* bitmap over dense process items */
+/* An MI user (a session holding something on) as the segment keeps it. Written under the
+ * writer lock only; mon, dead and untracked are also written by process births and deaths,
+ * so they are read atomically. */
+typedef struct mi_urec {
+  int32_t used;             /* 1 while a session holds the record */
+  int32_t owner_pid;        /* the process of that session, and its start time: a record whose */
+  uint64_t owner_start;     /* process is gone is reclaimed by the next ON or attach */
+  int32_t glob_on, proc_on, proc_all, io_on;
+  int32_t proc_nitems, io_nitems, nldevs;
+  int32_t untracked;        /* births missed since the last MIPROCGET (warning 20001) */
+  uint16_t io_types;        /* bit t: device type t enabled */
+  uint64_t glob_en[MI_EN_WORDS], proc_en[MI_EN_WORDS], io_en[MI_EN_WORDS];  /* bitmaps over dense items */
+  int16_t proc_items[MI_HOST_INDEX_LIMIT], io_items[MI_HOST_INDEX_LIMIT];  /* dense indexes, in ON order */
   uint64_t mon[MI_PROC_WORDS];     /* monitored slots */
   uint64_t dead[MI_PROC_WORDS];    /* monitored slots whose death is not yet reported */
-  int32_t untracked;        /* births missed since the last MIPROCGET (warning 20001) */
-  /* io */
-  int io_on;
-  int32_t io_nitems;
-  int16_t *io_items;
-  uint64_t *io_en;
-  uint16_t io_types;        /* bit t: device type t enabled */
   uint64_t ldevs[MI_LDEV_WORDS];
-  int32_t nldevs;
-  /* 1 while this session holds a reference on every processor counter (it has 21164 on) */
-  int prcsr_held;
-  /* MIGLOBGET plan cache: the last list resolved, valid while sys->gen and the mapping hold */
-  struct mi_glob_cache *gcache;
-};
+  int32_t prcsr_held;       /* 1 while this user holds a reference on every processor counter (21164 on) */
+} mi_urec;
 
-struct mi_system {
-  mi_host_view view;                 /* first: the inline writer in mi_host.h reads it here */
-  mi_system_options opt;
-  char registry_path[512];
-  int32_t *uids; int nuids, cuids;   /* installed user IDs, sorted */
-  char registry_err[128];            /* why the registry file was last found unusable, "" if not */
+/* A domain's bookkeeping beside its public lane (blk->lane[d], blk->off). */
+typedef struct mi_store {
+  int32_t slot[MI_HOST_INDEX_LIMIT];   /* dense item -> allocated offset, kept while the row layout lives */
+  uint16_t refs[MI_HOST_INDEX_LIMIT];  /* dense item -> number of users that enabled it */
+  int32_t active;                      /* items with refs > 0 */
+} mi_store;
+
+#define MI_SEG_MAGIC "MISHSEG1"
+#define MI_SEG_VERSION 1
+#define MI_SEG_ORDER 0x01020304u
+#define MI_ARENA_FREE 512
+
+/* The segment header: the part an attaching process checks before it maps the rest. */
+typedef struct mi_seg_hdr {
+  char magic[8];            /* MI_SEG_MAGIC */
+  uint32_t version;         /* MI_SEG_VERSION */
+  uint32_t order;           /* MI_SEG_ORDER as the creator stored it (byte order) */
+  uint64_t size;            /* bytes of the whole segment (the file's size when shared) */
+  uint32_t seg_bytes, rec_bytes, proc_bytes, blk_bytes;  /* layout sizes (word size, padding) */
+  int32_t owner_pid;        /* the creating process ... */
+  uint32_t closed;          /* 1 once the owner freed the system */
+  uint64_t owner_start;     /* ... and its start time (clock ticks since boot) */
+  uint64_t boot_id;         /* the boot it started in */
+  char registry[512];       /* the owner's user-ID registry file ("" = memory only) */
+  /* the writer lock and the publish sequence, on a line of their own */
+  __attribute__((aligned(64))) uint32_t lock;   /* tid of the thread in a write section, 0 = free */
+  uint32_t depth;           /* nesting of that thread's write sections */
+  uint64_t seq;             /* odd while a write section is open */
+  uint64_t gen;             /* bumped whenever offsets, enables or the mapping change */
+  uint32_t waiting;         /* threads waiting for the lock: a thread that just wrote lets them first */
+  char pad_[36];
+} mi_seg_hdr;
+
+/* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
+ * writer block and the arena of counter cells. */
+typedef struct mi_seg {
+  mi_seg_hdr h;
+  /* limits (mi_system_options) */
+  int32_t max_users, max_ldevs, max_ldevs_per_user, max_processes;
+  int64_t max_cells;
   /* configuration */
   int32_t cfg[MI_NCONFIG];           /* I32 and boolean items */
   uint8_t allow[12], logging[8];     /* packed boolean arrays, bit 0 = MSB of byte 0 */
   char text[3][8];                   /* 3037, 3044, 3045 */
-  /* time */
-  int64_t now;
   int32_t round;                     /* item 3042, MI_Time = ticks / round */
+  int32_t round_shift;
   uint64_t round_magic;              /* ticks / round as a multiply: see mi_set_round */
-  int round_shift;
-  /* hardware */
-  int ncpu;
+  /* time and hardware */
+  int64_t now;
+  int32_t ncpu;
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
-  mi_proc *procs;
-  int nproc_alive, proc_hi;
+  int32_t nproc_alive, proc_hi;
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty; linear probing, backward-shift deletion */
+  mi_proc procs[MI_MAX_PROCESSES];
   /* counters */
   mi_store dom[MI_DOM_COUNT];
-  uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none */
-  uint64_t gen;                      /* bumped whenever offsets, enables or the mapping change */
-  int mapping;                       /* system mapping, -1 when nobody has anything on */
-  int64_t cells_used;
+  int32_t mapping;                   /* system mapping, -1 when nobody has anything on */
   int32_t ldevs_enabled;             /* LDEVs in the MI device table (any user) */
+  int64_t cells_used;
   uint16_t ldev_refs[MI_MAX_LDEV + 1];
-  /* users */
-  mi_session *users[MI_MAX_USERS_LIMIT];
+  /* MI users */
+  mi_urec users[MI_MAX_USERS_LIMIT];
+  /* the arena: words after the writer block; [arena_base, arena_base + arena_top) handed out,
+   * free regions listed by offset (coalesced) */
+  int64_t arena_base, arena_words, arena_top;
+  int32_t nfree;
+  struct { int64_t off, len; } freel[MI_ARENA_FREE];
+  /* last: the writer block; the arena's cells follow it */
+  __attribute__((aligned(64))) mi_host_block blk;
+} mi_seg;
+
+/* The word offset of dense counter (domain, index) in its rows, -1 when not counted. */
+#define MI_OFF(sys, d, i) ((sys)->seg->blk.off[((d) << MI_HOST_INDEX_BITS) + (i)])
+/* The cells of a lane (NULL while it has none). */
+#define MI_CELLS(seg, ln) ((ln)->cells ? (int64_t *)(void *)&(seg)->blk + (ln)->cells : (int64_t *)NULL)
+
+struct mi_session {
+  mi_system *sys;
+  mi_session *next, *prev;  /* all sessions of the system */
+  int slot;                 /* index in seg->users, -1 while the session holds nothing */
+  int priv;
+  int32_t access_uid;       /* set by AIFACCESSON */
+  int32_t ok_uid;           /* last user_id validated against the registry */
+  mi_urec *u;               /* seg->users[slot], or `local` (all zero) while holding no slot */
+  /* MIGLOBGET plan cache: the last list resolved, valid while seg gen and the mapping hold */
+  struct mi_glob_cache *gcache;
+  mi_urec local;
+};
+
+/* A system as one process sees it: the view (first), its mapping of the segment, and what
+ * stays per process (options, registry, source, sessions). */
+struct mi_system {
+  mi_host_view view;                 /* first: the inline writer in mi_host.h reads it here */
+  mi_seg *seg;
+  size_t map_size;
+  int shared, attached;              /* in a file; attached to another process's store */
+  int owner_gone;                    /* attached: the owner is gone (sticky) */
+  int64_t next_check_ms;             /* attached: next owner liveness check (monotonic) */
+  char share_path[512];
+  mi_system_options opt;
+  char registry_path[512];
+  int32_t *uids; int nuids, cuids;   /* installed user IDs, sorted */
+  char registry_err[128];            /* why the registry file was last found unusable, "" if not */
   mi_session *sessions;              /* every session, freed with the system */
+  uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none (per process: the catalog's) */
   /* source */
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
   int in_refresh;
+  struct mi_publisher *pub;          /* mi_system_publish_every's thread, or NULL */
 };
 
 /* Sets the MI rounding factor and its reciprocal: for 0 <= v < 2^63,
  * v / r == (v * magic) >> shift with magic = ceil(2^(63+k) / r), k = ceil(log2 r)
  * (Granlund-Montgomery: the error magic*r - 2^(63+k) < r <= 2^k keeps every quotient exact). */
-static inline void mi_set_round(mi_system *sys, int32_t r) {
+static inline void mi_set_round(mi_seg *g, int32_t r) {
   if (r < 1) r = 1;
   int k = 0;
   while (((int64_t)1 << k) < r) k++;
   unsigned __int128 p = (unsigned __int128)1 << (63 + k);
-  sys->round = r;
-  sys->round_magic = (uint64_t)((p + (unsigned)r - 1) / (unsigned)r);
-  sys->round_shift = 63 + k;
+  MI_ST(g->round, r);
+  MI_ST(g->round_magic, (uint64_t)((p + (unsigned)r - 1) / (unsigned)r));
+  MI_ST(g->round_shift, 63 + k);
 }
 
-/* ticks -> MI_Time (floor division by the rounding factor), without a divide instruction. */
-static inline int64_t mi_round_ticks(const mi_system *sys, int64_t v) {
-  if (v < 0) return -((-v + sys->round - 1) / sys->round);
-  return (int64_t)(((unsigned __int128)(uint64_t)v * sys->round_magic) >> sys->round_shift);
+/* The rounding factor as one GET reads it (once, so every value of the GET uses the same). */
+typedef struct mi_round { int64_t r; uint64_t magic; int shift; } mi_round;
+static inline mi_round mi_round_of(const mi_seg *g) {
+  mi_round r = {MI_LD(g->round), MI_LD(g->round_magic), MI_LD(g->round_shift)};
+  if (r.r < 1) r.r = 1;
+  if (r.shift < 0 || r.shift > 126) r.shift = 63;   /* only a torn read: the GET is repeated */
+  return r;
 }
+/* ticks -> MI_Time (floor division by the rounding factor), without a divide instruction. */
+static inline int64_t mi_round_div(const mi_round *r, int64_t v) {
+  if (v < 0) return -((-v + r->r - 1) / r->r);
+  return (int64_t)(((unsigned __int128)(uint64_t)v * r->magic) >> r->shift);
+}
+/* ticks -> MI_Time for a system. */
+static inline int64_t mi_round_ticks(const mi_system *sys, int64_t v) {
+  mi_round r = mi_round_of(sys->seg);
+  return mi_round_div(&r, v);
+}
+
+/* seg.c: the segment, the writer lock (write sections) and the publish sequence (seqlock) */
+mi_seg *mi_seg_new(mi_system *sys, const char *share, int64_t max_cells);  /* maps sys->seg; NULL + errno */
+void mi_seg_free(mi_system *sys);
+void mi_wlock(mi_system *sys);        /* opens a write section (nests in the same thread) */
+int mi_wtrylock(mi_system *sys);      /* the same if free or already ours: 1, else 0 */
+void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishes */
+int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
+int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
+int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
+int mi_owner_check(mi_system *sys);   /* attached: 0, or the owner-gone status */
+uint64_t mi_proc_start_time(int64_t pid);   /* clock ticks since boot, 0 if unknown */
+uint64_t mi_boot_id(void);
+int mi_pid_alive(int64_t pid, uint64_t start);   /* 1 if pid runs and started at start */
 
 /* store.c */
 int mi_store_enable(mi_system *sys, int domain, int index);   /* 0 or -20004 */
@@ -159,6 +243,7 @@ void mi_store_disable(mi_system *sys, int domain, int index);
 void mi_store_reset_if_idle(mi_system *sys);
 int mi_item_words(const mi_item_info *it, int mapping);
 void mi_proc_release_user(mi_system *sys, mi_session *s, int slot);
+void mi_reclaim_users(mi_system *sys);   /* frees MI-user records whose process is gone */
 void mi_proc_reported(mi_system *sys, int slot);
 void mi_sys_refresh(mi_system *sys);
 
@@ -198,6 +283,10 @@ static inline int mi_list_len(const int32_t *nums) {
 static inline int mi_bit(const uint64_t *w, int i) { return (int)((w[i >> 6] >> (i & 63)) & 1); }
 static inline void mi_bit_set(uint64_t *w, int i) { w[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline void mi_bit_clr(uint64_t *w, int i) { w[i >> 6] &= ~((uint64_t)1 << (i & 63)); }
+/* The same on words readers load atomically (monitored and dead process sets). */
+static inline int mi_abit(const uint64_t *w, int i) { return (int)((MI_LD(w[i >> 6]) >> (i & 63)) & 1); }
+static inline void mi_abit_set(uint64_t *w, int i) { __atomic_fetch_or(&w[i >> 6], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED); }
+static inline void mi_abit_clr(uint64_t *w, int i) { __atomic_fetch_and(&w[i >> 6], ~((uint64_t)1 << (i & 63)), __ATOMIC_RELAXED); }
 
 #define MI_STATUS(st, code) mi_set_status((st), (code))
 static inline void mi_set_status(status_type *st, int code) {

@@ -1,9 +1,14 @@
 /* session.c — MI callers: the handle-based caller object, the implicit current
  * caller of the upper-case API, privilege and access (AIFACCESSON/OFF,
  * AIFGLOBINSTALL), and the MI-user slots that ON calls take. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mi_internal.h"
+
+/* Guards every system's session list and registry (per-process state several threads touch). */
+static pthread_mutex_t sessions_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static _Thread_local mi_session *current;
 static mi_session *default_session;
@@ -33,39 +38,33 @@ mi_session *mi_session_new(mi_system *sys) {
   if (!s) return NULL;
   s->sys = sys;
   s->slot = -1;
+  s->u = &s->local;
+  pthread_mutex_lock(&sessions_mu);
   s->next = sys->sessions;
   if (sys->sessions) sys->sessions->prev = s;
   sys->sessions = s;
-  size_t g = (size_t)(mi_domain_counters(MI_DOM_GLOBAL) + 63) / 64;
-  size_t p = (size_t)(mi_domain_counters(MI_DOM_PROCESS) + 63) / 64;
-  size_t i = (size_t)(mi_domain_counters(MI_DOM_IO) + 63) / 64;
-  s->glob_en = calloc(g, 8);
-  s->proc_en = calloc(p, 8);
-  s->io_en = calloc(i, 8);
-  s->proc_items = malloc(sizeof(int16_t) * (size_t)mi_domain_counters(MI_DOM_PROCESS));
-  s->io_items = malloc(sizeof(int16_t) * (size_t)mi_domain_counters(MI_DOM_IO));
-  if (!s->glob_en || !s->proc_en || !s->io_en || !s->proc_items || !s->io_items) {
-    mi_session_free(s);
-    return NULL;
-  }
+  pthread_mutex_unlock(&sessions_mu);
   return s;
 }
 
 
 void mi_session_free(mi_session *s) {
   if (!s) return;
-  if (s->slot >= 0) {
+  if (s->slot >= 0 && !(s->sys->attached && mi_owner_check(s->sys))) {
+    mi_wlock(s->sys);
     mi_globoff_all(s);
     mi_procoff_all(s);
     mi_iooff_all(s);
+    mi_wunlock(s->sys);
   }
+  pthread_mutex_lock(&sessions_mu);
   if (s->prev) s->prev->next = s->next;
   else if (s->sys->sessions == s) s->sys->sessions = s->next;
   if (s->next) s->next->prev = s->prev;
+  pthread_mutex_unlock(&sessions_mu);
   if (current == s) current = NULL;
   if (default_session == s) default_session = NULL;
   mi_glob_cache_free(s->gcache);
-  free(s->glob_en); free(s->proc_en); free(s->io_en); free(s->proc_items); free(s->io_items);
   free(s);
 }
 
@@ -85,38 +84,77 @@ mi_system *mi_session_system(const mi_session *s) { return s ? s->sys : NULL; }
 
 void mi_session_set_priv(mi_session *s, int on) { if (s) s->priv = on != 0; }
 
-/* Takes an MI-user slot for s if it has none; 0 or -20002. */
+/* Takes an MI-user record for s if it has none (in a write section); 0 or -20002. */
 int mi_user_take(mi_session *s) {
   if (s->slot >= 0) return 0;
   mi_system *sys = s->sys;
+  mi_seg *g = sys->seg;
   int used = 0, free_slot = -1;
-  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
-    if (sys->users[i]) used++;
-    else if (free_slot < 0) free_slot = i;
+  for (int pass = 0; pass < 2; pass++) {
+    used = 0; free_slot = -1;
+    for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+      if (g->users[i].used) used++;
+      else if (free_slot < 0) free_slot = i;
+    }
+    if (used < g->max_users && free_slot >= 0) break;
+    if (pass == 0) mi_reclaim_users(sys);   /* full: records of dead processes come back first */
   }
-  if (used >= sys->opt.max_users || free_slot < 0) return MI_E_TOO_MANY_USERS;
-  sys->users[free_slot] = s;
+  if (used >= g->max_users || free_slot < 0) return MI_E_TOO_MANY_USERS;
+  mi_urec *u = &g->users[free_slot];
+  memset(u, 0, sizeof *u);   /* nobody reads a free record */
+  u->used = 1;
+  u->owner_pid = (int32_t)getpid();
+  u->owner_start = mi_proc_start_time(getpid());
   s->slot = free_slot;
+  s->u = u;
   return 0;
 }
 
-/* Gives the MI-user slot back once s has nothing on, and lets the store shrink. */
+/* Gives the MI-user record back once s has nothing on, and lets the store shrink. */
 void mi_user_release_if_idle(mi_session *s) {
   mi_system *sys = s->sys;
-  if (s->slot >= 0 && !s->glob_on && !s->proc_on && !s->io_on) {
-    sys->users[s->slot] = NULL;
+  if (s->slot >= 0 && !s->u->glob_on && !s->u->proc_on && !s->u->io_on) {
+    s->u->used = 0;
     s->slot = -1;
+    s->u = &s->local;
+    memset(&s->local, 0, sizeof s->local);
   }
   mi_store_reset_if_idle(sys);
+}
+
+void mi_reclaim_users(mi_system *sys) {
+  mi_seg *g = sys->seg;
+  mi_wlock(sys);
+  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+    mi_urec *u = &g->users[i];
+    if (!u->used || u->owner_pid == (int32_t)getpid() || mi_pid_alive(u->owner_pid, u->owner_start)) continue;
+    /* its process is gone: turn off what it had on, as its own session would */
+    mi_session *t = calloc(1, sizeof *t);
+    if (!t) break;
+    t->sys = sys; t->slot = i; t->u = u;
+    mi_globoff_all(t);
+    mi_procoff_all(t);
+    mi_iooff_all(t);
+    u->used = 0;
+    free(t);
+  }
+  mi_wunlock(sys);
 }
 
 /* The checks every AIF makes first: a caller, privileged mode, a valid user ID. */
 int mi_enter(mi_session *s, int32_t user_id) {
   if (!s) return MI_E_INTERNAL_NO_CALLER;
   if (!s->priv) return MI_E_CAPABILITY;
+  if (s->sys->attached) {
+    int rc = mi_owner_check(s->sys);
+    if (rc) return rc;
+  }
   if (user_id != 0) {
     if (user_id == s->ok_uid) return 0;
-    if (!mi_registry_has(s->sys, user_id)) return MI_E_NO_SUCH_USER_ID;
+    pthread_mutex_lock(&sessions_mu);
+    int ok = mi_registry_has(s->sys, user_id);
+    pthread_mutex_unlock(&sessions_mu);
+    if (!ok) return MI_E_NO_SUCH_USER_ID;
     s->ok_uid = user_id;
     return 0;
   }
@@ -127,7 +165,12 @@ void mi_accesson(mi_session *s, status_type *st, int32_t user_id) {
   if (!st) return;
   if (!s) { MI_STATUS(st, MI_E_INTERNAL_NO_CALLER); return; }
   if (!s->priv) { MI_STATUS(st, MI_E_CAPABILITY); return; }
-  if (user_id == 0 || !mi_registry_has(s->sys, user_id)) { MI_STATUS(st, MI_E_NO_SUCH_USER_ID); return; }
+  int rc = mi_owner_check(s->sys);
+  if (rc) { MI_STATUS(st, rc); return; }
+  pthread_mutex_lock(&sessions_mu);
+  int ok = user_id != 0 && mi_registry_has(s->sys, user_id);
+  pthread_mutex_unlock(&sessions_mu);
+  if (!ok) { MI_STATUS(st, MI_E_NO_SUCH_USER_ID); return; }
   s->access_uid = user_id;
   MI_STATUS(st, 0);
 }
@@ -145,5 +188,10 @@ void mi_globinstall(mi_session *s, status_type *st, int32_t user_id) {
   if (!st) return;
   if (!s) { MI_STATUS(st, MI_E_INTERNAL_NO_CALLER); return; }
   if (!s->priv) { MI_STATUS(st, MI_E_CAPABILITY); return; }
-  MI_STATUS(st, mi_registry_add(s->sys, user_id));
+  int rc = mi_owner_check(s->sys);
+  if (rc) { MI_STATUS(st, rc); return; }
+  pthread_mutex_lock(&sessions_mu);
+  rc = mi_registry_add(s->sys, user_id);
+  pthread_mutex_unlock(&sessions_mu);
+  MI_STATUS(st, rc);
 }

@@ -321,7 +321,7 @@ static int64_t quantum(mi_system *sys, int q) {
 static void logon(mi_system *sys, sim *s) {
   /* one census of the live processes: sessions, jobs and the populations of 21319-21322 */
   int sessions = 0, jobs = 0, ci = 0, sysp = 0, user = 0;
-  for (int i = 0; i < sys->proc_hi; i++) {
+  for (int i = 0; i < sys->seg->proc_hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
     if (p->kind == K_CI) ci++;
@@ -622,8 +622,10 @@ void mi_sim_advance(mi_system *sys, int64_t ms) {
   if (!s) return;
   for (; ms > 0; ms -= STEP_MS) {
     int64_t n = ms < STEP_MS ? ms : STEP_MS;
+    mi_host_begin(sys);   /* readers see whole steps */
     step(sys, s, n);
     s->sim_ms += n;
+    mi_host_publish(sys);
   }
 }
 
@@ -656,8 +658,10 @@ void mi_sim_set_max_catchup(mi_system *sys, int64_t ms) {
 void mi_sim_set_realtime(mi_system *sys, int on) {
   sim *s = sys ? of(sys) : NULL;
   if (!s) return;
+  mi_host_begin(sys);   /* the refresh hook may run on another thread (mi_system_publish_every) */
   s->realtime = on;
   s->t0_wall = mono_ms() - s->sim_ms;
+  mi_host_publish(sys);
 }
 
 int mi_sim_attached(mi_system *sys) { return sys && sys->refresh == refresh; }

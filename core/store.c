@@ -1,7 +1,9 @@
 /* store.c — the counter store and the writer API: systems, processors, devices,
  * processes and the 64-bit counter cells that only enabled counters occupy. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "mi_internal.h"
 
 static const mi_system_options defaults = {16, 32 * 1024 * 1024, 999, 999, MI_MAX_PROCESSES, NULL, 0};
@@ -34,29 +36,29 @@ mi_system *mi_system_new(const mi_system_options *opt) {
     if (env) strncpy(sys->registry_path, env, sizeof sys->registry_path - 1);
   }
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
+  sys->opt.share = NULL;
+  mi_seg *g = mi_seg_new(sys, opt ? opt->share : NULL, sys->opt.max_cells);
+  if (!g) { free(sys); return NULL; }
+  g->max_users = sys->opt.max_users;
+  g->max_cells = sys->opt.max_cells;
+  g->max_ldevs = sys->opt.max_ldevs;
+  g->max_ldevs_per_user = sys->opt.max_ldevs_per_user;
+  g->max_processes = sys->opt.max_processes;
+  memcpy(g->h.registry, sys->registry_path, sizeof g->h.registry);
   mi_config_defaults(sys);
-  mi_set_round(sys, sys->cfg[3042 - 3001]);
-  sys->now = sys->opt.boot_ticks > 0 ? sys->opt.boot_ticks : mi_wall_ticks(sys->cfg[3043 - 3001]);
-  sys->ncpu = 1;
-  sys->mapping = -1;
-  sys->procs = calloc(MI_MAX_PROCESSES, sizeof *sys->procs);
-  sys->view.live = calloc(MI_MAX_PROCESSES, 1);
-  sys->view.off = malloc(sizeof *sys->view.off * (MI_DOM_COUNT << MI_HOST_INDEX_BITS));
-  if (!sys->procs || !sys->view.live || !sys->view.off) { mi_system_free(sys); return NULL; }
-  for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) sys->view.off[i] = -1;
+  mi_set_round(g, g->cfg[3042 - 3001]);
+  g->now = sys->opt.boot_ticks > 0 ? sys->opt.boot_ticks : mi_wall_ticks(g->cfg[3043 - 3001]);
+  g->ncpu = 1;
+  g->mapping = -1;
+  for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) g->blk.off[i] = -1;
   memset(sys->ckind, MI_CKIND_NONE, sizeof sys->ckind);
   for (int d = 0; d < MI_DOM_COUNT; d++)
     for (int i = 0; i < mi_domain_counters_[d]; i++)
       sys->ckind[d << MI_HOST_INDEX_BITS | i] = mi_domain_item(d, i)->kind;
   static const int nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
   for (int d = 0; d < MI_DOM_COUNT; d++) {
-    mi_store *st = &sys->dom[d];
-    int n = mi_domain_counters_[d];
-    sys->view.lane[d].nent = nent[d];
-    st->slot = malloc(sizeof *st->slot * (size_t)n);
-    st->refs = calloc((size_t)n, sizeof *st->refs);
-    if (!st->slot || !st->refs) { mi_system_free(sys); return NULL; }
-    for (int i = 0; i < n; i++) st->slot[i] = -1;
+    g->blk.lane[d].nent = nent[d];
+    for (int i = 0; i < MI_HOST_INDEX_LIMIT; i++) g->dom[d].slot[i] = -1;
   }
   mi_registry_load(sys);
   return sys;
@@ -64,106 +66,226 @@ mi_system *mi_system_new(const mi_system_options *opt) {
 
 void mi_system_free(mi_system *sys) {
   if (!sys) return;
+  mi_system_publish_every(sys, 0);
   while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
-  for (int d = 0; d < MI_DOM_COUNT; d++) {
-    free(sys->dom[d].slot); free(sys->dom[d].refs); free(sys->view.lane[d].cells);
-  }
-  free(sys->procs);
-  free(sys->view.live);
-  free(sys->view.off);
+  mi_seg_free(sys);
   free(sys->uids);
   free(sys);
 }
 
 void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fini)(void *)) {
-  if (!sys) return;
+  if (!sys || sys->attached) return;
   if (sys->refresh_fini && sys->refresh_arg != arg) sys->refresh_fini(sys->refresh_arg);
   sys->refresh = fn; sys->refresh_arg = arg; sys->refresh_fini = fini;
 }
 
 void *mi_system_source(mi_system *sys) { return sys ? sys->refresh_arg : NULL; }
 
-/* Runs the source's refresh hook (not re-entrantly). */
+/* Runs the source's refresh hook in a write section (not re-entrantly). If another thread is
+ * writing, the caller reads the state it last published instead of waiting. */
 void mi_sys_refresh(mi_system *sys) {
-  if (sys->refresh && !sys->in_refresh) {
+  if (!sys->refresh || !mi_wtrylock(sys)) return;
+  if (!sys->in_refresh) {
     sys->in_refresh = 1;
     sys->refresh(sys, sys->refresh_arg);
     sys->in_refresh = 0;
   }
+  mi_wunlock(sys);
+}
+
+/* The thread of mi_system_publish_every. */
+struct mi_publisher {
+  pthread_t t;
+  mi_system *sys;
+  int ms, stop;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+};
+
+/* Refreshes every p->ms until told to stop. */
+static void *publisher(void *arg) {
+  struct mi_publisher *p = arg;
+  pthread_mutex_lock(&p->mu);
+  while (!p->stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)p->ms % 1000 * 1000000;
+    ts.tv_sec += p->ms / 1000 + ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+    if (p->stop) break;
+    pthread_mutex_unlock(&p->mu);
+    mi_sys_refresh(p->sys);   /* a try: if the program is writing, its publish will do */
+    pthread_mutex_lock(&p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+int mi_system_publish_every(mi_system *sys, int ms) {
+  if (!sys) return -1;
+  if (sys->pub) {
+    struct mi_publisher *p = sys->pub;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->t, NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+    sys->pub = NULL;
+  }
+  if (ms <= 0) return 0;
+  if (sys->attached || !sys->refresh) return -1;
+  struct mi_publisher *p = calloc(1, sizeof *p);
+  if (!p) return -1;
+  p->sys = sys; p->ms = ms;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  if (pthread_create(&p->t, NULL, publisher, p) != 0) { free(p); return -1; }
+  sys->pub = p;
+  return 0;
+}
+
+/* ---- the arena of counter cells ---- */
+
+/* Hands out a region of words from the arena (first fit); its word offset from the writer
+ * block, or 0 if the arena is full. */
+static int64_t arena_alloc(mi_seg *g, int64_t words) {
+  for (int i = 0; i < g->nfree; i++) {
+    if (g->freel[i].len < words) continue;
+    int64_t off = g->freel[i].off;
+    g->freel[i].off += words;
+    g->freel[i].len -= words;
+    if (!g->freel[i].len) {
+      memmove(&g->freel[i], &g->freel[i + 1], sizeof g->freel[0] * (size_t)(g->nfree - i - 1));
+      g->nfree--;
+    }
+    return g->arena_base + off;
+  }
+  if (g->arena_top + words > g->arena_words) return 0;
+  int64_t off = g->arena_top;
+  g->arena_top += words;
+  return g->arena_base + off;
+}
+
+/* Gives a region back (coalesced with its neighbours; the top of the arena shrinks). */
+static void arena_free(mi_seg *g, int64_t at, int64_t words) {
+  int64_t off = at - g->arena_base;
+  int i = 0;
+  while (i < g->nfree && g->freel[i].off < off) i++;
+  if (i > 0 && g->freel[i - 1].off + g->freel[i - 1].len == off) {
+    g->freel[i - 1].len += words;
+    if (i < g->nfree && g->freel[i - 1].off + g->freel[i - 1].len == g->freel[i].off) {
+      g->freel[i - 1].len += g->freel[i].len;
+      memmove(&g->freel[i], &g->freel[i + 1], sizeof g->freel[0] * (size_t)(g->nfree - i - 1));
+      g->nfree--;
+    }
+    i--;
+  } else if (i < g->nfree && off + words == g->freel[i].off) {
+    g->freel[i].off = off;
+    g->freel[i].len += words;
+  } else {
+    if (g->nfree == MI_ARENA_FREE) return;   /* list full: the region is lost until the store idles */
+    memmove(&g->freel[i + 1], &g->freel[i], sizeof g->freel[0] * (size_t)(g->nfree - i));
+    g->freel[i].off = off;
+    g->freel[i].len = words;
+    g->nfree++;
+  }
+  if (g->freel[i].off + g->freel[i].len == g->arena_top) {   /* the last region: back to the top */
+    g->arena_top = g->freel[i].off;
+    g->nfree--;
+  }
+}
+
+/* Zeroes n cells word by word (readers may be loading them). */
+static void cells_zero(int64_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) MI_ST(p[i], 0);
 }
 
 /* ---- cells ---- */
 
-/* Grows a domain's rows to new_stride words, keeping existing values; 0 or -1. */
-static int grow(mi_host_lane *st, int32_t new_stride) {
-  int64_t *cells = calloc((size_t)st->nent * (size_t)new_stride, sizeof *cells);
-  if (!cells) return -1;
-  for (int e = 0; st->cells && e < st->nent; e++)
-    memcpy(cells + (size_t)e * new_stride, st->cells + (size_t)e * st->stride, sizeof *cells * (size_t)st->stride);
-  free(st->cells);
-  st->cells = cells;
-  st->stride = new_stride;
+/* Grows a domain's rows to new_stride words in a new region, keeping existing values; 0 or -1. */
+static int grow(mi_seg *g, mi_host_lane *ln, int32_t new_stride) {
+  int64_t at = arena_alloc(g, (int64_t)ln->nent * new_stride);
+  if (!at) return -1;
+  int64_t *cells = (int64_t *)(void *)&g->blk + at, *old = MI_CELLS(g, ln);
+  cells_zero(cells, (size_t)ln->nent * (size_t)new_stride);
+  for (int e = 0; old && e < ln->nent; e++)
+    for (int k = 0; k < ln->stride; k++)
+      MI_ST(cells[(size_t)e * new_stride + k], MI_LD(old[(size_t)e * ln->stride + k]));
+  int64_t old_at = ln->cells, old_words = (int64_t)ln->nent * ln->stride;
+  MI_ST(ln->cells, at);
+  MI_ST(ln->stride, new_stride);
+  if (old_at) arena_free(g, old_at, old_words);
   return 0;
 }
 
 int mi_store_enable(mi_system *sys, int domain, int index) {
-  mi_store *st = &sys->dom[domain];
-  mi_host_lane *ln = &sys->view.lane[domain];
+  mi_seg *g = sys->seg;
+  mi_store *st = &g->dom[domain];
+  mi_host_lane *ln = &g->blk.lane[domain];
   if (st->refs[index]++ > 0) return 0;
-  sys->gen++;
+  MI_ST(g->h.gen, g->h.gen + 1);
   if (st->slot[index] < 0) {
-    int words = mi_item_words(mi_domain_item(domain, index), sys->mapping < 0 ? 0 : sys->mapping);
+    int words = mi_item_words(mi_domain_item(domain, index), g->mapping < 0 ? 0 : g->mapping);
     int64_t extra = (int64_t)words * ln->nent;
-    if (sys->cells_used + extra > sys->opt.max_cells || grow(ln, ln->stride + words) < 0) {
+    if (g->cells_used + extra > g->max_cells || grow(g, ln, ln->stride + words) < 0) {
       st->refs[index]--;
       return MI_E_TOO_MANY_COUNTERS;
     }
-    sys->cells_used += extra;
+    g->cells_used += extra;
     st->slot[index] = ln->stride - words;
   } else {
     /* a parked slot restarts from zero */
-    int words = mi_item_words(mi_domain_item(domain, index), sys->mapping);
-    for (int e = 0; e < ln->nent; e++)
-      memset(ln->cells + (size_t)e * ln->stride + st->slot[index], 0, sizeof(int64_t) * (size_t)words);
+    int words = mi_item_words(mi_domain_item(domain, index), g->mapping);
+    int64_t *cells = MI_CELLS(g, ln);
+    for (int e = 0; e < ln->nent; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
   }
-  MI_OFF(sys, domain, index) = st->slot[index];
+  MI_ST(MI_OFF(sys, domain, index), st->slot[index]);
   st->active++;
   return 0;
 }
 
 void mi_store_disable(mi_system *sys, int domain, int index) {
-  mi_store *st = &sys->dom[domain];
+  mi_seg *g = sys->seg;
+  mi_store *st = &g->dom[domain];
   if (st->refs[index] == 0) return;
   if (--st->refs[index] == 0) {
-    sys->gen++;
-    MI_OFF(sys, domain, index) = -1;
+    MI_ST(g->h.gen, g->h.gen + 1);
+    MI_ST(MI_OFF(sys, domain, index), -1);
     st->active--;
   }
 }
 
 /* Frees the rows of idle domains and forgets the mapping once nobody has anything on. */
 void mi_store_reset_if_idle(mi_system *sys) {
+  mi_seg *g = sys->seg;
   int any = 0;
   for (int d = 0; d < MI_DOM_COUNT; d++) {
-    mi_store *st = &sys->dom[d];
-    mi_host_lane *ln = &sys->view.lane[d];
+    mi_store *st = &g->dom[d];
+    mi_host_lane *ln = &g->blk.lane[d];
     if (st->active) { any = 1; continue; }
     if (ln->cells) {
-      sys->cells_used -= (int64_t)ln->stride * ln->nent;
-      free(ln->cells);
-      ln->cells = NULL;
-      ln->stride = 0;
+      g->cells_used -= (int64_t)ln->stride * ln->nent;
+      int64_t at = ln->cells, words = (int64_t)ln->stride * ln->nent;
+      MI_ST(ln->cells, 0);
+      MI_ST(ln->stride, 0);
+      arena_free(g, at, words);
       for (int i = 0; i < mi_domain_counters_[d]; i++) st->slot[i] = -1;
     }
   }
   if (!any) {
     for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
-      mi_session *s = sys->users[i];
-      if (s && (s->glob_on || s->proc_on || s->io_on)) return;
+      const mi_urec *u = &g->users[i];
+      if (u->used && (u->glob_on || u->proc_on || u->io_on)) return;
     }
-    sys->mapping = -1;
-    sys->gen++;
+    MI_ST(g->mapping, -1);
+    MI_ST(g->h.gen, g->h.gen + 1);
+    g->arena_top = 0;   /* nothing lives in the arena: start it afresh */
+    g->nfree = 0;
   }
 }
 
@@ -184,7 +306,7 @@ mi_ctr mi_host_counter_named(const char *name, int domain) {
 }
 
 int mi_host_active(const mi_system *sys, mi_ctr c) {
-  return sys && (uint32_t)c.id < (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS && sys->view.off[c.id] >= 0;
+  return sys && (uint32_t)c.id < (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS && MI_LD(sys->seg->blk.off[c.id]) >= 0;
 }
 
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
@@ -198,12 +320,16 @@ static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int l
 
 void mi_host_add_objcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
   int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_OBJCL);
-  if (p && (unsigned)cls < MI_NLARGE && (unsigned)sys->mapping <= 2) p[mi_fold_[0][sys->mapping][cls]] += delta;
+  int m = p ? MI_LD(sys->seg->mapping) : -1;
+  if (p && (unsigned)cls < MI_NLARGE && m >= 0 && m <= 2) {
+    p += mi_fold_[0][m][cls];
+    MI_ST(*p, *p + delta);
+  }
 }
 
 void mi_host_add_semcl(mi_system *sys, mi_ctr c, int e, int cls, int64_t delta) {
   int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SEMCL);
-  if (p && (unsigned)cls < MI_NSEMCL) p[cls] += delta;
+  if (p && (unsigned)cls < MI_NSEMCL) MI_ST(p[cls], p[cls] + delta);
 }
 
 void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
@@ -214,57 +340,62 @@ void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
 
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
   int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
-  if (p) *p = value;
+  if (p) MI_ST(*p, value);
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
   int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
-  if (p && value > *p) *p = value;
+  if (p && value > *p) MI_ST(*p, value);
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
   const int64_t *p = cell_of_kind(sys, c, e, 0, MI_KIND_SIMPLE);   /* a dead process still reads */
-  return p ? *p : 0;
+  return p ? MI_LD(*p) : 0;
 }
 
 /* ---- hardware and time ---- */
 
 int mi_host_set_cpus(mi_system *sys, int n) {
-  if (!sys || n < 1 || n > MI_MAX_PROCESSORS) return -1;
-  sys->ncpu = n;
+  if (!sys || sys->attached || n < 1 || n > MI_MAX_PROCESSORS) return -1;
+  MI_ST(sys->seg->ncpu, n);
   return 0;
 }
 
-int mi_host_cpus(const mi_system *sys) { return sys ? sys->ncpu : 0; }
+int mi_host_cpus(const mi_system *sys) { return sys ? MI_LD(sys->seg->ncpu) : 0; }
 
 int mi_host_set_device(mi_system *sys, int ldev, int type) {
-  if (!sys || ldev < 1 || ldev > MI_MAX_LDEV || type < 0 || type > mi_ndevtypes_) return -1;
-  if (sys->devtype[ldev] == type) return 0;
-  if (sys->devtype[ldev]) {
-    /* the device goes (or becomes another): out of every user's set, its counters restart */
-    mi_io_forget_ldev(sys, ldev);
-    mi_host_lane *ln = &sys->view.lane[MI_DOM_IO];
-    if (ln->cells) memset(ln->cells + (size_t)ldev * ln->stride, 0, sizeof(int64_t) * (size_t)ln->stride);
+  if (!sys || sys->attached || ldev < 1 || ldev > MI_MAX_LDEV || type < 0 || type > mi_ndevtypes_) return -1;
+  mi_wlock(sys);
+  mi_seg *g = sys->seg;
+  if (g->devtype[ldev] != type) {
+    if (g->devtype[ldev]) {
+      /* the device goes (or becomes another): out of every user's set, its counters restart */
+      mi_io_forget_ldev(sys, ldev);
+      mi_host_lane *ln = &g->blk.lane[MI_DOM_IO];
+      int64_t *cells = MI_CELLS(g, ln);
+      if (cells) cells_zero(cells + (size_t)ldev * ln->stride, (size_t)ln->stride);
+    }
+    MI_ST(g->devtype[ldev], (uint8_t)type);
   }
-  sys->devtype[ldev] = (uint8_t)type;
+  mi_wunlock(sys);
   return 0;
 }
 
 int mi_host_device(const mi_system *sys, int ldev) {
-  return sys && ldev >= 1 && ldev <= MI_MAX_LDEV ? sys->devtype[ldev] : 0;
+  return sys && ldev >= 1 && ldev <= MI_MAX_LDEV ? MI_LD(sys->seg->devtype[ldev]) : 0;
 }
 
 void mi_host_advance(mi_system *sys, int64_t ticks) {
-  if (sys && ticks > 0) sys->now += ticks;
+  if (sys && !sys->attached && ticks > 0) MI_ST(sys->seg->now, sys->seg->now + ticks);
 }
 
-int64_t mi_host_now(const mi_system *sys) { return sys ? sys->now : 0; }
+int64_t mi_host_now(const mi_system *sys) { return sys ? MI_LD(sys->seg->now) : 0; }
 
 void mi_host_set_now(mi_system *sys, int64_t ticks) {
-  if (sys && ticks > sys->now) sys->now = ticks;
+  if (sys && !sys->attached && ticks > sys->seg->now) MI_ST(sys->seg->now, ticks);
 }
 
-int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys ? sys->cfg[3043 - 3001] : 0; }
+int32_t mi_host_ticks_per_ms(const mi_system *sys) { return sys ? MI_LD(sys->seg->cfg[3043 - 3001]) : 0; }
 
 /* ---- processes ---- */
 
@@ -277,109 +408,136 @@ static uint32_t hash_pid(int64_t pid) {
  * most MI_MAX_PROCESSES of its MI_PID_HASH entries, so a probe always meets an empty entry. */
 int mi_host_proc_slot(const mi_system *sys, int64_t pid) {
   if (!sys) return -1;
+  const mi_seg *g = sys->seg;
   for (uint32_t h = hash_pid(pid), n = 0; n < MI_PID_HASH; h = (h + 1) & (MI_PID_HASH - 1), n++) {
-    int32_t v = sys->pid_hash[h];
+    int32_t v = MI_LD(g->pid_hash[h]);
     if (v == 0) return -1;
-    if (sys->procs[v - 1].pid == pid) return v - 1;
+    if (v > 0 && v <= MI_MAX_PROCESSES && MI_LD(g->procs[v - 1].pid) == pid) return v - 1;
   }
   return -1;
 }
 
 /* Removes pid from the hash by backward-shift deletion: each later entry of the probe run
  * whose home is not cyclically in (hole, entry] moves into the hole, so no tombstones are
- * left and a lookup costs the same after any number of deaths. */
-static void unhash(mi_system *sys, int64_t pid) {
+ * left and a lookup costs the same after any number of deaths. Runs in a write section: a
+ * reader that looks a pid up meanwhile retries on the changed seq. */
+static void unhash(mi_seg *g, int64_t pid) {
   const uint32_t mask = MI_PID_HASH - 1;
   uint32_t i = hash_pid(pid), n = 0;
   for (;; i = (i + 1) & mask, n++) {
-    if (n == MI_PID_HASH || sys->pid_hash[i] == 0) return;
-    if (sys->procs[sys->pid_hash[i] - 1].pid == pid) break;
+    if (n == MI_PID_HASH || g->pid_hash[i] == 0) return;
+    if (g->procs[g->pid_hash[i] - 1].pid == pid) break;
   }
   for (uint32_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-    int32_t v = sys->pid_hash[j];
+    int32_t v = g->pid_hash[j];
     if (v == 0) break;
-    uint32_t home = hash_pid(sys->procs[v - 1].pid);
+    uint32_t home = hash_pid(g->procs[v - 1].pid);
     /* v stays if its home lies cyclically in (i, j]: the hole at i is not on its probe path */
     if (((j - home) & mask) < ((j - i) & mask)) continue;
-    sys->pid_hash[i] = v;
+    MI_ST(g->pid_hash[i], v);
     i = j;
   }
-  sys->pid_hash[i] = 0;
+  MI_ST(g->pid_hash[i], 0);
 }
 
-int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
-  if (!sys || !d || d->pid <= 0 || mi_host_proc_slot(sys, d->pid) >= 0) return -1;
+/* Stores a blank-padded 48-byte name (three 16-character fields) word by word. */
+static void put_name(uint64_t dst[6], const char *a, const char *b, const char *c) {
+  char img[48];
+  pad16(img, a); pad16(img + 16, b); pad16(img + 32, c);
+  for (int k = 0; k < 6; k++) { uint64_t w; memcpy(&w, img + 8 * k, 8); MI_ST(dst[k], w); }
+}
+
+/* Creates a process (in a write section). */
+static int proc_create(mi_system *sys, const mi_proc_desc *d) {
+  mi_seg *g = sys->seg;
+  if (mi_host_proc_slot(sys, d->pid) >= 0) return -1;
   int slot = -1;
-  for (int i = 0; i < sys->opt.max_processes; i++)
-    if (sys->procs[i].state == MI_PS_FREE) { slot = i; break; }
+  for (int i = 0; i < g->max_processes; i++)
+    if (g->procs[i].state == MI_PS_FREE) { slot = i; break; }
   if (slot < 0) {
     for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-      if (sys->users[i] && sys->users[i]->proc_all) sys->users[i]->untracked++;
+      if (g->users[i].used && g->users[i].proc_all) MI_ST(g->users[i].untracked, g->users[i].untracked + 1);
     return -1;
   }
   uint32_t h = hash_pid(d->pid);
-  while (sys->pid_hash[h] != 0) h = (h + 1) & (MI_PID_HASH - 1);
-  sys->pid_hash[h] = slot + 1;
-  mi_proc *p = &sys->procs[slot];
-  memset(p, 0, sizeof *p);
-  p->pid = d->pid;
-  p->state = MI_PS_ALIVE;
-  sys->view.live[slot] = 1;
-  p->start_ticks = d->start_ticks > 0 ? d->start_ticks : sys->now;
-  pad16(p->user.filename, d->user); pad16(p->user.group, d->user_group); pad16(p->user.account, d->account);
-  pad16(p->program.filename, d->program); pad16(p->program.group, d->program_group);
-  pad16(p->program.account, d->program_account);
-  if (d->js_type == 1 || d->js_type == 2)
-    p->js.js_word = (uint16_t)((d->js_type << 14) | (d->js_num & 0x3FFF));
-  p->ptype = d->proc_type;
-  mi_host_lane *ln = &sys->view.lane[MI_DOM_PROCESS];
-  if (ln->cells) memset(ln->cells + (size_t)slot * ln->stride, 0, sizeof(int64_t) * (size_t)ln->stride);
-  if (slot >= sys->proc_hi) sys->proc_hi = slot + 1;
-  sys->nproc_alive++;
+  while (g->pid_hash[h] != 0) h = (h + 1) & (MI_PID_HASH - 1);
+  mi_proc *p = &g->procs[slot];
+  MI_ST(p->pid, d->pid);
+  MI_ST(p->end_ticks, 0);
+  MI_ST(p->start_ticks, d->start_ticks > 0 ? d->start_ticks : g->now);
+  put_name(p->user, d->user, d->user_group, d->account);
+  put_name(p->program, d->program, d->program_group, d->program_account);
+  MI_ST(p->js, d->js_type == 1 || d->js_type == 2 ? (uint32_t)(uint16_t)((d->js_type << 14) | (d->js_num & 0x3FFF)) : 0u);
+  MI_ST(p->ptype, d->proc_type);
+  p->unreported = 0;
+  mi_host_lane *ln = &g->blk.lane[MI_DOM_PROCESS];
+  int64_t *cells = MI_CELLS(g, ln);
+  if (cells) cells_zero(cells + (size_t)slot * ln->stride, (size_t)ln->stride);
+  MI_ST(p->state, MI_PS_ALIVE);
+  MI_ST(g->blk.live[slot], 1);
+  MI_ST(g->pid_hash[h], slot + 1);
+  if (slot >= g->proc_hi) MI_ST(g->proc_hi, slot + 1);
+  MI_ST(g->nproc_alive, g->nproc_alive + 1);
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-    if (sys->users[i] && sys->users[i]->proc_all) mi_bit_set(sys->users[i]->mon, slot);
+    if (g->users[i].used && g->users[i].proc_all) mi_abit_set(g->users[i].mon, slot);
+  return slot;
+}
+
+int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
+  if (!sys || sys->attached || !d || d->pid <= 0) return -1;
+  mi_wlock(sys);
+  int slot = proc_create(sys, d);
+  mi_wunlock(sys);
   return slot;
 }
 
 /* Frees a dead slot once nobody has to be told about it. */
-static void maybe_free(mi_system *sys, int slot) {
-  mi_proc *p = &sys->procs[slot];
+static void maybe_free(mi_seg *g, int slot) {
+  mi_proc *p = &g->procs[slot];
   if (p->state != MI_PS_DEAD || p->unreported) return;
-  unhash(sys, p->pid);
-  p->state = MI_PS_FREE;
-  while (sys->proc_hi > 0 && sys->procs[sys->proc_hi - 1].state == MI_PS_FREE) sys->proc_hi--;
+  unhash(g, p->pid);
+  MI_ST(p->state, MI_PS_FREE);
+  int hi = g->proc_hi;
+  while (hi > 0 && g->procs[hi - 1].state == MI_PS_FREE) hi--;
+  MI_ST(g->proc_hi, hi);
 }
 
 int mi_host_proc_exit(mi_system *sys, int slot) {
-  if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || sys->procs[slot].state != MI_PS_ALIVE) return -1;
-  mi_proc *p = &sys->procs[slot];
-  p->state = MI_PS_DEAD;
-  sys->view.live[slot] = 0;
-  p->end_ticks = sys->now;
-  sys->nproc_alive--;
+  if (!sys || sys->attached || slot < 0 || slot >= MI_MAX_PROCESSES) return -1;
+  mi_wlock(sys);
+  mi_seg *g = sys->seg;
+  mi_proc *p = &g->procs[slot];
+  if (p->state != MI_PS_ALIVE) { mi_wunlock(sys); return -1; }
+  MI_ST(p->state, MI_PS_DEAD);
+  MI_ST(g->blk.live[slot], 0);
+  MI_ST(p->end_ticks, g->now);
+  MI_ST(g->nproc_alive, g->nproc_alive - 1);
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
-    mi_session *s = sys->users[i];
-    if (s && mi_bit(s->mon, slot)) { mi_bit_set(s->dead, slot); p->unreported++; }
+    mi_urec *u = &g->users[i];
+    if (u->used && mi_bit(u->mon, slot)) { mi_abit_set(u->dead, slot); p->unreported++; }
   }
-  maybe_free(sys, slot);
+  maybe_free(g, slot);
+  mi_wunlock(sys);
   return 0;
 }
 
-/* A user was told of a death (or stopped monitoring the process). */
+/* A user was told of a death (or stopped monitoring the process); in a write section. */
 void mi_proc_release_user(mi_system *sys, mi_session *s, int slot) {
-  mi_bit_clr(s->mon, slot);
-  if (mi_bit(s->dead, slot)) {
-    mi_bit_clr(s->dead, slot);
-    if (sys->procs[slot].unreported) sys->procs[slot].unreported--;
-    maybe_free(sys, slot);
+  mi_seg *g = sys->seg;
+  mi_abit_clr(s->u->mon, slot);
+  if (mi_bit(s->u->dead, slot)) {
+    mi_abit_clr(s->u->dead, slot);
+    if (g->procs[slot].unreported) g->procs[slot].unreported--;
+    maybe_free(g, slot);
   }
 }
 
-int mi_host_proc_count(const mi_system *sys) { return sys ? sys->nproc_alive : 0; }
+int mi_host_proc_count(const mi_system *sys) { return sys ? MI_LD(sys->seg->nproc_alive) : 0; }
 
 int mi_host_js_live(const mi_system *sys, int js_type, int js_num) {
-  uint16_t w = (uint16_t)((js_type << 14) | (js_num & 0x3FFF));
-  for (int i = 0; sys && i < sys->proc_hi; i++)
-    if (sys->procs[i].state == MI_PS_ALIVE && sys->procs[i].js.js_word == w) return 1;
+  uint32_t w = (uint16_t)((js_type << 14) | (js_num & 0x3FFF));
+  const mi_seg *g = sys ? sys->seg : NULL;
+  for (int i = 0, hi = g ? MI_LD(g->proc_hi) : 0; i < hi && i < MI_MAX_PROCESSES; i++)
+    if (MI_LD(g->procs[i].state) == MI_PS_ALIVE && MI_LD(g->procs[i].js) == w) return 1;
   return 0;
 }

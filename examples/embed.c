@@ -9,7 +9,12 @@
  * Finally the script's report() reads the counters back through MIGLOBGET/MIPROCGET/
  * MIIOGET and prints an analysis.
  *
- * Usage: examples/embed [workers] [rounds] [script]   (defaults 3, 20, examples/embed_report.lua) */
+ * With --share PATH the program publishes its counters in the file PATH while it runs (each
+ * step's writes bracketed by mi_host_begin/mi_host_publish), so another terminal can watch
+ * it live with `lua/mish --attach PATH`; the file is removed at the end.
+ *
+ * Usage: examples/embed [--share PATH] [workers] [rounds] [script]
+ *        (defaults 3, 20, examples/embed_report.lua) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +42,19 @@ static int cmp_int(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+  const char *share = NULL;
+  if (argc > 2 && strcmp(argv[1], "--share") == 0) { share = argv[2]; argv += 2; argc -= 2; }
   int workers = argc > 1 ? atoi(argv[1]) : 3, rounds = argc > 2 ? atoi(argv[2]) : 20;
   const char *script = argc > 3 ? argv[3] : "examples/embed_report.lua";
   if (workers < 1 || workers > MAX_WORKERS || rounds < 1) {
-    fprintf(stderr, "usage: embed [workers 1-%d] [rounds >= 1] [script]\n", MAX_WORKERS);
+    fprintf(stderr, "usage: embed [--share PATH] [workers 1-%d] [rounds >= 1] [script]\n", MAX_WORKERS);
     return 2;
   }
 
   /* 1. the measured system: this program */
-  mi_system *sys = mi_system_new(NULL);
-  if (!sys) { fprintf(stderr, "embed: cannot create the MI system\n"); return 1; }
+  mi_system_options opt = {.share = share};
+  mi_system *sys = mi_system_new(&opt);
+  if (!sys) { fprintf(stderr, "embed: cannot create the MI system%s%s\n", share ? " in " : "", share ? share : ""); return 1; }
   int32_t tpm = mi_host_ticks_per_ms(sys);
   mi_host_set_cpus(sys, 1);
   mi_host_set_device(sys, 1, 1);   /* LDEV 1: a disk (the scratch file's) */
@@ -77,6 +85,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "embed: %s: %s\n", script, lua_isstring(L, -1) ? lua_tostring(L, -1) : "must return a report function");
     lua_close(L);
     mi_system_free(sys);
+    if (share) unlink(share);
     return 1;
   }
   int report = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -97,20 +106,23 @@ int main(int argc, char **argv) {
       qsort(a, (size_t)n, sizeof *a, cmp_int);
       checksum += a[n / 2];
       int64_t cpu = ticks_of(CLOCK_THREAD_CPUTIME_ID, tpm) - cpu0;
-      mi_host_add(sys, g_cs, 0, cpu); mi_host_add(sys, c_cs, 0, cpu); mi_host_add(sys, g_cs_blocks, 0, 1);
-      mi_host_add(sys, p_cpu, slot[w], cpu); mi_host_add(sys, p_launch, slot[w], 1);
       /* write the top of the result, one write per worker per round */
       int64_t io0 = ticks_of(CLOCK_REALTIME, tpm);
       size_t bytes = sizeof *a * (size_t)(n < 4096 ? n : 4096);
       fwrite(a, 1, bytes, out);
       fflush(out);
       int64_t rtt = ticks_of(CLOCK_REALTIME, tpm) - io0;
+      int64_t now = ticks_of(CLOCK_REALTIME, tpm), idle = now - wall0 - cpu;
+      /* book the step: readers (mish --attach, other threads) see all of it or none of it */
+      mi_host_begin(sys);
+      mi_host_add(sys, g_cs, 0, cpu); mi_host_add(sys, c_cs, 0, cpu); mi_host_add(sys, g_cs_blocks, 0, 1);
+      mi_host_add(sys, p_cpu, slot[w], cpu); mi_host_add(sys, p_launch, slot[w], 1);
       mi_host_add(sys, d_wt, 1, 1); mi_host_add(sys, d_wsize, 1, (int64_t)bytes); mi_host_add(sys, d_wrtt, 1, rtt);
       mi_host_add(sys, p_write, slot[w], 1); mi_host_add(sys, p_wsize, slot[w], (int64_t)bytes);
       /* the rest of the wall time this step is "idle" for the one CPU */
-      int64_t now = ticks_of(CLOCK_REALTIME, tpm), idle = now - wall0 - cpu;
       if (idle > 0) { mi_host_add(sys, g_idle, 0, idle); mi_host_add(sys, c_idle, 0, idle); }
       mi_host_set_now(sys, now);
+      mi_host_publish(sys);
     }
   }
   fclose(out);
@@ -124,5 +136,6 @@ int main(int argc, char **argv) {
   if (rc != LUA_OK) fprintf(stderr, "embed: report: %s\n", lua_tostring(L, -1));
   lua_close(L);
   mi_system_free(sys);
+  if (share) unlink(share);
   return rc == LUA_OK ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 /* mi_core.c — the Lua 5.4 C module `mi.core`: systems and sessions as userdata, the
  * manual's calls one to one (item-number arrays in; overall status, item statuses
  * and decoded values out), the catalog, and the simulator's controls. */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <math.h>
@@ -98,6 +99,8 @@ static int opt_field_int(lua_State *L, int i, const char *k, lua_Integer lo, lua
 /* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
  * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
  * overrides it; an unknown key is an error (a typo must not silently run the default). */
+static mi_system *new_shared(lua_State *L, const char *share);
+
 static int l_system(lua_State *L) {
   lua_settop(L, 1);
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
@@ -112,16 +115,21 @@ static int l_system(lua_State *L) {
   lua_getfield(L, 1, "host");
   int host = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  opt_field(L, 1, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
+  const char *share = lua_tostring(L, -1);
+  lua_pop(L, 1);   /* the string stays alive in the table */
   if (host) {   /* {host = true, proc = "/proc", age_ms = 100}: the live machine */
     opt_field(L, 1, "proc", LUA_TSTRING);
     const char *root = lua_tostring(L, -1);
     lua_Integer age = -1;
     opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
     if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
-    u->sys = mi_linux_new(root, (int)age);
+    u->sys = new_shared(L, share);
+    if (mi_linux_attach(u->sys, root, (int)age) != 0) { mi_system_free(u->sys); u->sys = NULL; }
     lua_pop(L, 1);
     if (!u->sys) return luaL_error(L, "cannot create the host system");
     u->owned = 1;
+    if (share) mi_system_publish_every(u->sys, 100);
     return 1;
   }
   lua_getfield(L, 1, "base");
@@ -142,7 +150,7 @@ static int l_system(lua_State *L) {
     if (lua_type(L, -2) != LUA_TSTRING) return luaL_error(L, "workload keys must be field names");
     const char *k = lua_tostring(L, -2);
     if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
-        !strcmp(k, "about") || !strcmp(k, "host")) { lua_pop(L, 1); continue; }
+        !strcmp(k, "about") || !strcmp(k, "host") || !strcmp(k, "share")) { lua_pop(L, 1); continue; }
     double dummy;
     if (mi_workload_get(&w, k, &dummy) != 0) return luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
     set_field(L, &w, k);
@@ -151,14 +159,41 @@ static int l_system(lua_State *L) {
   lua_getfield(L, 1, "realtime");
   int rt = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  u->sys = mi_sim_new(&w, rt);
+  u->sys = new_shared(L, share);
+  if (mi_sim_attach(u->sys, &w, rt) != 0) { mi_system_free(u->sys); u->sys = NULL; }
   if (!u->sys) {
     char why[160];
     if (mi_workload_check(&w, why, sizeof why) != 0) return luaL_error(L, "%s", why);
     return luaL_error(L, "cannot create the system (out of memory)");
   }
   u->owned = 1;
+  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
   return 1;
+}
+
+/* core.attach(path) -> system: the store another process shares at path (mi.system{share=},
+ * mish --share, examples/embed --share); raises with the reason if it cannot. */
+static int l_attach(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, SYS_MT);
+  int err = 0;
+  u->sys = mi_system_attach(path, &err);
+  if (!u->sys) return luaL_error(L, "cannot attach '%s': %s", path, mi_status_message(err));
+  u->owned = 1;
+  return 1;
+}
+
+/* A new empty system, private or shared at path share; raises if the file cannot be made. */
+static mi_system *new_shared(lua_State *L, const char *share) {
+  mi_system_options o = {.share = share};
+  errno = 0;
+  mi_system *sys = mi_system_new(&o);
+  if (!sys && share)
+    luaL_error(L, "cannot share the store at '%s': %s", share,
+               errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
+  return sys;
 }
 
 /* Pushes workload w as a table of its fields (distributions by name) plus name and about. */
@@ -304,7 +339,9 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
   lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
-  lua_pushstring(L, mi_linux_attached(sys) ? "host" : mi_sim_attached(sys) ? "sim" : "custom"); lua_setfield(L, -2, "source");
+  lua_pushstring(L, mi_system_attached(sys) ? "attached" : mi_linux_attached(sys) ? "host" : mi_sim_attached(sys) ? "sim" : "custom");
+  lua_setfield(L, -2, "source");
+  if (mi_system_share_path(sys)) { lua_pushstring(L, mi_system_share_path(sys)); lua_setfield(L, -2, "share"); }
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   mi_linux_health hh;
   if (mi_linux_health_get(sys, &hh) == 0) {   /* host = {refreshes, incomplete, failed_reads, malformed, errno, error, complete} */
@@ -933,7 +970,7 @@ static const luaL_Reg sys_methods[] = {
   {"closed", sys_isclosed}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-  {"system", l_system}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
+  {"system", l_system}, {"attach", l_attach}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
   {"globinstall", l_globinstall}, {"globon", l_globon}, {"globget", l_globget}, {"globoff", l_globoff},
   {"procon", l_procon}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},

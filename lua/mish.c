@@ -391,6 +391,9 @@ static void usage(void) {
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
+         "  --share PATH     publish this shell's system in PATH for other processes\n"
+         "                   (removed at exit)\n"
+         "  --attach PATH    measure the system another process shares in PATH\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
 }
@@ -400,7 +403,7 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  const char *workload = NULL, *cpus = NULL;
+  const char *workload = NULL, *cpus = NULL, *share = NULL, *attach = NULL;
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -424,6 +427,8 @@ static int pmain(lua_State *L) {
     }
     if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
     if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
+    if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
+    if ((strcmp(a, "--attach") == 0) && i + 1 < argc) { attach = argv[++i]; continue; }
     if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
     if (a[0] == '-' && a[1] && strcmp(a, "-") != 0) { fprintf(stderr, "%s: unrecognized option '%s'\n", progname, a); usage(); lua_pushinteger(L, 1); return 1; }
     script = i;
@@ -433,12 +438,28 @@ static int pmain(lua_State *L) {
     fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
     lua_pushinteger(L, 1); return 1;
   }
+  if (share && attach) {
+    fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
+    lua_pushinteger(L, 1); return 1;
+  }
+  if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }
+  if (attach) { lua_pushstring(L, attach); lua_setglobal(L, "__mish_attach"); }
   if (workload) setenv("MISH_WORKLOAD", workload, 1);
   if (cpus) setenv("MISH_CPUS", cpus, 1);
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
                   "__mish_complete = function(w) return sh.complete(w, _G) end\n"
-                  "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+                  "if __mish_attach then s = mi.open{system = mi.attach(__mish_attach)}\n"
+                  "elseif __mish_share then\n"   /* the default system's choice, in a shared store */
+                  "  local host = os.getenv('MISH_SYSTEM') == 'host'\n"
+                  "  local o = host and {host = true} or {workload = os.getenv('MISH_WORKLOAD') or 'oltp',\n"
+                  "    cpus = tonumber(os.getenv('MISH_CPUS') or '')}\n"
+                  "  o.share = __mish_share\n"
+                  "  local sys = mi.system(o)\n"
+                  "  __mish_shared = true\n"
+                  "  if not host then sys:advance(60000); sys:realtime(true) end\n"
+                  "  s = mi.open{system = sys}\n"
+                  "else s = mi.open() end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   /* arg table as lua.c does */
   lua_createtable(L, argc, 1);
   for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - (script ? script : argc)); }
@@ -465,7 +486,8 @@ static int pmain(lua_State *L) {
     if (isatty(1)) {
       char banner[512];
       snprintf(banner, sizeof banner, "print(string.format(require('mi.shell').banner, '%s', "
-               "((s:info().source == 'host' and 'this Linux host' or 'a simulated HP 3000') .. ' (%%d CPUs, %%d processes)')"
+               "((s:info().source == 'host' and 'this Linux host' or s:info().source == 'attached' and "
+               "'the store at ' .. s:info().share or 'a simulated HP 3000') .. ' (%%d CPUs, %%d processes)')"
                ":format(s:info().cpus, s:info().processes)))", MISH_VERSION);
       dostring(L, banner, "=mish");
     }
@@ -490,6 +512,13 @@ int main(int argc, char **argv) {
   int status = lua_pcall(L, 2, 1, 0);
   int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
   if (status != LUA_OK) report(L, status);
+  /* --share: the store file is ours to remove once the system is freed (readers see it closed) */
+  lua_getglobal(L, "__mish_shared");
+  int shared = lua_toboolean(L, -1);
+  lua_getglobal(L, "__mish_share");
+  char path[4096] = "";
+  if (shared && lua_isstring(L, -1)) snprintf(path, sizeof path, "%s", lua_tostring(L, -1));
   lua_close(L);
+  if (path[0]) unlink(path);
   return rc;
 }

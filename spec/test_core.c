@@ -14,6 +14,11 @@
 #include <time.h>
 #include <sys/wait.h>
 #include "mi_sim.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/wait.h>
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
@@ -833,14 +838,14 @@ static void rm_tree(const char *path) {
 /* 1 if pid is a live MI process. */
 static int alive_pid(mi_system *sys, int64_t pid) {
   int slot = mi_host_proc_slot(sys, pid);
-  return slot >= 0 && sys->procs[slot].state == MI_PS_ALIVE;
+  return slot >= 0 && sys->seg->procs[slot].state == MI_PS_ALIVE;
 }
 
 /* Sorted pids of the live processes into out (up to cap); returns how many. */
 static int live_pids(mi_system *sys, int64_t *out, int cap) {
   int n = 0;
-  for (int s = 0; s < sys->proc_hi && n < cap; s++)
-    if (sys->procs[s].state == MI_PS_ALIVE) out[n++] = sys->procs[s].pid;
+  for (int s = 0; s < sys->seg->proc_hi && n < cap; s++)
+    if (sys->seg->procs[s].state == MI_PS_ALIVE) out[n++] = sys->seg->procs[s].pid;
   for (int i = 1; i < n; i++)
     for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int64_t t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
   return n;
@@ -1157,9 +1162,9 @@ static void test_host_odd_trees(void) {
       for (int k = 0; k < ODD_PIDS; k++) alive_before[k] = alive_pid(sys, pr[k].pid);
       if (round == 0) mi_linux_attach(sys, root, 0); else mi_linux_refresh(sys);
       /* invariants */
-      for (int sl = 0; sl < sys->proc_hi; sl++) {
-        if (sys->procs[sl].state == MI_PS_FREE) continue;
-        int64_t pid = sys->procs[sl].pid;
+      for (int sl = 0; sl < sys->seg->proc_hi; sl++) {
+        if (sys->seg->procs[sl].state == MI_PS_FREE) continue;
+        int64_t pid = sys->seg->procs[sl].pid;
         int known = 0;
         for (int k = 0; k < ODD_PIDS; k++) known |= pr[k].pid == pid;
         if (!known) { bad_pid++; printf("tree %d round %d: invented pid %lld\n", t, round, (long long)pid); }
@@ -1731,7 +1736,7 @@ static void test_h11_processor_refs(void) {
   EQ(st.all, 0, "#11.10a B's MIPRCSRGET of the first and last processor counters");
   mi_globoff(b, &st, 0);
   int refs = 0;
-  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) refs += sys->dom[MI_DOM_PROCESSOR].refs[k];
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) refs += sys->seg->dom[MI_DOM_PROCESSOR].refs[k];
   EQ(refs, 0, "#11.10a every processor reference is given back");
   /* without the cell limit: two users in turn */
   mi_globon(a, &st, gb, stats, &map, 0);
@@ -1758,9 +1763,9 @@ static void test_h11_ldev_removed(void) {
   EQ(st.all, 0, "#11.10b A enables the three disks (the table is full)");
   mi_host_add(sys, mi_host_counter(23048), 2, 10);
   mi_host_set_device(sys, 2, 0);
-  EQ(sys->ldevs_enabled, 2, "#11.10b a removed LDEV leaves the MI device table");
-  EQ(sys->ldev_refs[2], 0, "#11.10b and holds no reference");
-  EQ(a->nldevs, 2, "#11.10b and leaves the user's set");
+  EQ(sys->seg->ldevs_enabled, 2, "#11.10b a removed LDEV leaves the MI device table");
+  EQ(sys->seg->ldev_refs[2], 0, "#11.10b and holds no reference");
+  EQ(a->u->nldevs, 2, "#11.10b and leaves the user's set");
   int32_t r[8][2];
   sel = -1;
   mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
@@ -1773,7 +1778,7 @@ static void test_h11_ldev_removed(void) {
   mi_ioon(b, &st, items, stats, &map, &sel, 0);
   EQ(st.all, 0, "#11.10b the freed table entry takes another LDEV");
   mi_host_set_device(sys, 3, 2);        /* a disk becomes a tape */
-  EQ(a->nldevs, 1, "#11.10b an LDEV whose type changes leaves the user's set");
+  EQ(a->u->nldevs, 1, "#11.10b an LDEV whose type changes leaves the user's set");
   sel = -1;
   mi_ioget(a, &st, items, r, stats, sizeof r, 1, &sel, &n, 0);
   EQ(n, 1, "#11.10b the disk-only user no longer gets it");
@@ -1785,10 +1790,10 @@ static void test_h11_ldev_removed(void) {
   EQ(r[0][1], 0, "#11.10b a device configured again starts from zero");
   mi_iooff(a, &st, NULL, 0);
   mi_iooff(b, &st, NULL, 0);
-  EQ(sys->ldevs_enabled, 0, "#11.10b everything off: the MI device table is empty");
+  EQ(sys->seg->ldevs_enabled, 0, "#11.10b everything off: the MI device table is empty");
   int left = 0;
-  for (int l = 0; l <= MI_MAX_LDEV; l++) left += sys->ldev_refs[l];
-  EQ(left + a->nldevs + b->nldevs, 0, "#11.10b no references or set entries are left");
+  for (int l = 0; l <= MI_MAX_LDEV; l++) left += sys->seg->ldev_refs[l];
+  EQ(left + a->u->nldevs + b->u->nldevs, 0, "#11.10b no references or set entries are left");
   mi_system_free(sys);
 }
 
@@ -1818,7 +1823,7 @@ static void test_h11_pid_hash(void) {
   int wrong = 0;
   for (int i = 0; i < nlive; i++) {
     int slot = mi_host_proc_slot(sys, live[i]);
-    wrong += slot < 0 || sys->procs[slot].pid != live[i];
+    wrong += slot < 0 || sys->seg->procs[slot].pid != live[i];
   }
   EQ(wrong, 0, "#11.12 every live pid is found after 200,000 births and deaths");
   int found = 0;
@@ -1827,7 +1832,7 @@ static void test_h11_pid_hash(void) {
   for (int i = 0; i < nlive; i++) expect += (live[i] - 1) % 7 == 0;
   EQ(found, expect, "#11.12 absent pids are not found");
   int used = 0;
-  for (int h = 0; h < MI_PID_HASH; h++) used += sys->pid_hash[h] != 0;
+  for (int h = 0; h < MI_PID_HASH; h++) used += sys->seg->pid_hash[h] != 0;
   EQ(used, nlive, "#11.12 the pid hash holds the live processes only (no tombstones)");
   mi_system_free(sys);
 }
@@ -1857,6 +1862,366 @@ static void test_h11_item_extremes(void) {
   bad += INFO(st) != -20012 || stats[1] != -20006;
   EQ(bad, 0, "item numbers INT32_MIN/INT32_MAX are unknown items (-20006, -20012) in all four GETs");
   mi_system_free(sys);
+}
+
+/* ---- #12: one writer, many readers ---- */
+
+/* The writer's counters for the threaded and two-process tests: in every published state
+ * the four global counters are equal, the object classes of 21254 add up to 21172, and
+ * every process's four counters are equal. */
+static const int32_t inv_glob[] = {21000, 21001, 21002, 21003, 21172, 21254, 0};
+static const int32_t inv_proc[] = {20001, 25049, 25167, 25168, 25169, 0};
+#define INV_PROCS 40
+
+typedef struct inv_writer {
+  mi_system *sys;
+  int stop;
+  long steps;
+  int slots[INV_PROCS];
+  int64_t next_pid;
+} inv_writer;
+
+/* Monotonic seconds. */
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One published step of the invariant writer: adds, and now and then a process ends and
+ * another begins (a layout change). */
+static void inv_step(mi_system *sys, long i, int *slots, int64_t *next_pid) {
+  static const int32_t gi[] = {21000, 21001, 21002, 21003};
+  static const int32_t pi[] = {25049, 25167, 25168, 25169};
+  mi_host_begin(sys);
+  for (int k = 0; k < 4; k++) mi_host_add(sys, mi_host_counter(gi[k]), 0, 1);
+  mi_host_add_objcl(sys, mi_host_counter(21254), 0, (int)(i % 720), 3);
+  mi_host_add(sys, mi_host_counter(21172), 0, 3);
+  for (int p = 0; p < INV_PROCS; p++)
+    for (int k = 0; k < 4; k++) mi_host_add(sys, mi_host_counter(pi[k]), slots[p], (i + p) % 7 + 1);
+  if (i % 500 == 0) {
+    int p = (int)(i / 500 % INV_PROCS);
+    mi_host_proc_exit(sys, slots[p]);
+    mi_proc_desc d = {0};
+    d.pid = (*next_pid)++; d.program = "INV"; d.user = "U";
+    slots[p] = mi_host_proc_create(sys, &d);
+  }
+  mi_host_publish(sys);
+}
+
+/* Starts the invariant writer's processes; returns the next pid. */
+static int64_t inv_setup(mi_system *sys, int *slots) {
+  for (int p = 0; p < INV_PROCS; p++) {
+    mi_proc_desc d = {0};
+    d.pid = 5000 + p; d.program = "INV"; d.user = "U";
+    slots[p] = mi_host_proc_create(sys, &d);
+  }
+  return 5000 + INV_PROCS;
+}
+
+static void *inv_writer_main(void *arg) {
+  inv_writer *w = arg;
+  for (long i = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); i++) { inv_step(w->sys, i, w->slots, &w->next_pid); w->steps++; }
+  return NULL;
+}
+
+/* Checks one MIGLOBGET and one MIPROCGET of a reader against the invariants; counts GETs and
+ * inconsistent ones. Returns 0, or the first unexpected overall status. */
+static int inv_read(mi_session *s, long *gets, long *bad, uint8_t *pbuf, int32_t psize) {
+  status_type st;
+  int32_t stats[8], npids = 0;
+  struct { int32_t r[4], cs, pf[33]; } g;
+  mi_globget(s, &st, (int32_t *)inv_glob, &g, stats, sizeof g, 1, 0);
+  if (st.all) return mi_status_info(st);
+  int64_t sum = 0;
+  for (int k = 0; k < 33; k++) sum += g.pf[k];
+  (*gets)++;
+  if (g.r[0] != g.r[1] || g.r[1] != g.r[2] || g.r[2] != g.r[3] || sum != g.cs) (*bad)++;
+  mi_procget(s, &st, (int32_t *)inv_proc, pbuf, stats, psize, 1, NULL, &npids, NULL, 0);
+  if (st.all && mi_status_info(st) != 20001) {
+    if (getenv("MISH_TEST_VERBOSE")) { mi_urec *u = s->u; int n = 0; for (int w = 0; w < MI_PROC_WORDS; w++) n += __builtin_popcountll(u->mon[w]);
+      printf("procget %d: slot %d proc_on %d all %d mon bits %d alive %d\n", mi_status_info(st), s->slot, u->proc_on, u->proc_all, n, mi_host_proc_count(s->sys)); }
+    return mi_status_info(st);
+  }
+  (*gets)++;
+  for (int p = 0; p < npids; p++) {
+    int32_t v[4];
+    memcpy(v, pbuf + (size_t)p * 24 + 8, 16);
+    if (v[0] != v[1] || v[1] != v[2] || v[2] != v[3]) { (*bad)++; break; }
+  }
+  return 0;
+}
+
+typedef struct inv_reader {
+  mi_session *s;
+  double until;
+  int toggle;          /* also turns an extra global set on and off (layout changes from a reader) */
+  long gets, bad;
+  int err;
+} inv_reader;
+
+static void *inv_reader_main(void *arg) {
+  inv_reader *r = arg;
+  static __thread uint8_t pbuf[24 * 2700];
+  mi_session *extra = r->toggle ? mi_session_new(mi_session_system(r->s)) : NULL;
+  if (extra) mi_session_set_priv(extra, 1);
+  int32_t more[] = {21010, 21011, 21012, 21013, 21254, 0}, es[6], m = 1;
+  for (long i = 0; mono_s() < r->until && !r->err; i++) {
+    r->err = inv_read(r->s, &r->gets, &r->bad, pbuf, sizeof pbuf);
+    status_type st;
+    if (extra && i % 20 == 0) mi_globon(extra, &st, more, es, &m, 666);
+    if (extra && i % 20 == 10) mi_globoff(extra, &st, 666);
+  }
+  mi_session_free(extra);
+  return NULL;
+}
+
+/* A reader session with the invariant items on. */
+static mi_session *inv_session(mi_system *sys) {
+  mi_session *s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  status_type st;
+  mi_accesson(s, &st, 666);
+  int32_t stats[8], map = 1;
+  mi_globon(s, &st, (int32_t *)inv_glob, stats, &map, 0);
+  mi_procon(s, &st, (int32_t *)inv_proc, stats, &map, NULL, 0);
+  return s;
+}
+
+static void test_threads(void) {
+  mi_session *s0;
+  mi_system *sys = new_sys(&s0, NULL);
+  static inv_writer w;
+  w.sys = sys;
+  w.next_pid = inv_setup(sys, w.slots);
+  inv_reader rd[4];
+  for (int i = 0; i < 4; i++) {
+    memset(&rd[i], 0, sizeof rd[i]);
+    rd[i].s = inv_session(sys);
+    rd[i].toggle = i == 3;
+  }
+  pthread_t wt, rt[4];
+  pthread_create(&wt, NULL, inv_writer_main, &w);
+  double until = mono_s() + 1.5;
+  for (int i = 0; i < 4; i++) { rd[i].until = until; pthread_create(&rt[i], NULL, inv_reader_main, &rd[i]); }
+  for (int i = 0; i < 4; i++) pthread_join(rt[i], NULL);
+  __atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(wt, NULL);
+  long gets = 0, bad = 0;
+  for (int i = 0; i < 4; i++) {
+    gets += rd[i].gets; bad += rd[i].bad;
+    EQ(rd[i].err, 0, "#12.2 a reader thread's GETs succeed while the writer publishes");
+    mi_session_free(rd[i].s);
+  }
+  CHECK(gets > 100 && w.steps > 100, "#12.2 the writer and four readers all ran");
+  if (getenv("MISH_TEST_VERBOSE")) printf("threads: %ld GETs, %ld inconsistent, %ld writer steps\n", gets, bad, w.steps);
+  EQ(bad, 0, "#12.2 one writer thread, four reader threads: every GET sees one published state");
+  mi_system_free(sys);
+}
+
+/* What a reader process reports to the test through a pipe. */
+typedef struct proc_report { long gets, bad; int err, attach_err; } proc_report;
+
+/* A reader process: attaches to path, checks the invariants for `secs`, reports, exits. */
+static void reader_process(const char *path, double secs, int fd) {
+  proc_report r = {0, 0, 0, 0};
+  mi_system *att = mi_system_attach(path, &r.attach_err);
+  if (att) {
+    mi_session *s = inv_session(att);
+    static uint8_t pbuf[24 * 2700];
+    double until = mono_s() + secs;
+    while (mono_s() < until && !r.err) r.err = inv_read(s, &r.gets, &r.bad, pbuf, sizeof pbuf);
+    mi_session_free(s);
+    mi_system_free(att);
+  }
+  if (write(fd, &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
+  _exit(0);
+}
+
+/* Creates a file holding `data` (n bytes) at path. */
+static void write_file(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) { if (write(fd, data, n) != (ssize_t)n) perror("write"); close(fd); }
+}
+
+static void test_processes(void) {
+  char path[256], bad[300];
+  snprintf(path, sizeof path, "/tmp/mish-test-share-%d", (int)getpid());
+  unlink(path);
+  mi_system_options o = {.max_cells = 1 << 16, .share = path};
+  mi_session *s0;
+  mi_system *sys = new_sys(&s0, &o);
+  CHECK(sys != NULL, "#12.3 a system is created in a shared file");
+  if (!sys) return;
+  CHECK(access(path, R_OK) == 0, "#12.3 the share file exists");
+  EQ(mi_system_share_path(sys) != NULL, 1, "#12.3 the system knows its file");
+  mi_system_options o2 = o;
+  int e2 = 0;
+  CHECK(mi_system_new(&o2) == NULL, "#12.3 a live store's path is not taken over by a second owner");
+  (void)e2;
+  static inv_writer w;
+  memset(&w, 0, sizeof w);
+  w.sys = sys;
+  w.next_pid = inv_setup(sys, w.slots);
+  /* four reader processes attach and check every GET while this process writes */
+  int fds[4]; pid_t kids[4];
+  for (int i = 0; i < 4; i++) {
+    int pp[2];
+    if (pipe(pp) != 0) return;
+    kids[i] = fork();
+    if (kids[i] == 0) { close(pp[0]); reader_process(path, 1.0, pp[1]); }
+    close(pp[1]);
+    fds[i] = pp[0];
+  }
+  int running = 4;
+  for (long i = 0; running > 0; i++) {
+    inv_step(sys, i, w.slots, &w.next_pid);
+    if (i % 256 == 0)
+      for (int k = 0; k < 4; k++)
+        if (kids[k] > 0 && waitpid(kids[k], NULL, WNOHANG) == kids[k]) { kids[k] = 0; running--; }
+  }
+  long gets = 0, badn = 0;
+  for (int i = 0; i < 4; i++) {
+    proc_report r = {0, 0, -1, -1};
+    if (read(fds[i], &r, sizeof r) != (ssize_t)sizeof r) r.err = -1;
+    close(fds[i]);
+    EQ(r.attach_err, 0, "#12.3 a reader process attaches with mi_system_attach");
+    EQ(r.err, 0, "#12.3 an attached reader's GETs succeed while the owner publishes");
+    gets += r.gets; badn += r.bad;
+  }
+  CHECK(gets > 100, "#12.3 the reader processes read");
+  EQ(badn, 0, "#12.3 writer process + four reader processes: every GET sees one published state");
+  if (getenv("MISH_TEST_VERBOSE")) printf("processes: %ld GETs, %ld inconsistent\n", gets, badn);
+
+  /* a reader process that dies holding an MI user: the next attach gives its record back */
+  mi_ctr crashed = mi_host_counter(21020);
+  pid_t k = fork();
+  if (k == 0) {
+    int e = 0;
+    mi_system *a = mi_system_attach(path, &e);
+    mi_session *x = a ? mi_session_new(a) : NULL;
+    status_type st = {.all = -1};
+    int32_t on[] = {21020, 0}, stt[1], m = 1;
+    if (x) { mi_session_set_priv(x, 1); mi_globon(x, &st, on, stt, &m, 666); }
+    _exit(x && st.all == 0 ? 0 : 1);   /* no mi_session_free: a crash */
+  }
+  int wst = 0;
+  waitpid(k, &wst, 0);
+  EQ(WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, 0, "#12.3 a reader process turned a counter on and died");
+  EQ(mi_host_active(sys, crashed), 1, "#12.3 its counter is still on after its death");
+  int err = -1;
+  mi_system *reclaim = mi_system_attach(path, &err);
+  EQ(mi_host_active(sys, crashed), 0, "#12.3 the next attach reclaims a dead reader's MI user and its enables");
+  mi_system_free(reclaim);
+  /* the same process may attach too: it sees the owner's processes, devices and time */
+  mi_system *att = mi_system_attach(path, &err);
+  EQ(err, 0, "#12.3 attach in the owner's process");
+  if (att) {
+    EQ(mi_system_attached(att), 1, "#12.3 an attached system says so");
+    EQ(mi_host_proc_count(att), INV_PROCS, "#12.3 the attached view sees the owner's processes");
+    mi_host_set_device(sys, 7, 2);
+    EQ(mi_host_device(att, 7), 2, "#12.3 and its devices");
+    EQ(mi_host_now(att), mi_host_now(sys), "#12.3 and its clock (AIFTIME reads the owner's now)");
+    EQ(mi_host_proc_create(att, &(mi_proc_desc){.pid = 99999}), -1, "#12.3 an attached system cannot create processes");
+    mi_session *a = inv_session(att);
+    status_type st;
+    int32_t one[] = {21000, 0}, stats[2], v;
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(st.all, 0, "#12.3 MIGLOBGET on an attached system");
+    EQ(v, mi_host_value(sys, mi_host_counter(21000), 0), "#12.3 it reads the owner's counter");
+    int32_t cfg = 0; void *cp[] = {&cfg}; int32_t ci[] = {3002, 0}, cs[1];
+    mi_scget(a, &st, ci, cp, cs, 0);
+    EQ(cfg, mi_host_config(sys, 3002), "#12.3 AIFSCGET on an attached system reads the owner's configuration");
+    mi_session_free(a);
+    mi_system_free(att);
+  }
+  mi_session_free(s0);
+  mi_system_free(sys);
+  /* freed by its owner: an attach is refused, a reader still attached learns it at once */
+  err = 0;
+  CHECK(mi_system_attach(path, &err) == NULL, "#12.3 a store whose owner freed it is refused");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... with 'store owner is gone'");
+  unlink(path);
+
+  /* an owner that dies: the attached reader's next AIFs say so */
+  int pp[2];
+  if (pipe(pp) != 0) return;
+  pid_t owner = fork();
+  if (owner == 0) {
+    mi_session *os;
+    mi_system *osys = new_sys(&os, &o);
+    char c = osys ? 1 : 0;
+    if (write(pp[1], &c, 1) != 1) _exit(3);
+    for (;;) pause();
+  }
+  char c = 0;
+  if (read(pp[0], &c, 1) != 1) c = 0;
+  close(pp[0]); close(pp[1]);
+  CHECK(c == 1, "#12.3 an owner process shares a store");
+  att = mi_system_attach(path, &err);
+  CHECK(att != NULL, "#12.3 a live owner's store attaches");
+  if (att) {
+    mi_session *a = inv_session(att);
+    status_type st;
+    int32_t one[] = {21000, 0}, stats[2], v;
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(st.all, 0, "#12.3 GET while the owner lives");
+    kill(owner, SIGKILL);
+    waitpid(owner, NULL, 0);
+    usleep(300000);
+    mi_globget(a, &st, one, &v, stats, 4, 1, 0);
+    EQ(INFO(st), MI_E_STORE_OWNER_GONE, "#12.3 once the owner is gone a GET says so (not frozen values)");
+    mi_time(a, &st, NULL, NULL, NULL, NULL, NULL, 0);
+    EQ(INFO(st), MI_E_STORE_OWNER_GONE, "#12.3 ... and so does every AIF");
+    CHECK(strstr(mi_status_message(MI_E_STORE_OWNER_GONE), "owner") != NULL, "#12.3 the status has a message");
+    mi_session_free(a);
+    mi_system_free(att);
+  }
+  err = 0;
+  CHECK(mi_system_attach(path, &err) == NULL, "#12.3 a stale store (owner dead) is refused");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... as owner gone");
+  /* a stale file is replaced by a new owner */
+  mi_session *s1;
+  mi_system *again = new_sys(&s1, &o);
+  CHECK(again != NULL, "#12.3 a new owner takes over a stale file");
+  /* liveness is the pid and its start time: a live pid that started at another time is not the owner */
+  int fd = open(path, O_RDWR);
+  uint64_t other = mi_proc_start_time(getpid()) + 1;
+  CHECK(fd >= 0 && pwrite(fd, &other, 8, offsetof(mi_seg_hdr, owner_start)) == 8, "#12.3 forge the owner's start time");
+  if (fd >= 0) close(fd);
+  EQ(mi_system_attach(path, &err) == NULL, 1, "#12.3 a reused pid (same pid, another start time) is not the owner");
+  EQ(err, MI_E_STORE_OWNER_GONE, "#12.3 ... so the store is stale");
+  mi_system_free(again);
+  unlink(path);
+
+  /* foreign, truncated and newer files */
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  write_file(bad, "hello, world, this is not a store", 33);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a foreign file is refused");
+  EQ(err, MI_E_STORE_NOT_MISH, "#12.3 ... as not a mish store");
+  mi_seg_hdr h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, MI_SEG_MAGIC, 8);
+  write_file(bad, &h, 16);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a file cut inside the header is refused");
+  EQ(err, MI_E_STORE_TRUNCATED, "#12.3 ... as truncated");
+  h.version = MI_SEG_VERSION + 1; h.order = MI_SEG_ORDER;
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a newer format version is refused");
+  EQ(err, MI_E_STORE_VERSION, "#12.3 ... as version not supported");
+  h.version = MI_SEG_VERSION; h.order = 0x04030201u;
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 another byte order is refused");
+  EQ(err, MI_E_STORE_VERSION, "#12.3 ... as format not supported");
+  h.order = MI_SEG_ORDER; h.seg_bytes = sizeof(mi_seg); h.rec_bytes = sizeof(mi_urec);
+  h.proc_bytes = sizeof(mi_proc); h.blk_bytes = sizeof(mi_host_block); h.size = 1 << 30;
+  h.owner_pid = (int32_t)getpid(); h.owner_start = mi_proc_start_time(getpid()); h.boot_id = mi_boot_id();
+  write_file(bad, &h, sizeof h);
+  EQ(mi_system_attach(bad, &err) == NULL, 1, "#12.3 a file shorter than its header says is refused");
+  EQ(err, MI_E_STORE_TRUNCATED, "#12.3 ... as truncated");
+  EQ(mi_system_attach("/nonexistent/mish/store", &err) == NULL, 1, "#12.3 a missing file is refused");
+  EQ(err, MI_E_STORE_OPEN, "#12.3 ... as cannot open");
+  unlink(bad);
 }
 
 int main(void) {
@@ -1891,6 +2256,8 @@ int main(void) {
   test_h11_ldev_removed();
   test_h11_pid_hash();
   test_h11_item_extremes();
+  test_threads();
+  test_processes();
   setenv("MI_AIFKUF", regpath, 1);
   test_upper_api();
   unlink(regpath);

@@ -200,7 +200,8 @@ end
 -- Describes the fields a workload table may set: array of {name=, min=, max=, about=}.
 function M.workload_fields() return core.workload_fields() end
 
--- Creates a simulated system: {workload = name|file|table, <any workload field>, realtime = false}.
+-- Creates a simulated system: {workload = name|file|table, <any workload field>, realtime = false,
+-- share = PATH (the store lives in that file; other processes mi.attach it)}.
 function M.system(opts)
   if opts == nil or opts == "default" then return core.system(opts) end
   if type(opts) ~= "table" then
@@ -221,6 +222,15 @@ function M.system(opts)
 end
 
 local default_sys
+-- Attaches to the store another process shares at path (mi.system{share = path}, mish --share,
+-- examples/embed --share): a system to open sessions on, mi.open{system = mi.attach(path)}.
+function M.attach(path)
+  if type(path) ~= "string" then error("bad argument #1 to 'attach' (path expected, got " .. type(path) .. ")", 2) end
+  local ok, sys = pcall(core.attach, path)
+  if not ok then error(sys, 2) end
+  return sys
+end
+
 -- The shell's system: the C default (built-in workload from $MISH_WORKLOAD) or, when
 -- $MISH_WORKLOAD names a workload file, a real-time system built from it once.
 function M.default_system()

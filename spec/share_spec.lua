@@ -1,0 +1,121 @@
+-- share_spec.lua: #12 — a system shared in a file (mi.system{share = PATH}) and read through
+-- mi.attach(PATH), in the same Lua state and from a second mish process (mish --attach).
+local mi = require("mi")
+
+local function tmp_path(tag)
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. "-" .. tag
+end
+
+-- Runs a shell command; returns its output and whether it succeeded.
+local function run(cmd)
+  local f = io.popen(cmd .. " 2>&1")
+  local out = f:read("a")
+  local ok = f:close()
+  return out, ok
+end
+
+describe("#12 shared stores", function()
+  it("mi.attach reads what mi.system{share=} publishes, in the same Lua state", function()
+    local path = tmp_path("same")
+    local sys = mi.system { workload = "oltp", cpus = 2, seed = 7, share = path }
+    local owner = mi.open { system = sys }
+    owner:on("global", { 21176, 21177, 21184 })
+    sys:advance(2000)
+    local att = mi.attach(path)
+    assert.equal("attached", att:info().source)
+    assert.equal(path, att:info().share)
+    assert.equal(sys:info().processes, att:info().processes)
+    assert.equal(sys:info().cpus, att:info().cpus)
+    local reader = mi.open { system = att }
+    reader:on("global", { 21176, 21177, 21184 })
+    local a = reader:get("global")
+    local b = owner:get("global")
+    assert.equal(b[21184], a[21184])
+    assert.is_true(a[21177] > 0)
+    -- the reader sees the owner's processes, with names
+    reader:on("process", { 25047 })
+    local procs = reader:get("process", { 25047 })
+    assert.is_true(#procs > 0)
+    assert.is_string(procs[1].program_name)
+    owner:close()
+    sys:close()
+    -- once the owner freed the store, an attached reader is told, and a new attach is refused
+    local d, st = reader:get("global")
+    assert.is_nil(d and d[21176])
+    assert.is_truthy(tostring(st):find("owner is gone"))
+    local ok, err = pcall(mi.open, { system = att })
+    assert.is_false(ok)
+    assert.is_truthy(err:find("owner is gone"))
+    reader:close()
+    ok, err = pcall(mi.attach, path)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("owner is gone"))
+    att:close()
+    os.remove(path)
+  end)
+
+  it("refuses a foreign file, a missing file and a second owner with clear messages", function()
+    local path = tmp_path("bad")
+    local f = io.open(path, "w")
+    f:write("not a store at all, just text\n")
+    f:close()
+    local ok, err = pcall(mi.attach, path)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("not a mish store"))
+    os.remove(path)
+    ok, err = pcall(mi.attach, path)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("cannot be opened"))
+    local sys = mi.system { workload = "idle", share = path }
+    ok, err = pcall(mi.system, { workload = "idle", share = path })
+    assert.is_false(ok)
+    assert.is_truthy(err:find("a live store is there"))
+    ok, err = pcall(mi.attach, 42)
+    assert.is_false(ok)
+    assert.is_truthy(err:find("path expected"))
+    sys:close()
+    os.remove(path)
+  end)
+
+  it("a second mish process measures the store with --attach", function()
+    local path = tmp_path("mish")
+    local sys = mi.system { workload = "oltp", cpus = 3, seed = 9, share = path }
+    local owner = mi.open { system = sys }
+    owner:on("global", { 21184 })
+    sys:advance(5000)
+    local want = owner:get("global")[21184]
+    local out, ok = run("lua/mish --attach " .. path ..
+      " -e 's:on(\"global\", {21184}); print(\"cs=\" .. s:get(\"global\")[21184]); print(\"cpus=\" .. s:info().cpus)'")
+    assert.is_true(ok, out)
+    assert.is_truthy(out:find("cs=" .. want, 1, true), out)
+    assert.is_truthy(out:find("cpus=3", 1, true), out)
+    owner:close()
+    sys:close()
+    out, ok = run("lua/mish --attach " .. path .. " -e 'print(1)'")
+    assert.is_falsy(ok)
+    assert.is_truthy(out:find("owner is gone"), out)
+    os.remove(path)
+  end)
+
+  it("examples/embed --share publishes its own counters and removes the file at the end", function()
+    local path = tmp_path("embed")
+    local out, ok = run("examples/embed --share " .. path .. " 2 3")
+    assert.is_true(ok, out)
+    assert.is_truthy(out:find("SORTER2", 1, true), out)
+    assert.is_nil(io.open(path))
+  end)
+
+  it("mish --share publishes the shell's system and removes its file at exit", function()
+    local path = tmp_path("shell")
+    local out, ok = run("lua/mish --share " .. path .. " --workload idle -e " ..
+      "'local a = mi.attach(\"" .. path .. "\"); print(\"procs=\" .. a:info().processes, s:info().processes)'")
+    assert.is_true(ok, out)
+    assert.is_truthy(out:match("procs=(%d+)%s+%1"), out)
+    assert.is_nil(io.open(path))
+    out, ok = run("lua/mish --share " .. path .. " --attach " .. path .. " -e 'print(1)'")
+    assert.is_falsy(ok)
+    assert.is_truthy(out:find("not both"), out)
+  end)
+end)
