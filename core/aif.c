@@ -1,9 +1,10 @@
 /* aif.c — the counter AIFs of chapter 5: MIGLOBON/GET/OFF, MIPROCON/GET/OFF,
- * MIIOON/GET/OFF and MIPRCSRGET. GETs gather from precomputed offsets into the
- * caller's buffer: no allocation, no search, no lock. */
+ * MIIOON/GET/OFF and MIPRCSRGET. The GETs check their parameters and run a prepared query
+ * (query.c): no allocation, no search, no lock when the plan holds. */
 #include <stdlib.h>
 #include <string.h>
 #include "mi_internal.h"
+#include "mi_query.h"
 
 
 #define ITEM_PAUSES 21164
@@ -52,6 +53,7 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
       r = mi_store_enable(sys, d, it->index);
       if (!r) {
         mi_bit_set(en, it->index);
+        sys->gen++;   /* the caller's enable set changed: prepared plans re-resolve */
         if (order) order[(*norder)++] = it->index;
         if (nums[i] == ITEM_PAUSES)
           for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_enable(sys, MI_DOM_PROCESSOR, k);
@@ -66,6 +68,7 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
 /* Disables every item set in en for domain d and clears en. */
 static void disable_all(mi_session *s, int d, uint64_t *en) {
   int n = mi_domain_counters(d);
+  s->sys->gen++;   /* the caller's enable set changes: prepared plans re-resolve */
   for (int i = 0; i < n; i++)
     if (mi_bit(en, i)) {
       mi_store_disable(s->sys, d, i);
@@ -75,166 +78,53 @@ static void disable_all(mi_session *s, int d, uint64_t *en) {
   memset(en, 0, (size_t)(n + 63) / 64 * 8);
 }
 
-/* ---- value gathering ---- */
+/* ---- prepared queries ---- */
 
-/* The value of a 64-bit cell in the AIF's 32-bit view (time counters in MI_Time). */
-static inline int32_t view(const mi_system *sys, int64_t v, int time) {
-  if (time) v = mi_round_ticks(sys, v);
-  return (int32_t)(uint32_t)(uint64_t)v;
-}
-
-/* One requested item, resolved once per call. */
-typedef struct plan {
-  const mi_item_info *it;
-  int32_t off;     /* word offset in a row (counters) */
-  int32_t size;    /* bytes in the buffer */
-  int16_t status;  /* 0 or an item error (the slot is zero-filled) */
-  uint8_t time, fold;
-  uint8_t kind;    /* it->kind, kept here so the copy loops need not follow it */
-} plan;
-
-/* Resolves item i of a GET for domain d; fills p and returns its status. */
-static inline int resolve(mi_session *s, int d, int32_t num, const uint64_t *en, int mapping, plan *p) {
-  const mi_system *sys = s->sys;
-  const mi_item_info *it = mi_item_fast(num);
-  p->it = NULL; p->off = 0; p->status = 0; p->time = 0; p->fold = 0; p->kind = 0;
-  p->size = 4;
-  if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) return p->status = MI_E_BAD_ITEM;
-  p->it = it;
-  p->kind = it->kind;
-  p->size = mi_item_size(it, mapping);
-  if (it->kind == MI_KIND_PSEUDO) return 0;
-  if (en && !mi_bit(en, it->index)) return p->status = MI_E_NOT_ENABLED;
-  p->off = MI_OFF(sys, d, it->index);
-  if (p->off < 0) return p->status = MI_E_NOT_ENABLED;
-  p->time = it->unit == MI_UNIT_MI_TIME;
-  if (it->kind == MI_KIND_OBJCL) {
-    if (mapping < sys->mapping) return p->status = MI_E_MAPPING_CONVERSION;
-    p->fold = (uint8_t)(mapping != sys->mapping);
-  }
-  return 0;
-}
-
-/* Copies one counter's value(s) for row into dst. */
-static inline void put_counter(const mi_system *sys, const plan *p, const int64_t *row, int mapping, uint8_t *dst) {
-  const int64_t *c = row + p->off;
-  if (p->it->kind == MI_KIND_SIMPLE) {
-    int32_t v = view(sys, *c, p->time);
-    memcpy(dst, &v, 4);
-    return;
-  }
-  int n = p->it->kind == MI_KIND_SEMCL ? MI_NSEMCL : mi_objcl_len(sys->mapping);
-  if (!p->fold) {
-    for (int k = 0; k < n; k++) { int32_t v = view(sys, c[k], p->time); memcpy(dst + 4 * k, &v, 4); }
-    return;
-  }
-  int64_t acc[MI_NLARGE];
-  int m = mi_objcl_len(mapping);
-  memset(acc, 0, sizeof(int64_t) * (size_t)m);
-  const uint16_t *f = mi_fold_[sys->mapping][mapping];
-  for (int k = 0; k < n; k++) acc[f[k]] += c[k];
-  for (int k = 0; k < m; k++) { int32_t v = view(sys, acc[k], p->time); memcpy(dst + 4 * k, &v, 4); }
-}
-
-/* Writes the item values of one process record. */
-static void put_pseudo_proc(const mi_system *sys, const mi_proc *pr, int32_t item, uint8_t *dst) {
-  int32_t tpm = sys->cfg[3043 - 3001], v;
-  longint_type l; clock_type ck; uint32_t cal;
-  switch (item) {
-  case 20001: mi_longint_set(&l, pr->pid); memcpy(dst, &l, 8); break;
-  case 20002: v = pr->state == MI_PS_DEAD; memcpy(dst, &v, 4); break;
-  case 20003: memcpy(dst, &pr->user, sizeof pr->user); break;
-  case 20004: memcpy(dst, &pr->program, sizeof pr->program); break;
-  case 20005: mi_longint_set(&l, pr->start_ticks); memcpy(dst, &l, 8); break;
-  case 20006: mi_longint_set(&l, pr->end_ticks); memcpy(dst, &l, 8); break;
-  case 20007: mi_ticks_to_clock(pr->start_ticks, tpm, &ck); memcpy(dst, &ck, 4); break;
-  case 20008: mi_ticks_to_clock(pr->end_ticks, tpm, &ck); memcpy(dst, &ck, 4); break;
-  case 20009: cal = mi_ticks_to_calendar(pr->start_ticks, tpm); memcpy(dst, &cal, 4); break;
-  case 20010: cal = mi_ticks_to_calendar(pr->end_ticks, tpm); memcpy(dst, &cal, 4); break;
-  case 20011: memcpy(dst, &pr->js, 4); break;
-  case 20012: memcpy(dst, &pr->ptype, 4); break;
-  default: memset(dst, 0, 4);
-  }
-}
-
-/* Checks a GET's buffer and mapping; 0 or a negative status. */
-static int check_buffer(const void *buf, int32_t size, int mapping) {
-  if (mapping < 0 || mapping > 2) return MI_E_BAD_MAPPING;
-  if (!buf) return MI_E_BAD_BUFFER;
-  if ((uintptr_t)buf & 3) return MI_E_BUFFER_ALIGNMENT;
-  if (size < 0) return MI_E_BUFFER_TOO_SMALL;
-  return 0;
-}
-
-/* Resolves a GET's items into plans; returns the record size, fills *good and *last. */
-static int32_t plan_all(mi_session *s, int d, int32_t *nums, int32_t *stats, int n, const uint64_t *en,
-                        int mapping, plan *pl, int *good, int *last) {
-  int32_t rec = 0;
-  *good = 0; *last = 0;
-  for (int i = 0; i < n; i++) {
-    int r = resolve(s, d, nums[i], en, mapping, &pl[i]);
-    stats[i] = r;
-    if (r) *last = i + 1; else (*good)++;
-    rec += pl[i].size;
-  }
-  return rec;
-}
-
-/* The last MIGLOBGET list of a session, resolved: a repeated GET of the same list (the usual
- * sampling loop) copies from these plans instead of resolving every item again. Allocated at
- * MIGLOBON for that call's list length; a GET with a longer list just resolves. */
+/* A session's prepared GETs, one query per domain: a sampling loop asks for the same list
+ * every time, so a GET whose list and mapping match the domain's query runs it as it is (its
+ * plan re-resolves only when sys->gen moved); another list rebinds the query when it fits (no
+ * allocation: the room is reserved by the ON calls, never by a GET), else the GET runs a
+ * query over stack memory. */
 struct mi_glob_cache {
-  uint64_t gen;          /* sys->gen when filled; 0 = empty */
-  int32_t cap, n, mapping, rec, good, last;
-  int32_t *nums, *stats;
-  plan *pl;
+  mi_query q[MI_DOM_COUNT];
 };
 
-/* Makes room in s's cache for lists of n items (called by MIGLOBON, never by a GET). */
-static void glob_cache_reserve(mi_session *s, int n) {
-  struct mi_glob_cache *c = s->gcache;
-  if (c && c->cap >= n) return;
+/* Makes room in s's query for domain d for lists of n items (called by ON calls only). */
+static void query_reserve(mi_session *s, int d, int n) {
+  if (!s->gcache) s->gcache = calloc(1, sizeof *s->gcache);
+  if (!s->gcache) return;  /* no cache: every GET runs a stack query, results unchanged */
+  mi_query *q = &s->gcache->q[d];
+  if (q->nums && q->cap >= n) return;
   if (n < 32) n = 32;
-  struct mi_glob_cache *nc = calloc(1, sizeof *nc);
-  if (nc) {
-    nc->nums = malloc(sizeof(int32_t) * (size_t)n);
-    nc->stats = malloc(sizeof(int32_t) * (size_t)n);
-    nc->pl = malloc(sizeof(plan) * (size_t)n);
-    nc->cap = n;
-    if (!nc->nums || !nc->stats || !nc->pl) { mi_glob_cache_free(nc); nc = NULL; }
-  }
-  if (!nc) return;  /* no cache: every GET resolves, results unchanged */
-  mi_glob_cache_free(c);
-  s->gcache = nc;
+  int32_t *nums = malloc(sizeof(int32_t) * (size_t)(n + 1));
+  mi_qitem *pl = malloc(sizeof(mi_qitem) * (size_t)n);
+  if (!nums || !pl) { free(nums); free(pl); return; }
+  free(q->nums); free(q->pl);
+  mi_query_init(q, s, d, -1, nums, pl, n);
 }
 
 void mi_glob_cache_free(struct mi_glob_cache *c) {
   if (!c) return;
-  free(c->nums); free(c->stats); free(c->pl); free(c);
+  for (int d = 0; d < MI_DOM_COUNT; d++) { free(c->q[d].nums); free(c->q[d].pl); }
+  free(c);
 }
 
-/* Serves a MIGLOBGET from the cache if the list, mapping and store layout are unchanged. */
-static int glob_cached(mi_session *s, status_type *st, const int32_t *nums, int n, uint8_t *out,
-                       int32_t *stats, int32_t size, int mapping) {
-  const struct mi_glob_cache *c = s->gcache;
-  const mi_system *sys = s->sys;
-  if (!c || c->gen != sys->gen || c->n != n || c->mapping != mapping || c->rec > size ||
-      memcmp(c->nums, nums, sizeof(int32_t) * (size_t)n) != 0)
-    return 0;
-  const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
-  for (int i = 0; i < n; i++) {
-    const plan *p = &c->pl[i];
-    if (p->status) memset(out, 0, (size_t)p->size);
-    else if (p->kind == MI_KIND_SIMPLE) {
-      int32_t v = view(sys, row[p->off], p->time);
-      memcpy(out, &v, 4);
-    } else put_counter(sys, p, row, mapping, out);
-    out += p->size;
+/* The query a GET of nums (n items) at mapping in domain d runs: the session's, rebound if
+ * needed, or tmp set up over the caller's stack arrays tnums/tpl (MI_MAX_ITEMS entries). */
+static mi_query *get_query(mi_session *s, int d, const int32_t *nums, int n, int mapping, mi_query *tmp,
+                           int32_t *tnums, mi_qitem *tpl) {
+  mi_query *q = s->gcache ? &s->gcache->q[d] : NULL;
+  if (q && q->nums) {
+    if (mi_query_same(q, nums, n, mapping)) return q;
+    if (n <= q->cap) { mi_query_bind(q, nums, n, mapping); return q; }
   }
-  memcpy(stats, c->stats, sizeof(int32_t) * (size_t)n);
-  finish(st, n, c->good, c->last, 0);
-  return 1;
+  mi_query_init(tmp, s, d, mapping, tnums, tpl, MI_MAX_ITEMS - 1);
+  mi_query_bind(tmp, nums, n, mapping);
+  return tmp;
 }
+
+/* Declares the stack fallback of get_query. */
+#define QUERY_STACK mi_query tmp_q; int32_t tmp_nums[MI_MAX_ITEMS]; mi_qitem tmp_pl[MI_MAX_ITEMS]
 
 /* ---- global ---- */
 
@@ -252,7 +142,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   int good, last;
   enable_list(s, MI_DOM_GLOBAL, nums, stats, n, s->glob_en, NULL, NULL, &good, &last);
   s->glob_on = good > 0;
-  if (good) glob_cache_reserve(s, n);
+  if (good) { query_reserve(s, MI_DOM_GLOBAL, n); query_reserve(s, MI_DOM_PROCESSOR, 0); }
   finish(st, n, good, last, warn);
   if (!good) mi_user_release_if_idle(s);
 }
@@ -262,35 +152,11 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   if (!st) return;
   int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
-  int rc = check_buffer(buf, size, mapping);
+  int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
-  if (!s->glob_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
-  if (glob_cached(s, st, nums, n, buf, stats, size, mapping)) return;
-  const int64_t *row = sys->view.lane[MI_DOM_GLOBAL].cells;
-  uint8_t *out = buf, *end = out + size;
-  struct mi_glob_cache *c = s->gcache;
-  int keep = c && n <= c->cap;
-  int good = 0, last = 0;
-  for (int i = 0; i < n; i++) {
-    plan p;
-    int r = resolve(s, MI_DOM_GLOBAL, nums[i], s->glob_en, mapping, &p);
-    if (out + p.size > end) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
-    if (r) { memset(out, 0, (size_t)p.size); last = i + 1; }
-    else { put_counter(sys, &p, row, mapping, out); good++; }
-    stats[i] = r;
-    if (keep) c->pl[i] = p;
-    out += p.size;
-  }
-  finish(st, n, good, last, 0);
-  if (keep) {
-    memcpy(c->nums, nums, sizeof(int32_t) * (size_t)n);
-    memcpy(c->stats, stats, sizeof(int32_t) * (size_t)n);
-    c->n = n; c->mapping = mapping; c->good = good; c->last = last;
-    c->rec = (int32_t)(out - (uint8_t *)buf);
-    c->gen = sys->gen;
-  }
+  QUERY_STACK;
+  mi_query *q = get_query(s, MI_DOM_GLOBAL, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
+  MI_STATUS(st, mi_query_exec_glob(q, buf, size, stats));
 }
 
 /* Turns off everything global s has on. */
@@ -368,6 +234,7 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   enable_list(s, MI_DOM_PROCESS, nums, stats, n, s->proc_en, s->proc_items, &s->proc_nitems, &good, &last);
   if (!good) { finish(st, n, good, last, warn); mi_user_release_if_idle(s); return; }
   s->proc_on = 1;
+  query_reserve(s, MI_DOM_PROCESS, n);
   memset(s->mon, 0, sizeof s->mon);
   memset(s->dead, 0, sizeof s->dead);
   s->untracked = 0;
@@ -380,80 +247,20 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   finish(st, n, good, last, warn);
 }
 
-/* Writes one process record at out. */
-static void put_proc_record(const mi_system *sys, const plan *pl, const int32_t *nums, int n, int slot,
-                            int mapping, uint8_t *out) {
-  const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESS];
-  const int64_t *row = ps->cells ? ps->cells + (size_t)slot * ps->stride : NULL;
-  const mi_proc *pr = &sys->procs[slot];
-  for (int i = 0; i < n; i++) {
-    const plan *p = &pl[i];
-    if (p->kind == MI_KIND_SIMPLE && !p->status && row) {
-      int32_t v = view(sys, row[p->off], p->time);
-      memcpy(out, &v, 4);
-    } else if (p->status || (!row && p->kind != MI_KIND_PSEUDO)) memset(out, 0, (size_t)p->size);
-    else if (p->kind == MI_KIND_PSEUDO) put_pseudo_proc(sys, pr, nums[i], out);
-    else put_counter(sys, p, row, mapping, out);
-    out += p->size;
-  }
-}
-
 void mi_procget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                 int32_t mapping, longint_type *pid, int32_t *num_of_pids, int32_t *miproc_ptr, int32_t user_id) {
   if (!st) return;
   int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
-  int rc = check_buffer(buf, size, mapping);
+  int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   if (num_of_pids && ((uintptr_t)num_of_pids & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   if (miproc_ptr && ((uintptr_t)miproc_ptr & 3)) { MI_STATUS(st, MI_E_MIPROC_ALIGNMENT); return; }
   if (miproc_ptr && (*miproc_ptr < 0 || *miproc_ptr > MI_MAX_PROCESSES)) { MI_STATUS(st, MI_E_BAD_MIPROC_PTR); return; }
-  if (num_of_pids) *num_of_pids = 0;
-  if (!s->proc_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
-  plan pl[MI_MAX_ITEMS];
-  int good, last;
-  int32_t rec = plan_all(s, MI_DOM_PROCESS, nums, stats, n, s->proc_en, mapping, pl, &good, &last);
-  if (n > 0 && !good) { MI_STATUS(st, MI_E_NO_VALID_ITEMS); return; }
-  if (rec > size || rec == 0) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
-  int32_t fit = rec ? size / rec : 0, done = 0;
-  uint8_t *out = buf;
-  int64_t want = pid ? mi_longint_get(pid) : -1;
-  if (want != -1) {
-    int slot = -1;
-    if (miproc_ptr && *miproc_ptr > 0 && sys->procs[*miproc_ptr - 1].pid == want &&
-        sys->procs[*miproc_ptr - 1].state != MI_PS_FREE)
-      slot = *miproc_ptr - 1;
-    else slot = mi_host_proc_slot(sys, want);
-    if (slot < 0 || !mi_bit(s->mon, slot)) { MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
-    put_proc_record(sys, pl, nums, n, slot, mapping, out);
-    done = 1;
-    if (miproc_ptr) *miproc_ptr = slot + 1;
-    if (mi_bit(s->dead, slot)) mi_proc_release_user(sys, s, slot);
-  } else {
-    int more = 0;
-    for (int w = 0; w < MI_PROC_WORDS && !more; w++) {
-      uint64_t bits = s->mon[w];
-      while (bits) {
-        int slot = w * 64 + __builtin_ctzll(bits);
-        bits &= bits - 1;
-        if (done == fit) { more = 1; break; }
-        put_proc_record(sys, pl, nums, n, slot, mapping, out);
-        out += rec;
-        done++;
-        if (mi_bit(s->dead, slot)) mi_proc_release_user(sys, s, slot);
-      }
-    }
-    if (num_of_pids) *num_of_pids = done;
-    if (more) { MI_STATUS(st, MI_E_BUFFER_PARTIAL); return; }
-    if (!done) { MI_STATUS(st, MI_E_NO_PROCESS_DATA); return; }
-  }
-  if (num_of_pids) *num_of_pids = done;
-  int warn = 0;
-  if (s->untracked) { warn = MI_E_PROCESSES_UNTRACKED; s->untracked = 0; }
-  finish(st, n, good, last, warn);
+  QUERY_STACK;
+  mi_query *q = get_query(s, MI_DOM_PROCESS, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
+  MI_STATUS(st, mi_query_exec_proc(q, buf, size, pid ? mi_longint_get(pid) : -1, num_of_pids, miproc_ptr, stats));
 }
 
 /* Turns off everything s monitors in the process domain. */
@@ -553,6 +360,7 @@ void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int3
     enable_list(s, MI_DOM_IO, nums, stats, n, s->io_en, s->io_items, &s->io_nitems, &good, &last);
     if (!good) { finish(st, n, good, last, warn); mi_user_release_if_idle(s); return; }
     s->io_on = 1;
+    query_reserve(s, MI_DOM_IO, n);
   } else {
     good = 0; last = 0;
     for (int i = 0; i < n; i++) {
@@ -572,41 +380,12 @@ void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t 
   if (!st) return;
   int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
-  int rc = check_buffer(buf, size, mapping);
+  int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
   if ((ldev && ((uintptr_t)ldev & 3)) || (num_of_ldevs && ((uintptr_t)num_of_ldevs & 3))) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
-  if (num_of_ldevs) *num_of_ldevs = 0;
-  mi_system *sys = s->sys;
-  int32_t sel = ldev ? *ldev : -1;
-  if (sel == 0 || sel < -11 || sel > MI_MAX_LDEV) { MI_STATUS(st, MI_E_BAD_LDEV); return; }
-  if (!s->io_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  if (sel >= 1 && !mi_bit(s->ldevs, sel)) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  mi_sys_refresh(sys);
-  plan pl[MI_MAX_ITEMS];
-  int good, last;
-  int32_t rec = plan_all(s, MI_DOM_IO, nums, stats, n, s->io_en, mapping, pl, &good, &last);
-  if (n > 0 && !good) { MI_STATUS(st, MI_E_NO_VALID_ITEMS); return; }
-  if (rec > size || rec == 0) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
-  int bits = sel == -1 ? 0x7FE : sel < 0 ? 1 << (-sel - 1) : 0;
-  int32_t fit = size / rec, done = 0;
-  uint8_t *out = buf;
-  const mi_host_lane *io = &sys->view.lane[MI_DOM_IO];
-  int more = 0;
-  for (int l = 1; l <= MI_MAX_LDEV; l++) {
-    if (!mi_bit(s->ldevs, l) || (sel >= 1 ? l != sel : !(bits >> sys->devtype[l] & 1))) continue;
-    if (done == fit) { more = 1; break; }
-    const int64_t *row = io->cells + (size_t)l * io->stride;
-    for (int i = 0; i < n; i++) {
-      if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
-      else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = l; memcpy(out, &v, 4); }
-      else put_counter(sys, &pl[i], row, mapping, out);
-      out += pl[i].size;
-    }
-    done++;
-  }
-  if (num_of_ldevs) *num_of_ldevs = done;
-  if (more) { MI_STATUS(st, MI_E_BUFFER_PARTIAL); return; }
-  finish(st, n, good, last, 0);
+  QUERY_STACK;
+  mi_query *q = get_query(s, MI_DOM_IO, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
+  MI_STATUS(st, mi_query_exec_io(q, buf, size, ldev ? *ldev : -1, num_of_ldevs, stats));
 }
 
 /* Turns off every device type s has on. */
@@ -640,35 +419,10 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   if (!st) return;
   int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
-  int rc = check_buffer(buf, size, mapping);
+  int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
   if ((prcsr_id && ((uintptr_t)prcsr_id & 3)) || (num_of_prcsrs && ((uintptr_t)num_of_prcsrs & 3))) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
-  if (num_of_prcsrs) *num_of_prcsrs = 0;
-  int32_t id = prcsr_id ? *prcsr_id : -1;
-  if (id < -1 || id >= MI_MAX_PROCESSORS) { MI_STATUS(st, MI_E_BAD_LDEV); return; }
-  mi_system *sys = s->sys;
-  const mi_item_info *pauses = mi_item_lookup(ITEM_PAUSES);
-  if (!s->glob_on || !mi_bit(s->glob_en, pauses->index)) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  mi_sys_refresh(sys);
-  plan pl[MI_MAX_ITEMS];
-  int good, last;
-  int32_t rec = plan_all(s, MI_DOM_PROCESSOR, nums, stats, n, NULL, mapping, pl, &good, &last);
-  if (n > 0 && !good) { MI_STATUS(st, MI_E_NO_VALID_ITEMS); return; }
-  int first = id < 0 ? 0 : id, count = id < 0 ? MI_MAX_PROCESSORS : 1;
-  if (rec == 0 || rec > size) { MI_STATUS(st, MI_E_BUFFER_TOO_SMALL); return; }
-  int32_t fit = size / rec, done = 0;
-  const mi_host_lane *ps = &sys->view.lane[MI_DOM_PROCESSOR];
-  uint8_t *out = buf;
-  for (int c = first; c < first + count && done < fit; c++, done++) {
-    const int64_t *row = ps->cells + (size_t)c * ps->stride;
-    for (int i = 0; i < n; i++) {
-      if (pl[i].status) memset(out, 0, (size_t)pl[i].size);
-      else if (pl[i].it->kind == MI_KIND_PSEUDO) { int32_t v = c; memcpy(out, &v, 4); }
-      else put_counter(sys, &pl[i], row, mapping, out);
-      out += pl[i].size;
-    }
-  }
-  if (num_of_prcsrs) *num_of_prcsrs = done;
-  if (done < count) { MI_STATUS(st, MI_E_BUFFER_PARTIAL); return; }
-  finish(st, n, good, last, 0);
+  QUERY_STACK;
+  mi_query *q = get_query(s, MI_DOM_PROCESSOR, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
+  MI_STATUS(st, mi_query_exec_prcsr(q, buf, size, prcsr_id ? *prcsr_id : -1, num_of_prcsrs, stats));
 }

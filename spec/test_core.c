@@ -1480,6 +1480,29 @@ static void test_h11_aiftime(void) {
   mi_system_free(sys);
 }
 
+/* #12 door 2: a prepared GET follows the caller's own enable set, not only the store layout. */
+static void test_query_enable_set(void) {
+  mi_session *a, *b;
+  mi_system *sys = new_sys(&a, NULL);
+  b = mi_session_new(sys);
+  mi_session_set_priv(b, 1);
+  status_type st;
+  mi_accesson(b, &st, 666);
+  int32_t both[] = {21000, 21001, 0}, one[] = {21001, 0}, stats[2], buf[2], map = 1;
+  mi_globon(b, &st, both, stats, &map, 0);          /* another user holds both counters */
+  mi_globon(a, &st, one, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 9);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[0], MI_E_NOT_ENABLED, "#12: an item the caller did not enable reads -20013");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, both, stats, &map, 0);          /* no counter starts or stops: the layout holds */
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[0], 0, "#12: after the caller's OFF/ON of counters others hold, its cached plan sees the new enable set");
+  EQ(buf[0], 9, "#12: and reads the value");
+  EQ(st.all, 0, "#12: overall status ok");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -1496,6 +1519,7 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_query_enable_set();
   test_status_names();
   test_host_emfile();
   test_host_read_errors();
