@@ -94,37 +94,51 @@ static void query_reserve(mi_session *s, int d, int n) {
   if (!s->gcache) s->gcache = calloc(1, sizeof *s->gcache);
   if (!s->gcache) return;  /* no cache: every GET runs a stack query, results unchanged */
   mi_query *q = &s->gcache->q[d];
-  if (q->nums && q->cap >= n) return;
+  if (q->pl && q->cap >= n) return;
   if (n < 32) n = 32;
-  int32_t *nums = malloc(sizeof(int32_t) * (size_t)(n + 1));
-  mi_qitem *pl = malloc(sizeof(mi_qitem) * (size_t)n);
-  if (!nums || !pl) { free(nums); free(pl); return; }
-  free(q->nums); free(q->pl);
-  mi_query_init(q, s, d, -1, nums, pl, n);
+  void *mem = malloc(MI_QUERY_MEM(n));
+  if (!mem) return;
+  free(q->pl);
+  mi_query_init(q, s, d, -1, mem, n);
 }
 
 void mi_glob_cache_free(struct mi_glob_cache *c) {
   if (!c) return;
-  for (int d = 0; d < MI_DOM_COUNT; d++) { free(c->q[d].nums); free(c->q[d].pl); }
+  for (int d = 0; d < MI_DOM_COUNT; d++) free(c->q[d].pl);
   free(c);
 }
 
-/* The query a GET of nums (n items) at mapping in domain d runs: the session's, rebound if
- * needed, or tmp set up over the caller's stack arrays tnums/tpl (MI_MAX_ITEMS entries). */
-static mi_query *get_query(mi_session *s, int d, const int32_t *nums, int n, int mapping, mi_query *tmp,
-                           int32_t *tnums, mi_qitem *tpl) {
-  mi_query *q = s->gcache ? &s->gcache->q[d] : NULL;
-  if (q && q->nums) {
-    if (mi_query_same(q, nums, n, mapping)) return q;
-    if (n <= q->cap) { mi_query_bind(q, nums, n, mapping); return q; }
-  }
-  mi_query_init(tmp, s, d, mapping, tnums, tpl, MI_MAX_ITEMS - 1);
-  mi_query_bind(tmp, nums, n, mapping);
-  return tmp;
+/* A GET's query when the session's does not fit the list: a temporary one over stack memory
+ * (in a function of its own, so the common path keeps a small stack frame), run by fn. */
+typedef int (*query_fn)(mi_query *q, void *arg);
+static __attribute__((noinline)) int run_tmp(mi_session *s, int d, const int32_t *nums, int n, int mapping,
+                                             query_fn fn, void *arg) {
+  mi_query q;
+  _Alignas(8) uint8_t mem[MI_QUERY_MEM(MI_MAX_ITEMS)];
+  mi_query_init(&q, s, d, mapping, mem, MI_MAX_ITEMS - 1);
+  mi_query_bind(&q, nums, n, mapping);
+  return fn(&q, arg);
 }
 
-/* Declares the stack fallback of get_query. */
-#define QUERY_STACK mi_query tmp_q; int32_t tmp_nums[MI_MAX_ITEMS]; mi_qitem tmp_pl[MI_MAX_ITEMS]
+/* Runs fn on the query a GET of nums (n items) at mapping in domain d uses: the session's,
+ * rebound to this list if needed and it fits, else a temporary one. */
+static inline int with_query(mi_session *s, int d, const int32_t *nums, int n, int mapping, query_fn fn, void *arg) {
+  mi_query *q = s->gcache ? &s->gcache->q[d] : NULL;
+  if (q && q->pl) {
+    if (mi_query_same(q, nums, n, mapping)) return fn(q, arg);
+    if (n <= q->cap) { mi_query_bind(q, nums, n, mapping); return fn(q, arg); }
+  }
+  return run_tmp(s, d, nums, n, mapping, fn, arg);
+}
+
+/* The arguments of a GET's body. */
+typedef struct get_args {
+  uint8_t *buf; int32_t size; int64_t sel; int32_t *count, *key, *stats;
+} get_args;
+static int glob_body(mi_query *q, void *a) { get_args *g = a; return mi_query_exec_glob(q, g->buf, g->size, g->stats); }
+static int proc_body(mi_query *q, void *a) { get_args *g = a; return mi_query_exec_proc(q, g->buf, g->size, g->sel, g->count, g->key, g->stats); }
+static int io_body(mi_query *q, void *a) { get_args *g = a; return mi_query_exec_io(q, g->buf, g->size, (int32_t)g->sel, g->count, g->stats); }
+static int prcsr_body(mi_query *q, void *a) { get_args *g = a; return mi_query_exec_prcsr(q, g->buf, g->size, (int32_t)g->sel, g->count, g->stats); }
 
 /* ---- global ---- */
 
@@ -154,9 +168,8 @@ void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   if (n < 0) { MI_STATUS(st, n); return; }
   int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
-  QUERY_STACK;
-  mi_query *q = get_query(s, MI_DOM_GLOBAL, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
-  MI_STATUS(st, mi_query_exec_glob(q, buf, size, stats));
+  get_args g = {buf, size, 0, NULL, NULL, stats};
+  MI_STATUS(st, with_query(s, MI_DOM_GLOBAL, nums, n, mapping, glob_body, &g));
 }
 
 /* Turns off everything global s has on. */
@@ -258,9 +271,8 @@ void mi_procget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_
   if (num_of_pids && ((uintptr_t)num_of_pids & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   if (miproc_ptr && ((uintptr_t)miproc_ptr & 3)) { MI_STATUS(st, MI_E_MIPROC_ALIGNMENT); return; }
   if (miproc_ptr && (*miproc_ptr < 0 || *miproc_ptr > MI_MAX_PROCESSES)) { MI_STATUS(st, MI_E_BAD_MIPROC_PTR); return; }
-  QUERY_STACK;
-  mi_query *q = get_query(s, MI_DOM_PROCESS, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
-  MI_STATUS(st, mi_query_exec_proc(q, buf, size, pid ? mi_longint_get(pid) : -1, num_of_pids, miproc_ptr, stats));
+  get_args g = {buf, size, pid ? mi_longint_get(pid) : -1, num_of_pids, miproc_ptr, stats};
+  MI_STATUS(st, with_query(s, MI_DOM_PROCESS, nums, n, mapping, proc_body, &g));
 }
 
 /* Turns off everything s monitors in the process domain. */
@@ -383,9 +395,8 @@ void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t 
   int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
   if ((ldev && ((uintptr_t)ldev & 3)) || (num_of_ldevs && ((uintptr_t)num_of_ldevs & 3))) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
-  QUERY_STACK;
-  mi_query *q = get_query(s, MI_DOM_IO, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
-  MI_STATUS(st, mi_query_exec_io(q, buf, size, ldev ? *ldev : -1, num_of_ldevs, stats));
+  get_args g = {buf, size, ldev ? *ldev : -1, num_of_ldevs, NULL, stats};
+  MI_STATUS(st, with_query(s, MI_DOM_IO, nums, n, mapping, io_body, &g));
 }
 
 /* Turns off every device type s has on. */
@@ -422,7 +433,6 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   int rc = mi_query_check_buffer(buf, size, mapping);
   if (rc) { MI_STATUS(st, rc); return; }
   if ((prcsr_id && ((uintptr_t)prcsr_id & 3)) || (num_of_prcsrs && ((uintptr_t)num_of_prcsrs & 3))) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
-  QUERY_STACK;
-  mi_query *q = get_query(s, MI_DOM_PROCESSOR, nums, n, mapping, &tmp_q, tmp_nums, tmp_pl);
-  MI_STATUS(st, mi_query_exec_prcsr(q, buf, size, prcsr_id ? *prcsr_id : -1, num_of_prcsrs, stats));
+  get_args g = {buf, size, prcsr_id ? *prcsr_id : -1, num_of_prcsrs, NULL, stats};
+  MI_STATUS(st, with_query(s, MI_DOM_PROCESSOR, nums, n, mapping, prcsr_body, &g));
 }

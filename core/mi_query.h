@@ -61,11 +61,14 @@ struct mi_query {
   int valid;               /* plan resolved at generation gen */
   uint64_t gen;
   int32_t *nums;           /* cap + 1, zero-terminated */
+  int32_t *stats;          /* cap: the item statuses, as a GET returns them */
   mi_qitem *pl;            /* cap */
 };
 
-/* Sets up q over caller memory (nums: cap + 1, pl: cap) for the list nums[0..n). */
-void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, int32_t *nums, mi_qitem *pl, int cap);
+/* Bytes of memory a query of cap items needs beside its struct. */
+#define MI_QUERY_MEM(cap) ((size_t)(cap) * sizeof(mi_qitem) + (size_t)(2 * (cap) + 1) * sizeof(int32_t))
+/* Sets up q over caller memory mem (MI_QUERY_MEM(cap) bytes, 8-aligned), bound to no list. */
+void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, void *mem, int cap);
 /* Points q at a new list (n <= q->cap) and mapping; the plan resolves at the next run. */
 void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping);
 /* Returns 1 if q is bound to exactly this list and mapping. */

@@ -18,7 +18,8 @@ enum {
   OP_TIME,       /* one time cell in MI_Time */
   OP_ARRAY,      /* object- or semaphore-class cells (folded if asked) */
   OP_ENTITY,     /* the entity number: ldev (20020), processor (20040) */
-  OP_PROC        /* a process pseudo-item 20001-20012 (op + item - 20001) */
+  OP_PID,        /* the process's pid (20001) as a longint */
+  OP_PROC        /* another process pseudo-item 20002-20012 (op + item - 20001) */
 };
 
 /* ---- plans ---- */
@@ -40,7 +41,7 @@ static void resolve(const mi_system *sys, int d, int32_t num, const uint64_t *en
   p->off = 0; p->fold = 0; p->status = 0; p->op = OP_ZERO;
   if (!it) { p->status = MI_E_BAD_ITEM; return; }
   if (it->kind == MI_KIND_PSEUDO) {
-    p->op = d == MI_DOM_PROCESS ? (uint8_t)(OP_PROC + (num - 20001)) : OP_ENTITY;
+    p->op = d != MI_DOM_PROCESS ? OP_ENTITY : num == 20001 ? OP_PID : (uint8_t)(OP_PROC + (num - 20001));
     return;
   }
   if ((en && !mi_bit(en, it->index)) || MI_OFF(sys, d, it->index) < 0) { p->status = MI_E_NOT_ENABLED; return; }
@@ -65,17 +66,20 @@ static inline void revalidate(mi_query *q) {
   q->good = q->last = 0;
   for (int i = 0; i < q->n; i++) {
     resolve(sys, q->domain, q->nums[i], en, q->mapping, &q->pl[i]);
+    q->stats[i] = q->pl[i].status;
     if (q->pl[i].status) q->last = i + 1; else q->good++;
   }
   q->gen = sys->gen;
   q->valid = 1;
 }
 
-void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, int32_t *nums, mi_qitem *pl, int cap) {
+void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, void *mem, int cap) {
   memset(q, 0, sizeof *q);
-  q->s = s; q->domain = domain; q->mapping = mapping;
-  q->nums = nums; q->pl = pl; q->cap = cap;
-  nums[0] = 0;
+  q->s = s; q->domain = domain; q->mapping = mapping; q->cap = cap;
+  q->pl = mem;
+  q->nums = (int32_t *)(q->pl + cap);
+  q->stats = q->nums + cap + 1;
+  q->nums[0] = 0;
 }
 
 void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping) {
@@ -146,14 +150,27 @@ static void put_pseudo_proc(const mi_system *sys, const mi_proc *pr, int k, uint
 static void gather(const mi_system *sys, const mi_query *q, const int32_t *ents, int n, uint8_t *out) {
   const mi_host_lane *ln = &sys->view.lane[q->domain];
   const mi_qitem *pl = q->pl, *pe = pl + q->n;
+  int procs = q->domain == MI_DOM_PROCESS;
   for (int e = 0; e < n; e++) {
     int ent = ents[e];
     const int64_t *row = ln->cells ? ln->cells + (size_t)ent * (size_t)ln->stride : NULL;
+    if (procs && e + 8 < n) __builtin_prefetch(&sys->procs[ents[e + 8]]);
     for (const mi_qitem *p = pl; p < pe; out += p->size, p++) {
       int32_t v;
+      if (p->op <= OP_TIME && p->op != OP_ZERO) {   /* the common case first, no jump table */
+        int64_t c = row[p->off];
+        if (p->op == OP_TIME) c = mi_round_ticks(sys, c);
+        v = (int32_t)(uint32_t)(uint64_t)c;
+        memcpy(out, &v, 4);
+        continue;
+      }
       switch (p->op) {
-      case OP_SIMPLE: v = (int32_t)(uint32_t)(uint64_t)row[p->off]; memcpy(out, &v, 4); break;
-      case OP_TIME: v = view(sys, row[p->off], 1); memcpy(out, &v, 4); break;
+      case OP_PID: {
+        uint64_t pid = (uint64_t)sys->procs[ent].pid;
+        int32_t w[2] = {(int32_t)(uint32_t)(pid >> 32), (int32_t)(uint32_t)pid};   /* left = high word */
+        memcpy(out, w, 8);
+        break;
+      }
       case OP_ARRAY: put_array(sys, p, row, q->mapping, out); break;
       case OP_ZERO: memset(out, 0, (size_t)p->size); break;
       case OP_ENTITY: v = ent; memcpy(out, &v, 4); break;
@@ -173,7 +190,7 @@ static int finish(const mi_query *q, int warn) {
 
 /* Copies the plan's item statuses to stats. */
 static void put_stats(const mi_query *q, int32_t *stats) {
-  if (stats) for (int i = 0; i < q->n; i++) stats[i] = q->pl[i].status;
+  if (stats) memcpy(stats, q->stats, sizeof(int32_t) * (size_t)q->n);
 }
 
 int mi_query_check_buffer(const void *buf, int32_t size, int mapping) {
@@ -229,7 +246,9 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
       }
     gather(sys, q, ents, done, buf);
     /* after the gather: the dead processes reported are forgotten */
-    for (int e = 0; e < done; e++)
+    uint64_t anydead = 0;
+    for (int w = 0; w < MI_PROC_WORDS; w++) anydead |= s->dead[w];
+    for (int e = 0; anydead && e < done; e++)
       if (mi_bit(s->dead, ents[e])) mi_proc_release_user(sys, s, ents[e]);
     if (count) *count = done;
     if (more) return MI_E_BUFFER_PARTIAL;
@@ -296,17 +315,15 @@ mi_query *mi_query_new(mi_session *s, int domain, const int32_t *items, int n, i
     if (items[i] == 0) { n = i; break; }
   int cap = n ? n : 1;
   mi_query *q = malloc(sizeof *q);
-  int32_t *nums = malloc(sizeof(int32_t) * (size_t)(cap + 1));
-  mi_qitem *pl = malloc(sizeof(mi_qitem) * (size_t)cap);
-  if (!q || !nums || !pl) { free(q); free(nums); free(pl); return NULL; }
-  mi_query_init(q, s, domain, mapping, nums, pl, cap);
+  void *mem = malloc(MI_QUERY_MEM(cap));
+  if (!q || !mem) { free(q); free(mem); return NULL; }
+  mi_query_init(q, s, domain, mapping, mem, cap);
   mi_query_bind(q, items, n, mapping);
   return q;
 }
 
 void mi_query_free(mi_query *q) {
   if (!q) return;
-  free(q->nums);
   free(q->pl);
   free(q);
 }

@@ -55,8 +55,8 @@ int main(void) {
   for (int k = 0; k < 23; k++) istime[k] = mi_item_lookup(glob[k])->unit == MI_UNIT_MI_TIME;
   for (int k = 0; k < 23; k++) mi_host_add(sys, cs[k], 0, 123456789 + k);
   mi_globget(s, &st, glob, ref, stats, sizeof ref, 1, 0);
-  /* three alternating rounds, best of each side (as for every figure below) */
-  for (int r = 0; r < 3; r++) {
+  /* seven alternating rounds, best of each side (the machine may be shared) */
+  for (int r = 0; r < 7; r++) {
     t0 = now_ns();
     for (long i = 0; i < G; i++) mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 0);
     double t = (now_ns() - t0) / G;
@@ -74,7 +74,7 @@ int main(void) {
   }
   for (int k = 0; k < 23; k++) same &= buf[k] == ref[k];
   if (!same) printf("  (baseline buffer differs from MIGLOBGET's)\n");
-  printf("MIGLOBGET 23 items:          %6.1f ns  bare loop %6.1f ns  ratio %.2f  (target <= 1.3; best of 3)\n", get, bare, get / bare);
+  printf("MIGLOBGET 23 items:          %6.1f ns  bare loop %6.1f ns  ratio %.2f  (target <= 1.3; best of 7)\n", get, bare, get / bare);
 
   /* MIPROCGET 2700 x 10 */
   for (int p = 0; p < 2700; p++) {
@@ -90,7 +90,7 @@ int main(void) {
   for (int k = 0; k < 9; k++) pc[k] = mi_host_counter(pitems[k + 1]);
   const long P = 1000;
   double pget = 1e9, pbare = 1e9;
-  for (int r = 0; r < 3; r++) {
+  for (int r = 0; r < 7; r++) {
     t0 = now_ns();
     for (long i = 0; i < P; i++) mi_procget(s, &st, pitems, pbuf, ps, (int32_t)(recsz * 2700), 1, NULL, &n, NULL, 0);
     double t = (now_ns() - t0) / P / 1000;
@@ -121,7 +121,7 @@ int main(void) {
     t = (now_ns() - t0) / P / 1000;
     if (t < pbare) pbare = t;
   }
-  printf("MIPROCGET 2700 x 10 items:   %6.1f us  gather floor %6.1f us  ratio %.2f  (target <= 1.5; best of 3)\n", pget, pbare, pget / pbare);
+  printf("MIPROCGET 2700 x 10 items:   %6.1f us  gather floor %6.1f us  ratio %.2f  (target <= 1.5; best of 7)\n", pget, pbare, pget / pbare);
 
   /* writer increments. (a) a source's mix: 8 global counters and 8 counters of process
    * slots walking the 2,700 processes, in turn; baseline: the same adds straight to the
