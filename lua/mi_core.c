@@ -432,7 +432,7 @@ static void push_statuses(lua_State *L, const int32_t *st, int n) {
 }
 
 /* One item's place in a GET buffer, resolved as the core resolves it. */
-typedef struct slot { const mi_item_info *it; int32_t size; } slot;
+typedef struct slot { const mi_item_info *it; int32_t size, num; } slot;
 
 /* Resolves the buffer slots of a GET's items in domain d at a mapping exactly as the core's
  * GETs do (core/README.md decision 11): an unknown item, an item of another domain and a
@@ -488,8 +488,13 @@ static void push_value(lua_State *L, const slot *sl, const uint8_t *p) {
     break;
   }
   case MI_TYPE_JSNUM: { jsnum_type j; memcpy(&j, p, 4);
-    if (MI_JS_TYPE(j)) {
-      int len = snprintf(text, sizeof text, "#%c%d", MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S', MI_JS_NUM(j));
+    if (MI_JS_TYPE(j)) {   /* "#S12" / "#J7" */
+      char d[8];
+      int num = MI_JS_NUM(j), k = 0, len = 0;
+      do { d[k++] = (char)('0' + num % 10); num /= 10; } while (num);
+      text[len++] = '#';
+      text[len++] = MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S';
+      while (k) text[len++] = d[--k];
       lua_pushlstring(L, text, (size_t)len);
     } else lua_pushliteral(L, "");
     break; }
@@ -615,6 +620,7 @@ static int multi_get(lua_State *L, int kind) {
   longint_type pid;
   int has = 0;
   if (kind == 0) has = opt_pid(L, 4, &pid); else sel = opt_int32(L, 4, -1);
+  int one = kind == 0 ? has && mi_longint_get(&pid) != -1 : sel >= (kind == 1 ? 1 : 0);   /* pid -1 = all */
   int32_t uid = opt_int32(L, 5, 0);
   int literal = !lua_isnoneornil(L, 6);
   lua_Integer maxrec = literal ? luaL_checkinteger(L, 6) : 0;
@@ -622,7 +628,7 @@ static int multi_get(lua_State *L, int kind) {
   int d = kind == 0 ? MI_DOM_PROCESS : kind == 1 ? MI_DOM_IO : MI_DOM_PROCESSOR;
   memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
   size_t rec = plan_slots(nums, n, d, map, sl);
-  size_t want = literal ? (size_t)maxrec : room_for(u, kind, has || (kind != 0 && sel >= (kind == 1 ? 1 : 0)), sel);
+  size_t want = literal ? (size_t)maxrec : room_for(u, kind, one, sel);
   if (rec && want > INT32_MAX / rec) {
     luaL_argcheck(L, !literal, 6, "records too large for one buffer");
     want = INT32_MAX / rec;   /* the core says -20015 if they do not fit */
@@ -648,7 +654,7 @@ static int multi_get(lua_State *L, int kind) {
   }
   /* never read past what the core wrote: count records of exactly rec bytes */
   if (count < 0 || (rec && (size_t)count > want)) count = 0;
-  if (kind == 0 && !has) u->procs_seen = count;
+  if (kind == 0 && !one) u->procs_seen = count;
   int code = mi_status_info(st);
   lua_pushinteger(L, code);
   push_statuses(L, stats, n);
@@ -728,6 +734,7 @@ static int l_query(lua_State *L) {
     int32_t size, num = mi_query_item(qu->q, i, &it, &size);
     qu->sl[i].it = it;
     qu->sl[i].size = size;
+    qu->sl[i].num = num;
     int named = 0;
     if (it) {
       if (lua_getfield(L, -1, it->name) == LUA_TNIL) named = 1;
@@ -761,7 +768,7 @@ static void push_keyed(lua_State *L, const lqry *qu, mi_system *sys, int kbase, 
       lua_pushvalue(L, -2);
       lua_rawset(L, -4);
     }
-    lua_rawseti(L, -2, mi_query_item(qu->q, i, NULL, NULL));
+    lua_rawseti(L, -2, qu->sl[i].num);
   }
   if (qu->domain == MI_DOM_PROCESS) {
     int32_t v = 0;
@@ -793,7 +800,8 @@ static int qry_get(lua_State *L) {
   lua_pop(L, 1);
   int n = qu->n;
   luaL_checkstack(L, n + 16, "too many items");
-  lua_pushliteral(L, "state"); lua_pushliteral(L, "dead"); lua_pushliteral(L, "alive");
+  if (qu->domain == MI_DOM_PROCESS) { lua_pushliteral(L, "state"); lua_pushliteral(L, "dead"); lua_pushliteral(L, "alive"); }
+  else lua_settop(L, 6);
   int kbase = lua_gettop(L) + 1;
   lua_getiuservalue(L, 1, 2);
   for (int i = 1; i <= n; i++) lua_rawgeti(L, kbase, i);
