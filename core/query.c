@@ -13,9 +13,9 @@
 
 /* What the gather writes for an item. */
 enum {
-  OP_ZERO,       /* a zero slot (item error) */
   OP_SIMPLE,     /* one cell in the 32-bit view */
   OP_TIME,       /* one time cell in MI_Time */
+  OP_ZERO,       /* a zero slot (item error) */
   OP_ARRAY,      /* object- or semaphore-class cells (folded if asked) */
   OP_ENTITY,     /* the entity number: ldev (20020), processor (20040) */
   OP_PID,        /* the process's pid (20001) as a longint */
@@ -28,6 +28,7 @@ enum {
 static void layout(int d, int32_t num, int mapping, mi_qitem *p) {
   const mi_item_info *it = mi_item_fast(num);
   memset(p, 0, sizeof *p);
+  p->op = OP_ZERO;
   p->size = 4;
   if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) return;
   p->it = it;
@@ -157,7 +158,7 @@ static void gather(const mi_system *sys, const mi_query *q, const int32_t *ents,
     if (procs && e + 8 < n) __builtin_prefetch(&sys->procs[ents[e + 8]]);
     for (const mi_qitem *p = pl; p < pe; out += p->size, p++) {
       int32_t v;
-      if (p->op <= OP_TIME && p->op != OP_ZERO) {   /* the common case first, no jump table */
+      if (p->op <= OP_TIME) {   /* the common case first, no jump table */
         int64_t c = row[p->off];
         if (p->op == OP_TIME) c = mi_round_ticks(sys, c);
         v = (int32_t)(uint32_t)(uint64_t)c;
