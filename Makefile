@@ -19,9 +19,9 @@ ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $
 LDLIBS   = -lm -pthread
 
 CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
-           core/aif.c core/seg.c core/upper.c core/defsys.c core/sim.c core/linux.c core/gen/catalog_data.c
+           core/aif.c core/query.c core/seg.c core/upper.c core/defsys.c core/sim.c core/linux.c core/gen/catalog_data.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_host.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)

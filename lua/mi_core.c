@@ -15,9 +15,11 @@
 #include "mi_host.h"
 #include "mi_sim.h"
 #include "mi_linux.h"
+#include "mi_query.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
+#define QRY_MT "mi.query"
 
 struct lses;
 /* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions
@@ -404,16 +406,19 @@ static int ses_close(lua_State *L) {
 #define STACK_BUF 4096
 typedef union stackbuf { uint8_t b[STACK_BUF]; int64_t align_; } stackbuf;
 
-/* Returns a buffer of at least n bytes (8-aligned): sb if it is big enough, else the session's
- * cached userdata (grown as needed), left on the stack at *idx (0 for sb). */
+/* Returns a buffer of at least n bytes (8-aligned): sb if it is big enough, else the cached
+ * userdata in user value BUF_UV of the session (or query) at ses, grown as needed, left on
+ * the stack at *idx (0 for sb). */
+#define BUF_UV(L, i) (luaL_testudata(L, i, "mi.query") ? 3 : 2)
 static uint8_t *get_buffer(lua_State *L, int ses, size_t n, stackbuf *sb, int *idx) {
   *idx = 0;
   if (n <= STACK_BUF) return sb->b;
-  if (lua_getiuservalue(L, ses, 2) == LUA_TUSERDATA) {
+  int uv = BUF_UV(L, ses);
+  if (lua_getiuservalue(L, ses, uv) == LUA_TUSERDATA) {
     size_t have = lua_rawlen(L, -1);
     if (have >= n && have / 4 <= n) {   /* big enough, and not far too big */
       lua_pushnil(L);
-      lua_setiuservalue(L, ses, 2);
+      lua_setiuservalue(L, ses, uv);
       *idx = lua_gettop(L);
       return lua_touserdata(L, -1);
     }
@@ -428,7 +433,7 @@ static uint8_t *get_buffer(lua_State *L, int ses, size_t n, stackbuf *sb, int *i
 static void put_buffer(lua_State *L, int ses, int idx) {
   if (!idx) return;
   lua_pushvalue(L, idx);
-  lua_setiuservalue(L, ses, 2);
+  lua_setiuservalue(L, ses, BUF_UV(L, ses));
 }
 
 /* session:priv(on): GETPRIVMODE / GETUSERMODE for this caller. */
@@ -464,7 +469,7 @@ static void push_statuses(lua_State *L, const int32_t *st, int n) {
 }
 
 /* One item's place in a GET buffer, resolved as the core resolves it. */
-typedef struct slot { const mi_item_info *it; int32_t size; } slot;
+typedef struct slot { const mi_item_info *it; int32_t size, num; } slot;
 
 /* Resolves the buffer slots of a GET's items in domain d at a mapping exactly as the core's
  * GETs do (core/README.md decision 11): an unknown item, an item of another domain and a
@@ -491,17 +496,20 @@ static void push_value(lua_State *L, const slot *sl, const uint8_t *p) {
   if (!it) { memcpy(&v, p, 4); lua_pushinteger(L, v); return; }
   switch (it->type) {
   case MI_TYPE_I64: { longint_type l; memcpy(&l, p, 8); lua_pushinteger(L, mi_longint_get(&l)); break; }
-  case MI_TYPE_FILENAME: {
+  case MI_TYPE_FILENAME: {   /* FILE.GROUP.ACCOUNT without the blank padding */
     filename_type f;
     memcpy(&f, p, sizeof f);
-    luaL_Buffer b; luaL_buffinit(L, &b);
-    size_t fl = 16; while (fl && (f.filename[fl - 1] == ' ' || f.filename[fl - 1] == 0)) fl--;
-    luaL_addlstring(&b, f.filename, fl);
-    size_t gl = 16; while (gl && (f.group[gl - 1] == ' ' || f.group[gl - 1] == 0)) gl--;
-    if (gl) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f.group, gl); }
-    size_t al = 16; while (al && (f.account[al - 1] == ' ' || f.account[al - 1] == 0)) al--;
-    if (al) { luaL_addchar(&b, '.'); luaL_addlstring(&b, f.account, al); }
-    luaL_pushresult(&b);
+    char out[3 * 16 + 2];
+    size_t k = 0;
+    const char *part[3] = {f.filename, f.group, f.account};
+    for (int j = 0; j < 3; j++) {
+      size_t l = 16;
+      while (l && (part[j][l - 1] == ' ' || part[j][l - 1] == 0)) l--;
+      if (j && l) out[k++] = '.';
+      memcpy(out + k, part[j], l);
+      k += l;
+    }
+    lua_pushlstring(L, out, k);
     break;
   }
   case MI_TYPE_CLOCK: {   /* lua_pushfstring has no widths: format here */
@@ -517,8 +525,15 @@ static void push_value(lua_State *L, const slot *sl, const uint8_t *p) {
     break;
   }
   case MI_TYPE_JSNUM: { jsnum_type j; memcpy(&j, p, 4);
-    if (MI_JS_TYPE(j)) lua_pushfstring(L, "#%c%d", MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S', MI_JS_NUM(j));
-    else lua_pushliteral(L, "");
+    if (MI_JS_TYPE(j)) {   /* "#S12" / "#J7" */
+      char d[8];
+      int num = MI_JS_NUM(j), k = 0, len = 0;
+      do { d[k++] = (char)('0' + num % 10); num /= 10; } while (num);
+      text[len++] = '#';
+      text[len++] = MI_JS_TYPE(j) == MI_JS_JOB ? 'J' : 'S';
+      while (k) text[len++] = d[--k];
+      lua_pushlstring(L, text, (size_t)len);
+    } else lua_pushliteral(L, "");
     break; }
   case MI_TYPE_I32A: {
     int n = sl->size / 4;
@@ -570,6 +585,7 @@ static int l_globget(lua_State *L) {
   slot sl[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
   int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 4, 0);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
   size_t sz = plan_slots(nums, n, MI_DOM_GLOBAL, map, sl);   /* at most 1023 x 2880 bytes */
   stackbuf sb;
   int bi;
@@ -641,13 +657,15 @@ static int multi_get(lua_State *L, int kind) {
   longint_type pid;
   int has = 0;
   if (kind == 0) has = opt_pid(L, 4, &pid); else sel = opt_int32(L, 4, -1);
+  int one = kind == 0 ? has && mi_longint_get(&pid) != -1 : sel >= (kind == 1 ? 1 : 0);   /* pid -1 = all */
   int32_t uid = opt_int32(L, 5, 0);
   int literal = !lua_isnoneornil(L, 6);
   lua_Integer maxrec = literal ? luaL_checkinteger(L, 6) : 0;
   luaL_argcheck(L, maxrec >= 0 && maxrec <= MI_MAX_PROCESSES, 6, "record count must be in 0..2700");
   int d = kind == 0 ? MI_DOM_PROCESS : kind == 1 ? MI_DOM_IO : MI_DOM_PROCESSOR;
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
   size_t rec = plan_slots(nums, n, d, map, sl);
-  size_t want = literal ? (size_t)maxrec : room_for(u, kind, has || (kind != 0 && sel >= (kind == 1 ? 1 : 0)), sel);
+  size_t want = literal ? (size_t)maxrec : room_for(u, kind, one, sel);
   if (rec && want > INT32_MAX / rec) {
     luaL_argcheck(L, !literal, 6, "records too large for one buffer");
     want = INT32_MAX / rec;   /* the core says -20015 if they do not fit */
@@ -673,7 +691,7 @@ static int multi_get(lua_State *L, int kind) {
   }
   /* never read past what the core wrote: count records of exactly rec bytes */
   if (count < 0 || (rec && (size_t)count > want)) count = 0;
-  if (kind == 0 && !has) u->procs_seen = count;
+  if (kind == 0 && !one) u->procs_seen = count;
   int code = mi_status_info(st);
   lua_pushinteger(L, code);
   push_statuses(L, stats, n);
@@ -690,6 +708,189 @@ static int l_procget(lua_State *L) { return multi_get(L, 0); }
 static int l_ioget(lua_State *L) { return multi_get(L, 1); }
 /* core.prcsrget(session, items, mapping, prcsr_id, user_id [, maxrecords]) -> overall, statuses, records */
 static int l_prcsrget(lua_State *L) { return multi_get(L, 2); }
+
+/* ---- prepared queries ---- */
+
+/* A query userdata: the C query (NULL once closed), its domain and items, where in a record
+ * the pid state (process) or the ldev (I/O) sits (-1: not asked), and each item's slot.
+ * User value 1: the session userdata (kept alive, checked open before every run); 2: the
+ * keys, {[i] = name or false} (the name of the first item of the domain with it; numbers
+ * key every item); 3: a cached GET buffer. */
+typedef struct lqry {
+  mi_query *q;
+  int domain, n;
+  int32_t state_at, ldev_at;
+  slot sl[];
+} lqry;
+
+/* Returns the open query at i with its session checked open (raises otherwise). */
+static lqry *checkqry(lua_State *L, int i) {
+  lqry *qu = luaL_checkudata(L, i, QRY_MT);
+  if (!qu->q) luaL_argerror(L, i, "query is closed");
+  lua_getiuservalue(L, i, 1);
+  lses *u = lua_touserdata(L, -1);
+  if (!u || !u->s) luaL_argerror(L, i, u && u->sys_closed ? "system is closed" : "session is closed");
+  lua_pop(L, 1);
+  return qu;
+}
+
+/* Returns the domain named (or numbered 0-3) by the argument at i; raises otherwise. */
+static int check_domain(lua_State *L, int i) {
+  static const char *const names[] = {"global", "process", "io", "processor", NULL};
+  if (lua_type(L, i) == LUA_TNUMBER) {
+    lua_Integer d = luaL_checkinteger(L, i);
+    luaL_argcheck(L, d >= 0 && d < MI_DOM_COUNT, i, "domain must be 0-3");
+    return (int)d;
+  }
+  return luaL_checkoption(L, i, NULL, names);
+}
+
+/* core.query(session, domain, items, mapping) -> a prepared read (domain "global", "process",
+ * "io", "processor"): q:get([sel [, user_id]]) runs it; q:close() frees it. */
+static int l_query(lua_State *L) {
+  lses *u = checkses(L, 1);
+  int d = check_domain(L, 2);
+  int32_t nums[MI_MAX_ITEMS];
+  int n = get_items(L, 3, nums);
+  int32_t map = opt_int32(L, 4, 1);
+  lqry *qu = lua_newuserdatauv(L, sizeof *qu + sizeof(slot) * (size_t)n, 3);
+  memset(qu, 0, sizeof *qu);
+  luaL_setmetatable(L, QRY_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  qu->q = mi_query_new(u->s, d, nums, n, map);
+  if (!qu->q) return luaL_error(L, "cannot create a query");
+  qu->domain = d;
+  qu->n = n = mi_query_items(qu->q);
+  qu->state_at = qu->ldev_at = -1;
+  lua_createtable(L, n, 0);          /* keys */
+  lua_createtable(L, 0, n);          /* names seen */
+  int32_t at = 0;
+  for (int i = 0; i < n; i++) {
+    const mi_item_info *it;
+    int32_t size, num = mi_query_item(qu->q, i, &it, &size);
+    qu->sl[i].it = it;
+    qu->sl[i].size = size;
+    qu->sl[i].num = num;
+    int named = 0;
+    if (it) {
+      if (lua_getfield(L, -1, it->name) == LUA_TNIL) named = 1;
+      lua_pop(L, 1);
+      if (num == 20002 && qu->state_at < 0) qu->state_at = at;
+      if (num == 20020 && qu->ldev_at < 0) qu->ldev_at = at;
+    }
+    if (named) {
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, it->name);
+      lua_pushstring(L, it->name);
+    } else lua_pushboolean(L, 0);
+    lua_rawseti(L, -3, i + 1);
+    at += size;
+  }
+  lua_pop(L, 1);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+/* Pushes one record at p as a table keyed by item name (stack slots kbase.. hold each
+ * item's name or false) and number, plus state (process) or type (I/O). */
+static void push_keyed(lua_State *L, const lqry *qu, mi_system *sys, int kbase, const uint8_t *p) {
+  const uint8_t *rec = p;
+  lua_createtable(L, 0, 2 * qu->n + 1);
+  for (int i = 0; i < qu->n; i++) {
+    push_value(L, &qu->sl[i], p);
+    p += qu->sl[i].size;
+    if (lua_type(L, kbase + i) == LUA_TSTRING) {
+      lua_pushvalue(L, kbase + i);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, -4);
+    }
+    lua_rawseti(L, -2, qu->sl[i].num);
+  }
+  if (qu->domain == MI_DOM_PROCESS) {
+    int32_t v = 0;
+    if (qu->state_at >= 0) memcpy(&v, rec + qu->state_at, 4);
+    lua_pushvalue(L, kbase - 3);
+    lua_pushvalue(L, v == 1 ? kbase - 2 : kbase - 1);
+    lua_rawset(L, -3);
+  } else if (qu->domain == MI_DOM_IO && qu->ldev_at >= 0) {
+    int32_t l;
+    memcpy(&l, rec + qu->ldev_at, 4);
+    int t = l >= 1 && l <= MI_MAX_LDEV ? mi_host_device(sys, l) : 0;
+    if (t) { lua_pushstring(L, mi_devtype(t)->name); lua_setfield(L, -2, "type"); }
+  }
+}
+
+/* q:get([sel [, user_id]]) -> overall, statuses, data: the GET of the query's domain for sel
+ * (pid, ldev or processor id; -1 or nil = all). data: global, one table keyed by item name and
+ * number (nil on error); else an array of such tables, one per record (process records also
+ * have state = "alive"|"dead", I/O records type = the device type's name). The buffer holds
+ * every record there is; if processes outgrow it meanwhile (-20015), the dead-process
+ * reports among the records that fitted are kept and the call repeated with more room. */
+static int qry_get(lua_State *L) {
+  lqry *qu = checkqry(L, 1);
+  lua_Integer sel = luaL_optinteger(L, 2, -1);
+  int32_t uid = opt_int32(L, 3, 0);
+  lua_settop(L, 3);
+  lua_getiuservalue(L, 1, 1);
+  mi_system *sys = mi_session_system(((lses *)lua_touserdata(L, -1))->s);
+  lua_pop(L, 1);
+  int n = qu->n;
+  luaL_checkstack(L, n + 16, "too many items");
+  if (qu->domain == MI_DOM_PROCESS) { lua_pushliteral(L, "state"); lua_pushliteral(L, "dead"); lua_pushliteral(L, "alive"); }
+  else lua_settop(L, 6);
+  int kbase = lua_gettop(L) + 1;
+  lua_getiuservalue(L, 1, 2);
+  for (int i = 1; i <= n; i++) lua_rawgeti(L, kbase, i);
+  lua_remove(L, kbase);   /* keys table out: slots kbase .. kbase + n - 1 hold the keys */
+  int32_t stats[MI_MAX_ITEMS];
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);
+  size_t rec = (size_t)mi_query_record_size(qu->q), want = 1;
+  if (qu->domain != MI_DOM_GLOBAL) want = (size_t)mi_query_room(qu->q, sel);
+  int all_procs = qu->domain == MI_DOM_PROCESS && sel == -1;
+  if (all_procs) want = want + 64 < MI_MAX_PROCESSES ? want + 64 : MI_MAX_PROCESSES;
+  if (rec && want > INT32_MAX / rec) want = INT32_MAX / rec;
+  lua_newtable(L);
+  int res = lua_gettop(L), nres = 0;
+  stackbuf sb;
+  int bi, rc;
+  int32_t count;
+  for (;;) {
+    uint8_t *buf = get_buffer(L, 1, rec * want, &sb, &bi);
+    rc = mi_query_run(qu->q, buf, (int32_t)(rec * want), sel, &count, stats, uid);
+    if (count < 0 || (size_t)count > want) count = 0;
+    if (rc == MI_E_BUFFER_PARTIAL && all_procs && want < MI_MAX_PROCESSES) {
+      for (int r = 0; r < count; r++) {   /* these reports are delivered now: keep them */
+        int32_t dead = 0;
+        if (qu->state_at >= 0) memcpy(&dead, buf + (size_t)r * rec + qu->state_at, 4);
+        if (dead == 1) { push_keyed(L, qu, sys, kbase, buf + (size_t)r * rec); lua_rawseti(L, res, ++nres); }
+      }
+      want = want * 2 + 64 < MI_MAX_PROCESSES ? want * 2 + 64 : MI_MAX_PROCESSES;
+      if (bi) lua_pop(L, 1); else put_buffer(L, 1, bi);
+      continue;
+    }
+    lua_pushinteger(L, rc);
+    push_statuses(L, stats, n);
+    if (qu->domain == MI_DOM_GLOBAL) {
+      if (rc >= 0) push_keyed(L, qu, sys, kbase, buf); else lua_pushnil(L);
+    } else {
+      lua_pushvalue(L, res);
+      for (int r = 0; r < count; r++) { push_keyed(L, qu, sys, kbase, buf + (size_t)r * rec); lua_rawseti(L, -2, ++nres); }
+    }
+    put_buffer(L, 1, bi);
+    return 3;
+  }
+}
+
+/* q:close() (also __gc, __close): frees the prepared read; later use raises "query is closed". */
+static int qry_close(lua_State *L) {
+  lqry *qu = luaL_checkudata(L, 1, QRY_MT);
+  mi_query_free(qu->q);
+  qu->q = NULL;
+  lua_pushnil(L);
+  lua_setiuservalue(L, 1, 3);
+  return 0;
+}
 
 /* core.procoff(session, pid, user_id) -> overall */
 static int l_procoff(lua_State *L) {
@@ -969,8 +1170,9 @@ static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},
   {"closed", sys_isclosed}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
+static const luaL_Reg qry_methods[] = {{"get", qry_get}, {"close", qry_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-  {"system", l_system}, {"attach", l_attach}, {"session", l_session}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
+  {"system", l_system}, {"attach", l_attach}, {"session", l_session}, {"query", l_query}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
   {"globinstall", l_globinstall}, {"globon", l_globon}, {"globget", l_globget}, {"globoff", l_globoff},
   {"procon", l_procon}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
@@ -1026,6 +1228,7 @@ void mi_lua_push_system(lua_State *L, mi_system *sys) {
 int luaopen_mi_core(lua_State *L) {
   new_mt(L, SYS_MT, sys_methods, sys_close);
   new_mt(L, SES_MT, ses_methods, ses_close);
+  new_mt(L, QRY_MT, qry_methods, qry_close);
   luaL_newlib(L, funcs);
   lua_pushinteger(L, MI_MAX_ITEMS); lua_setfield(L, -2, "MAX_ITEMS");
   return 1;

@@ -22,6 +22,7 @@
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
+#include "mi_query.h"
 
 static int passed, failed;
 #define CHECK(cond, what) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } } while (0)
@@ -2224,6 +2225,66 @@ static void test_processes(void) {
   unlink(bad);
 }
 
+/* #12 door 2: a prepared GET follows the caller's own enable set, not only the store layout. */
+static void test_query_enable_set(void) {
+  mi_session *a, *b;
+  mi_system *sys = new_sys(&a, NULL);
+  b = mi_session_new(sys);
+  mi_session_set_priv(b, 1);
+  status_type st;
+  mi_accesson(b, &st, 666);
+  int32_t both[] = {21000, 21001, 0}, one[] = {21001, 0}, stats[2], buf[2], map = 1;
+  mi_globon(b, &st, both, stats, &map, 0);          /* another user holds both counters */
+  mi_globon(a, &st, one, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 9);
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[0], MI_E_NOT_ENABLED, "#12: an item the caller did not enable reads -20013");
+  mi_globoff(a, &st, 0);
+  mi_globon(a, &st, both, stats, &map, 0);          /* no counter starts or stops: the layout holds */
+  mi_globget(a, &st, both, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[0], 0, "#12: after the caller's OFF/ON of counters others hold, its cached plan sees the new enable set");
+  EQ(buf[0], 9, "#12: and reads the value");
+  EQ(st.all, 0, "#12: overall status ok");
+  mi_system_free(sys);
+}
+
+/* #12 door 2: the public prepared query gives what the GETs give. */
+static void test_query_api(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t on[] = {21000, 21176, 0}, stats[8], map = 1;
+  mi_globon(s, &st, on, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 5);
+  int32_t list[] = {21000, 99999, 21176, 25047};
+  mi_query *q = mi_query_new(s, MI_DOM_GLOBAL, list, 4, 1);
+  CHECK(q != NULL, "#12: mi_query_new");
+  EQ(mi_query_record_size(q), 16, "#12: record size");
+  const mi_item_info *it;
+  EQ(mi_query_item(q, 1, &it, NULL), 99999, "#12: item number kept");
+  CHECK(it == NULL, "#12: an unknown item has no catalog entry in the plan");
+  int32_t buf[4], ref[4], rs[4], count = -1;
+  int rc = mi_query_run(q, buf, sizeof buf, -1, &count, stats, 0);
+  int32_t zl[] = {21000, 99999, 21176, 25047, 0};
+  mi_globget(s, &st, zl, ref, rs, sizeof ref, 1, 0);
+  EQ(rc, INFO(st), "#12: same overall status as MIGLOBGET");
+  CHECK(memcmp(buf, ref, sizeof buf) == 0 && memcmp(stats, rs, sizeof rs) == 0, "#12: same buffer and statuses");
+  EQ(count, 1, "#12: one global record");
+  EQ(mi_query_run(q, buf, 8, -1, NULL, NULL, 0), MI_E_BUFFER_TOO_SMALL, "#12: short buffer");
+  EQ(mi_query_run(q, buf, sizeof buf, -1, NULL, NULL, 987654), MI_E_NO_SUCH_USER_ID, "#12: unknown user id");
+  mi_globoff(s, &st, 0);
+  EQ(mi_query_run(q, buf, sizeof buf, -1, NULL, NULL, 0), MI_E_NOT_ENABLED, "#12: after OFF the query says -20013");
+  mi_query_free(q);
+  mi_query_free(NULL);
+  CHECK(mi_query_new(s, 7, list, 1, 1) == NULL, "#12: bad domain");
+  CHECK(mi_query_new(NULL, 0, list, 1, 1) == NULL, "#12: no session");
+  CHECK(mi_query_new(s, 0, list, MI_MAX_ITEMS, 1) == NULL, "#12: too many items");
+  q = mi_query_new(s, MI_DOM_GLOBAL, list, 1, 9);
+  EQ(mi_query_run(q, buf, sizeof buf, -1, NULL, NULL, 0), MI_E_BAD_MAPPING, "#12: mapping outside 0-2");
+  mi_query_free(q);
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2240,6 +2301,8 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_query_enable_set();
+  test_query_api();
   test_status_names();
   test_host_emfile();
   test_host_read_errors();

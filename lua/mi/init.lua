@@ -125,34 +125,6 @@ local function ldev_of(x, level)
   return d.selector
 end
 
--- Builds a values table keyed by number from a record, and by name for the items of the
--- domain read (an item of another domain reads as 0 and must not hide a same-named one).
-local function keyed(its, rec, domain)
-  local t = {}
-  for i, it in ipairs(its) do
-    if it.domain == domain and t[it.name] == nil then t[it.name] = rec[i] end
-    t[it.item] = rec[i]
-  end
-  return t
-end
-
--- MIPROCGET of every monitored process whatever their number: when the buffer the binding
--- sized (live processes plus the last count) fills up (-20015), the dead-process reports among
--- the records that fitted are delivered only then, so they are kept and the call repeated with
--- more room. nums[2] is 20002 (PID state, 1 = dead). Returns rc, statuses, records.
-local function procget_all(s, nums, map)
-  local rc, st, records = core.procget(s, nums, map, nil, 0)
-  if rc ~= -20015 then return rc, st, records end
-  local kept, room = {}, #records
-  while rc == -20015 and room < 2700 do
-    for _, rec in ipairs(records) do if rec[2] == 1 then kept[#kept + 1] = rec end end
-    room = math.min(2700, room * 2 + 64)
-    rc, st, records = core.procget(s, nums, map, nil, 0, room)
-  end
-  for i, rec in ipairs(records) do kept[#kept + 1] = rec end
-  return rc, st, kept
-end
-
 -- ---------------------------------------------------------------- sessions
 local Session = {}
 Session.__index = Session
@@ -170,7 +142,7 @@ function M.open(opts)
   core.globinstall(s, uid)
   local rc = core.accesson(s, uid)
   if rc ~= 0 then error("AIFACCESSON failed: " .. tostring(status(rc)), 2) end
-  return setmetatable({ s = s, sys = sys, uid = uid, map = 1, lists = {} }, Session)
+  return setmetatable({ s = s, sys = sys, uid = uid, map = 1, lists = {}, queries = {} }, Session)
 end
 
 -- Resolves a workload: a built-in name, a Lua file returning a table, or a table; returns a table.
@@ -268,6 +240,9 @@ function Session:on(domain, items, opts)
   else error("bad domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
   local r = status(rc)
   r.items, r.mapping = st, MAP_NAMES[m]
+  self.queries[domain] = nil
+  if self.lists[domain] then self.lists[domain].q = nil end
+  if domain == "global" then self.queries.processor = nil end
   if rc == 0 or rc > 0 then
     self.lists[domain] = self.lists[domain] or { nums = nums, its = its }
     self.map = m
@@ -287,56 +262,69 @@ function Session:off(domain, opts)
   elseif domain == "io" then rc = core.iooff(self.s, ldev_of(opts.ldev, 2), 0)
   else error("bad domain '" .. tostring(domain) .. "'", 2) end
   if rc == 0 and opts.pid == nil and opts.ldev == nil then self.lists[domain] = nil end
+  self.queries[domain] = nil
+  if self.lists[domain] then self.lists[domain].q = nil end
+  if domain == "global" then self.queries.processor = nil end
   return status(rc)
+end
+
+-- The item list a GET of a domain reads for a user's list: process records lead with the
+-- pid, its state, user, program, start, job/session and type; I/O and processor records with
+-- the ldev or processor id. Returns the numbers.
+local PROC_FIXED = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }
+local function get_list(domain, nums)
+  local out, seen = {}, {}
+  local lead = domain == "process" and PROC_FIXED or domain == "io" and { 20020 } or domain == "processor" and { 20040 } or {}
+  for _, n in ipairs(lead) do out[#out + 1] = n; seen[n] = true end
+  for _, n in ipairs(nums) do if not seen[n] then out[#out + 1] = n end end
+  return out
+end
+
+-- The prepared query (core.query) of this session for a domain, item numbers and mapping:
+-- made once and kept per list until an ON or OFF of the domain; the core re-resolves its
+-- plan by itself when the store's layout or an enable set changes.
+function Session:query(domain, nums, map)
+  local qs = self.queries[domain]
+  if not qs then qs = {}; self.queries[domain] = qs end
+  local key = map .. ":" .. table.concat(nums, ",")
+  local q = qs[key]
+  if not q then
+    if (qs.n or 0) >= 64 then qs = {}; self.queries[domain] = qs end   -- many one-off lists: start afresh
+    q = core.query(self.s, domain, get_list(domain, nums), map)
+    qs[key], qs.n = q, (qs.n or 0) + 1
+  end
+  return q
 end
 
 -- Reads counters. global: values keyed by name and number. process/io/processor: one
 -- record per entity keyed the same way. Returns data, Status.
 function Session:get(domain, items, opts)
-  opts = opts or {}
-  local map = M.mapping(opts.mapping or MAP_NAMES[self.map], 2)
-  local nums, its
-  if items then nums, its = resolve(items, domain, "items", 2)
-  elseif self.lists[domain] then nums, its = self.lists[domain].nums, self.lists[domain].its
-  elseif domain == "processor" then nums, its = resolve("*", "processor", "items", 2)
-  else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
-  local function ids(extra)
-    local n2, i2 = { extra }, { BY_NUM[extra] }
-    for i, n in ipairs(nums) do if n ~= extra then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
-    return n2, i2
+  local map = self.map
+  local sel = -1
+  if opts then
+    if opts.mapping then map = M.mapping(opts.mapping, 2) end
+    if domain == "process" then sel = opts.pid or -1
+    elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
+    elseif domain == "processor" then sel = opts.cpu or -1 end
   end
-  local rc, st, data
-  if domain == "global" then
-    rc, st, data = core.globget(self.s, nums, map, 0)
-    data = data and keyed(its, data, domain)
-  else
-    local records
-    if domain == "process" then
-      local n2, i2, fixed = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }, {}, {}
-      for _, n in ipairs(n2) do i2[#i2 + 1] = BY_NUM[n]; fixed[n] = true end
-      for i, n in ipairs(nums) do if not fixed[n] then n2[#n2 + 1] = n; i2[#i2 + 1] = its[i] end end
-      nums, its = n2, i2
-      if opts.pid == nil then rc, st, records = procget_all(self.s, nums, map)
-      else rc, st, records = core.procget(self.s, nums, map, opts.pid, 0) end
-    elseif domain == "io" then
-      nums, its = ids(20020)
-      rc, st, records = core.ioget(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
-    elseif domain == "processor" then
-      nums, its = ids(20040)
-      rc, st, records = core.prcsrget(self.s, nums, map, opts.cpu or -1, 0)
-    else error("bad domain '" .. tostring(domain) .. "'", 2) end
-    data = {}
-    local devices = domain == "io" and (self.sys:info().devices or {})
-    for i, rec in ipairs(records) do
-      local k = keyed(its, rec, domain)
-      if domain == "process" then k.state = k.pid_state == 1 and "dead" or "alive" end
-      if devices then k.type = devices[k.ldev] end
-      data[i] = k
+  if domain ~= "global" and domain ~= "process" and domain ~= "io" and domain ~= "processor" then
+    error("bad domain '" .. tostring(domain) .. "'", 2)
+  end
+  local q
+  local list = not items and self.lists[domain]
+  if list then   -- the enabled list: its queries hang on it (per mapping)
+    q = list.q and list.q[map]
+    if not q then
+      list.q = list.q or {}
+      q = self:query(domain, list.nums, map)
+      list.q[map] = q
     end
-  end
-  local r = status(rc)
-  r.items = st
-  return data, r
+  elseif items then q = self:query(domain, (resolve(items, domain, "items", 2)), map)
+  elseif domain == "processor" then q = self:query(domain, (resolve("*", "processor", "items", 2)), map)
+  else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
+  local rc, st, data = q:get(sel)
+  local s = STATUS_BY[rc] or M.status(rc) or { name = "UNKNOWN", message = "unknown status" }
+  return data, setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
 end
 
 -- Reads configuration items by name or number; returns {NAME = value, [num] = value}, Status.

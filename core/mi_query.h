@@ -1,0 +1,93 @@
+/* mi_query.h — door 2: a prepared read. A query is a domain, an item list and a mapping
+ * resolved once into a gather plan (per item: cell offset, buffer size, kind, time flag,
+ * fold, status; the record size). Running it gathers records into a buffer in the manual's
+ * format (core/README.md decision 11) with the statuses the matching GET gives, under the
+ * segment's seqlock; the plan is re-resolved only when the store layout, the mapping in use
+ * or an enable set changed (one generation compare otherwise: no allocation, no search, no
+ * lock). The four GETs of mi.h
+ * run through it; so do the Lua binding and any other reader. */
+#ifndef MI_QUERY_H
+#define MI_QUERY_H
+
+#include "mi_catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mi_query mi_query;
+
+/* Prepares a read of n items (a 0 ends the list early; n at most MI_MAX_ITEMS - 1) of domain
+ * (MI_DOM_GLOBAL .. MI_DOM_PROCESSOR) at mapping for caller s; NULL if an argument is bad or
+ * memory is short. The query keeps s: free it before s. */
+MI_API mi_query *mi_query_new(mi_session *s, int domain, const int32_t *items, int n, int mapping);
+/* Runs a query as the domain's GET would (MIGLOBGET, MIPROCGET, MIIOGET, MIPRCSRGET) for the
+ * selection sel (pid, ldev or processor id; -1 = all; ignored for global) into buf (size
+ * bytes, 4-aligned). Returns the overall status code; *count (may be NULL) gets the records
+ * written, stats (may be NULL) the item statuses. user_id 0 = the AIFACCESSON of the caller. */
+MI_API int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *count, int32_t *stats,
+                        int32_t user_id);
+/* Returns the bytes of one record (the buffer size a single-record GET needs). */
+MI_API int32_t mi_query_record_size(const mi_query *q);
+/* Returns the number of items of the query. */
+MI_API int mi_query_items(const mi_query *q);
+/* Returns the domain of the query. */
+MI_API int mi_query_domain(const mi_query *q);
+/* Returns item i's number; *it (may be NULL) gets its catalog entry, or NULL when the item
+ * has no value in this domain (unknown, another domain's: a 4-byte zero slot); *size (may be
+ * NULL) its bytes in a record. Fixed for the query's life. */
+MI_API int32_t mi_query_item(const mi_query *q, int i, const mi_item_info **it, int32_t *size);
+/* Returns how many records a run for sel could write now (at least 1): the monitored
+ * processes, the enabled LDEVs of the selection, the processors. Runs the source's refresh. */
+MI_API int mi_query_room(mi_query *q, int64_t sel);
+/* Frees a query; accepts NULL. Does not touch its session (which may be gone). */
+MI_API void mi_query_free(mi_query *q);
+
+#ifdef MI_INTERNAL_H
+/* ---- core side (aif.c): a query in caller-provided memory and the GETs' bodies ---- */
+/* One item of a plan. */
+typedef struct mi_qitem {
+  const mi_item_info *it;  /* NULL: no value in this domain (zero slot) */
+  int32_t off;             /* word offset in a row (counters) */
+  int32_t words;           /* cells the counter occupies in a row (0: no counter read) */
+  int32_t size;            /* bytes in a record */
+  int16_t status;          /* 0 or the item's error (slot zero-filled) */
+  uint8_t op;              /* what the gather writes: see query.c */
+  uint8_t fold;            /* object classes folded to a coarser map */
+} mi_qitem;
+
+struct mi_query {
+  mi_session *s;
+  int32_t domain, mapping, n, cap;
+  int32_t rec, good, last;
+  int valid;               /* plan resolved (in a consistent read) at generation gen */
+  uint64_t gen;            /* the segment's gen then */
+  int32_t sysmap;          /* the system mapping then */
+  int32_t reach;           /* words of a row the plan reads (the largest off + words) */
+  int32_t *nums;           /* cap + 1, zero-terminated */
+  int32_t *stats;          /* cap: the item statuses, as a GET returns them */
+  mi_qitem *pl;            /* cap */
+};
+
+/* Bytes of memory a query of cap items needs beside its struct. */
+#define MI_QUERY_MEM(cap) ((size_t)(cap) * sizeof(mi_qitem) + (size_t)(2 * (cap) + 1) * sizeof(int32_t))
+/* Sets up q over caller memory mem (MI_QUERY_MEM(cap) bytes, 8-aligned), bound to no list. */
+void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, void *mem, int cap);
+/* Points q at a new list (n <= q->cap) and mapping; the plan resolves at the next run. */
+void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping);
+/* Returns 1 if q is bound to exactly this list and mapping. */
+int mi_query_same(const mi_query *q, const int32_t *nums, int n, int mapping);
+/* 0 or the GET's status for a bad mapping or buffer. */
+int mi_query_check_buffer(const void *buf, int32_t size, int mapping);
+/* The bodies of the GETs after their parameter checks; return the overall status code. */
+int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats);
+int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t pid, int32_t *count, int32_t *key,
+                       int32_t *stats);
+int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats);
+int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int32_t *count, int32_t *stats);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,574 @@
+/* query.c — door 2: prepared reads. A query resolves its item list once into a plan and
+ * re-resolves it only when the segment's gen moved (every enable, disable, enable-set or
+ * mapping change bumps it). Running a query is the body of a GET: its semantic checks, then
+ * under the seqlock (read the sequence, gather, check nothing was published meanwhile, else
+ * gather again) the plan check, the selection of entities and ONE gather loop — pure: it
+ * reads the segment, writes the caller's buffer, and every row address and plan offset it
+ * uses is checked to lie in the arena, so a torn read stays in the segment —, then the side
+ * effects (dead-process reports released in a write section, warning 20001 cleared). */
+#include <stdlib.h>
+#include <string.h>
+#include "mi_internal.h"
+#include "mi_query.h"
+
+#define ITEM_PAUSES 21164
+/* Gathers that saw a publish before a GET reads under the writer lock (so a writer that
+ * publishes faster than a long GET gathers cannot starve it). */
+#define READ_TRIES 4
+
+/* What the gather writes for an item. */
+enum {
+  OP_SIMPLE,     /* one cell in the 32-bit view */
+  OP_TIME,       /* one time cell in MI_Time */
+  OP_ZERO,       /* a zero slot (item error) */
+  OP_ARRAY,      /* object- or semaphore-class cells (folded if asked) */
+  OP_ENTITY,     /* the entity number: ldev (20020), processor (20040) */
+  OP_PID,        /* the process's pid (20001) as a longint */
+  OP_PROC        /* another process pseudo-item 20002-20012 (op + item - 20001) */
+};
+
+/* ---- one read of the segment ---- */
+
+/* What one gather reads once: the segment, the rounding factor and the system mapping. A
+ * gather that meets an impossible combination (a layout changing under it) sets torn and
+ * reads nothing there; the seqlock then has it gather again. */
+typedef struct rd {
+  const mi_seg *g;
+  mi_round rnd;
+  int mapping;     /* 0-2, or -1 when nobody has anything on */
+  int torn;
+} rd;
+
+/* Starts a gather: reads what every value of it uses. */
+static void rd_start(rd *r, const mi_system *sys) {
+  r->g = sys->seg;
+  r->rnd = mi_round_of(r->g);
+  r->torn = 0;
+  r->mapping = MI_LD(r->g->mapping);
+  if (r->mapping > 2) { r->mapping = -1; r->torn = 1; }
+}
+
+/* The rows of domain d (NULL when it has none) and their stride, checked to lie in the arena
+ * and to hold at least `need` entities. */
+static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
+  const mi_host_lane *ln = &r->g->blk.lane[d];
+  int64_t at = MI_LD(ln->cells);
+  int32_t st = MI_LD(ln->stride), ne = MI_LD(ln->nent);
+  *stride = 0;
+  if (!at) return NULL;
+  if (at < r->g->arena_base || st <= 0 || ne < need ||
+      at + (int64_t)st * ne > r->g->arena_base + r->g->arena_words) { r->torn = 1; return NULL; }
+  *stride = st;
+  return (const int64_t *)(const void *)&r->g->blk + at;
+}
+
+/* Runs the statements (returning a status) until they saw one published state: the seqlock
+ * read. After READ_TRIES gathers that each saw a publish, the next one runs inside a write
+ * section; the section is still open on return when `locked` is set. */
+#define READ_LOOP(sys, locked, ...) do {                                      \
+    for (int tries_ = 0;; tries_++) {                                         \
+      if (tries_ == READ_TRIES) { mi_wlock(sys); (locked) = 1; }              \
+      uint64_t q_;                                                            \
+      if (!mi_read_begin((sys), &q_)) continue;                               \
+      __VA_ARGS__;                                                            \
+      if (mi_read_valid((sys), q_)) break;                                    \
+    }                                                                         \
+  } while (0)
+
+/* ---- plans ---- */
+
+/* Lays out item num of domain d at mapping: catalog entry and size (fixed for the query). */
+static void layout(int d, int32_t num, int mapping, mi_qitem *p) {
+  const mi_item_info *it = mi_item_fast(num);
+  memset(p, 0, sizeof *p);
+  p->op = OP_ZERO;
+  p->size = 4;
+  if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) return;
+  p->it = it;
+  int32_t sz = mi_item_size(it, mapping);
+  p->size = sz < 4 ? 4 : sz;   /* a mapping outside 0-2: never gathered (-20007) */
+}
+
+/* Resolves item p (laid out) against the segment as r reads it and the caller's enable set
+ * en (NULL: none). */
+static void resolve(rd *r, int d, int32_t num, const uint64_t *en, int mapping, mi_qitem *p) {
+  const mi_item_info *it = p->it;
+  p->off = 0; p->words = 0; p->fold = 0; p->status = 0; p->op = OP_ZERO;
+  if (!it) { p->status = MI_E_BAD_ITEM; return; }
+  if (it->kind == MI_KIND_PSEUDO) {
+    p->op = d != MI_DOM_PROCESS ? OP_ENTITY : num == 20001 ? OP_PID : (uint8_t)(OP_PROC + (num - 20001));
+    return;
+  }
+  if (en && !mi_bit(en, it->index)) { p->status = MI_E_NOT_ENABLED; return; }
+  int32_t off = MI_LD(r->g->blk.off[(d << MI_HOST_INDEX_BITS) + it->index]);
+  if (off < 0) { p->status = MI_E_NOT_ENABLED; return; }
+  p->off = off;
+  p->words = 1;
+  if (it->kind == MI_KIND_SEMCL) p->words = MI_NSEMCL;
+  if (it->kind == MI_KIND_OBJCL) {
+    if (r->mapping < 0) { r->torn = 1; p->status = MI_E_NOT_ENABLED; return; }
+    if (mapping < r->mapping) { p->status = MI_E_MAPPING_CONVERSION; return; }
+    p->fold = (uint8_t)(mapping != r->mapping);
+    p->words = mi_objcl_len(r->mapping);
+  }
+  p->op = it->kind != MI_KIND_SIMPLE ? OP_ARRAY : it->unit == MI_UNIT_MI_TIME ? OP_TIME : OP_SIMPLE;
+}
+
+/* The caller's enable set for domain d (processors: none of their own). */
+static const uint64_t *enable_set(const mi_session *s, int d) {
+  const mi_urec *u = s->u;
+  return d == MI_DOM_GLOBAL ? u->glob_en : d == MI_DOM_PROCESS ? u->proc_en : d == MI_DOM_IO ? u->io_en : NULL;
+}
+
+/* Brings q's plan up to date for this read (one compare when nothing changed); returns 1 if
+ * it resolved. A plan resolved now is marked valid only once its read proved consistent
+ * (settle). Rows of fewer words than the plan reaches make the read torn. */
+static inline int prepare(mi_query *q, rd *r, int32_t stride) {
+  uint64_t gen = MI_LD(r->g->h.gen);
+  int fresh = 0;
+  if (!(q->valid && q->gen == gen && q->sysmap == r->mapping)) {
+    const uint64_t *en = enable_set(q->s, q->domain);
+    q->valid = 0;
+    q->good = q->last = 0;
+    q->reach = 0;
+    for (int i = 0; i < q->n; i++) {
+      mi_qitem *p = &q->pl[i];
+      resolve(r, q->domain, q->nums[i], en, q->mapping, p);
+      q->stats[i] = p->status;
+      if (p->status) q->last = i + 1; else q->good++;
+      if (p->words && p->off + p->words > q->reach) q->reach = p->off + p->words;
+    }
+    q->gen = gen;
+    q->sysmap = r->mapping;
+    fresh = 1;
+  }
+  if (q->reach > stride) r->torn = 1;
+  return fresh;
+}
+
+/* After a consistent read: a plan resolved in it is kept. */
+static inline void settle(mi_query *q, const rd *r, int fresh) {
+  if (fresh && !r->torn) q->valid = 1;
+}
+
+void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, void *mem, int cap) {
+  memset(q, 0, sizeof *q);
+  q->s = s; q->domain = domain; q->mapping = mapping; q->cap = cap;
+  q->pl = mem;
+  q->nums = (int32_t *)(q->pl + cap);
+  q->stats = q->nums + cap + 1;
+  q->nums[0] = 0;
+}
+
+void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping) {
+  q->n = n;
+  q->mapping = mapping;
+  q->rec = 0;
+  for (int i = 0; i < n; i++) {
+    q->nums[i] = nums[i];
+    layout(q->domain, nums[i], mapping, &q->pl[i]);
+    q->rec += q->pl[i].size;
+  }
+  q->nums[n] = 0;
+  q->valid = 0;
+}
+
+int mi_query_same(const mi_query *q, const int32_t *nums, int n, int mapping) {
+  return q->n == n && q->mapping == mapping && memcmp(q->nums, nums, sizeof(int32_t) * (size_t)n) == 0;
+}
+
+/* ---- the gather ---- */
+
+/* The value of a 64-bit cell in the AIF's 32-bit view (time counters in MI_Time). */
+static inline int32_t view(const rd *r, int64_t v, int time) {
+  if (time) v = mi_round_div(&r->rnd, v);
+  return (int32_t)(uint32_t)(uint64_t)v;
+}
+
+/* Writes an object- or semaphore-class counter's values (folded to the query's map if asked). */
+static void put_array(const rd *r, const mi_qitem *p, const int64_t *row, int mapping, uint8_t *dst) {
+  const int64_t *c = row + p->off;
+  int time = p->it->unit == MI_UNIT_MI_TIME;
+  int n = p->words;
+  if (!p->fold) {
+    for (int k = 0; k < n; k++) { int32_t v = view(r, MI_LD(c[k]), time); memcpy(dst + 4 * k, &v, 4); }
+    return;
+  }
+  int64_t acc[MI_NLARGE];
+  int m = mi_objcl_len(mapping);
+  memset(acc, 0, sizeof(int64_t) * (size_t)m);
+  const uint16_t *f = mi_fold_[r->mapping][mapping];
+  for (int k = 0; k < n; k++) acc[f[k]] += MI_LD(c[k]);
+  for (int k = 0; k < m; k++) { int32_t v = view(r, acc[k], time); memcpy(dst + 4 * k, &v, 4); }
+}
+
+/* Copies a 48-byte name kept as words. */
+static void put_name(uint8_t *dst, const uint64_t w[6]) {
+  for (int k = 0; k < 6; k++) { uint64_t x = MI_LD(w[k]); memcpy(dst + 8 * k, &x, 8); }
+}
+
+/* Stores x as a longint_type (high word first) at dst. */
+static inline void put_longint(uint8_t *dst, int64_t x) {
+  longint_type l = {(int32_t)(uint32_t)((uint64_t)x >> 32), (int32_t)(uint32_t)(uint64_t)x};
+  memcpy(dst, &l, 8);
+}
+
+/* Writes process pseudo-item 20001 + k of pr. */
+static void put_pseudo_proc(const rd *r, const mi_proc *pr, int k, uint8_t *dst) {
+  int32_t tpm = MI_LD(r->g->cfg[3043 - 3001]), v;
+  if (tpm < 1) tpm = 1;
+  clock_type ck; uint32_t cal;
+  switch (k + 20001) {
+  case 20001: put_longint(dst, MI_LD(pr->pid)); break;
+  case 20002: v = MI_LD(pr->state) == MI_PS_DEAD; memcpy(dst, &v, 4); break;
+  case 20003: put_name(dst, pr->user); break;
+  case 20004: put_name(dst, pr->program); break;
+  case 20005: put_longint(dst, MI_LD(pr->start_ticks)); break;
+  case 20006: put_longint(dst, MI_LD(pr->end_ticks)); break;
+  case 20007: mi_ticks_to_clock(MI_LD(pr->start_ticks), tpm, &ck); memcpy(dst, &ck, 4); break;
+  case 20008: mi_ticks_to_clock(MI_LD(pr->end_ticks), tpm, &ck); memcpy(dst, &ck, 4); break;
+  case 20009: cal = mi_ticks_to_calendar(MI_LD(pr->start_ticks), tpm); memcpy(dst, &cal, 4); break;
+  case 20010: cal = mi_ticks_to_calendar(MI_LD(pr->end_ticks), tpm); memcpy(dst, &cal, 4); break;
+  case 20011: { uint32_t js = MI_LD(pr->js); memcpy(dst, &js, 4); break; }
+  case 20012: v = MI_LD(pr->ptype); memcpy(dst, &v, 4); break;
+  default: memset(dst, 0, 4);
+  }
+}
+
+/* THE gather loop: one record of q's items per entity of ents[0..n) at out, records packed.
+ * rows (NULL: none; counters read as zero) hold at least every entity named and q->reach
+ * words each (prepare and rd_rows checked that). Pure: reads the segment, writes only
+ * out[0 .. n * q->rec). */
+static void gather(const rd *r, const mi_query *q, const int64_t *rows, int32_t stride, const int32_t *ents, int n,
+                   uint8_t *out) {
+  const mi_qitem *pl = q->pl, *pe = pl + q->n;
+  const mi_seg *g = r->g;
+  const mi_round rnd = r->rnd;
+  int procs = q->domain == MI_DOM_PROCESS;
+  for (int e = 0; e < n; e++) {
+    int ent = ents[e];
+    const int64_t *row = rows ? rows + (size_t)ent * (size_t)stride : NULL;
+    if (procs && e + 8 < n) __builtin_prefetch(&g->procs[ents[e + 8]]);
+    for (const mi_qitem *p = pl; p < pe; out += p->size, p++) {
+      int32_t v;
+      if (p->op <= OP_TIME) {   /* the common case first, no jump table */
+        int64_t c = row ? MI_LD(row[p->off]) : 0;
+        if (p->op == OP_TIME) c = mi_round_div(&rnd, c);
+        v = (int32_t)(uint32_t)(uint64_t)c;
+        memcpy(out, &v, 4);
+        continue;
+      }
+      switch (p->op) {
+      case OP_PID: put_longint(out, MI_LD(g->procs[ent].pid)); break;
+      case OP_ARRAY:
+        if (row) put_array(r, p, row, q->mapping, out);
+        else memset(out, 0, (size_t)p->size);
+        break;
+      case OP_ZERO: memset(out, 0, (size_t)p->size); break;
+      case OP_ENTITY: v = ent; memcpy(out, &v, 4); break;
+      default: put_pseudo_proc(r, &g->procs[ent], p->op - OP_PROC, out);
+      }
+    }
+  }
+}
+
+/* ---- the GETs' bodies ---- */
+
+/* The overall status of a GET that gathered: errors as the last failing index, else warn. */
+static int finish(const mi_query *q, int warn) {
+  if (q->n > 0 && q->good == 0) return MI_E_NO_VALID_ITEMS;
+  return q->last ? q->last : warn;
+}
+
+/* Copies the plan's item statuses to stats. */
+static void put_stats(const mi_query *q, int32_t *stats) {
+  if (stats) memcpy(stats, q->stats, sizeof(int32_t) * (size_t)q->n);
+}
+
+int mi_query_check_buffer(const void *buf, int32_t size, int mapping) {
+  if (mapping < 0 || mapping > 2) return MI_E_BAD_MAPPING;
+  if (!buf) return MI_E_BAD_BUFFER;
+  if ((uintptr_t)buf & 3) return MI_E_BUFFER_ALIGNMENT;
+  if (size < 0) return MI_E_BUFFER_TOO_SMALL;
+  return 0;
+}
+
+/* One MIGLOBGET read; a status (0 or -20008). */
+static int glob_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int *fresh) {
+  int32_t stride;
+  const int64_t *rows = rd_rows(r, MI_DOM_GLOBAL, 1, &stride);
+  *fresh = prepare(q, r, stride);
+  if (q->reach > stride) rows = NULL;
+  if (q->rec > size) return MI_E_BUFFER_TOO_SMALL;
+  static const int32_t zero = 0;
+  gather(r, q, rows, stride, &zero, 1, buf);
+  return 0;
+}
+
+int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) {
+  mi_session *s = q->s;
+  if (!s->u->glob_on) return MI_E_NOT_ENABLED;
+  mi_system *sys = s->sys;
+  mi_sys_refresh(sys);
+  int rc = 0, locked = 0, fresh = 0;
+  rd r;
+  READ_LOOP(sys, locked, {
+    rd_start(&r, sys);
+    rc = glob_run(q, &r, buf, size, &fresh);
+  });
+  if (locked) mi_wunlock(sys);
+  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  settle(q, &r, fresh);
+  put_stats(q, stats);
+  return rc ? rc : finish(q, 0);
+}
+
+/* What one MIPROCGET read produced beside the buffer. */
+typedef struct proc_res {
+  int32_t done;
+  int slot;                          /* the one record of a single-pid GET */
+  uint64_t told[MI_PROC_WORDS];      /* dead processes this GET reported */
+  int32_t ents[MI_MAX_PROCESSES];
+} proc_res;
+
+/* One MIPROCGET read; a status (0 or an error, -20015/-20009 included). */
+static int proc_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int64_t want, const int32_t *key,
+                    proc_res *res, int *fresh) {
+  const mi_session *s = q->s;
+  const mi_urec *u = s->u;
+  const mi_seg *g = r->g;
+  int32_t stride;
+  const int64_t *rows = rd_rows(r, MI_DOM_PROCESS, MI_MAX_PROCESSES, &stride);
+  *fresh = prepare(q, r, stride);
+  if (q->reach > stride) rows = NULL;
+  memset(res->told, 0, sizeof res->told);
+  res->done = 0; res->slot = -1;
+  if (q->n > 0 && !q->good) return MI_E_NO_VALID_ITEMS;
+  if (q->rec > size || q->rec == 0) return MI_E_BUFFER_TOO_SMALL;
+  int32_t fit = size / q->rec;
+  if (want != -1) {
+    int slot = -1;
+    int32_t k = key ? *key : 0;
+    if (k > 0 && k <= MI_MAX_PROCESSES && MI_LD(g->procs[k - 1].pid) == want &&
+        MI_LD(g->procs[k - 1].state) != MI_PS_FREE)
+      slot = k - 1;
+    else slot = mi_host_proc_slot(s->sys, want);
+    if (slot < 0 || !mi_abit(u->mon, slot)) return MI_E_NO_SUCH_PID;
+    gather(r, q, rows, stride, &slot, 1, buf);
+    res->done = 1;
+    res->slot = slot;
+    if (mi_abit(u->dead, slot)) mi_bit_set(res->told, slot);
+    return 0;
+  }
+  int more = 0;
+  for (int w = 0; w < MI_PROC_WORDS && !more; w++) {
+    uint64_t bits = MI_LD(u->mon[w]), dead = MI_LD(u->dead[w]);
+    while (bits) {
+      int slot = w * 64 + __builtin_ctzll(bits);
+      bits &= bits - 1;
+      if (res->done == fit) { more = 1; break; }
+      res->ents[res->done++] = slot;
+      if (dead >> (slot & 63) & 1) mi_bit_set(res->told, slot);
+    }
+  }
+  gather(r, q, rows, stride, res->ents, res->done, buf);
+  if (more) return MI_E_BUFFER_PARTIAL;
+  if (!res->done) return MI_E_NO_PROCESS_DATA;
+  return 0;
+}
+
+int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, int32_t *count, int32_t *key,
+                       int32_t *stats) {
+  mi_session *s = q->s;
+  if (count) *count = 0;
+  if (!s->u->proc_on) return MI_E_NOT_ENABLED;
+  mi_system *sys = s->sys;
+  mi_sys_refresh(sys);
+  proc_res res;
+  int rc = 0, locked = 0, fresh = 0;
+  rd r;
+  READ_LOOP(sys, locked, {
+    rd_start(&r, sys);
+    rc = proc_run(q, &r, buf, size, want, key, &res, &fresh);
+  });
+  if (sys->owner_gone) { if (locked) mi_wunlock(sys); return MI_E_STORE_OWNER_GONE; }
+  settle(q, &r, fresh);
+  put_stats(q, stats);
+  /* after the gather: the deaths this GET reported are forgotten for this user (a change of
+   * the table, so in a write section) */
+  int any = 0;
+  for (int w = 0; w < MI_PROC_WORDS; w++) any |= res.told[w] != 0;
+  if (any) {
+    if (!locked) mi_wlock(sys);
+    locked = 1;
+    for (int w = 0; w < MI_PROC_WORDS; w++)
+      for (uint64_t b = res.told[w]; b; b &= b - 1) {
+        int slot = w * 64 + __builtin_ctzll(b);
+        if (mi_bit(s->u->dead, slot)) mi_proc_release_user(sys, s, slot);
+      }
+  }
+  if (locked) mi_wunlock(sys);
+  if (want != -1) {
+    if (rc) return rc;
+    if (key) *key = res.slot + 1;
+  } else if (rc) {
+    if (rc == MI_E_BUFFER_PARTIAL && count) *count = res.done;
+    return rc;
+  }
+  if (count) *count = res.done;
+  int warn = 0;
+  if (__atomic_exchange_n(&s->u->untracked, 0, __ATOMIC_RELAXED)) warn = MI_E_PROCESSES_UNTRACKED;
+  return finish(q, warn);
+}
+
+/* One MIIOGET read; a status (0 or an error, -20015 included). */
+static int io_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t sel, int32_t *done, int *fresh) {
+  const mi_urec *u = q->s->u;
+  int32_t stride, ents[MI_MAX_LDEV];
+  const int64_t *rows = rd_rows(r, MI_DOM_IO, MI_MAX_LDEV + 1, &stride);
+  *fresh = prepare(q, r, stride);
+  if (q->reach > stride) rows = NULL;
+  *done = 0;
+  if (q->n > 0 && !q->good) return MI_E_NO_VALID_ITEMS;
+  if (q->rec > size || q->rec == 0) return MI_E_BUFFER_TOO_SMALL;
+  int bits = sel == -1 ? 0x7FE : sel < 0 ? 1 << (-sel - 1) : 0;
+  int32_t fit = size / q->rec;
+  int more = 0;
+  for (int l = 1; l <= MI_MAX_LDEV; l++) {
+    if (!mi_bit(u->ldevs, l) || (sel >= 1 ? l != sel : !(bits >> MI_LD(r->g->devtype[l]) & 1))) continue;
+    if (*done == fit) { more = 1; break; }
+    ents[(*done)++] = l;
+  }
+  gather(r, q, rows, stride, ents, *done, buf);
+  return more ? MI_E_BUFFER_PARTIAL : 0;
+}
+
+int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
+  mi_session *s = q->s;
+  mi_system *sys = s->sys;
+  if (count) *count = 0;
+  if (sel == 0 || sel < -11 || sel > MI_MAX_LDEV) return MI_E_BAD_LDEV;
+  if (!s->u->io_on) return MI_E_NOT_ENABLED;
+  if (sel >= 1 && !mi_bit(s->u->ldevs, sel)) return MI_E_NOT_ENABLED;
+  mi_sys_refresh(sys);
+  int rc = 0, locked = 0, fresh = 0;
+  int32_t done = 0;
+  rd r;
+  READ_LOOP(sys, locked, {
+    rd_start(&r, sys);
+    rc = io_run(q, &r, buf, size, sel, &done, &fresh);
+  });
+  if (locked) mi_wunlock(sys);
+  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  settle(q, &r, fresh);
+  put_stats(q, stats);
+  if (rc && rc != MI_E_BUFFER_PARTIAL) return rc;
+  if (count) *count = done;
+  if (rc) return rc;
+  return finish(q, 0);
+}
+
+/* One MIPRCSRGET read; a status (0 or an error, -20015 included). */
+static int prcsr_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t id, int32_t *done, int *fresh) {
+  int32_t stride;
+  const int64_t *rows = rd_rows(r, MI_DOM_PROCESSOR, MI_MAX_PROCESSORS, &stride);
+  *fresh = prepare(q, r, stride);
+  if (q->reach > stride) rows = NULL;
+  *done = 0;
+  if (q->n > 0 && !q->good) return MI_E_NO_VALID_ITEMS;
+  int first = id < 0 ? 0 : id, want = id < 0 ? MI_MAX_PROCESSORS : 1;
+  if (q->rec == 0 || q->rec > size) return MI_E_BUFFER_TOO_SMALL;
+  int32_t fit = size / q->rec, ents[MI_MAX_PROCESSORS] = {0};
+  while (*done < want && *done < fit) { ents[*done] = first + *done; (*done)++; }
+  gather(r, q, rows, stride, ents, *done, buf);
+  return *done < want ? MI_E_BUFFER_PARTIAL : 0;
+}
+
+int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int32_t *count, int32_t *stats) {
+  mi_session *s = q->s;
+  mi_system *sys = s->sys;
+  if (count) *count = 0;
+  if (id < -1 || id >= MI_MAX_PROCESSORS) return MI_E_BAD_LDEV;
+  const mi_item_info *pauses = mi_item_fast(ITEM_PAUSES);
+  if (!s->u->glob_on || !mi_bit(s->u->glob_en, pauses->index)) return MI_E_NOT_ENABLED;
+  mi_sys_refresh(sys);
+  int rc = 0, locked = 0, fresh = 0;
+  int32_t done = 0;
+  rd r;
+  READ_LOOP(sys, locked, {
+    rd_start(&r, sys);
+    rc = prcsr_run(q, &r, buf, size, id, &done, &fresh);
+  });
+  if (locked) mi_wunlock(sys);
+  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  settle(q, &r, fresh);
+  put_stats(q, stats);
+  if (rc && rc != MI_E_BUFFER_PARTIAL) return rc;
+  if (count) *count = done;
+  if (rc) return rc;
+  return finish(q, 0);
+}
+
+/* ---- the public face ---- */
+
+mi_query *mi_query_new(mi_session *s, int domain, const int32_t *items, int n, int mapping) {
+  if (!s || domain < 0 || domain >= MI_DOM_COUNT || n < 0 || n >= MI_MAX_ITEMS || (n && !items)) return NULL;
+  for (int i = 0; i < n; i++)
+    if (items[i] == 0) { n = i; break; }
+  int cap = n ? n : 1;
+  mi_query *q = malloc(sizeof *q);
+  void *mem = malloc(MI_QUERY_MEM(cap));
+  if (!q || !mem) { free(q); free(mem); return NULL; }
+  mi_query_init(q, s, domain, mapping, mem, cap);
+  mi_query_bind(q, items, n, mapping);
+  return q;
+}
+
+void mi_query_free(mi_query *q) {
+  if (!q) return;
+  free(q->pl);
+  free(q);
+}
+
+int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *count, int32_t *stats, int32_t user_id) {
+  if (count) *count = 0;
+  if (!q) return MI_E_INTERNAL_NO_CALLER;
+  int rc = mi_enter(q->s, user_id);
+  if (!rc) rc = mi_query_check_buffer(buf, size, q->mapping);
+  if (rc) return rc;
+  switch (q->domain) {
+  case MI_DOM_GLOBAL: rc = mi_query_exec_glob(q, buf, size, stats); if (count) *count = rc >= 0; return rc;
+  case MI_DOM_PROCESS: return mi_query_exec_proc(q, buf, size, sel, count, NULL, stats);
+  case MI_DOM_IO:
+    return mi_query_exec_io(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? 0 : (int32_t)sel, count, stats);
+  default:
+    return mi_query_exec_prcsr(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? -2 : (int32_t)sel, count, stats);
+  }
+}
+
+int32_t mi_query_record_size(const mi_query *q) { return q ? q->rec : 0; }
+int mi_query_items(const mi_query *q) { return q ? q->n : 0; }
+int mi_query_domain(const mi_query *q) { return q ? q->domain : -1; }
+
+int32_t mi_query_item(const mi_query *q, int i, const mi_item_info **it, int32_t *size) {
+  if (!q || i < 0 || i >= q->n) { if (it) *it = NULL; if (size) *size = 0; return 0; }
+  if (it) *it = q->pl[i].it;
+  if (size) *size = q->pl[i].size;
+  return q->nums[i];
+}
+
+int mi_query_room(mi_query *q, int64_t sel) {
+  if (!q) return 1;
+  mi_session *s = q->s;
+  mi_system *sys = s->sys;
+  mi_sys_refresh(sys);
+  int n = 0;
+  if (sel != -1 && !(q->domain == MI_DOM_IO && sel <= -2)) return 1;
+  if (q->domain == MI_DOM_PROCESS)
+    for (int w = 0; w < MI_PROC_WORDS; w++) n += __builtin_popcountll(MI_LD(s->u->mon[w]));
+  else if (q->domain == MI_DOM_IO) {
+    int bits = sel == -1 ? 0x7FE : sel >= -11 ? 1 << (-sel - 1) : 0;
+    for (int l = 1; l <= MI_MAX_LDEV; l++) n += mi_bit(s->u->ldevs, l) && (bits >> MI_LD(sys->seg->devtype[l]) & 1);
+  } else if (q->domain == MI_DOM_PROCESSOR) n = MI_MAX_PROCESSORS;
+  return n > 0 ? n : 1;
+}
