@@ -29,10 +29,6 @@ mi_system *mi_system_new(const mi_system_options *opt) {
       strncpy(sys->registry_path, opt->registry, sizeof sys->registry_path - 1);
     }
   }
-  if (!sys->registry_path[0]) {
-    const char *env = getenv("MI_AIFKUF");
-    if (env) strncpy(sys->registry_path, env, sizeof sys->registry_path - 1);
-  }
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
   mi_config_defaults(sys);
   mi_set_round(sys, sys->cfg[3042 - 3001]);
@@ -60,6 +56,7 @@ mi_system *mi_system_new(const mi_system_options *opt) {
 
 void mi_system_free(mi_system *sys) {
   if (!sys) return;
+  mi_default_forget(sys);
   while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   for (int d = 0; d < MI_DOM_COUNT; d++) {
@@ -76,6 +73,7 @@ void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fi
   if (!sys) return;
   if (sys->refresh_fini && sys->refresh_arg != arg) sys->refresh_fini(sys->refresh_arg);
   sys->refresh = fn; sys->refresh_arg = arg; sys->refresh_fini = fini;
+  sys->source_ops = NULL;
 }
 
 void *mi_system_source(mi_system *sys) { return sys ? sys->refresh_arg : NULL; }

@@ -386,11 +386,13 @@ static void usage(void) {
          "  -e code          run code\n"
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
-         "  --system NAME    system to measure: sim (the simulated HP 3000, default) or host\n"
-         "                   (this Linux machine, from /proc)\n"
+         "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
+         "                   host (this Linux machine, from /proc) or host:/path/to/proc-root\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
+         "  --proc DIR       the proc root the host system reads (default /proc)\n"
+         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
 }
@@ -400,7 +402,9 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  const char *workload = NULL, *cpus = NULL;
+  /* the options of the measured system: the command line, else the environment */
+  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
+  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -413,15 +417,8 @@ static int pmain(lua_State *L) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
-    if ((strcmp(a, "--system") == 0) && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (strcmp(v, "sim") && strcmp(v, "default") && strcmp(v, "host")) {
-        fprintf(stderr, "%s: unknown system '%s' (sim or host)\n", progname, v);
-        lua_pushinteger(L, 1); return 1;
-      }
-      if (strcmp(v, "host") == 0) setenv("MISH_SYSTEM", "host", 1);
-      continue;
-    }
+    if ((strcmp(a, "--system") == 0) && i + 1 < argc) { system = argv[++i]; continue; }
+    if ((strcmp(a, "--proc") == 0) && i + 1 < argc) { proc = argv[++i]; continue; }
     if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
     if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
     if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
@@ -429,16 +426,29 @@ static int pmain(lua_State *L) {
     script = i;
     break;
   }
-  if (workload && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
+  if (workload && workload[0] && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
     fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
     lua_pushinteger(L, 1); return 1;
   }
-  if (workload) setenv("MISH_WORKLOAD", workload, 1);
-  if (cpus) setenv("MISH_CPUS", cpus, 1);
+  /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
+  lua_createtable(L, 0, 4);
+  const char *const keys[] = {"system", "workload", "cpus", "proc"}, *vals[] = {system, workload, cpus, proc};
+  for (int k = 0; k < 4; k++)
+    if (vals[k] && vals[k][0]) { lua_pushstring(L, vals[k]); lua_setfield(L, -2, keys[k]); }
+  lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
-                  "__mish_complete = function(w) return sh.complete(w, _G) end\n"
-                  "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+                  "__mish_complete = function(w) return sh.complete(w, _G) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  /* the one default system, from the options; a bad option is one line, not a traceback */
+  lua_getglobal(L, "mi");
+  lua_getfield(L, -1, "set_default");
+  lua_getglobal(L, "mish_options");
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    fprintf(stderr, "%s: %s\n", progname, lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot build the system");
+    lua_pushinteger(L, 1); return 1;
+  }
+  lua_pop(L, 1);
+  if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   /* arg table as lua.c does */
   lua_createtable(L, argc, 1);
   for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - (script ? script : argc)); }

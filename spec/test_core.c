@@ -17,6 +17,7 @@
 #include "mi.h"
 #include "mi_host.h"
 #include "mi_internal.h"
+#include "mi_source.h"
 
 static int passed, failed;
 #define CHECK(cond, what) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } } while (0)
@@ -784,7 +785,7 @@ static void test_status_names(void) {
   mi_system_free(sys);
 }
 
-/* ---- the host source (core/linux.c) on fixture trees ---- */
+/* ---- the host source (core/sources/linux.c) on fixture trees ---- */
 
 /* Writes text to root/rel, creating the directories on the way. */
 static void put_file(const char *root, const char *rel, const char *text) {
@@ -1444,7 +1445,7 @@ static void test_h11_aiftime(void) {
   CHECK(d >= 5 && d <= 10, "#11.13: a skipped gap still moves the clock");
   mi_system_free(sys);
   /* the default system's clock is the wall clock, not its creation plus its minute of history */
-  sys = mi_sim_default_new();
+  sys = mi_system_open("sim", NULL, NULL, NULL, 0);
   s = mi_session_new(sys);
   mi_session_set_priv(s, 1);
   mi_globinstall(s, &st, 666);
@@ -1503,7 +1504,7 @@ int main(void) {
   test_h11_workload_check();
   test_h11_registry();
   test_h11_aiftime();
-  setenv("MI_AIFKUF", regpath, 1);
+  mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_upper_api();
   unlink(regpath);
   printf("C core: %d passed, %d failed\n", passed, failed);
