@@ -45,7 +45,7 @@ typedef struct mi_source_ops {
 
 /* Registers a source (the table must outlive its use; it is not copied). 0; -1 NULL ops, no open
  * or a bad name; -2 the name is taken (the built-ins "sim" and "host" are always there); -3 full. */
-MI_API int mi_source_register(const mi_source_ops *ops);
+MI_API int mi_source_register(const mi_source_ops *ops);   /* at startup, before other threads use the core */
 /* Returns the source registered under name (up to a ':' if any), or NULL. */
 MI_API const mi_source_ops *mi_source_find(const char *name);
 /* Returns registered source i (0, 1, ...: the built-ins first), NULL past the end: for help texts. */
