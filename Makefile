@@ -19,9 +19,11 @@ ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $
 LDLIBS   = -lm -pthread
 
 CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
-           core/aif.c core/query.c core/seg.c core/upper.c core/defsys.c core/sim.c core/linux.c core/gen/catalog_data.c
+           core/aif.c core/query.c core/seg.c core/upper.c core/defsys.c core/source.c core/gen/catalog_data.c $(SOURCE_SRC)
+# the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
+SOURCE_SRC = core/sources/sim.c core/sources/linux.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
@@ -34,6 +36,9 @@ all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/test
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen
 	$(LUA) core/catalog/gen.lua core/catalog core/gen
+
+core/sources/%.o: core/sources/%.c $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -DMI_SOURCE_BUILD -Icore -c $< -o $@
 
 core/%.o: core/%.c $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
@@ -50,7 +55,7 @@ spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
 examples/embed: examples/embed.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore -Ilua $(LUA_INC) examples/embed.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
-examples/%: examples/%.c core/libmi.a $(CORE_HDR)
+examples/%: examples/%.c examples/mish_env.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $< core/libmi.a $(LDLIBS) -o $@
 
 lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
@@ -99,5 +104,5 @@ echo:
 	@echo "CFLAGS=$(ALLCFLAGS)"
 
 clean:
-	rm -f .build-flags core/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .build-flags core/*.o core/sources/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen

@@ -141,7 +141,8 @@ MI_API void GETUSERMODE(void);
 typedef struct mi_system mi_system;   /* a measured system (see mi_host.h) */
 typedef struct mi_session mi_session; /* one MI caller: privilege, access, enable sets */
 
-/* Returns the default system (created on first use: the simulated HP 3000). */
+/* Returns the default system: the one installed with mi_set_default_system, else one created on
+ * first use as mi_default_configure said, else the simulated HP 3000 (see mi_source.h). */
 MI_API mi_system *mi_default_system(void);
 /* Attaches to a store another process shares at path (mi_system_options.share): every AIF
  * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to

@@ -29,7 +29,7 @@ typedef struct mi_system_options {
   int max_ldevs;           /* LDEVs the MI device table holds (default 999; -20003/-20017 beyond) */
   int max_ldevs_per_user;  /* LDEVs one user may enable (default 999; -20010 beyond) */
   int max_processes;       /* process table size, at most 2700 (default 2700; warning 20001 beyond) */
-  const char *registry;    /* user-ID registry file (default: $MI_AIFKUF, else memory only) */
+  const char *registry;    /* user-ID registry file (NULL: memory only; the core reads no environment) */
   int64_t boot_ticks;      /* time base at creation, ticks since 1970 (default: now) */
   const char *share;       /* a path: the store is created in that file for other processes to
                             * attach (mi_system_attach); NULL = private memory */

@@ -3,6 +3,10 @@
 #ifndef MI_INTERNAL_H
 #define MI_INTERNAL_H
 
+#ifdef MI_SOURCE_BUILD
+#error "a source (core/sources/) sees only mi_host.h and mi_source.h, never mi_internal.h"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include "mi_host.h"
@@ -187,6 +191,7 @@ struct mi_system {
   uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none (per process: the catalog's) */
   /* source */
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
+  const struct mi_source_ops *source_ops;   /* the ops table installed with mi_source_attach, or NULL */
   int in_refresh;
   struct mi_publisher *pub;          /* mi_system_publish_every's thread, or NULL */
 };
@@ -256,8 +261,7 @@ void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
 void mi_io_forget_ldev(mi_system *sys, int ldev);
-mi_system *mi_sim_default_new(void);
-void mi_default_config(mi_system *sys, int ncpu, int disks, int terminals);
+void mi_default_forget(mi_system *sys);   /* defsys.c: sys is being freed; it is no longer the default */
 
 /* registry.c */
 int mi_registry_load(mi_system *sys);

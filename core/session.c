@@ -12,24 +12,6 @@ static pthread_mutex_t sessions_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static _Thread_local mi_session *current;
 static mi_session *default_session;
-static mi_system *default_system;
-
-
-/* Frees the default system at exit (so leak checkers see a clean process). */
-static void free_default(void) {
-  mi_system_free(default_system);
-  default_system = NULL;
-  default_session = NULL;
-  current = NULL;
-}
-
-mi_system *mi_default_system(void) {
-  if (!default_system) {
-    default_system = mi_sim_default_new();
-    if (default_system) atexit(free_default);
-  }
-  return default_system;
-}
 
 mi_session *mi_session_new(mi_system *sys) {
   if (!sys) sys = mi_default_system();

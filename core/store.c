@@ -31,10 +31,6 @@ mi_system *mi_system_new(const mi_system_options *opt) {
       strncpy(sys->registry_path, opt->registry, sizeof sys->registry_path - 1);
     }
   }
-  if (!sys->registry_path[0]) {
-    const char *env = getenv("MI_AIFKUF");
-    if (env) strncpy(sys->registry_path, env, sizeof sys->registry_path - 1);
-  }
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
   sys->opt.share = NULL;
   mi_seg *g = mi_seg_new(sys, opt ? opt->share : NULL, sys->opt.max_cells);
@@ -67,6 +63,7 @@ mi_system *mi_system_new(const mi_system_options *opt) {
 void mi_system_free(mi_system *sys) {
   if (!sys) return;
   mi_system_publish_every(sys, 0);
+  mi_default_forget(sys);
   while (sys->sessions) mi_session_free(sys->sessions);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   mi_seg_free(sys);
@@ -78,6 +75,7 @@ void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fi
   if (!sys || sys->attached) return;
   if (sys->refresh_fini && sys->refresh_arg != arg) sys->refresh_fini(sys->refresh_arg);
   sys->refresh = fn; sys->refresh_arg = arg; sys->refresh_fini = fini;
+  sys->source_ops = NULL;
 }
 
 void *mi_system_source(mi_system *sys) { return sys ? sys->refresh_arg : NULL; }

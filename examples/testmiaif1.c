@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "mi.h"
+#include "mish_env.h"   /* MISH_SYSTEM, MISH_WORKLOAD, MISH_CPUS, MISH_PROC, MI_AIFKUF */
 
 enum { T_PAUSED, T_IDLE, T_SYS_FETCH, T_SWAPIN, T_TOS_TRAP, T_DISP_ACT, T_AS, T_BS, T_CS, T_DS, T_ES, T_CM,
        C_NM_CODE_PF, C_NM_STACK_PF, C_NM_TRANS_PF, C_CM_CODE_PF, C_CM_STACK_PF, C_CM_TRANS_PF,
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
   void *config_ptrs[2] = {&round_factor, &ticks_per_milli};
   if (wait <= 0 || samples < 1) { fprintf(stderr, "usage: testmiaif1 [interval-seconds] [samples]\n"); return 2; }
 
+  mish_env_default("testmiaif1");   /* the system to measure, as the environment says */
   GETPRIVMODE();
   AIFGLOBINSTALL(&aif_status, USER_ID);   /* the INSTMI step, harmless when done before */
   AIFACCESSON(&aif_status, USER_ID);

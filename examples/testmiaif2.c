@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mi.h"
+#include "mish_env.h"   /* MISH_SYSTEM, MISH_WORKLOAD, MISH_CPUS, MISH_PROC, MI_AIFKUF */
 #include "mi_catalog.h"   /* object-class names */
 
 #define USER_ID 666
@@ -59,6 +60,7 @@ int main(int argc, char **argv) {
   static ldev_counters item_data[MAX_LDEVS], old_item_data[MAX_LDEVS];
   int clear = isatty(1);
 
+  mish_env_default("testmiaif2");   /* the system to measure, as the environment says */
   GETPRIVMODE();
   AIFGLOBINSTALL(&aif_status, USER_ID);   /* the INSTMI step, harmless when done before */
   AIFACCESSON(&aif_status, USER_ID);

@@ -16,6 +16,7 @@
 #include "mi_sim.h"
 #include "mi_linux.h"
 #include "mi_query.h"
+#include "mi_source.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
@@ -38,6 +39,31 @@ typedef struct lses {
 } lses;
 
 /* ---- systems ---- */
+
+/* The user-ID registry file of every system Lua creates: $MI_AIFKUF when the module was opened
+ * (the program reads the environment, never the core), else memory only. */
+static char lua_registry[512];
+
+/* The system options of a system Lua creates. */
+static mi_system_options lua_options(void) {
+  mi_system_options o = {0};
+  o.registry = lua_registry[0] ? lua_registry : NULL;
+  return o;
+}
+
+/* Creates an empty system with the module's options, private or shared at path share;
+ * raises if out of memory or the file cannot be made. */
+static mi_system *new_system(lua_State *L, const char *share) {
+  mi_system_options o = lua_options();
+  o.share = share;
+  errno = 0;
+  mi_system *sys = mi_system_new(&o);
+  if (!sys && share)
+    luaL_error(L, "cannot share the store at '%s': %s", share,
+               errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
+  if (!sys) luaL_error(L, "cannot create the system: out of memory");
+  return sys;
+}
 
 /* Returns the system userdata at i (raises if it is not one or is closed). */
 static mi_system *checksys(lua_State *L, int i) {
@@ -98,11 +124,39 @@ static int opt_field_int(lua_State *L, int i, const char *k, lua_Integer lo, lua
   return has;
 }
 
+/* Reads the workload table at t into *out: the built-in `base` or `workload` (default "oltp") with
+ * any field of core.workload_fields() set over it; name (namelen bytes) receives its name. Raises
+ * on an unknown built-in or field (a typo must not silently run the default) or a value out of range. */
+static void table_workload(lua_State *L, int t, mi_workload *out, char *name, size_t namelen) {
+  lua_getfield(L, t, "base");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, t, "workload"); }
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "workload must be a built-in name here");
+  const char *wname = luaL_optstring(L, -1, "oltp");
+  const mi_workload *b = mi_workload_builtin(wname);
+  if (!b) luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk, or a workload file)", wname);
+  mi_workload w = *b;
+  lua_pop(L, 1);
+  opt_field(L, t, "name", LUA_TSTRING);
+  snprintf(name, namelen, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : w.name);
+  w.name = name;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "workload keys must be field names");
+    const char *k = lua_tostring(L, -2);
+    if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
+        !strcmp(k, "about") || !strcmp(k, "host") || !strcmp(k, "share")) { lua_pop(L, 1); continue; }
+    double dummy;
+    if (mi_workload_get(&w, k, &dummy) != 0) luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
+    set_field(L, &w, k);
+    lua_pop(L, 1);
+  }
+  *out = w;
+}
+
 /* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
  * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
  * overrides it; an unknown key is an error (a typo must not silently run the default). */
-static mi_system *new_shared(lua_State *L, const char *share);
-
 static int l_system(lua_State *L) {
   lua_settop(L, 1);
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
@@ -126,48 +180,28 @@ static int l_system(lua_State *L) {
     lua_Integer age = -1;
     opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
     if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
-    u->sys = new_shared(L, share);
-    if (mi_linux_attach(u->sys, root, (int)age) != 0) { mi_system_free(u->sys); u->sys = NULL; }
+    mi_system *sys = new_system(L, share);
+    if (mi_linux_attach(sys, root, (int)age) != 0) { mi_system_free(sys); return luaL_error(L, "cannot create the host system"); }
+    u->sys = sys;
     lua_pop(L, 1);
-    if (!u->sys) return luaL_error(L, "cannot create the host system");
     u->owned = 1;
     if (share) mi_system_publish_every(u->sys, 100);
     return 1;
   }
-  lua_getfield(L, 1, "base");
-  if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, 1, "workload"); }
-  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "workload must be a built-in name here");
-  const char *wname = luaL_optstring(L, -1, "oltp");
-  const mi_workload *b = mi_workload_builtin(wname);
-  if (!b) return luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk, or a workload file)", wname);
-  mi_workload w = *b;
-  lua_pop(L, 1);
-  opt_field(L, 1, "name", LUA_TSTRING);
+  mi_workload w;
   char name[64];
-  snprintf(name, sizeof name, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : w.name);
-  w.name = name;
-  lua_pop(L, 1);
-  lua_pushnil(L);
-  while (lua_next(L, 1)) {
-    if (lua_type(L, -2) != LUA_TSTRING) return luaL_error(L, "workload keys must be field names");
-    const char *k = lua_tostring(L, -2);
-    if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
-        !strcmp(k, "about") || !strcmp(k, "host") || !strcmp(k, "share")) { lua_pop(L, 1); continue; }
-    double dummy;
-    if (mi_workload_get(&w, k, &dummy) != 0) return luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
-    set_field(L, &w, k);
-    lua_pop(L, 1);
-  }
+  table_workload(L, 1, &w, name, sizeof name);
   lua_getfield(L, 1, "realtime");
   int rt = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  u->sys = new_shared(L, share);
-  if (mi_sim_attach(u->sys, &w, rt) != 0) { mi_system_free(u->sys); u->sys = NULL; }
-  if (!u->sys) {
+  mi_system *sys = new_system(L, share);
+  if (mi_sim_attach(sys, &w, rt) != 0) {
+    mi_system_free(sys);
     char why[160];
     if (mi_workload_check(&w, why, sizeof why) != 0) return luaL_error(L, "%s", why);
     return luaL_error(L, "cannot create the system (out of memory)");
   }
+  u->sys = sys;
   u->owned = 1;
   if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
   return 1;
@@ -187,15 +221,78 @@ static int l_attach(lua_State *L) {
   return 1;
 }
 
-/* A new empty system, private or shared at path share; raises if the file cannot be made. */
-static mi_system *new_shared(lua_State *L, const char *share) {
-  mi_system_options o = {.share = share};
+/* core.open(spec [, {cpus=, workload=<table of core.system's form>, age_ms=, virtual=}]) -> system
+ * userdata: mi_system_open("sim", "sim:batch", "host", "host:/proc-root" or a registered NAME[:ARG])
+ * with the module's registry; a sim opened so runs in real time after a minute of history unless
+ * virtual is true. Raises with the core's reason, e.g. "unknown system 'x' (sim, host)". */
+static int l_open(lua_State *L) {
+  const char *spec = luaL_optstring(L, 1, "sim");
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  mi_source_args a = {0};
+  const char *share = NULL;
+  mi_workload w;
+  char name[64];
+  if (lua_istable(L, 2)) {
+    lua_Integer v;
+    if (opt_field_int(L, 2, "cpus", INT32_MIN, INT32_MAX, &v)) a.cpus = (int)v;
+    if (opt_field_int(L, 2, "age_ms", -1, INT32_MAX, &v)) a.age_ms = (int)v;
+    lua_getfield(L, 2, "virtual");
+    a.virtual_time = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    opt_field(L, 2, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
+    share = lua_tostring(L, -1);
+    lua_pop(L, 1);   /* the string stays alive in the table */
+    if (opt_field(L, 2, "workload", LUA_TTABLE) == LUA_TTABLE) {
+      table_workload(L, lua_gettop(L), &w, name, sizeof name);
+      a.workload = &w;
+    }
+    lua_pop(L, 1);
+  }
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, SYS_MT);
+  char err[256];
+  mi_system_options o = lua_options();
+  o.share = share;
   errno = 0;
-  mi_system *sys = mi_system_new(&o);
-  if (!sys && share)
-    luaL_error(L, "cannot share the store at '%s': %s", share,
-               errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
-  return sys;
+  u->sys = mi_system_open(spec, &o, &a, err, sizeof err);
+  if (!u->sys && share && strcmp(err, "out of memory") == 0)
+    return luaL_error(L, "cannot share the store at '%s': %s", share,
+                      errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
+  if (!u->sys) return luaL_error(L, "%s", err);
+  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  u->owned = 1;
+  return 1;
+}
+
+/* core.set_default(system): installs a system Lua created as THE default (of core.system("default"),
+ * the upper-case API and mi.open()); the core owns it from then on. Raises if another default exists. */
+static int l_set_default(lua_State *L) {
+  lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  if (!u->sys) luaL_argerror(L, 1, "system is closed");
+  if (mi_set_default_system(u->sys) != 0) return luaL_error(L, "a default system exists already");
+  u->owned = 0;   /* the core frees it at exit; this userdata is now a wrapper of the default */
+  return 0;
+}
+
+/* core.default_exists() -> true once the default system exists (installed or created by a use). */
+static int l_default_exists(lua_State *L) {
+  lua_pushboolean(L, mi_default_exists());
+  return 1;
+}
+
+/* core.sources() -> array of {name=, about=}: the sources mi_system_open knows, built-ins first. */
+static int l_sources(lua_State *L) {
+  lua_newtable(L);
+  const mi_source_ops *o;
+  for (int i = 0; (o = mi_source_at(i)); i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, o->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, o->about ? o->about : ""); lua_setfield(L, -2, "about");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
 }
 
 /* Pushes workload w as a table of its fields (distributions by name) plus name and about. */
@@ -341,8 +438,7 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
   lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
-  lua_pushstring(L, mi_system_attached(sys) ? "attached" : mi_linux_attached(sys) ? "host" : mi_sim_attached(sys) ? "sim" : "custom");
-  lua_setfield(L, -2, "source");
+  lua_pushstring(L, mi_system_attached(sys) ? "attached" : mi_system_source_name(sys)); lua_setfield(L, -2, "source");
   if (mi_system_share_path(sys)) { lua_pushstring(L, mi_system_share_path(sys)); lua_setfield(L, -2, "share"); }
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   mi_linux_health hh;
@@ -1172,7 +1268,8 @@ static const luaL_Reg sys_methods[] = {
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg qry_methods[] = {{"get", qry_get}, {"close", qry_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-  {"system", l_system}, {"attach", l_attach}, {"session", l_session}, {"query", l_query}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
+  {"system", l_system}, {"attach", l_attach}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
+  {"sources", l_sources}, {"session", l_session}, {"query", l_query}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
   {"globinstall", l_globinstall}, {"globon", l_globon}, {"globget", l_globget}, {"globoff", l_globoff},
   {"procon", l_procon}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
@@ -1226,6 +1323,13 @@ void mi_lua_push_system(lua_State *L, mi_system *sys) {
   u->sys = sys;
 }
 int luaopen_mi_core(lua_State *L) {
+  /* the program's registry: $MI_AIFKUF, for the systems Lua creates and a default not yet made */
+  const char *reg = getenv("MI_AIFKUF");
+  if (reg && !lua_registry[0]) {
+    snprintf(lua_registry, sizeof lua_registry, "%s", reg);
+    mi_system_options o = lua_options();
+    mi_default_configure(NULL, &o);   /* -1 when the program made its default already: it chose */
+  }
   new_mt(L, SYS_MT, sys_methods, sys_close);
   new_mt(L, SES_MT, ses_methods, ses_close);
   new_mt(L, QRY_MT, qry_methods, qry_close);

@@ -16,6 +16,7 @@
 #include "lualib.h"
 #include "mi_host.h"
 #include "mi_sim.h"
+#include "mi_source.h"
 
 #define MISH_VERSION "0.1.0"
 
@@ -386,14 +387,16 @@ static void usage(void) {
          "  -e code          run code\n"
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
-         "  --system NAME    system to measure: sim (the simulated HP 3000, default) or host\n"
-         "                   (this Linux machine, from /proc)\n"
+         "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
+         "                   host (this Linux machine, from /proc) or host:/path/to/proc-root\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
          "  --share PATH     publish this shell's system in PATH for other processes\n"
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
+         "  --proc DIR       the proc root the host system reads (default /proc)\n"
+         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
 }
@@ -403,7 +406,10 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  const char *workload = NULL, *cpus = NULL, *share = NULL, *attach = NULL;
+  /* the options of the measured system: the command line, else the environment */
+  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
+  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
+  const char *share = NULL, *attach = NULL;
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -416,15 +422,8 @@ static int pmain(lua_State *L) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
-    if ((strcmp(a, "--system") == 0) && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (strcmp(v, "sim") && strcmp(v, "default") && strcmp(v, "host")) {
-        fprintf(stderr, "%s: unknown system '%s' (sim or host)\n", progname, v);
-        lua_pushinteger(L, 1); return 1;
-      }
-      if (strcmp(v, "host") == 0) setenv("MISH_SYSTEM", "host", 1);
-      continue;
-    }
+    if ((strcmp(a, "--system") == 0) && i + 1 < argc) { system = argv[++i]; continue; }
+    if ((strcmp(a, "--proc") == 0) && i + 1 < argc) { proc = argv[++i]; continue; }
     if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
     if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
     if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
@@ -434,7 +433,7 @@ static int pmain(lua_State *L) {
     script = i;
     break;
   }
-  if (workload && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
+  if (workload && workload[0] && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
     fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
     lua_pushinteger(L, 1); return 1;
   }
@@ -442,24 +441,27 @@ static int pmain(lua_State *L) {
     fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
     lua_pushinteger(L, 1); return 1;
   }
-  if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }
-  if (attach) { lua_pushstring(L, attach); lua_setglobal(L, "__mish_attach"); }
-  if (workload) setenv("MISH_WORKLOAD", workload, 1);
-  if (cpus) setenv("MISH_CPUS", cpus, 1);
+  /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
+  lua_createtable(L, 0, 6);
+  const char *const keys[] = {"system", "workload", "cpus", "proc", "share", "attach"},
+                    *vals[] = {system, workload, cpus, proc, share, attach};
+  for (int k = 0; k < 6; k++)
+    if (vals[k] && vals[k][0]) { lua_pushstring(L, vals[k]); lua_setfield(L, -2, keys[k]); }
+  lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
-                  "__mish_complete = function(w) return sh.complete(w, _G) end\n"
-                  "if __mish_attach then s = mi.open{system = mi.attach(__mish_attach)}\n"
-                  "elseif __mish_share then\n"   /* the default system's choice, in a shared store */
-                  "  local host = os.getenv('MISH_SYSTEM') == 'host'\n"
-                  "  local o = host and {host = true} or {workload = os.getenv('MISH_WORKLOAD') or 'oltp',\n"
-                  "    cpus = tonumber(os.getenv('MISH_CPUS') or '')}\n"
-                  "  o.share = __mish_share\n"
-                  "  local sys = mi.system(o)\n"
-                  "  __mish_shared = true\n"
-                  "  if not host then sys:advance(60000); sys:realtime(true) end\n"
-                  "  s = mi.open{system = sys}\n"
-                  "else s = mi.open() end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+                  "__mish_complete = function(w) return sh.complete(w, _G) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  /* the one default system, from the options; a bad option is one line, not a traceback */
+  lua_getglobal(L, "mi");
+  lua_getfield(L, -1, "set_default");
+  lua_getglobal(L, "mish_options");
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    fprintf(stderr, "%s: %s\n", progname, lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot build the system");
+    lua_pushinteger(L, 1); return 1;
+  }
+  lua_pop(L, 1);
+  if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
+  if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   /* arg table as lua.c does */
   lua_createtable(L, argc, 1);
   for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - (script ? script : argc)); }
@@ -512,13 +514,15 @@ int main(int argc, char **argv) {
   int status = lua_pcall(L, 2, 1, 0);
   int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
   if (status != LUA_OK) report(L, status);
-  /* --share: the store file is ours to remove once the system is freed (readers see it closed) */
-  lua_getglobal(L, "__mish_shared");
-  int shared = lua_toboolean(L, -1);
+  /* --share: the default system lives in the store file; free it (readers see it closed), then
+   * the file is ours to remove */
   lua_getglobal(L, "__mish_share");
   char path[4096] = "";
-  if (shared && lua_isstring(L, -1)) snprintf(path, sizeof path, "%s", lua_tostring(L, -1));
+  if (lua_isstring(L, -1)) snprintf(path, sizeof path, "%s", lua_tostring(L, -1));
   lua_close(L);
-  if (path[0]) unlink(path);
+  if (path[0]) {
+    if (mi_default_exists()) mi_system_free(mi_default_system());
+    unlink(path);
+  }
   return rc;
 }

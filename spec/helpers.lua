@@ -3,7 +3,7 @@
 local tmp = os.tmpname()
 os.remove(tmp)
 -- every system in the specs reads and writes this registry, never the user's
-require("mi.core") -- loaded before MI_AIFKUF matters: the C side reads the environment itself
+require("mi.core") -- mi.core reads $MI_AIFKUF when opened and passes it to every system Lua creates
 local H = {}
 H.registry = tmp
 -- Returns a session on a fresh, deterministic simulated system (virtual time).

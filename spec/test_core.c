@@ -23,6 +23,7 @@
 #include "mi_host.h"
 #include "mi_internal.h"
 #include "mi_query.h"
+#include "mi_source.h"
 
 static int passed, failed;
 #define CHECK(cond, what) do { if (cond) passed++; else { failed++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); } } while (0)
@@ -790,7 +791,7 @@ static void test_status_names(void) {
   mi_system_free(sys);
 }
 
-/* ---- the host source (core/linux.c) on fixture trees ---- */
+/* ---- the host source (core/sources/linux.c) on fixture trees ---- */
 
 /* Writes text to root/rel, creating the directories on the way. */
 static void put_file(const char *root, const char *rel, const char *text) {
@@ -1450,7 +1451,7 @@ static void test_h11_aiftime(void) {
   CHECK(d >= 5 && d <= 10, "#11.13: a skipped gap still moves the clock");
   mi_system_free(sys);
   /* the default system's clock is the wall clock, not its creation plus its minute of history */
-  sys = mi_sim_default_new();
+  sys = mi_system_open("sim", NULL, NULL, NULL, 0);
   s = mi_session_new(sys);
   mi_session_set_priv(s, 1);
   mi_globinstall(s, &st, 666);
@@ -2285,6 +2286,107 @@ static void test_query_api(void) {
   mi_system_free(sys);
 }
 
+/* ---- door 1: sources as ops tables, the program chooses the default (#12) ---- */
+typedef struct { int refreshes; int closed; } mine_state;
+static int mine_closes;
+/* A program's own source: "mine[:N]" configures N processors (default 3) and counts refreshes. */
+static int mine_open(mi_system *sys, const char *arg, const mi_source_args *a, char *err, size_t errlen) {
+  (void)a;
+  int n = arg ? atoi(arg) : 3;
+  if (n < 1 || n > 8) { snprintf(err, errlen, "mine: bad cpus '%s'", arg); return -1; }
+  mine_state *st = calloc(1, sizeof *st);
+  if (!st) return -1;
+  mi_host_set_cpus(sys, n);
+  return mi_source_attach(sys, mi_source_find("mine"), st);
+}
+static void mine_refresh(mi_system *sys, void *state) { (void)sys; ((mine_state *)state)->refreshes++; }
+static void mine_close(void *state) { mine_closes++; free(state); }
+static const mi_source_ops mine_ops = {"mine", "a test source", mine_open, mine_refresh, mine_close};
+
+static void test_doors(void) {
+  char err[256];
+  CHECK(mi_source_find("sim") && mi_source_find("host") && !mi_source_find("vax"), "#12.1: the built-in sources are found by name");
+  CHECK(mi_source_find("sim:batch") == mi_source_find("sim"), "#12.1: a spec's ARG is not part of the name");
+  mi_system *sys = mi_system_open("vax:7", NULL, NULL, err, sizeof err);
+  CHECK(!sys && strstr(err, "unknown system 'vax' (sim, host") != NULL, "#12.1: an unknown system is refused, naming it and the known ones");
+  sys = mi_system_open("sim:nope", NULL, NULL, err, sizeof err);
+  CHECK(!sys && strstr(err, "unknown workload 'nope'") != NULL, "#12.1: sim:WORKLOAD names a built-in workload");
+  sys = mi_system_open("sim", NULL, &(mi_source_args){.cpus = 9}, err, sizeof err);
+  CHECK(!sys && strstr(err, "cpus must be 1-8") != NULL, "#12.1: cpus outside 1-8 are refused");
+  sys = mi_system_open("host:/nonexistent/proc", NULL, NULL, err, sizeof err);
+  CHECK(!sys && strstr(err, "/nonexistent/proc") != NULL, "#12.1: an unreadable proc root is refused, naming it");
+  sys = mi_system_open("sim:batch", NULL, &(mi_source_args){.cpus = 4, .virtual_time = 1}, err, sizeof err);
+  CHECK(sys && mi_sim_attached(sys) && strcmp(mi_sim_workload(sys)->name, "batch") == 0 && mi_host_cpus(sys) == 4,
+        "#12.1: sim:batch with 4 CPUs opens the batch workload on 4 CPUs");
+  CHECK(strcmp(mi_system_source_name(sys), "sim") == 0 && mi_system_source_ops(sys) == mi_source_find("sim"),
+        "#12.1: the system knows its source by its ops table");
+  CHECK(!mi_linux_attached(sys) && mi_linux_refresh(sys) == -1, "#12.1: a sim is not the host");
+  int64_t t0 = mi_host_now(sys);
+  mi_sim_advance(sys, 1000);
+  CHECK(mi_host_now(sys) - t0 == 1000LL * mi_host_ticks_per_ms(sys), "#12.1: a virtual-time sim moves only when advanced");
+  mi_system_free(sys);
+  /* a program's own source, registered by name */
+  EQ(mi_source_register(&mine_ops), 0, "#12.1: a program registers its source");
+  EQ(mi_source_register(&mine_ops), -2, "#12.1: a name is registered once");
+  EQ(mi_source_register(&(mi_source_ops){"bad name", "", mine_open, NULL, NULL}), -1, "#12.1: a name with a blank is refused");
+  EQ(mi_source_register(&(mi_source_ops){"sim", "", mine_open, NULL, NULL}), -2, "#12.1: a built-in's name is taken");
+  int listed = 0;
+  for (int i = 0; mi_source_at(i); i++) listed += strcmp(mi_source_at(i)->name, "mine") == 0;
+  CHECK(listed == 1 && strcmp(mi_source_at(0)->name, "sim") == 0, "#12.1: the sources list the built-ins first, then the program's");
+  sys = mi_system_open("mine:5", NULL, NULL, err, sizeof err);
+  CHECK(sys && mi_host_cpus(sys) == 5 && strcmp(mi_system_source_name(sys), "mine") == 0, "#12.1: mi_system_open opens a registered NAME:ARG");
+  mi_session *s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  status_type st;
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  clock_type now_c;
+  mi_time(s, &st, NULL, NULL, &now_c, NULL, NULL, 0);
+  CHECK(((mine_state *)mi_system_source(sys))->refreshes >= 1, "#12.1: an AIF call runs the registered source's refresh");
+  CHECK(!mi_sim_attached(sys) && !mi_linux_attached(sys), "#12.1: a registered source is neither sim nor host");
+  mi_sim_advance(sys, 100);            /* used to take the source's state for a model: now ignored */
+  mi_sim_set_realtime(sys, 1);
+  mi_sim_set_max_catchup(sys, 5);
+  EQ(((mine_state *)mi_system_source(sys))->refreshes, 1, "#12.1: the simulator's controls leave another source's state alone");
+  mi_system_free(sys);
+  EQ(mine_closes, 1, "#12.1: freeing the system closes its source once");
+  CHECK(!mi_system_open("mine:0", NULL, NULL, err, sizeof err) && strstr(err, "mine: bad cpus") != NULL,
+        "#12.1: a source's open failure gives its reason");
+  /* the source-facing reads */
+  sys = mi_system_open("sim:idle", NULL, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int hi = mi_host_proc_hi(sys), alive = 0;
+  for (int i = 0; i < hi; i++) alive += mi_host_proc_alive(sys, i);
+  EQ(alive, mi_host_proc_count(sys), "#12.2: mi_host_proc_hi/alive count the live processes");
+  EQ(mi_host_proc_pid(sys, mi_host_proc_slot(sys, 6)), 6, "#12.2: mi_host_proc_pid reads a slot's pid");
+  CHECK(!mi_host_proc_alive(sys, -1) && !mi_host_proc_alive(sys, MI_MAX_PROCESSES) && mi_host_proc_pid(sys, 99999) == 0,
+        "#12.2: out-of-range slots are neither alive nor have a pid");
+  uint64_t g0 = mi_host_layout_gen(sys);
+  s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  int32_t items[] = {21176, 0}, ist[1], map = 1;
+  mi_globon(s, &st, items, ist, &map, 0);
+  CHECK(mi_host_layout_gen(sys) != g0, "#12.2: an ON changes the layout generation a source watches");
+  EQ(mi_host_rebase(sys, 0), -1, "#12.2: a system with processes cannot be rebased");
+  mi_system_free(sys);
+  /* the default: installed by the program, forgotten when freed, configured but not from the env */
+  if (!mi_default_exists()) {
+    EQ(mi_default_configure("vax", NULL), -2, "#12.3: configuring an unknown default system is refused");
+    mi_system *mine = mi_system_open("sim:idle", NULL, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    mi_system *other = mi_system_open("sim:idle", NULL, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    EQ(mi_set_default_system(mine), 0, "#12.3: a program installs its system as the default");
+    CHECK(mi_default_system() == mine && mi_session_system(mi_session_current()) == mine,
+          "#12.3: the upper-case API measures the installed system");
+    EQ(mi_set_default_system(mine), 0, "#12.3: installing the default again is fine");
+    EQ(mi_set_default_system(other), -1, "#12.3: another system cannot replace an existing default");
+    EQ(mi_default_configure("sim", NULL), -1, "#12.3: configuring comes too late once the default exists");
+    mi_system_free(mine);
+    CHECK(!mi_default_exists(), "#12.3: freeing the default system forgets it (no dangling default)");
+    mi_system_free(other);
+  }
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2303,6 +2405,7 @@ int main(void) {
   test_writer();
   test_query_enable_set();
   test_query_api();
+  test_doors();
   test_status_names();
   test_host_emfile();
   test_host_read_errors();
@@ -2321,7 +2424,7 @@ int main(void) {
   test_h11_item_extremes();
   test_threads();
   test_processes();
-  setenv("MI_AIFKUF", regpath, 1);
+  mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_upper_api();
   unlink(regpath);
   printf("C core: %d passed, %d failed\n", passed, failed);

@@ -193,7 +193,6 @@ function M.system(opts)
   return sys
 end
 
-local default_sys
 -- Attaches to the store another process shares at path (mi.system{share = path}, mish --share,
 -- examples/embed --share): a system to open sessions on, mi.open{system = mi.attach(path)}.
 function M.attach(path)
@@ -203,16 +202,65 @@ function M.attach(path)
   return sys
 end
 
--- The shell's system: the C default (built-in workload from $MISH_WORKLOAD) or, when
--- $MISH_WORKLOAD names a workload file, a real-time system built from it once.
-function M.default_system()
-  local w = os.getenv("MISH_WORKLOAD")
-  if os.getenv("MISH_SYSTEM") == "host" or w == nil or core.workload(w) then return core.system("default") end
-  if not default_sys or default_sys:closed() then
-    default_sys = M.system { workload = w, cpus = tonumber(os.getenv("MISH_CPUS") or ""), realtime = true }
+-- Opens the system a spec names — "sim", "sim:WORKLOAD", "host", "host:/proc-root" or a registered
+-- NAME[:ARG] — as a program measures it (a sim in real time after a minute of history).
+-- opts: {workload = name|file|table (sim only), cpus = 1-8, age_ms = (host), virtual = true (sim
+-- without real time or history), share = PATH (the store in that file, for mi.attach elsewhere)}.
+-- Raises with the reason (level 0 leaves the position out).
+function M.open_system(spec, opts, level)
+  opts = opts or {}
+  spec = spec or "sim"
+  if type(spec) ~= "string" then error("bad argument #1 to 'open_system' (string expected, got " .. type(spec) .. ")", 2) end
+  level = level or 2
+  local args = { age_ms = opts.age_ms, virtual = opts.virtual, share = opts.share }
+  if opts.cpus ~= nil then
+    args.cpus = math.tointeger(tonumber(opts.cpus))
+    if not args.cpus or args.cpus < 1 or args.cpus > 8 then error("cpus must be 1-8, got " .. tostring(opts.cpus), level) end
   end
-  return default_sys
+  local w = opts.workload
+  if w ~= nil then
+    local name = spec:match("^[^:]*")
+    if name ~= "sim" then error("a workload runs on the simulated system, not on '" .. name .. "'", level) end
+    if spec ~= "sim" then error("the workload is given twice: '" .. spec .. "' and '" .. tostring(w) .. "'", level) end
+    if type(w) == "string" and core.workload(w) then spec = "sim:" .. w
+    else
+      local ok, t = pcall(M.workload, w)
+      if not ok then error(t, level) end
+      args.workload = t
+    end
+  end
+  local ok, sys = pcall(core.open, spec, args)
+  if not ok then error(sys, level) end
+  return sys
 end
+
+-- Builds the system a program's options describe ({system = spec, workload =, cpus =, proc = host
+-- root, share = PATH to publish it in; or attach = PATH: the store another process shares}) once
+-- and installs it as THE default, so mi.default_system(), mi.open(), the literal
+-- layer and core.system("default") all measure it. Returns it.
+function M.set_default(o)
+  o = o or {}
+  if o.attach ~= nil then   -- mish --attach PATH: the system another process shares is the default
+    if o.share ~= nil then error("--share publishes this shell's system, --attach measures another's: not both", 0) end
+    local ok, sys = pcall(M.attach, o.attach)
+    if not ok then error(sys, 0) end
+    core.set_default(sys)
+    return sys
+  end
+  local spec = o.system or "sim"
+  if spec == "default" then spec = "sim" end
+  if o.proc ~= nil then
+    if spec ~= "host" then error("a proc root (--proc) needs the host system, not '" .. spec .. "'", 0) end
+    spec = "host:" .. o.proc
+  end
+  local sys = M.open_system(spec, { workload = o.workload, cpus = o.cpus, share = o.share }, 0)
+  core.set_default(sys)
+  return sys
+end
+
+-- The default system: the one the program installed (mish's options) or the built-in default
+-- (the simulated HP 3000: oltp on 2 CPUs, real time after a minute of history).
+function M.default_system() return core.system("default") end
 
 -- Returns the built-in workload names.
 function M.workloads() return core.workloads() end

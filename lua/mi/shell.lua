@@ -17,7 +17,7 @@ local DOCS = {
   ["mi.workloads"] = "mi.workloads() -> names of the built-in simulated workloads",
   ["mi.workload"] = "mi.workload(name | 'file.lua' | table) -> the workload's fields as a table",
   ["mi.workload_fields"] = "mi.workload_fields() -> {name=, min=, max=, about=} for each workload field",
-  ["mi.default_system"] = "mi.default_system() -> the system the shell measures ($MISH_WORKLOAD)",
+  ["mi.default_system"] = "mi.default_system() -> the system the shell measures (--system, --workload, --cpus)",
   ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
   ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status; domain 'global'|'process'|'io'",
   ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status; domain also 'processor'",

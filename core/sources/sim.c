@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "mi_internal.h"
 #include "mi_sim.h"
+#include "mi_source.h"
 
 #define STEP_MS 10
 #define MAXP MI_MAX_PROCESSES
@@ -221,7 +221,11 @@ static int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
 #define think(s, sys, ms) draw((s), (sys), (ms), (s)->w.think_dist)
 #define expo(s, sys, ms) draw((s), (sys), (ms), (s)->w.service_dist)
 
-static sim *of(mi_system *sys) { return (sim *)mi_system_source(sys); }
+extern const mi_source_ops mi_source_sim_ops;
+/* The model driving sys, or NULL if sys is not simulated. */
+static sim *of(mi_system *sys) {
+  return mi_system_source_ops(sys) == &mi_source_sim_ops ? (sim *)mi_system_source(sys) : NULL;
+}
 
 /* Orders wake-ups by time, then by process index, so equal times wake deterministically. */
 static int ev_less(wake_ev a, wake_ev b) { return a.at < b.at || (a.at == b.at && a.idx < b.idx); }
@@ -321,7 +325,7 @@ static int64_t quantum(mi_system *sys, int q) {
 static void logon(mi_system *sys, sim *s) {
   /* one census of the live processes: sessions, jobs and the populations of 21319-21322 */
   int sessions = 0, jobs = 0, ci = 0, sysp = 0, user = 0;
-  for (int i = 0; i < sys->seg->proc_hi; i++) {
+  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
     if (p->kind == K_CI) ci++;
@@ -618,7 +622,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
 }
 
 void mi_sim_advance(mi_system *sys, int64_t ms) {
-  sim *s = sys ? of(sys) : NULL;
+  sim *s = of(sys);
   if (!s) return;
   for (; ms > 0; ms -= STEP_MS) {
     int64_t n = ms < STEP_MS ? ms : STEP_MS;
@@ -651,12 +655,12 @@ static void refresh(mi_system *sys, void *arg) {
 }
 
 void mi_sim_set_max_catchup(mi_system *sys, int64_t ms) {
-  sim *s = mi_sim_attached(sys) ? of(sys) : NULL;
+  sim *s = of(sys);
   if (s) s->max_catchup_ms = ms >= 0 ? ms : 0;
 }
 
 void mi_sim_set_realtime(mi_system *sys, int on) {
-  sim *s = sys ? of(sys) : NULL;
+  sim *s = of(sys);
   if (!s) return;
   mi_host_begin(sys);   /* the refresh hook may run on another thread (mi_system_publish_every) */
   s->realtime = on;
@@ -664,11 +668,33 @@ void mi_sim_set_realtime(mi_system *sys, int on) {
   mi_host_publish(sys);
 }
 
-int mi_sim_attached(mi_system *sys) { return sys && sys->refresh == refresh; }
+int mi_sim_attached(mi_system *sys) { return of(sys) != NULL; }
 
 const mi_workload *mi_sim_workload(mi_system *sys) { return mi_sim_attached(sys) ? &of(sys)->w : NULL; }
 
 int64_t mi_sim_transactions(mi_system *sys) { return mi_sim_attached(sys) ? of(sys)->txns : 0; }
+
+/* Configures the default machine's hardware and system processes on sys: disks 1-5 then
+ * 100-199, terminals from 20, one of each other type, PIDs 1-7 the system processes. */
+static void machine_config(mi_system *sys, int ncpu, int disks, int terminals) {
+  static const struct { int first, last, type; } devs[] = {
+    {7, 7, 2}, {6, 6, 4}, {10, 10, 6}, {11, 11, 5}, {40, 41, 7}, {50, 53, 8}, {60, 60, 9}, {70, 70, 10},
+  };
+  for (int d = 0; d < disks; d++) mi_host_set_device(sys, d < 5 ? 1 + d : 95 + d, 1);
+  for (int t = 0; t < terminals && 20 + t <= 39; t++) mi_host_set_device(sys, 20 + t, 3);
+  static const char *const sysprocs[] = {"PROGEN", "LOAD", "DISPATCH", "MEMMGR", "UCOP", "JSMAIN", "SYSMAIN"};
+  mi_host_set_cpus(sys, ncpu);
+  for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++)
+    for (int l = devs[i].first; l <= devs[i].last; l++) mi_host_set_device(sys, l, devs[i].type);
+  for (size_t i = 0; i < sizeof sysprocs / sizeof sysprocs[0]; i++) {
+    mi_proc_desc d = {0};
+    d.pid = (int64_t)(i + 1);
+    d.program = sysprocs[i]; d.program_group = "PUB"; d.program_account = "SYS";
+    d.user = "OPERATOR"; d.user_group = "PUB"; d.account = "SYS";
+    d.proc_type = i == 5 ? MI_PT_JSMAIN : MI_PT_SYSTEM;
+    mi_host_proc_create(sys, &d);
+  }
+}
 
 int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (!sys) return -1;
@@ -684,7 +710,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
-  mi_default_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
+  machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   /* the machine is configured for its workload: limits that admit every session and job */
   if (w->sessions > mi_host_config(sys, 3004)) mi_host_config_set(sys, 3004, w->sessions);
@@ -699,7 +725,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->short_sleep = (i + 1) * 137 <= 1000;
     set_state(s, p, S_SLEEP);
   }
-  mi_system_set_source(sys, refresh, s, free);
+  mi_source_attach(sys, &mi_source_sim_ops, s);
   s->last_logon = mi_host_now(sys) - 1000 * mi_host_ticks_per_ms(sys);
   logon(sys, s);
   mi_sim_set_realtime(sys, realtime);
@@ -711,3 +737,56 @@ mi_system *mi_sim_new(const mi_workload *w, int realtime) {
   if (sys && mi_sim_attach(sys, w, realtime) != 0) { mi_system_free(sys); return NULL; }
   return sys;
 }
+
+/* Wall-clock ticks since 1970 at tpm ticks per millisecond. */
+static int64_t wall_ticks(int64_t tpm) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000) * tpm + (ts.tv_nsec % 1000000) * tpm / 1000000;
+}
+
+#define HISTORY_MS 60000   /* virtual history of an opened system before it goes real-time */
+
+/* The "sim[:WORKLOAD]" source's open: the workload (a->workload, else the built-in ARG, else oltp)
+ * with a->cpus processors; unless a->virtual_time, a minute of virtual history that lies in the
+ * past (its clock starts a minute before now), then real time, so the first GET sees a machine in
+ * its stride and the clock reads the wall clock from then on. */
+static int sim_open(mi_system *sys, const char *arg, const mi_source_args *a, char *err, size_t errlen) {
+  const mi_workload *b = a->workload;
+  if (!b && !(b = mi_workload_builtin(arg && arg[0] ? arg : "oltp"))) {
+    char names[128] = "";
+    const char *n;
+    for (int i = 0; (n = mi_workload_name(i)); i++) {
+      size_t used = strlen(names);
+      snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", n);
+    }
+    if (err && errlen) snprintf(err, errlen, "unknown workload '%.64s' (%s)", arg, names);
+    return -1;
+  }
+  mi_workload w = *b;
+  if (a->cpus) {
+    if (a->cpus < 1 || a->cpus > 8) {
+      if (err && errlen) snprintf(err, errlen, "cpus must be 1-8, got %d", a->cpus);
+      return -1;
+    }
+    w.cpus = a->cpus;
+  }
+  if (mi_workload_check(&w, err, errlen) != 0) return -1;
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  if (!a->virtual_time) mi_host_rebase(sys, wall_ticks(tpm) - HISTORY_MS * tpm);   /* nothing lives on sys yet */
+  if (mi_sim_attach(sys, &w, 0) != 0) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (a->virtual_time) return 0;
+  mi_sim_advance(sys, HISTORY_MS);
+  int64_t lag = (wall_ticks(tpm) - mi_host_now(sys)) / tpm;   /* the history took time to run */
+  if (lag > 0) mi_sim_advance(sys, lag < HISTORY_MS ? lag : HISTORY_MS);
+  mi_sim_set_realtime(sys, 1);
+  return 0;
+}
+
+/* The simulated HP 3000 as a source. */
+const mi_source_ops mi_source_sim_ops = {
+  "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk)", sim_open, refresh, free,
+};

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "mi_internal.h"
 #include "mi_linux.h"
+#include "mi_source.h"
 
 #define NCPU_MI 8
 #define MAX_DISKS 64
@@ -75,7 +75,7 @@ typedef struct host {
   struct { char name[32]; uint64_t v[11]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
   int ndisks;
   uint64_t pgmajfault;
-  uint64_t layout;              /* sys->gen at the last refresh: a new ON re-reads at once */
+  uint64_t layout;              /* mi_host_layout_gen at the last refresh: a new ON re-reads at once */
   struct { uint32_t uid; char name[16]; } users[64];
   int nusers;
   char *buf;                    /* the file being parsed (slurp), grown up to FILE_MAX + 1 */
@@ -475,7 +475,7 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
 static int read_proc(mi_system *sys, host *h, int64_t pid) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
-  if (slot >= 0 && sys->seg->procs[slot].state != MI_PS_ALIVE) return 1;   /* an unreported death holds the pid */
+  if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
   snprintf(rel, sizeof rel, "%lld/stat", (long long)pid);
   ssize_t n = slurp(h, rel, &err);
@@ -575,21 +575,21 @@ static int refresh_all(mi_system *sys, host *h) {
   }
   /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
   if (listed)
-    for (int s = 0; s < sys->seg->proc_hi; s++)
-      if (sys->seg->procs[s].state == MI_PS_ALIVE && h->p[s].gen != h->gen && h->p[s].pid == sys->seg->procs[s].pid)
+    for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
+      if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s))
         mi_host_proc_exit(sys, s);
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
   h->last_ms = mono_ms();
-  h->layout = sys->seg->h.gen;
+  h->layout = mi_host_layout_gen(sys);
   return seen;
 }
 
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next age) */
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && sys->seg->h.gen == h->layout) return;
+  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout) return;
   refresh_all(sys, h);
 }
 
@@ -610,12 +610,18 @@ static void host_free(void *arg) {
   free(h);
 }
 
-int mi_linux_attached(mi_system *sys) { return sys && sys->refresh == refresh; }
+extern const mi_source_ops mi_source_host_ops;
+/* The host state driving sys, or NULL if sys is not the host. */
+static host *of(mi_system *sys) {
+  return mi_system_source_ops(sys) == &mi_source_host_ops ? (host *)mi_system_source(sys) : NULL;
+}
+
+int mi_linux_attached(mi_system *sys) { return of(sys) != NULL; }
 
 int mi_linux_refresh(mi_system *sys) {
   if (!mi_linux_attached(sys)) return -1;
   mi_host_begin(sys);
-  int n = refresh_all(sys, sys->refresh_arg);
+  int n = refresh_all(sys, of(sys));
   mi_host_publish(sys);
   return n;
 }
@@ -643,7 +649,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   if (slurp_at(h, strcmp(h->root, "/proc") == 0 ? "/etc/machine-id" : mid, "../etc/machine-id", &err) >= 8)
     mi_host_config_set(sys, 3038, hex8(h->buf));
   mi_host_config_text(sys, 3037, "LINUX   ");
-  mi_system_set_source(sys, refresh, h, host_free);
+  mi_source_attach(sys, &mi_source_host_ops, h);
   mi_host_begin(sys);
   refresh_all(sys, h);   /* baseline: counters start from what the kernel says now */
   mi_host_publish(sys);
@@ -669,13 +675,13 @@ int32_t mi_linux_mapping(int i, const char **figure) {
 
 int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
   if (!mi_linux_attached(sys) || !out) return -1;
-  *out = ((host *)sys->refresh_arg)->health;
+  *out = of(sys)->health;
   return 0;
 }
 
 int mi_linux_inject_fail(mi_system *sys, const char *rel, int err) {
   if (!mi_linux_attached(sys) || !rel || strlen(rel) >= sizeof ((host *)0)->inject[0].rel) return -1;
-  host *h = sys->refresh_arg;
+  host *h = of(sys);
   int free_i = -1;
   for (int i = 0; i < NINJECT; i++) {
     if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { h->inject[i].err = err; return 0; }
@@ -687,3 +693,23 @@ int mi_linux_inject_fail(mi_system *sys, const char *rel, int err) {
   h->inject[free_i].err = err;
   return 0;
 }
+
+/* The "host[:PROC-ROOT]" source's open: this machine from /proc (or another proc root, e.g. a
+ * fixture), re-read when older than a->age_ms. */
+static int host_open(mi_system *sys, const char *arg, const mi_source_args *a, char *err, size_t errlen) {
+  const char *root = arg && arg[0] ? arg : "/proc";
+  if (access(root, R_OK) != 0) {
+    if (err && errlen) snprintf(err, errlen, "cannot read proc root '%.200s': %s", root, strerror(errno));
+    return -1;
+  }
+  if (mi_linux_attach(sys, root, a->age_ms < 0 ? 0 : a->age_ms == 0 ? -1 : a->age_ms) != 0) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  return 0;
+}
+
+/* The live Linux host as a source. */
+const mi_source_ops mi_source_host_ops = {
+  "host", "this Linux machine from /proc (host:/path reads another proc root)", host_open, refresh, host_free,
+};

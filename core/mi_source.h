@@ -1,0 +1,98 @@
+/* mi_source.h — sources as ops tables: how a program chooses what a system measures.
+ * A source (the simulated HP 3000 "sim", the live Linux host "host", or one a program
+ * registers) is a small table of operations found by name; mi_system_open("NAME[:ARG]")
+ * creates a system and lets the source open on it. Sources see only this header and
+ * mi_host.h: the core's internals are not theirs (core/sources/ is compiled with
+ * MI_SOURCE_BUILD, under which mi_internal.h refuses to be included).
+ *
+ * The default system (mi.h's upper-case API, mi_default_system) is what the program
+ * installs with mi_set_default_system, else what mi_default_configure said, else the
+ * built-in default: "sim" (the oltp workload, 2 CPUs, real time, a minute of history).
+ * The core reads no environment variable: programs pass what they were told. */
+#ifndef MI_SOURCE_H
+#define MI_SOURCE_H
+
+#include <stddef.h>
+#include "mi_host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mi_workload;   /* mi_sim.h */
+
+/* What a program asks of a source beyond its spec's ARG; zero fields mean the source's defaults. */
+typedef struct mi_source_args {
+  int cpus;                             /* a simulating source: processors 1-8 (0 = the workload's) */
+  const struct mi_workload *workload;   /* sim: run this workload (e.g. one read from a file) instead of ARG's */
+  int virtual_time;                     /* sim: no real-time pacing and no history; the program steps it */
+  int age_ms;                           /* host: re-read /proc when older than this (0 = 100 ms, -1 = every call) */
+} mi_source_args;
+
+/* A source: what it is called, one line for people, and its operations. */
+typedef struct mi_source_ops {
+  const char *name;    /* letters, digits, '_' and '-'; what mi_system_open's spec names */
+  const char *about;   /* one line for help texts */
+  /* Makes the empty system sys measure this source: configures it, then installs the source
+   * with mi_source_attach(sys, ops, state). arg is the spec's text after ':' (NULL if none);
+   * a is never NULL. Returns 0, or -1 with a message in err (err may be NULL). */
+  int (*open)(mi_system *sys, const char *arg, const mi_source_args *a, char *err, size_t errlen);
+  /* Brings counters up to date; run at the start of every AIF call (may be NULL). */
+  void (*refresh)(mi_system *sys, void *state);
+  /* Frees the state when the system is freed or gets another source (may be NULL). */
+  void (*close)(void *state);
+} mi_source_ops;
+
+/* Registers a source (the table must outlive its use; it is not copied). 0; -1 NULL ops, no open
+ * or a bad name; -2 the name is taken (the built-ins "sim" and "host" are always there); -3 full. */
+MI_API int mi_source_register(const mi_source_ops *ops);   /* at startup, before other threads use the core */
+/* Returns the source registered under name (up to a ':' if any), or NULL. */
+MI_API const mi_source_ops *mi_source_find(const char *name);
+/* Returns registered source i (0, 1, ...: the built-ins first), NULL past the end: for help texts. */
+MI_API const mi_source_ops *mi_source_at(int i);
+/* Creates a system measuring spec: "sim", "sim:WORKLOAD", "host", "host:/path/to/proc-root" or
+ * a registered "NAME[:ARG]" (NULL or "" = "sim"); opt are the system's limits and registry, a the
+ * source's arguments (either may be NULL). NULL on failure, with the reason in err (may be NULL),
+ * e.g. "unknown system 'x' (sim, host)". */
+MI_API mi_system *mi_system_open(const char *spec, const mi_system_options *opt, const mi_source_args *a,
+                                 char *err, size_t errlen);
+
+/* Installs ops (with its state) as the source of sys: its refresh runs before every AIF call, its
+ * close frees state with the system. A previous source's state is closed first. 0 or -1. */
+MI_API int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state);
+/* Returns the ops table driving sys, or NULL (none, or a hook from mi_system_set_source). */
+MI_API const mi_source_ops *mi_system_source_ops(const mi_system *sys);
+/* Returns the name of the source driving sys: its ops' name, "custom" for a bare refresh hook,
+ * "none" for no source (and for a NULL system). */
+MI_API const char *mi_system_source_name(const mi_system *sys);
+
+/* ---- what a source may read of the core (the writer API's read side) ---- */
+/* Returns one past the highest process slot in use (live or dead but unreported); 0 if none. */
+MI_API int mi_host_proc_hi(const mi_system *sys);
+/* Returns 1 if slot holds a live process, 0 otherwise (free, dead, out of range). */
+MI_API int mi_host_proc_alive(const mi_system *sys, int slot);
+/* Returns the pid in slot (live or dead but unreported), 0 for a free or bad slot. */
+MI_API int64_t mi_host_proc_pid(const mi_system *sys, int slot);
+/* Returns the layout generation: it changes whenever someone enables or disables counters or the
+ * mapping changes, so a source that skips refreshes can re-read after a new ON. */
+MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
+/* Sets the time base of a system that has no process yet, backwards too (a source that replays
+ * history before it goes real-time starts in the past); 0, or -1 if a process exists. */
+MI_API int mi_host_rebase(mi_system *sys, int64_t ticks);
+
+/* ---- the default system ---- */
+/* Says what the default system will be when first needed: spec as for mi_system_open (NULL keeps
+ * the configured one, initially "sim") and opt (NULL keeps the configured; opt->registry is
+ * copied). 0; -1 if the default already exists; -2 if spec names no registered source. */
+MI_API int mi_default_configure(const char *spec, const mi_system_options *opt);
+/* Installs sys as the default system (of the upper-case API and mi_default_system); the core
+ * frees it at exit. 0 (also if sys is the default already); -1 if sys is NULL or another
+ * default exists (installed, or created by an earlier use). */
+MI_API int mi_set_default_system(mi_system *sys);
+/* Returns 1 if the default system exists (installed or created), without creating it. */
+MI_API int mi_default_exists(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,42 @@
+/* mish_env.h — how the C examples choose their system: from the environment, as the README
+ * shows (MISH_CPUS=1 examples/testmiaif1). The core reads no environment; this helper of the
+ * examples does, opens the system with mi_system_open and installs it as the default that the
+ * upper-case API measures:
+ *   MISH_SYSTEM   sim (default), host, or any spec of mi_system_open (sim:batch, host:/proc-root)
+ *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk)
+ *   MISH_CPUS     simulated processors, 1-8
+ *   MISH_PROC     the proc root the host system reads (default /proc)
+ *   MI_AIFKUF     the user-ID registry file (default: memory only)
+ * A value that names nothing (MISH_SYSTEM=vax) is an error naming it: exit status 2. */
+#ifndef MISH_ENV_H
+#define MISH_ENV_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mi_source.h"
+
+/* Installs the default system the environment describes; prints why and exits 2 if it cannot. */
+static void mish_env_default(const char *prog) {
+  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
+  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC"), *registry = getenv("MI_AIFKUF");
+  char spec[1024], err[256];
+  mi_source_args a = {0};
+  mi_system_options o = {0};
+  if (!system || !system[0]) system = "sim";
+  if (strcmp(system, "sim") == 0 && workload && workload[0]) snprintf(spec, sizeof spec, "sim:%s", workload);
+  else if (strcmp(system, "host") == 0 && proc && proc[0]) snprintf(spec, sizeof spec, "host:%s", proc);
+  else snprintf(spec, sizeof spec, "%s", system);
+  if (cpus && cpus[0]) {
+    char *end;
+    long n = strtol(cpus, &end, 10);
+    if (*end || n < 1 || n > 8) { fprintf(stderr, "%s: MISH_CPUS must be 1-8, got '%s'\n", prog, cpus); exit(2); }
+    a.cpus = (int)n;
+  }
+  o.registry = registry && registry[0] ? registry : NULL;
+  mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
+  if (!sys) { fprintf(stderr, "%s: %s\n", prog, err); exit(2); }
+  if (mi_set_default_system(sys) != 0) { mi_system_free(sys); fprintf(stderr, "%s: a default system exists already\n", prog); exit(2); }
+}
+
+#endif
