@@ -118,4 +118,29 @@ describe("#12 shared stores", function()
     assert.is_falsy(ok)
     assert.is_truthy(out:find("not both"), out)
   end)
+  it("mish --share publishes THE default its options choose; --attach makes the attached system the default (#12)", function()
+    local path = tmp_path("default")
+    local out, ok = run("lua/mish --share " .. path .. " --workload batch --cpus 4 -e " ..
+      "'local i = s:info(); print(\"share=\" .. tostring(i.share), i.cpus, i.workload.name, " ..
+      "require(\"mi.core\").system(\"default\"):info().share == i.share)'")
+    assert.is_true(ok, out)
+    assert.is_truthy(out:find("share=" .. path, 1, true), out)
+    assert.is_truthy(out:find("\t4%s+batch%s+true"), out)
+    -- a live owner in the background, an attached shell measuring it through every way in
+    os.execute("(lua/mish --share " .. path .. " --workload batch --cpus 4 -e 'mi.sleep(3)' >/dev/null 2>&1 &)")
+    for _ = 1, 40 do
+      local f = io.open(path)
+      if f then f:close() break end
+      os.execute("sleep 0.05")
+    end
+    out, ok = run("lua/mish --attach " .. path .. " -e " ..
+      "'local L = mi.literal; local raw = L.session(); L.GETPRIVMODE(raw); L.AIFGLOBINSTALL(raw, 666); " ..
+      "L.AIFACCESSON(raw, 666); local _, _, lit = L.AIFSCGET(raw, {3002, 0}, 0); " ..
+      "print(s:info().source, s:info().cpus, mi.default_system():info().cpus, " ..
+      "require(\"mi.core\").system(\"default\"):info().source, lit[1] == s:config(3002)[3002])'")
+    assert.is_true(ok, out)
+    assert.is_truthy(out:find("attached%s+4%s+4%s+attached%s+true"), out)
+    os.execute("sleep 3.2")
+    assert.is_nil(io.open(path))
+  end)
 end)
