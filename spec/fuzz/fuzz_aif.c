@@ -224,6 +224,7 @@ static void op_get(world *w, fz_in *in, int domain) {
   int up = use_upper(in, m);
   const char *call = domain == MI_DOM_GLOBAL ? "MIGLOBGET" : domain == MI_DOM_PROCESS ? "MIPROCGET"
                      : domain == MI_DOM_IO ? "MIIOGET" : "MIPRCSRGET";
+  if (fz_skip_nullrow(w->sys, domain)) { mi_session_use(NULL); done_buf(&B, call); done_stats(&S, call); fz_free_list(&L); return; }
   switch (domain) {
   case MI_DOM_GLOBAL:
     if (up) MIGLOBGET(&st, L.nums, B.p, S.p, size, mapping, uid);

@@ -44,6 +44,8 @@ enum {
   FZ_AVOID_TPM0 = 128,    /* tpm0: item 3043 (ticks per ms) set to 0 or less by a source */
   FZ_AVOID_WLRAW = 256,   /* wlraw: workload struct fields out of their ranges given to mi_sim_new */
   FZ_AVOID_REGPATH = 512, /* regpath: a registry path longer than the core's 512-byte buffer */
+  FZ_AVOID_INTMIN = 1024, /* intmin: GET item numbers below INT32_MIN + 20000 (mi_item_fast overflows) */
+  FZ_AVOID_NULLROW = 2048,/* nullrow: MIIOGET/MIPRCSRGET while the domain has no cells (NULL + 0) */
 };
 static unsigned fz_avoid;
 /* MI_FUZZ_TRACE=1: harnesses say what they did (to check seeds and diagnose crashes). */
@@ -56,13 +58,19 @@ static inline void fz_avoid_init(void) {
     {"cache", FZ_AVOID_CACHE}, {"objcl", FZ_AVOID_OBJCL}, {"disks", FZ_AVOID_DISKS},
     {"regline", FZ_AVOID_REGLINE}, {"statend", FZ_AVOID_STATEND}, {"huge", FZ_AVOID_HUGE},
     {"pidhash", FZ_AVOID_PIDHASH}, {"tpm0", FZ_AVOID_TPM0}, {"wlraw", FZ_AVOID_WLRAW},
-    {"regpath", FZ_AVOID_REGPATH},
+    {"regpath", FZ_AVOID_REGPATH}, {"intmin", FZ_AVOID_INTMIN},
+    {"nullrow", FZ_AVOID_NULLROW},
   };
   fz_trace = getenv("MI_FUZZ_TRACE") != NULL;
   const char *e = getenv("MI_FUZZ_AVOID");
   if (!e) return;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strstr(e, "all") || strstr(e, names[i].name)) fz_avoid |= names[i].bit;
+}
+
+/* 1 if a GET of domain d should be skipped: its rows are NULL and nullrow is avoided. */
+static inline int fz_skip_nullrow(const mi_system *sys, int d) {
+  return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.lane[d].cells;
 }
 
 /* ---- reading the input ------------------------------------------------------------- */
@@ -320,6 +328,7 @@ static inline int32_t fz_pick_item(fz_in *in, int domain) {
                  return ps[fz_u8(in) % (sizeof ps / sizeof ps[0])]; }
   if (k < 230) { const mi_item_info *it = mi_item_at(fz_u16(in) % mi_item_count()); return it ? it->item : 1; }
   int32_t v = fz_int32(in);
+  if ((fz_avoid & FZ_AVOID_INTMIN) && v < INT32_MIN + 20000) v = -1;
   return v ? v : 1;
 }
 

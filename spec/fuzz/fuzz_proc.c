@@ -26,6 +26,7 @@ typedef struct fproc {
   /* shadow */
   int stable;             /* born well-formed and present and well-formed ever since */
   int tainted;            /* was present but not well-formed, or vanished after its birth */
+  int trunc_only;         /* every stat it ever had ended right after ')': no figures to count */
   int born;               /* the reader has seen it (created) */
   uint64_t last_cpu, last_flt;
   int64_t acc_cpu, acc_flt;  /* growth since the counter was last zeroed */
@@ -267,6 +268,7 @@ static void gen_proc(fz_in *in, tree *t, int i) {
   p->uid = fz_u8(in) < 128 ? 0 : fz_u16(in);
   for (int s = 0; s < 3; s++) p->dead_seen[s] = -1;
   p->last_present = -1;
+  p->trunc_only = 1;
 }
 static void gen_tree(fz_in *in, tree *t) {
   memset(t, 0, sizeof *t);
@@ -369,6 +371,7 @@ static void shadow_read(world *w, int first) {
     int seen = p->present && p->kind == WELL;
     if (p->present) p->last_present = w->version;
     if (p->present && p->kind != WELL) p->tainted = 1;
+    if (p->present && p->kind != TRUNC) p->trunc_only = 0;
     if (!p->born) {
       if (!seen) continue;
       p->born = 1;
@@ -468,6 +471,7 @@ static void op_get(world *w, fz_in *in, int domain) {
   for (int i = 0; i < n; i++) stats[i] = 0x7EEEEEEE;
   int32_t count = -7, sel = -1;
   status_type st;
+  if (fz_skip_nullrow(w->sys, domain)) { free(buf); return; }
   switch (domain) {
   case MI_DOM_GLOBAL: mi_globget(m->s, &st, nums, buf, stats, size, mapping, UID_ARG); break;
   case MI_DOM_PROCESS: mi_procget(m->s, &st, nums, buf, stats, size, mapping, NULL, &count, NULL, UID_ARG); break;
@@ -523,6 +527,12 @@ static void op_get(world *w, fz_in *in, int domain) {
       continue;
     }
     FZ_CHECK(fp->present, "MIPROCGET: pid %lld alive but gone from the tree", (long long)pid);
+    if (fp->trunc_only)   /* a stat with nothing after ')' gives no CPU time */
+      for (int i = 2; i < n; i++) {
+        if (stats[i] || nums[i] != 25047) continue;
+        memcpy(&v, p + off[i], 4);
+        FZ_CHECK(v == 0, "pid %lld: 25047 is %u but its stat ends right after ')'", (long long)pid, v);
+      }
     if (!fp->stable) continue;
     for (int i = 2; i < n; i++) {
       if (stats[i]) continue;

@@ -12,6 +12,8 @@ dir=spec/fuzz
 build=$dir/build
 harnesses=${FUZZ_HARNESSES:-"aif proc registry workload lua_workload"}
 pass=0 fail=0 n=0
+# UBSan reports with a stack; the sanitizers stop at the first error (a crash libFuzzer keeps)
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
   echo "# skip fuzz: clang not installed (Debian: apt-get install clang libclang-rt-dev)"
