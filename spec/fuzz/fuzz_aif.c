@@ -209,8 +209,8 @@ static void op_get(world *w, fz_in *in, int domain) {
   fz_list L; fz_make_list(in, domain, &L);
   int32_t mapping = pick_mapping(in);
   int mok = mapping >= 0 && mapping <= 2 ? mapping : 0;
-  int64_t rec = L.n > 0 ? fz_record_bytes(L.copy, L.n, domain, mok) : 4;
-  int32_t size = pick_size(in, rec, domain == MI_DOM_GLOBAL ? 1 : domain == MI_DOM_PROCESSOR ? 9 : 40);
+  int64_t rec = L.n > 0 ? fz_record_bytes(L.copy, L.n, domain, mok) : 0;
+  int32_t size = pick_size(in, rec ? rec : 4, domain == MI_DOM_GLOBAL ? 1 : domain == MI_DOM_PROCESSOR ? 9 : 40);
   if (domain == MI_DOM_GLOBAL && (fz_avoid & FZ_AVOID_CACHE) && size < rec) size = (int32_t)rec;
   fz_buf B; pick_buf(in, &B, size);
   fz_stats S; pick_stats(in, &S, L.n);
@@ -587,7 +587,7 @@ static const char *pick_name(fz_in *in, char *buf) {
 
 static void op_writer(world *w, fz_in *in) {
   mi_system *sys = w->sys;
-  uint8_t k = fz_u8(in) % 16;
+  uint8_t k = fz_u8(in) % 17;
   FZ_TRACE("writer %d\n", k);
   switch (k) {
   case 0: case 1: {   /* process birth(s) */
@@ -703,6 +703,18 @@ static void op_writer(world *w, fz_in *in) {
     mi_ctr c = mi_host_counter_named(name ? name : "x", fz_range(in, -2, 4));
     (void)c;
     FZ_CHECK(mi_host_proc_count(sys) >= 0 && mi_host_proc_count(sys) <= MI_MAX_PROCESSES, "proc count %d", mi_host_proc_count(sys));
+    break;
+  }
+  case 15: {   /* churn: many short-lived processes with distinct pids (the pid hash's tombstones) */
+    int n = 1 + fz_u16(in) % 4096;
+    int64_t base = 1000 + (int64_t)fz_u32(in), step = 1 + fz_u8(in);
+    if (fz_avoid & FZ_AVOID_PIDHASH) n = n % 256;
+    for (int i = 0; i < n; i++) {
+      mi_proc_desc d = {0};
+      d.pid = base + i * step;
+      int slot = mi_host_proc_create(sys, &d);
+      if (slot >= 0) mi_host_proc_exit(sys, slot);
+    }
     break;
   }
   default: {   /* processor counters and interrupts on every configured CPU */

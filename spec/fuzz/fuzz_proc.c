@@ -527,11 +527,13 @@ static void op_get(world *w, fz_in *in, int domain) {
       continue;
     }
     FZ_CHECK(fp->present, "MIPROCGET: pid %lld alive but gone from the tree", (long long)pid);
-    if (fp->trunc_only)   /* a stat with nothing after ')' gives no CPU time */
+    if (fp->trunc_only)   /* a stat with nothing after ')' gives no CPU time and no faults */
       for (int i = 2; i < n; i++) {
-        if (stats[i] || nums[i] != 25047) continue;
-        memcpy(&v, p + off[i], 4);
-        FZ_CHECK(v == 0, "pid %lld: 25047 is %u but its stat ends right after ')'", (long long)pid, v);
+        if (stats[i] || (nums[i] != 25047 && nums[i] != 25202)) continue;
+        uint32_t sum = 0, x;
+        int len = nums[i] == 25047 ? 1 : mi_objcl_len(mapping);
+        for (int c = 0; c < len; c++) { memcpy(&x, p + off[i] + 4 * c, 4); sum += x; }
+        FZ_CHECK(sum == 0, "pid %lld: %d is %u but its stat ends right after ')'", (long long)pid, (int)nums[i], sum);
       }
     if (!fp->stable) continue;
     for (int i = 2; i < n; i++) {

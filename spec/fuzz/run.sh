@@ -2,6 +2,7 @@
 # run.sh — builds and runs the fuzz harnesses of spec/fuzz (clang + libFuzzer).
 #   run.sh check      each harness over its seed corpus and regression inputs once (make test)
 #   run.sh fuzz [N]   each harness fuzzed for N seconds (make fuzz; default 60)
+#   run.sh crashes    each input of crashes/<harness>/ once: "open" if it still fails, "fixed" if not
 # Prints "ok"/"not ok" lines and "fuzz: P passed, F failed"; a "# skip fuzz" line where clang is missing.
 set -u
 mode=${1:-check}
@@ -45,6 +46,13 @@ fi
 for h in $harnesses; do
   bin=$build/fuzz_$h
   log=$build/$h.log
+  if [ "$mode" = crashes ]; then
+    for f in $(find "$dir/crashes/$h" -type f ! -name '.*' 2>/dev/null | sort); do
+      if "$bin" -timeout=10 "$f" > "$log" 2>&1; then echo "fixed $f"
+      else echo "open  $f: $(grep -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' "$log" | sed 's/^[* ]*//' | cut -c1-110)"; fi
+    done
+    continue
+  fi
   if [ "$mode" = fuzz ]; then
     # a scratch corpus in build/ grows; the checked-in seeds and regression inputs are only read
     mkdir -p "$build/corpus/$h" "$dir/crashes/$h"
@@ -69,5 +77,6 @@ for h in $harnesses; do
     grep -E 'INVARIANT|ERROR|runtime error|SUMMARY|Running:|Test unit written|#[0-9]+ 0x' "$log" | head -n 25 | sed 's/^/#   /'
   fi
 done
+[ "$mode" = crashes ] && exit 0
 echo "fuzz: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
