@@ -43,8 +43,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 /* A user ID to pass: 0 (not passed), the installed one, another installed one, or junk. */
 static int32_t pick_uid(fz_in *in, world *w) {
   uint8_t k = fz_u8(in);
-  if (k < 120) return 0;
-  if (k < 200) return UID;
+  if (k < 60) return 0;
+  if (k < 220) return UID;
   if (k < 220 && w->nuids) return w->uids[fz_u8(in) % w->nuids];
   return fz_int32(in);
 }
@@ -64,8 +64,8 @@ typedef struct fz_cell { uint8_t mem[16]; int32_t *p; } fz_cell;
 static void pick_cell(fz_in *in, fz_cell *c, int32_t v, int allow_null) {
   uint8_t k = fz_u8(in);
   memset(c->mem, 0, sizeof c->mem);
-  if (allow_null && k < 20) { c->p = NULL; return; }
-  int sh = k < 28 ? 1 + k % 3 : 0;
+  if (allow_null && k < 6) { c->p = NULL; return; }
+  int sh = k < 10 ? 1 + k % 3 : 0;
   c->p = (int32_t *)(void *)((uint8_t *)(((uintptr_t)c->mem + 7) & ~(uintptr_t)7) + sh);
   memcpy(c->p, &v, 4);
 }
@@ -82,8 +82,8 @@ static int64_t pick_pid(fz_in *in, world *w) {
 typedef struct fz_lcell { uint8_t mem[24]; longint_type *p; } fz_lcell;
 static void pick_lcell(fz_in *in, fz_lcell *c, int64_t v) {
   uint8_t k = fz_u8(in);
-  if (k < 20) { c->p = NULL; return; }
-  int sh = k < 28 ? 1 + k % 3 : 0;
+  if (k < 6) { c->p = NULL; return; }
+  int sh = k < 10 ? 1 + k % 3 : 0;
   c->p = (longint_type *)(void *)((uint8_t *)(((uintptr_t)c->mem + 7) & ~(uintptr_t)7) + sh);
   longint_type l; mi_longint_set(&l, v);
   memcpy(c->p, &l, sizeof l);
@@ -122,11 +122,11 @@ static void pick_buf(fz_in *in, fz_buf *b, int32_t size) {
   b->size = size;
   b->mem = fz_alloc(n + 4);
   uint8_t k = fz_u8(in);
-  int sh = k < 8 ? 1 + k % 3 : 0;
+  int sh = k < 4 ? 1 + k % 3 : 0;
   b->p = b->mem + sh;
   memset(b->mem, 0x5A, n + (size_t)sh);
   memset(b->p + n, FZ_CANARY_BYTE, FZ_CANARY);
-  if (k >= 8 && k < 14) b->p = NULL;
+  if (k >= 4 && k < 8) b->p = NULL;
 }
 /* Checks the canary after a buffer and frees it. */
 static void done_buf(fz_buf *b, const char *call) {
@@ -145,8 +145,8 @@ static void pick_stats(fz_in *in, fz_stats *s, int n) {
   for (int i = 0; i < m; i++) a[i] = SENTINEL;
   memset((uint8_t *)(a + m), FZ_CANARY_BYTE, FZ_CANARY);
   uint8_t k = fz_u8(in);
-  if (k < 6) s->p = NULL;
-  else if (k < 10) { s->p = (int32_t *)(void *)(s->mem + 2); }   /* misaligned: must be refused unread */
+  if (k < 4) s->p = NULL;
+  else if (k < 8) { s->p = (int32_t *)(void *)(s->mem + 2); }   /* misaligned: must be refused unread */
   else s->p = a;
 }
 /* Checks the status array's canary and frees it. */
@@ -172,6 +172,7 @@ static int use_upper(fz_in *in, fz_ses *m) {
 static void op_on(world *w, fz_in *in, int domain) {
   fz_ses *m = pick_ses(in, w);
   fz_list L; fz_make_list(in, domain, &L);
+  fz_remember(m, domain, &L);
   fz_stats S; pick_stats(in, &S, L.n);
   fz_cell map; pick_cell(in, &map, pick_mapping(in), 1);
   fz_cell ldev; pick_cell(in, &ldev, pick_ldev(in, w), 1);
@@ -206,7 +207,8 @@ static void op_on(world *w, fz_in *in, int domain) {
 /* MIGLOBGET / MIPROCGET / MIIOGET / MIPRCSRGET with checks of every record. */
 static void op_get(world *w, fz_in *in, int domain) {
   fz_ses *m = pick_ses(in, w);
-  fz_list L; fz_make_list(in, domain, &L);
+  fz_list L; fz_make_list_again(in, m, domain, &L);
+  fz_remember(m, domain, &L);
   int32_t mapping = pick_mapping(in);
   int mok = mapping >= 0 && mapping <= 2 ? mapping : 0;
   int64_t rec = L.n > 0 ? fz_record_bytes(L.copy, L.n, domain, mok) : 0;

@@ -157,6 +157,8 @@ static inline void fz_check_item_status(int32_t v, const char *call, int i) {
 typedef struct fz_ses {
   mi_session *s;
   uint8_t glob[FZ_NITEMS], proc[FZ_NITEMS], io[FZ_NITEMS];   /* 1: enabled by an ON (status 0) */
+  int32_t last[4][16];   /* the last list this caller used per domain (a sampling loop asks again) */
+  int nlast[4];
 } fz_ses;
 
 /* The catalog entry of an item number, or NULL. */
@@ -314,18 +316,19 @@ typedef struct fz_list {
 /* Picks an item number from a domain (or anywhere) for a list. */
 static inline int32_t fz_pick_item(fz_in *in, int domain) {
   uint8_t k = fz_u8(in);
-  if (k < 150 && domain >= 0) {
+  if (k < 140 && domain >= 0) {
     int nd = mi_domain_counters(domain);
     const mi_item_info *it = mi_domain_item(domain, fz_u16(in) % nd);
     return it ? it->item : 21001;
   }
-  if (k < 170) { /* a pair item: totals and classes turn up together often */
+  if (k < 160) { /* a pair item: totals and classes turn up together often */
     const fz_pair *p = &fz_pairs[fz_u8(in) % FZ_NPAIRS];
     return fz_u8(in) & 1 ? p->total : p->classes;
   }
-  if (k < 185) { static const int32_t ps[] = {20001, 20002, 20003, 20004, 20005, 20006, 20007, 20008, 20009,
+  if (k < 175) { static const int32_t ps[] = {20001, 20002, 20003, 20004, 20005, 20006, 20007, 20008, 20009,
                                                20010, 20011, 20012, 20020, 20040, 21164};
                  return ps[fz_u8(in) % (sizeof ps / sizeof ps[0])]; }
+  if (k < 190) return domain == MI_DOM_PROCESSOR ? 20040 : 21164;   /* processors on; their id */
   if (k < 230) { const mi_item_info *it = mi_item_at(fz_u16(in) % mi_item_count()); return it ? it->item : 1; }
   int32_t v = fz_int32(in);
   if ((fz_avoid & FZ_AVOID_INTMIN) && v < INT32_MIN + 20000) v = -1;
@@ -353,13 +356,42 @@ static inline void fz_make_list(fz_in *in, int domain, fz_list *l) {
   l->n = n;
   memcpy(l->copy, a, sizeof(int32_t) * (size_t)(n < 0 ? 0 : n + 1));
   uint8_t ptr = fz_u8(in);
-  if (ptr < 8) l->nums = NULL;
-  else if (ptr < 14) {   /* misaligned: the same list shifted by 1-3 bytes */
+  if (ptr < 4) l->nums = NULL;
+  else if (ptr < 8) {   /* misaligned: the same list shifted by 1-3 bytes */
     int sh = 1 + ptr % 3;
     memmove(l->mem + sh, l->mem, sizeof(int32_t) * (size_t)cap);
     l->nums = (int32_t *)(void *)(l->mem + sh);
   } else l->nums = a;
 }
 static inline void fz_free_list(fz_list *l) { free(l->mem); l->mem = NULL; }
+
+/* Remembers list l as the caller's last list of a domain (short lists only). */
+static inline void fz_remember(fz_ses *m, int domain, const fz_list *l) {
+  if (l->n < 0 || l->n > 16) return;
+  memcpy(m->last[domain], l->copy, sizeof(int32_t) * (size_t)l->n);
+  m->nlast[domain] = l->n;
+}
+
+/* Builds a list like fz_make_list, but often the caller's last list of the domain again
+ * (possibly with the process pseudo-items in front): what a sampling loop does. */
+static inline void fz_make_list_again(fz_in *in, fz_ses *m, int domain, fz_list *l) {
+  uint8_t k = fz_u8(in);
+  if (k >= 110 || !m->nlast[domain]) { fz_make_list(in, domain, l); return; }
+  int32_t items[24];
+  int n = 0;
+  if (domain == MI_DOM_PROCESS && (k & 1)) {
+    static const int32_t ps[] = {20001, 20002, 20004, 20005, 20007, 20009, 20011, 20012, 20006, 20008, 20010, 20003};
+    int np = fz_u8(in) % 5;
+    for (int i = 0; i < np; i++) items[n++] = ps[fz_u8(in) % 12];
+  }
+  for (int i = 0; i < m->nlast[domain]; i++) items[n++] = m->last[domain][i];
+  l->mem = fz_alloc(sizeof(int32_t) * (size_t)(n + 1));
+  int32_t *a = (int32_t *)(void *)l->mem;
+  memcpy(a, items, sizeof(int32_t) * (size_t)n);
+  a[n] = 0;
+  l->n = n;
+  memcpy(l->copy, a, sizeof(int32_t) * (size_t)(n + 1));
+  l->nums = a;
+}
 
 #endif

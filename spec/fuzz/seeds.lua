@@ -1,14 +1,17 @@
--- seeds.lua: writes the hand-made seed inputs of spec/fuzz/corpus/<harness>/ (lua5.4 spec/fuzz/seeds.lua).
+-- seeds.lua: writes the hand-made seed inputs of spec/fuzz/corpus/<harness>/ and the inputs that
+-- reproduce open defects in spec/fuzz/crashes/<harness>/ (lua5.4 spec/fuzz/seeds.lua [corpus-dir] [crash-dir]).
 -- Each seed spells out calls in the byte language the harness decodes (see the fz_* readers in
 -- fuzz_common.h and each harness's LLVMFuzzerTestOneInput); MI_FUZZ_TRACE=1 shows what a seed does.
 local dir = (arg and arg[1]) or "spec/fuzz/corpus"
+local crashes = (arg and arg[2]) or "spec/fuzz/crashes"
 
 local function u8(...) local t = {} for _, b in ipairs({ ... }) do t[#t + 1] = string.char(b & 255) end return table.concat(t) end
 local function u16(x) return string.pack("<I2", x) end
 local function u32(x) return string.pack("<I4", x & 0xffffffff) end
-local function write(h, name, bytes)
-  os.execute("mkdir -p " .. dir .. "/" .. h)
-  local f = assert(io.open(dir .. "/" .. h .. "/" .. name, "wb"))
+local function write(h, name, bytes, where)
+  where = where or dir
+  os.execute("mkdir -p " .. where .. "/" .. h)
+  local f = assert(io.open(where .. "/" .. h .. "/" .. name, "wb"))
   f:write(bytes)
   f:close()
 end
@@ -27,10 +30,11 @@ local function on(op, ses, items, mapping, ldev, pid)
   return u8(op, ses) .. list(items) .. ALIGNED .. u8(mapping) .. ALIGNED .. l .. ALIGNED .. p .. ALIGNED .. UID .. HANDLE
 end
 -- GET: session, list, mapping, size (records of the list), buffer, stats, selector, count, pid, key, uid, form
-local function get(op, ses, items, mapping, records, sel)
+-- (a GET list starts with 255: a list of its own, not the caller's last list again)
+local function get(op, ses, items, mapping, records, sel, size_bytes)
   local s = op == 7 and u8(sel and sel + 2 or 1) or (sel and u8(200, 255) .. u32(sel) or u8(0))
-  return u8(op, ses) .. list(items) .. u8(mapping) .. u8(0, (records or 1) - 1) .. ALIGNED .. ALIGNED .. s .. ALIGNED
-    .. ALIGNED .. u8(0) .. ALIGNED .. u8(0) .. u32(0) .. ALIGNED .. UID .. HANDLE
+  return u8(op, ses, 255) .. list(items) .. u8(mapping) .. (size_bytes or u8(0, (records or 1) - 1)) .. ALIGNED .. ALIGNED
+    .. s .. ALIGNED .. ALIGNED .. u8(0) .. ALIGNED .. u8(0) .. u32(0) .. ALIGNED .. UID .. HANDLE
 end
 local function off(op, ses) return u8(op, ses, 0, 255, 0, 255) .. UID .. HANDLE end
 -- writer: a pair add (total and class together) for an entity
@@ -61,8 +65,7 @@ write("aif", "io_pairs_disks", SETUP
 -- two sessions, mappings that differ (warning 20002), a GET too small (-20008), then the same list again
 write("aif", "mapping_and_small_buffer", SETUP
   .. on(0, 0, { 21254, 21201 }, 0) .. on(0, 1, { 21261, 21164 }, 2)
-  .. u8(3, 0) .. list({ 21254, 21201 }) .. u8(0) .. u8(140, 0, 3) .. ALIGNED .. ALIGNED .. u8(0) .. ALIGNED .. ALIGNED
-  .. u8(0) .. ALIGNED .. u8(0) .. u32(0) .. ALIGNED .. UID .. HANDLE
+  .. get(3, 0, { 21254, 21201 }, 0, nil, nil, u8(140, 0, 3))
   .. get(3, 0, { 21254, 21201 }, 0) .. get(3, 1, { 21261, 21164 }, 1)
   .. off(8, 1) .. off(8, 0))
 -- configuration: AIFSCGET of a few items, AIFSCPUT with the three verification arrays
@@ -167,3 +170,56 @@ write("lua_workload", "out_of_range.lua", "return { disks = 1000 }\n")
 write("lua_workload", "loops.lua", "while true do end\n")
 write("lua_workload", "not_a_table.lua", "return 42\n")
 write("lua_workload", "syntax_error.lua", "return { cpus = }\n")
+
+-- ================================================================ open defects (spec/fuzz/crashes)
+-- aif: a GET too small for a second list overwrites the first list's cached plans (#11.1)
+write("aif", "plan-cache-poisoned-by-failed-get", SETUP .. on(0, 0, { 21176, 21177 }, 0)
+  .. get(3, 0, { 21176, 21177 }, 0, nil, nil, u8(200) .. u32(8))
+  .. get(3, 0, { 21254, 21254 }, 0, nil, nil, u8(200) .. u32(2884))
+  .. get(3, 0, { 21176, 21177 }, 0, nil, nil, u8(200) .. u32(8)), crashes)
+-- aif: the per-class writers on a simple counter write past its cell
+write("aif", "objcl-writer-on-simple-counter", SETUP .. on(0, 0, { 21176 }, 1)
+  .. u8(16, 6, 0, 0) .. u16(0) .. u8(0, 0) .. u32(700) .. u8(0, 1), crashes)
+write("aif", "semcl-writer-on-simple-counter", SETUP .. on(0, 0, { 21176 }, 1)
+  .. u8(16, 6, 1, 0) .. u16(0) .. u8(0, 0) .. u8(200) .. u8(0, 1), crashes)
+-- aif: a source sets item 3043 (ticks per ms) to 0; AIFTIME divides by it
+write("aif", "ticks-per-ms-set-to-zero-divides", SETUP .. u8(16, 12, 0, 43, 0, 0, 255)
+  .. u8(13, 0, 0) .. u32(1700000) .. u8(5, 255, 0) .. u32(1000) .. u8(255, 7) .. UID .. HANDLE, crashes)
+-- aif: a GET of item -2147483648: mi_item_fast computes item - 20000 in int
+write("aif", "get-item-number-near-int32-min-overflows", SETUP .. on(0, 0, { 21176 }, 1)
+  .. get(3, 0, { -2147483648, 21176 }, 1), crashes)
+-- aif: MIIOON of the LDEV pseudo-item alone, then MIIOGET: rows are NULL (NULL + 0)
+write("aif", "ioget-with-only-pseudo-items-null-rows", SETUP .. on(2, 0, { 20020 }, 1, -2)
+  .. get(6, 0, { 20020 }, 1, 4, -2), crashes)
+-- aif: 120 000 processes born and dead: every later pid lookup walks the whole hash (timeout)
+local churn = {}
+for i = 1, 30 do churn[i] = u8(16, 15) .. u16(4095) .. u32(i * 100000) .. u8(0) end
+write("aif", "timeout-pid-hash-after-120k-deaths", SETUP .. table.concat(churn) .. on(1, 0, { 20001, 25047 }, 1), crashes)
+
+-- proc: a tree whose one process has a stat with nothing after ')': fields come from the last file read
+local function tree1(kind_bytes, comm, start)
+  local t = { u8(0, 0, 0, 0, 0), u8(0, 0, 0, 0, 0), u8(0) }
+  for f = 1, 8 do t[#t + 1] = u8(0) .. u16(1000 + f) end
+  t[#t + 1] = u8(0)
+  for _ = 1, 2 + 3 + 44 + 36 do t[#t + 1] = u8(0) .. u16(5000) end
+  t[#t + 1] = u8(1) .. u8(0, 1, 0) .. kind_bytes .. u8(#comm) .. comm
+  for f = 1, 8 do t[#t + 1] = (f == 4 and start) or (u8(0) .. u16(10)) end
+  t[#t + 1] = u8(0)
+  return table.concat(t)
+end
+write("proc", "stat-ending-after-paren-reads-stale-buffer", tree1(u8(0, 0, 0, 0), string.rep(u8(0), 8))
+  .. u8(3, 0, 3, 0, 0, 0, 1, 0, 5, 100, 0) .. u8(0, 0, 8) .. string.rep(u8(0, 200), 44) .. u8(7, 0, 1, 0, 5, 100, 255), crashes)
+-- proc: a process start time near 2^63 jiffies: btime x 1000 + starttime x 1000 / hz overflows
+write("proc", "huge-starttime-overflows", tree1(u8(0, 255, 0, 0), "abc", u8(250) .. u32(0) .. u32(0xC0000000)), crashes)
+
+-- registry: lines longer than the reader's 64-byte buffer, no newline at the end, a path over 511 bytes
+write("registry", "line-over-63-chars-split-into-ids", reg(0, 2, 0, string.rep("1", 70) .. "\n"), crashes)
+write("registry", "id-after-62-blanks-read-as-two", reg(0, 2, 0, string.rep(" ", 62) .. "12345\n"), crashes)
+write("registry", "install-after-last-line-without-newline", reg(0, 6625, 0, "4"), crashes)
+write("registry", "registry-path-over-511-bytes-truncated", reg(7, 13345, 0, "666\n"), crashes)
+
+-- workload: raw struct fields mi_sim_new takes unchecked: 2000 disks, a NaN think time
+write("workload", "raw-struct-2000-disks-index-out-of-bounds", u8(4, 0) .. NOCAP .. u8(0, 0x02, 255) .. u32(2000)
+  .. u8(100) .. u8(3) .. u16(1400), crashes)
+write("workload", "raw-struct-nan-think-time", u8(2, 0) .. NOCAP .. u8(0, 0x10) .. special(9) .. small(0) .. small(0)
+  .. u8(100) .. u8(3) .. u16(1400), crashes)
