@@ -88,9 +88,9 @@ static void raw_fields(fz_in *in, mi_workload *w) {
 
 /* A session ON for one domain with the pair items and a few others; returns the list used. */
 static void on(mi_session *s, fz_ses *m, int domain, fz_in *in) {
-  /* the large map makes each per-class process counter 2700 x 720 cells: rarely */
+  /* not the large map: it makes each per-class process counter 2700 x 720 cells (slow; fuzz_aif covers it) */
   uint8_t mk = fz_u8(in);
-  int32_t nums[16], stats[16], n = 0, mapping = mk < 16 ? 0 : 1 + mk % 2, ldev = -2;   /* -2: disks only */
+  int32_t nums[16], stats[16], n = 0, mapping = 1 + mk % 2, ldev = -2;   /* -2: disks only */
   for (int k = 0; k < FZ_NPAIRS; k++) {
     const mi_item_info *t = fz_item(fz_pairs[k].total);
     if (t->domain == domain) { nums[n++] = fz_pairs[k].total; nums[n++] = fz_pairs[k].classes; }

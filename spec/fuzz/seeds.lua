@@ -142,7 +142,7 @@ local function small(n) return u8(0) .. u16(n) end   -- pick_double: lo + n % 64
 local function edge(i) return u8(100, i) end         -- lo, hi, lo - 1, hi + 1, below lo, above hi
 local function special(i) return u8(170, i) end      -- 0, -0, 1, -1, 0.5, 1e300, -1e300, inf, -inf, nan, ...
 local NOCAP, NORAW = u8(255, 255), u8(255)
-local function won(d) return u8(d, 0, 0) .. (d == 0 and u8(0) or "") end
+local function won(d) return u8(d, 100, 0) .. (d == 0 and u8(0) or "") end   -- the small map
 local function wget(d, map) return u8(6, d, map, 0) end
 local function wadvance(ms) return u8(3) .. u16(ms) end
 write("workload", "oltp_pairs", u8(1, 2) .. wset(0, small(1)) .. wset(1, small(2)) .. NOCAP .. NORAW .. u8(20)
