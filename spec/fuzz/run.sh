@@ -49,7 +49,7 @@ for h in $harnesses; do
   if [ "$mode" = crashes ]; then
     for f in $(find "$dir/crashes/$h" -type f ! -name '.*' 2>/dev/null | sort); do
       if "$bin" -timeout=10 "$f" > "$log" 2>&1; then echo "fixed $f"
-      else echo "open  $f: $(grep -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' "$log" | sed 's/^[* ]*//' | cut -c1-110)"; fi
+      else echo "open  $f: $(grep -v '^Running' "$log" | grep -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' | sed 's/^[* ]*//' | cut -c1-110)"; fi
     done
     continue
   fi
