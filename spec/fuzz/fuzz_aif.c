@@ -362,6 +362,7 @@ static void make_cfg(fz_in *in, world *w, fz_cfg *c) {
   c->items = ik < 6 ? NULL : ik < 10 ? (void **)(void *)(c->ptrs_mem + 4) : c->owned;
   if (ik >= 6 && ik < 10) memmove(c->ptrs_mem + 4, c->ptrs_mem, sizeof(void *) * (size_t)m);
 }
+/* Frees what make_cfg allocated. */
 static void free_cfg(fz_cfg *c) { fz_free_list(&c->L); free(c->ptrs_mem); free(c->vals); }
 
 /* AIFSCGET: values written only for good items and only their size. */
@@ -398,6 +399,7 @@ static void op_scget(world *w, fz_in *in) {
 
 /* A snapshot of a system's configuration, to check PUT is all or nothing. */
 typedef struct cfg_snap { int32_t cfg[MI_NCONFIG]; uint8_t allow[12], logging[8]; char text[3][8]; } cfg_snap;
+/* Copies the configuration of sys into s. */
 static void snap(const mi_system *sys, cfg_snap *s) {
   memcpy(s->cfg, sys->cfg, sizeof s->cfg); memcpy(s->allow, sys->allow, 12);
   memcpy(s->logging, sys->logging, 8); memcpy(s->text, sys->text, sizeof s->text);
@@ -571,6 +573,7 @@ static int pick_entity(fz_in *in, world *w, mi_ctr c) {
   default: return 0;
   }
 }
+/* A writer delta: a small count mostly, sometimes any 32-bit value or up to +-2^39. */
 static int64_t pick_delta(fz_in *in) {
   uint8_t k = fz_u8(in);
   if (k < 200) return fz_u8(in);
@@ -587,6 +590,7 @@ static const char *pick_name(fz_in *in, char *buf) {
   return buf;
 }
 
+/* One call (or a burst) of the writer API: births, deaths, adds, levels, devices, CPUs, configuration, time. */
 static void op_writer(world *w, fz_in *in) {
   mi_system *sys = w->sys;
   uint8_t k = fz_u8(in) % 17;
@@ -729,6 +733,7 @@ static void op_writer(world *w, fz_in *in) {
 
 /* ---- one input ---- */
 
+/* One input: a system and its sessions, then up to MAX_OPS calls, each followed by the checks. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   world *w = &W;

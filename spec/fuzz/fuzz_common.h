@@ -83,7 +83,7 @@ static inline uint8_t fz_u8(fz_in *in) {
   in->n--;
   return *in->p++;
 }
-/* Next 16/32/64-bit little-endian values. */
+/* Next 16/32/64-bit little-endian values (0 bytes past the end). */
 static inline uint16_t fz_u16(fz_in *in) { uint16_t a = fz_u8(in); return (uint16_t)(a | fz_u8(in) << 8); }
 static inline uint32_t fz_u32(fz_in *in) { uint32_t a = fz_u16(in); return a | (uint32_t)fz_u16(in) << 16; }
 static inline uint64_t fz_u64(fz_in *in) { uint64_t a = fz_u32(in); return a | (uint64_t)fz_u32(in) << 32; }
@@ -363,6 +363,7 @@ static inline void fz_make_list(fz_in *in, int domain, fz_list *l) {
     l->nums = (int32_t *)(void *)(l->mem + sh);
   } else l->nums = a;
 }
+/* Frees a list made by fz_make_list or fz_make_list_again. */
 static inline void fz_free_list(fz_list *l) { free(l->mem); l->mem = NULL; }
 
 /* Remembers list l as the caller's last list of a domain (short lists only). */

@@ -83,6 +83,7 @@ static const char script[] =
   "if not okr then fails('a session on the system', err) end\n"
   "sys:close()\n";
 
+/* One input: the file, a fresh Lua state with the mi module, the script above. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FILE *f = fopen(path, "wb");
   if (!f) abort();

@@ -82,11 +82,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 /* ---- the tree on disk ---- */
 
+/* Removes one entry (nftw callback). */
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb; (void)flag; (void)ftw;
   remove(path);
   return 0;
 }
+/* Removes a directory tree. */
 static void rm_tree(const char *path) { nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* Files written so far (the tree is rewritten often: unchanged files are left alone). */
@@ -219,6 +221,7 @@ static uint64_t gen_num(fz_in *in) {
   uint64_t v = fz_u64(in);   /* the same bytes either way, so an input means the same in both modes */
   return k < 240 || (fz_avoid & FZ_AVOID_HUGE) ? v >> 33 : v;
 }
+/* A counter's next value: grown a little mostly, sometimes the same, smaller or anything. */
 static uint64_t grow(fz_in *in, uint64_t v) {
   uint8_t k = fz_u8(in);
   if (k < 180) return v + fz_u8(in);
@@ -226,10 +229,12 @@ static uint64_t grow(fz_in *in, uint64_t v) {
   if (k < 240) return v > 100 ? v - fz_u8(in) % 100 : 0;   /* a counter going backwards */
   return gen_num(in);
 }
+/* How a file is: well-formed mostly, sometimes garbage or missing. */
 static int gen_kind(fz_in *in) {
   uint8_t k = fz_u8(in);
   return k < 210 ? WELL : k < 235 ? GARBAGE : MISSING;
 }
+/* Garbage for global file f: input bytes, often digits and the words the reader looks for. */
 static void gen_garbage(fz_in *in, tree *t, int f) {
   int n = fz_u8(in) % 150;
   for (int i = 0; i < n; i++) {
@@ -238,6 +243,7 @@ static void gen_garbage(fz_in *in, tree *t, int f) {
   }
   t->glen[f] = n;
 }
+/* A command name with parentheses, blanks, control and non-ASCII characters now and then. */
 static void gen_comm(fz_in *in, fproc *p) {
   int n = fz_u8(in) % 20;
   for (int i = 0; i < n; i++) {
@@ -248,6 +254,7 @@ static void gen_comm(fz_in *in, fproc *p) {
   p->comm[n] = 0;
   if ((fz_avoid & FZ_AVOID_STATEND) && p->kind == GARBAGE && n && p->comm[n - 1] == ')') p->comm[n - 1] = 'x';
 }
+/* Process slot i of the tree: a pid not used by another slot, its files and figures. */
 static void gen_proc(fz_in *in, tree *t, int i) {
   fproc *p = &t->p[i];
   memset(p, 0, sizeof *p);
@@ -270,6 +277,7 @@ static void gen_proc(fz_in *in, tree *t, int i) {
   p->last_present = -1;
   p->trunc_only = 1;
 }
+/* The first tree: every global file, CPU lines, a few processes. */
 static void gen_tree(fz_in *in, tree *t) {
   memset(t, 0, sizeof *t);
   t->stat_kind = gen_kind(in); t->mem_kind = gen_kind(in); t->vm_kind = gen_kind(in);
@@ -412,11 +420,13 @@ static uint32_t mi_time_of(const world *w, int64_t jiffies) {
 
 /* ---- AIF calls ---- */
 
+/* The tree's process with this pid (whatever its state), or NULL. */
 static fproc *find_pid(world *w, int64_t pid) {
   for (int i = 0; i < NP; i++) if (w->t.p[i].pid == pid) return &w->t.p[i];
   return NULL;
 }
 
+/* An item list of the harness's favourite items (and some others); lead puts 20001, 20002 first. */
 static void make_list(fz_in *in, int32_t *a, int *n, const int32_t *fav, int nfav, int domain, int lead) {
   int m = 0;
   if (lead) { a[m++] = 20001; a[m++] = 20002; }
@@ -432,6 +442,7 @@ static const int32_t pfav[] = {20001, 20002, 20004, 20005, 20009, 25047, 25202, 
 static const int32_t ifav[] = {20020, 23000, 23001, 23002, 23003, 23024, 23023, 23034, 23046, 23048};
 static const int32_t cfav[] = {20040, 27006, 27012, 27022, 27023, 27024, 27014};
 
+/* An ON for one domain of one of the sessions (all processes, all or disk LDEVs). */
 static void op_on(world *w, fz_in *in, int domain) {
   fz_ses *m = &w->ses[fz_u8(in) & 1];
   int32_t nums[MI_MAX_ITEMS + 1], stats[MI_MAX_ITEMS + 1];
@@ -581,6 +592,7 @@ static void op_config(world *w) {
     FZ_CHECK((uint32_t)v == (uint32_t)(w->t.memtotal / 2), "3039 is %d, MemTotal %llu kB", v, (unsigned long long)w->t.memtotal);
 }
 
+/* One input: a tree, the reader on it, then changes and calls with the shadow's checks. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   world *w = &W;

@@ -39,10 +39,13 @@ static int32_t strict(const char *line, size_t len) {
   return (int32_t)v;
 }
 
-/* Splits text into lines; calls fn(line, len) for each (the line is NUL-terminated, cut at a NUL). */
+/* A set of IDs. */
 typedef struct idset { int32_t v[4096]; int n; } idset;
+/* Adds a nonzero ID to a set. */
 static void add_id(idset *s, int32_t v) { if (v && s->n < 4096) s->v[s->n++] = v; }
+/* 1 if the set holds v. */
 static int has_id(const idset *s, int32_t v) { for (int i = 0; i < s->n; i++) if (s->v[i] == v) return 1; return 0; }
+/* Reads text line by line into the strict and the lenient set of IDs (a line is cut at a NUL). */
 static void read_sets(const uint8_t *text, size_t n, idset *strict_set, idset *lenient_set) {
   strict_set->n = lenient_set->n = 0;
   char line[4200];
@@ -68,6 +71,7 @@ static long slurp(const char *path, uint8_t *buf, size_t cap) {
   return (long)n;
 }
 
+/* One input: a registry file and path, a system reading it, an AIFACCESSON and an AIFGLOBINSTALL. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   uint8_t mode = fz_u8(&in);

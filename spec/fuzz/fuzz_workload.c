@@ -162,6 +162,7 @@ static void put(mi_session *s, fz_in *in) {
   fz_check_overall(st, n, "AIFSCPUT");
 }
 
+/* One input: a workload built by mi_workload_set (or raw), a system on it, ONs, advances, PUTs and GETs. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   const char *base = mi_workload_name(fz_u8(&in) % 5);
