@@ -223,3 +223,12 @@ write("workload", "raw-struct-2000-disks-index-out-of-bounds", u8(4, 0) .. NOCAP
   .. u8(100) .. u8(3) .. u16(1400), crashes)
 write("workload", "raw-struct-nan-think-time", u8(2, 0) .. NOCAP .. u8(0, 0x10) .. special(9) .. small(0) .. small(0)
   .. u8(100) .. u8(3) .. u16(1400), crashes)
+-- aif: with the store near its cell limit (2800), 21164 turns processor counters on without looking at the
+-- result: the ON says 0 but MIPRCSRGET says -20013; and one user's MIGLOBOFF turns off another's processors
+local LIMITED = u8(0xC2, 1, 1, 3, 4)   -- three sessions, access on, max_cells 2800
+local PRC = { 20040, 27000, 27040 }
+write("aif", "pauses-on-at-cell-limit-leaves-processors-off", LIMITED .. on(1, 1, { 25047 }, 1)
+  .. on(0, 0, { 21164 }, 1) .. get(7, 0, PRC, 1, 9), crashes)
+write("aif", "globoff-turns-off-another-users-processors", LIMITED .. on(1, 1, { 25047 }, 1)
+  .. on(0, 0, { 21164 }, 1) .. off(9, 1) .. on(0, 2, { 21164 }, 1) .. get(7, 2, PRC, 1, 9) .. off(8, 0)
+  .. get(7, 2, PRC, 1, 9), crashes)
