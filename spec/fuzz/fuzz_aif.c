@@ -5,7 +5,6 @@
  * After each call: statuses from Appendix A, nothing written past a buffer or a status
  * array, GET item statuses that agree with the caller's ONs, zero slots for failed items,
  * per-class arrays adding up to their totals, PUT all-or-nothing. */
-#include <unistd.h>
 #include "fuzz_common.h"
 
 #define UID 666
@@ -24,7 +23,7 @@ typedef struct world {
 } world;
 
 static world W;
-static char regdir[64], regpath[128];
+static char regdir[128], regpath[160];
 
 /* Prepares a private directory for registry files; no registry from the environment. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -32,8 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fz_avoid_init();
   unsetenv("MI_AIFKUF");
   setenv("TZ", "UTC", 1);
-  snprintf(regdir, sizeof regdir, "/tmp/mi-fuzz-aif-XXXXXX");
-  if (!mkdtemp(regdir)) abort();
+  snprintf(regdir, sizeof regdir, "%s", fz_scratch_dir("aif"));
   snprintf(regpath, sizeof regpath, "%s/aifkuf", regdir);
   return 0;
 }

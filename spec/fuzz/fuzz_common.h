@@ -6,15 +6,19 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mi_internal.h"
 
 /* The libFuzzer entry points each harness defines. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline void fz_scratch_rm(void);
 
 /* ---- failing ---------------------------------------------------------------------- */
 
@@ -26,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
               __LINE__, __func__, #cond);                                             \
       fprintf(stderr, __VA_ARGS__);                                                   \
       fputc('\n', stderr);                                                            \
+      fz_scratch_rm();                                                                \
       abort();                                                                        \
     }                                                                                 \
   } while (0)
@@ -72,6 +77,35 @@ static inline void fz_avoid_init(void) {
 /* 1 if a GET of domain d should be skipped: its rows are NULL and nullrow is avoided. */
 static inline int fz_skip_nullrow(const mi_system *sys, int d) {
   return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.lane[d].cells;
+}
+
+/* ---- scratch directories ---- */
+
+/* Removes one entry (nftw callback). */
+static inline int fz_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)flag; (void)ftw;
+  remove(path);
+  return 0;
+}
+/* Removes a directory tree. */
+static inline void fz_rm_tree(const char *path) { nftw(path, fz_rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+static char fz_scratch[128];
+/* Removes the scratch directory at exit. */
+static inline void fz_scratch_rm(void) { if (fz_scratch[0]) fz_rm_tree(fz_scratch); }
+/* Makes a private scratch directory (in memory when /dev/shm is there), removed at exit; returns it. */
+static inline const char *fz_scratch_dir(const char *name) {
+  snprintf(fz_scratch, sizeof fz_scratch, "%s/mi-fuzz-%s-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", name);
+  if (!mkdtemp(fz_scratch)) abort();
+  atexit(fz_scratch_rm);
+  return fz_scratch;
+}
+
+/* Sanitizers call this with their one-line summary before they end the process: print it, clean up. */
+void __sanitizer_report_error_summary(const char *summary);
+void __sanitizer_report_error_summary(const char *summary) {
+  fprintf(stderr, "%s\n", summary);
+  fz_scratch_rm();
 }
 
 /* ---- reading the input ------------------------------------------------------------- */

@@ -12,7 +12,7 @@
 #define MEM_CAP (64u << 20)
 #define BUDGET 2000000
 
-static char dir[64], path[96];
+static char dir[128], path[160];
 static size_t mem_used;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -21,8 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   unsetenv("MI_AIFKUF");
   unsetenv("MISH_WORKLOAD");
   setenv("TZ", "UTC", 1);
-  snprintf(dir, sizeof dir, "%s/mi-fuzz-lua-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  if (!mkdtemp(dir)) abort();
+  snprintf(dir, sizeof dir, "%s", fz_scratch_dir("lua"));
   snprintf(path, sizeof path, "%s/fuzzed.lua", dir);
   return 0;
 }

@@ -4,7 +4,6 @@
  * mi_linux_new(root, 0), then changed and re-read while sessions ON and GET through the AIFs.
  * Besides the common checks, a shadow of the tree says what some counters must hold:
  * CPU time per process and overall, processor user time, levels, live and dead processes. */
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
@@ -64,7 +63,7 @@ typedef struct world {
 
 static const int32_t tracked[5] = {21184, 25047, 25202, 27023, 21092};
 static world W;
-static char base[64], root[96];
+static char base[128], root[160];
 static long hz;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -72,9 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fz_avoid_init();
   unsetenv("MI_AIFKUF");
   setenv("TZ", "UTC", 1);
-  /* a memory file system when there is one: the tree is rewritten many times per input */
-  snprintf(base, sizeof base, "%s/mi-fuzz-proc-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  if (!mkdtemp(base)) abort();
+  snprintf(base, sizeof base, "%s", fz_scratch_dir("proc"));   /* the tree is rewritten often: in memory */
   snprintf(root, sizeof root, "%s/proc", base);
   hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   return 0;
@@ -82,14 +79,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 /* ---- the tree on disk ---- */
 
-/* Removes one entry (nftw callback). */
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb; (void)flag; (void)ftw;
-  remove(path);
-  return 0;
-}
 /* Removes a directory tree. */
-static void rm_tree(const char *path) { nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+static void rm_tree(const char *path) { fz_rm_tree(path); }
 
 /* Files written so far (the tree is rewritten often: unchanged files are left alone). */
 static struct { char rel[48]; uint64_t hash; int touched; } fc[160];

@@ -8,14 +8,13 @@
 #include <unistd.h>
 #include "fuzz_common.h"
 
-static char base[64], regpath[640];
+static char base[128], regpath[720];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc; (void)argv;
   fz_avoid_init();
   unsetenv("MI_AIFKUF");
-  snprintf(base, sizeof base, "%s/mi-fuzz-reg-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-  if (!mkdtemp(base)) abort();
+  snprintf(base, sizeof base, "%s", fz_scratch_dir("reg"));
   return 0;
 }
 
@@ -78,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int32_t install = fz_u8(&in) < 200 ? 1 + (int32_t)(fz_u32(&in) % 100000) : fz_int32(&in);
   int32_t probe = fz_int32(&in);
   /* the registry path: a plain file, a directory, or a path longer than the core's 512 bytes */
-  char dir[600];
+  char dir[700];
   snprintf(dir, sizeof dir, "%s", base);
   if ((mode & 7) == 7 && !(fz_avoid & FZ_AVOID_REGPATH)) {
     for (int k = 0; k < 3; k++) {
