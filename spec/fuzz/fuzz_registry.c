@@ -24,11 +24,10 @@ static int32_t lenient(const char *line) {
   long v = strtol(line, &end, 10);
   return end != line && v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
 }
-/* The ID of a line that is only blanks, an optional '+', 1-10 digits and blanks; 0 if not such a line. */
+/* The ID of a line that is only blanks, 1-10 digits and blanks (core/README.md decision 4); 0 if not such a line. */
 static int32_t strict(const char *line, size_t len) {
   size_t i = 0;
   while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
-  if (i < len && line[i] == '+') i++;
   size_t d0 = i;
   int64_t v = 0;
   while (i < len && line[i] >= '0' && line[i] <= '9' && i - d0 < 11) v = v * 10 + (line[i++] - '0');
