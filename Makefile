@@ -30,7 +30,18 @@ BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
 $(shell printf '%s\n' '$(BUILD_ID)' | cmp -s - .build-flags || printf '%s\n' '$(BUILD_ID)' > .build-flags)
 CORE_HDR += .build-flags
 
-.PHONY: all test examples bench coverage echo clean
+# fuzzing: clang and libFuzzer (Debian: clang, libclang-rt-dev); harnesses built from core/*.c
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B       = spec/fuzz/build
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
+FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
+FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
+               $(FUZZ_B)/fuzz_lua_workload
+
+.PHONY: all test examples bench coverage echo clean fuzz fuzz-harnesses
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
@@ -76,12 +87,16 @@ else
 	  echo "Lua specs: $$(grep -c '^ok' .test_lua.out) passed, $$(grep -c '^not ok' .test_lua.out) failed"
 	@MI_AIFKUF=$$(mktemp -u) ./spec/examples.sh > .test_ex.out 2>&1; \
 	  grep -A12 '^not ok' .test_ex.out | head -60; tail -n 1 .test_ex.out
+	@FUZZ_CC=$(FUZZ_CC) MAKE=$(MAKE) ./spec/fuzz/run.sh check > .test_fuzz.out 2>&1; \
+	  grep -E '^# skip' .test_fuzz.out; grep -A25 '^not ok' .test_fuzz.out | head -60; tail -n 1 .test_fuzz.out
 	@c=$$(tail -n 1 .test_c.out); lp=$$(grep -c '^ok' .test_lua.out); lf=$$(grep -c '^not ok' .test_lua.out); \
 	  cp=$$(echo "$$c" | awk '{print $$1}'); cf=$$(echo "$$c" | awk '{print $$3}'); \
 	  grep -q '^1\.\.' .test_lua.out || lf=$$((lf + 1)); \
 	  ep=$$(grep -c '^ok' .test_ex.out); ef=$$(grep -c '^not ok' .test_ex.out); \
 	  grep -q '^examples: ' .test_ex.out || ef=$$((ef + 1)); \
-	  echo "$$((cp + lp + ep)) passed, $$((cf + lf + ef)) failed"; test $$((cf + lf + ef)) -eq 0
+	  fp=$$(grep -c '^ok' .test_fuzz.out); ff=$$(grep -c '^not ok' .test_fuzz.out); \
+	  grep -q '^fuzz: ' .test_fuzz.out || ff=$$((ff + 1)); \
+	  echo "$$((cp + lp + ep + fp)) passed, $$((cf + lf + ef + ff)) failed"; test $$((cf + lf + ef + ff)) -eq 0
 endif
 
 # every example and script, a couple of short intervals each, on the simulated system
@@ -99,10 +114,28 @@ coverage: lua/mish
 	./lua/mish scripts/coverage.lua --out core/catalog/COVERAGE-sim.md
 	./lua/mish scripts/coverage.lua --host-map --out core/catalog/COVERAGE-host.md
 
+# each fuzz harness for FUZZ_SECONDS seconds (new crashes land in spec/fuzz/crashes/<harness>/)
+fuzz: all
+	@FUZZ_CC=$(FUZZ_CC) MAKE=$(MAKE) ./spec/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+
+fuzz-harnesses: $(FUZZ_BIN)
+
+$(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore $(LUA_INC) -c $< -o $@
+
+$(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_HDR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(LDLIBS) -o $@
+
+$(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) $(FUZZ_HDR) lua/mi_lua.h
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore -Ilua $(LUA_INC) $< $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) \
+	  $(LUA_LIB) $(LDLIBS) -o $@
+
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"
 	@echo "CFLAGS=$(ALLCFLAGS)"
+	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
 	rm -f .build-flags core/*.o core/sources/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
-	rm -rf core/gen
+	rm -rf core/gen $(FUZZ_B)

@@ -1,0 +1,1 @@
+return { disks = 1000 }

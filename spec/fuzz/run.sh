@@ -1,0 +1,82 @@
+#!/bin/sh
+# run.sh — builds and runs the fuzz harnesses of spec/fuzz (clang + libFuzzer).
+#   run.sh check      each harness over its seed corpus and regression inputs once (make test)
+#   run.sh fuzz [N]   each harness fuzzed for N seconds (make fuzz; default 60)
+#   run.sh crashes    each input of crashes/<harness>/ once: "open" if it still fails, "fixed" if not
+# Prints "ok"/"not ok" lines and "fuzz: P passed, F failed"; a "# skip fuzz" line where clang is missing.
+set -u
+mode=${1:-check}
+secs=${2:-60}
+cc=${FUZZ_CC:-clang}
+make=${MAKE:-make}
+dir=spec/fuzz
+build=$dir/build
+harnesses=${FUZZ_HARNESSES:-"aif proc registry workload lua_workload"}
+pass=0 fail=0 n=0
+# UBSan reports with a stack; the sanitizers stop at the first error (a crash libFuzzer keeps)
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+  echo "# skip fuzz: clang not installed (Debian: apt-get install clang libclang-rt-dev)"
+  echo "fuzz: 0 passed, 0 failed"
+  exit 0
+fi
+mkdir -p "$build"
+probe=$build/probe
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' > "$probe.c"
+if [ ! -x "$probe" ] && ! "$cc" -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" >/dev/null 2>&1; then
+  echo "# skip fuzz: $cc cannot link libFuzzer (Debian: apt-get install libclang-rt-dev)"
+  echo "fuzz: 0 passed, 0 failed"
+  exit 0
+fi
+
+# Prints a TAP line and counts it.
+result() {  # result <0|1> <text>
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then pass=$((pass + 1)); echo "ok $n - $2"; else fail=$((fail + 1)); echo "not ok $n - $2"; fi
+}
+
+if ! $make --no-print-directory fuzz-harnesses FUZZ_CC="$cc" > "$build/build.log" 2>&1; then
+  result 1 "fuzz harnesses build (see $build/build.log)"
+  tail -n 30 "$build/build.log" | sed 's/^/#   /'
+  echo "fuzz: $pass passed, $fail failed"
+  exit 1
+fi
+
+for h in $harnesses; do
+  bin=$build/fuzz_$h
+  log=$build/$h.log
+  if [ "$mode" = crashes ]; then
+    for f in $(find "$dir/crashes/$h" -type f ! -name '.*' 2>/dev/null | sort); do
+      if "$bin" -timeout=10 "$f" > "$log" 2>&1; then echo "fixed $f"
+      else echo "open  $f: $(grep -v '^Running' "$log" | grep -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' | sed 's/^[* ]*//' | cut -c1-110)"; fi
+    done
+    continue
+  fi
+  if [ "$mode" = fuzz ]; then
+    # a scratch corpus in build/ grows; the checked-in seeds and regression inputs are only read
+    mkdir -p "$build/corpus/$h" "$dir/crashes/$h"
+    echo "# fuzz $h for $secs s (crashes go to $dir/crashes/$h/)"
+    dict=""
+    [ -f "$dir/$h.dict" ] && dict="-dict=$dir/$h.dict"
+    "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 $dict \
+      -artifact_prefix="$dir/crashes/$h/" "$build/corpus/$h" "$dir/corpus/$h" \
+      $( [ -d "$dir/regress/$h" ] && echo "$dir/regress/$h" ) > "$log" 2>&1
+    rc=$?
+    rate=$(grep 'average_exec_per_sec' "$log" | awk '{print $2}')
+    result $rc "fuzz $h: ${secs} s, ${rate:-?} executions/s"
+  else
+    files=$(find "$dir/corpus/$h" "$dir/regress/$h" -type f ! -name '.*' 2>/dev/null | sort)
+    count=$(echo "$files" | grep -c . || true)
+    # shellcheck disable=SC2086
+    "$bin" -timeout=20 $files > "$log" 2>&1
+    rc=$?
+    result $rc "fuzz $h: $count seed and regression inputs"
+  fi
+  if [ "$rc" -ne 0 ]; then
+    grep -E 'INVARIANT|ERROR|runtime error|SUMMARY|Running:|Test unit written|#[0-9]+ 0x' "$log" | head -n 25 | sed 's/^/#   /'
+  fi
+done
+[ "$mode" = crashes ] && exit 0
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
