@@ -10,7 +10,7 @@
 static mi_system *default_system;
 static char default_spec[256] = "sim";
 static mi_system_options default_opt;
-static char default_registry[512];
+static char default_registry[MI_PATH_MAX];
 static int exit_hooked;
 
 /* Frees the default system at exit (so leak checkers see a clean process). */
@@ -39,6 +39,7 @@ int mi_default_exists(void) { return default_system != NULL; }
 int mi_default_configure(const char *spec, const mi_system_options *opt) {
   if (default_system) return -1;
   if (spec && (!mi_source_find(spec[0] ? spec : "sim") || strlen(spec) >= sizeof default_spec)) return -2;
+  if (opt && opt->registry && strlen(opt->registry) >= sizeof default_registry) return -2;
   if (spec) strcpy(default_spec, spec[0] ? spec : "sim");
   if (opt) {
     default_opt = *opt;

@@ -38,7 +38,8 @@ typedef struct mi_system_options {
 /* Called at the start of every AIF call so a source can bring counters up to date. */
 typedef void (*mi_refresh_fn)(mi_system *sys, void *arg);
 
-/* Creates an empty system (no CPUs, devices or processes) with default configuration. */
+/* Creates an empty system (no CPUs, devices or processes) with default configuration; NULL when out
+ * of memory, when the share file cannot be made, or (errno ENAMETOOLONG) a path is 4096 bytes or more. */
 MI_API mi_system *mi_system_new(const mi_system_options *opt);
 /* Frees a system, its sessions' state and its source; accepts NULL. */
 MI_API void mi_system_free(mi_system *sys);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "mi_host.h"
 
+#define MI_PATH_MAX 4096   /* registry and share paths: a longer one is refused, never cut */
 #define MI_NCONFIG 46
 #define MI_NSEMCL 256
 #define MI_NLARGE 720
@@ -106,7 +107,7 @@ typedef struct mi_seg_hdr {
   uint32_t closed;          /* 1 once the owner freed the system */
   uint64_t owner_start;     /* ... and its start time (clock ticks since boot) */
   uint64_t boot_id;         /* the boot it started in */
-  char registry[512];       /* the owner's user-ID registry file ("" = memory only) */
+  char registry[MI_PATH_MAX]; /* the owner's user-ID registry file ("" = memory only) */
   /* the writer lock and the publish sequence, on a line of their own */
   __attribute__((aligned(64))) uint32_t lock;   /* tid of the thread in a write section, 0 = free */
   uint32_t depth;           /* nesting of that thread's write sections */
@@ -182,9 +183,9 @@ struct mi_system {
   int shared, attached;              /* in a file; attached to another process's store */
   int owner_gone;                    /* attached: the owner is gone (sticky) */
   int64_t next_check_ms;             /* attached: next owner liveness check (monotonic) */
-  char share_path[512];
+  char share_path[MI_PATH_MAX];
   mi_system_options opt;
-  char registry_path[512];
+  char registry_path[MI_PATH_MAX];
   int32_t *uids; int nuids, cuids;   /* installed user IDs, sorted */
   char registry_err[128];            /* why the registry file was last found unusable, "" if not */
   mi_session *sessions;              /* every session, freed with the system */

@@ -83,7 +83,8 @@ MI_API int mi_host_rebase(mi_system *sys, int64_t ticks);
 /* ---- the default system ---- */
 /* Says what the default system will be when first needed: spec as for mi_system_open (NULL keeps
  * the configured one, initially "sim") and opt (NULL keeps the configured; opt->registry is
- * copied). 0; -1 if the default already exists; -2 if spec names no registered source. */
+ * copied). 0; -1 if the default already exists; -2 if spec names no registered source or a path
+ * is 4096 bytes or longer. */
 MI_API int mi_default_configure(const char *spec, const mi_system_options *opt);
 /* Installs sys as the default system (of the upper-case API and mi_default_system); the core
  * frees it at exit. 0 (also if sys is the default already); -1 if sys is NULL or another

@@ -148,7 +148,7 @@ mi_seg *mi_seg_new(mi_system *sys, const char *share, int64_t max_cells) {
     int err = 0;
     mi_system *other = mi_system_attach(share, &err);
     if (other) { mi_system_free(other); errno = EBUSY; return NULL; }
-    char tmp[600];
+    char tmp[MI_PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", share, (int)getpid());
     int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return NULL;

@@ -1,5 +1,6 @@
 /* store.c — the counter store and the writer API: systems, processors, devices,
  * processes and the 64-bit counter cells that only enabled counters occupy. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@ static void pad16(char dst[16], const char *src) {
 
 mi_system *mi_system_new(const mi_system_options *opt) {
   mi_catalog_init();
+  /* a path that does not fit is refused: cutting it would read and write another file */
+  if (opt && ((opt->registry && strlen(opt->registry) >= MI_PATH_MAX) || (opt->share && strlen(opt->share) >= MI_PATH_MAX))) {
+    errno = ENAMETOOLONG;
+    return NULL;
+  }
   mi_system *sys = calloc(1, sizeof *sys);
   if (!sys) return NULL;
   sys->opt = defaults;

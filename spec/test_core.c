@@ -2387,6 +2387,35 @@ static void test_doors(void) {
   }
 }
 
+/* #11 (fuzz): a registry or share path too long is refused, never cut to another file's name. */
+static void test_long_paths(void) {
+  char path[5000];
+  size_t n = (size_t)snprintf(path, sizeof path, "/tmp/mish-long-%d", (int)getpid());
+  mkdir(path, 0755);
+  for (int k = 0; k < 3; k++) { path[n] = '/'; memset(path + n + 1, 'a' + k, 180); n += 181; path[n] = 0; mkdir(path, 0755); }
+  snprintf(path + n, sizeof path - n, "/registry");
+  mi_system *sys = mi_system_new(&(mi_system_options){.registry = path});
+  CHECK(sys != NULL, "a 600-byte registry path is accepted whole (it was cut at 511 bytes)");
+  mi_session *s = mi_session_new(sys);
+  mi_session_set_priv(s, 1);
+  status_type st;
+  mi_globinstall(s, &st, 4711);
+  EQ(st.all, 0, "AIFGLOBINSTALL writes the registry at its long path");
+  FILE *f = fopen(path, "r");
+  CHECK(f != NULL, "the registry file is at the path given, not at a cut one");
+  if (f) fclose(f);
+  mi_system_free(sys);
+  unlink(path);
+  char huge[4200];
+  memset(huge, 'x', sizeof huge - 1); huge[0] = '/'; huge[sizeof huge - 1] = 0;
+  errno = 0;
+  CHECK(mi_system_new(&(mi_system_options){.registry = huge}) == NULL && errno == ENAMETOOLONG,
+        "a registry path of 4096 bytes or more is refused with ENAMETOOLONG");
+  CHECK(mi_system_new(&(mi_system_options){.share = huge}) == NULL, "so is a share path as long");
+  for (int k = 3; k > 0; k--) { path[n] = 0; rmdir(path); n -= 181; }
+  path[n] = 0; rmdir(path);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2425,6 +2454,7 @@ int main(void) {
   test_threads();
   test_processes();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
+  test_long_paths();
   test_upper_api();
   unlink(regpath);
   printf("C core: %d passed, %d failed\n", passed, failed);

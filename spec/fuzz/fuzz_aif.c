@@ -196,8 +196,8 @@ static void op_on(world *w, fz_in *in, int domain) {
   }
   if (map.p) memcpy(&map_after, map.p, 4);
   if (st.all == MI_STATUS_ALL(MI_E_MAPPING_NOT_GIVEN) && map.p)
-    FZ_CHECK(map_after == w->sys->mapping, "%s: warning 20002 but mapping %d came back (system %d, asked %d)", call,
-             map_after, w->sys->mapping, map_before);
+    FZ_CHECK(map_after == w->sys->seg->mapping, "%s: warning 20002 but mapping %d came back (system %d, asked %d)", call,
+             map_after, w->sys->seg->mapping, map_before);
   done_stats(&S, call);
   fz_free_list(&L);
 }
@@ -245,7 +245,7 @@ static void op_get(world *w, fz_in *in, int domain) {
   mi_session_use(NULL);
   FZ_TRACE("%s session %d: %d items, size %d, status %d\n", call, (int)(m - w->ses), L.n, size, st.s.info);
   fz_check_overall(st, L.n, call);
-  fz_get g = {call, domain, mok, w->sys->mapping, S.n, L.copy, S.p,
+  fz_get g = {call, domain, mok, w->sys->seg->mapping, S.n, L.copy, S.p,
               domain == MI_DOM_PROCESS ? m->proc : domain == MI_DOM_IO ? m->io : m->glob,
               m->glob[21164 - 20000],
               &w->ep};
@@ -276,7 +276,7 @@ static void op_get(world *w, fz_in *in, int domain) {
         if (S.p[i]) continue;
         memcpy(&v, p + off, 4);
         if (L.copy[i] == 20002) FZ_CHECK(v == 0 || v == 1, "%s: pid_state %d", call, v);
-        if (L.copy[i] == 20020) FZ_CHECK(v >= 1 && v <= MI_MAX_LDEV && mi_bit(m->s->ldevs, v), "%s: record of ldev %d not enabled", call, v);
+        if (L.copy[i] == 20020) FZ_CHECK(v >= 1 && v <= MI_MAX_LDEV && mi_bit(m->s->u->ldevs, v), "%s: record of ldev %d not enabled", call, v);
         if (L.copy[i] == 20040) FZ_CHECK(v >= 0 && v < MI_MAX_PROCESSORS, "%s: processor id %d", call, v);
       }
     }
@@ -305,11 +305,11 @@ static void op_off(world *w, fz_in *in, int domain) {
 /* The current value of a configuration item, read from the system (for verification arrays). */
 static void config_value(const mi_system *sys, const mi_config_info *c, uint8_t *dst) {
   switch (c->type) {
-  case MI_CT_I32: memcpy(dst, &sys->cfg[c->item - 3001], 4); break;
-  case MI_CT_BOOL: dst[0] = sys->cfg[c->item - 3001] != 0; break;
-  case MI_CT_BA96: memcpy(dst, sys->allow, 12); break;
-  case MI_CT_BA64: memcpy(dst, sys->logging, 8); break;
-  default: memcpy(dst, c->item == 3037 ? sys->text[0] : c->item == 3044 ? sys->text[1] : sys->text[2], 8);
+  case MI_CT_I32: memcpy(dst, &sys->seg->cfg[c->item - 3001], 4); break;
+  case MI_CT_BOOL: dst[0] = sys->seg->cfg[c->item - 3001] != 0; break;
+  case MI_CT_BA96: memcpy(dst, sys->seg->allow, 12); break;
+  case MI_CT_BA64: memcpy(dst, sys->seg->logging, 8); break;
+  default: memcpy(dst, c->item == 3037 ? sys->seg->text[0] : c->item == 3044 ? sys->seg->text[1] : sys->seg->text[2], 8);
   }
 }
 
@@ -399,8 +399,8 @@ static void op_scget(world *w, fz_in *in) {
 typedef struct cfg_snap { int32_t cfg[MI_NCONFIG]; uint8_t allow[12], logging[8]; char text[3][8]; } cfg_snap;
 /* Copies the configuration of sys into s. */
 static void snap(const mi_system *sys, cfg_snap *s) {
-  memcpy(s->cfg, sys->cfg, sizeof s->cfg); memcpy(s->allow, sys->allow, 12);
-  memcpy(s->logging, sys->logging, 8); memcpy(s->text, sys->text, sizeof s->text);
+  memcpy(s->cfg, sys->seg->cfg, sizeof s->cfg); memcpy(s->allow, sys->seg->allow, 12);
+  memcpy(s->logging, sys->seg->logging, 8); memcpy(s->text, sys->seg->text, sizeof s->text);
 }
 
 /* AIFSCPUT with none, some or all verification arrays; nothing changes unless status 0. */
@@ -530,7 +530,7 @@ static mi_ctr pick_ctr(world *w, fz_in *in, int want_kind) {
     int start = fz_u16(in) % (MI_DOM_COUNT << MI_HOST_INDEX_BITS);
     for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) {
       c.id = (start + i) % (MI_DOM_COUNT << MI_HOST_INDEX_BITS);
-      if (w->sys->view.off[c.id] < 0) continue;
+      if (w->sys->view.blk->off[c.id] < 0) continue;
       const mi_item_info *it = mi_domain_item(c.id >> MI_HOST_INDEX_BITS, c.id & (MI_HOST_INDEX_LIMIT - 1));
       if (want_kind >= 0 && (fz_avoid & FZ_AVOID_OBJCL) && it->kind != want_kind) continue;
       return c;
@@ -732,6 +732,21 @@ static void op_writer(world *w, fz_in *in) {
 /* ---- one input ---- */
 
 /* One input: a system and its sessions, then up to MAX_OPS calls, each followed by the checks. */
+/* The machine a fuzz input measures: ncpu CPUs, ndisk disks, nterm terminals, a tape and a
+ * printer, and three system processes (PIDs 1-3), all through the writer API. */
+static void fz_machine(mi_system *sys, int ncpu, int ndisk, int nterm) {
+  mi_host_set_cpus(sys, ncpu);
+  for (int d = 0; d < ndisk; d++) mi_host_set_device(sys, d < 5 ? 1 + d : 95 + d, 1);
+  for (int t = 0; t < nterm && t < 20; t++) mi_host_set_device(sys, 20 + t, 3);
+  mi_host_set_device(sys, 7, 2);
+  mi_host_set_device(sys, 6, 4);
+  for (int64_t pid = 1; pid <= 3; pid++) {
+    mi_proc_desc d = {.pid = pid, .program = pid == 2 ? "JSMAIN" : "SYSPROC", .user = "OPERATOR",
+                      .proc_type = pid == 2 ? MI_PT_JSMAIN : MI_PT_SYSTEM};
+    mi_host_proc_create(sys, &d);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_in in = {data, size};
   world *w = &W;
@@ -748,7 +763,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   w->sys = mi_system_new(&o);
   if (!w->sys) abort();
   int ncpu = 1 + fz_u8(&in) % 8, ndisk = fz_u8(&in) % 12, nterm = fz_u8(&in) % 22;
-  mi_default_config(w->sys, ncpu, ndisk, nterm);
+  fz_machine(w->sys, ncpu, ndisk, nterm);
   status_type st;
   w->nses = 2 + (f >> 6 & 1);
   for (int i = 0; i < w->nses; i++) {

@@ -76,7 +76,7 @@ static inline void fz_avoid_init(void) {
 
 /* 1 if a GET of domain d should be skipped: its rows are NULL and nullrow is avoided. */
 static inline int fz_skip_nullrow(const mi_system *sys, int d) {
-  return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.lane[d].cells;
+  return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.blk->lane[d].cells;
 }
 
 /* ---- scratch directories ---- */
@@ -204,9 +204,9 @@ static inline int fz_idx(int32_t item) { return item >= 20000 && item < 20000 + 
 /* Forgets what the model says s has on for domains that the core says are off. */
 static inline void fz_model_sync_off(fz_ses *m) {
   if (!m->s) return;
-  if (!m->s->glob_on) memset(m->glob, 0, sizeof m->glob);
-  if (!m->s->proc_on) memset(m->proc, 0, sizeof m->proc);
-  if (!m->s->io_on) memset(m->io, 0, sizeof m->io);
+  if (!m->s->u->glob_on) memset(m->glob, 0, sizeof m->glob);
+  if (!m->s->u->proc_on) memset(m->proc, 0, sizeof m->proc);
+  if (!m->s->u->io_on) memset(m->io, 0, sizeof m->io);
 }
 
 /* Records the items an ON enabled (item statuses 0) unless the overall status is an error. */
@@ -259,7 +259,7 @@ static inline void fz_epochs_update(fz_epochs *e, const mi_system *sys, uint64_t
   for (int k = 0; k < FZ_NPAIRS; k++)
     for (int h = 0; h < 2; h++) {
       const mi_item_info *it = fz_item(h ? fz_pairs[k].classes : fz_pairs[k].total);
-      uint16_t r = sys->dom[it->domain].refs[it->index];
+      uint16_t r = sys->seg->dom[it->domain].refs[it->index];
       if (r && !e->refs[k][h]) e->zeroed[k][h] = op;
       e->refs[k][h] = r;
     }

@@ -392,7 +392,7 @@ static void shadow_read(world *w, int first) {
 static void shadow_refs(world *w) {
   for (int k = 0; k < 5; k++) {
     const mi_item_info *it = fz_item(tracked[k]);
-    uint16_t r = w->sys->dom[it->domain].refs[it->index];
+    uint16_t r = w->sys->seg->dom[it->domain].refs[it->index];
     if (r && !w->refs[k]) {
       if (k == 0) w->acc_user = 0;
       if (k == 1) for (int i = 0; i < NP; i++) w->t.p[i].acc_cpu = 0;
@@ -406,7 +406,7 @@ static void shadow_refs(world *w) {
 /* MI_Time of n jiffies: ticks per jiffy (3043 x 1000 / hz), divided by the rounding 3042. */
 static uint32_t mi_time_of(const world *w, int64_t jiffies) {
   int64_t tick = (int64_t)mi_host_ticks_per_ms(w->sys) * 1000 / hz;
-  return (uint32_t)(uint64_t)(jiffies * tick / w->sys->round);
+  return (uint32_t)(uint64_t)(jiffies * tick / w->sys->seg->round);
 }
 
 /* ---- AIF calls ---- */
@@ -483,7 +483,7 @@ static void op_get(world *w, fz_in *in, int domain) {
   fz_check_overall(st, n, "GET");
   FZ_TRACE("GET domain %d: %d items, status %d, %d records\n", domain, n, st.s.info, count);
   fz_canary_check(buf, (size_t)size, "GET buffer");
-  fz_get g = {"GET", domain, mapping, w->sys->mapping, n, nums, stats,
+  fz_get g = {"GET", domain, mapping, w->sys->seg->mapping, n, nums, stats,
               domain == MI_DOM_PROCESS ? m->proc : domain == MI_DOM_IO ? m->io : m->glob, m->glob[21164 - 20000], NULL};
   int through = st.all == 0 || st.s.info > 0;
   if (!through) { free(buf); return; }
@@ -557,7 +557,7 @@ static void op_get(world *w, fz_in *in, int domain) {
     }
   }
   /* every stable live process is reported alive to a session that monitors all */
-  if (domain == MI_DOM_PROCESS && st.all == 0 && m->s->proc_all)
+  if (domain == MI_DOM_PROCESS && st.all == 0 && m->s->u->proc_all)
     for (int k = 0; k < NP; k++) {
       const fproc *fp = &w->t.p[k];
       if (!fp->born || !fp->stable || !fp->present) continue;

@@ -119,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mi_system_options o = {0};
   o.registry = regpath;
   mi_system *sys = mi_system_new(&o);
-  FZ_CHECK(sys != NULL, "mi_system_new with registry '%s'", regpath);
+  FZ_CHECK(sys != NULL || strlen(regpath) >= 4096, "mi_system_new with registry '%s'", regpath);
+  if (!sys) return 0;   /* a path too long is refused, never cut (then nothing to check) */
   mi_session *s = mi_session_new(sys);
   mi_session_set_priv(s, 1);
   for (int i = 0; i < sys->nuids; i++)

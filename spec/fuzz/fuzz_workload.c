@@ -136,7 +136,7 @@ static void get(mi_system *sys, mi_session *s, fz_ses *m, int domain, fz_in *in,
   fz_check_overall(st, n, "GET");
   fz_canary_check(buf, (size_t)size, "GET buffer");
   if (st.all == 0 || st.s.info > 0) {
-    fz_get g = {"GET", domain, mapping, sys->mapping, n, nums, stats,
+    fz_get g = {"GET", domain, mapping, sys->seg->mapping, n, nums, stats,
                 domain == MI_DOM_PROCESS ? m->proc : domain == MI_DOM_IO ? m->io : m->glob, m->glob[21164 - 20000], ep};
     fz_check_get_statuses(&g);
     FZ_CHECK(count >= 0 && count * rec <= size, "GET: %d records of %lld bytes in %d", count, (long long)rec, size);
