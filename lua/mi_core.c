@@ -810,8 +810,9 @@ static int l_prcsrget(lua_State *L) { return multi_get(L, 2); }
 /* A query userdata: the C query (NULL once closed), its domain and items, where in a record
  * the pid state (process) or the ldev (I/O) sits (-1: not asked), and each item's slot.
  * User value 1: the session userdata (kept alive, checked open before every run); 2: the
- * keys, {[i] = name or false} (the name of the first item of the domain with it; numbers
- * key every item); 3: a cached GET buffer. */
+ * keys, {[i] = name or false} (the name of the first item of the domain with it); 3: a cached
+ * GET buffer; 4: the records' metatable, whose __index maps an item number to its name's slot
+ * (a record holds each value once, under its name, or under its number when it has none). */
 typedef struct lqry {
   mi_query *q;
   int domain, n;
@@ -841,6 +842,14 @@ static int check_domain(lua_State *L, int i) {
   return luaL_checkoption(L, i, NULL, names);
 }
 
+/* __index of a record: record[number] reads the value kept under that item's name. */
+static int rec_index(lua_State *L) {
+  if (!lua_isinteger(L, 2)) return 0;
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TSTRING) return 0;   /* the number's name */
+  lua_rawget(L, 1);
+  return 1;
+}
+
 /* core.query(session, domain, items, mapping) -> a prepared read (domain "global", "process",
  * "io", "processor"): q:get([sel [, user_id]]) runs it; q:close() frees it. */
 static int l_query(lua_State *L) {
@@ -849,7 +858,7 @@ static int l_query(lua_State *L) {
   int32_t nums[MI_MAX_ITEMS];
   int n = get_items(L, 3, nums);
   int32_t map = opt_int32(L, 4, 1);
-  lqry *qu = lua_newuserdatauv(L, sizeof *qu + sizeof(slot) * (size_t)n, 3);
+  lqry *qu = lua_newuserdatauv(L, sizeof *qu + sizeof(slot) * (size_t)n, 4);
   memset(qu, 0, sizeof *qu);
   luaL_setmetatable(L, QRY_MT);
   lua_pushvalue(L, 1);
@@ -859,6 +868,11 @@ static int l_query(lua_State *L) {
   qu->domain = d;
   qu->n = n = mi_query_items(qu->q);
   qu->state_at = qu->ldev_at = -1;
+  lua_createtable(L, 0, 1);          /* the records' metatable */
+  lua_createtable(L, 0, n);          /* its __index's map: item number -> name */
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, rec_index, 1);
+  lua_setfield(L, -3, "__index");
   lua_createtable(L, n, 0);          /* keys */
   lua_createtable(L, 0, n);          /* names seen */
   int32_t at = 0;
@@ -879,30 +893,39 @@ static int l_query(lua_State *L) {
       lua_pushboolean(L, 1);
       lua_setfield(L, -2, it->name);
       lua_pushstring(L, it->name);
+      lua_pushvalue(L, -1);
+      lua_rawseti(L, -5, num);        /* number -> name for the records' __index */
     } else lua_pushboolean(L, 0);
     lua_rawseti(L, -3, i + 1);
     at += size;
   }
   lua_pop(L, 1);
-  lua_setiuservalue(L, -2, 2);
+  lua_setiuservalue(L, -4, 2);
+  lua_pop(L, 1);
+  lua_setiuservalue(L, -2, 4);
   return 1;
 }
 
 /* Pushes one record at p as a table keyed by item name (stack slots kbase.. hold each
- * item's name or false) and number, plus state (process) or type (I/O). */
+ * item's name or false; an item without one is keyed by number) with the query's record
+ * metatable at kbase + n (numbers reach named values through it), plus state (process) or
+ * type (I/O). */
 static void push_keyed(lua_State *L, const lqry *qu, mi_system *sys, int kbase, const uint8_t *p) {
   const uint8_t *rec = p;
-  lua_createtable(L, 0, 2 * qu->n + 1);
+  lua_createtable(L, 0, qu->n + 1);
   for (int i = 0; i < qu->n; i++) {
-    push_value(L, &qu->sl[i], p);
-    p += qu->sl[i].size;
     if (lua_type(L, kbase + i) == LUA_TSTRING) {
       lua_pushvalue(L, kbase + i);
-      lua_pushvalue(L, -2);
-      lua_rawset(L, -4);
+      push_value(L, &qu->sl[i], p);
+      lua_rawset(L, -3);
+    } else {
+      push_value(L, &qu->sl[i], p);
+      lua_rawseti(L, -2, qu->sl[i].num);
     }
-    lua_rawseti(L, -2, qu->sl[i].num);
+    p += qu->sl[i].size;
   }
+  lua_pushvalue(L, kbase + qu->n);
+  lua_setmetatable(L, -2);
   if (qu->domain == MI_DOM_PROCESS) {
     int32_t v = 0;
     if (qu->state_at >= 0) memcpy(&v, rec + qu->state_at, 4);
@@ -939,6 +962,7 @@ static int qry_get(lua_State *L) {
   lua_getiuservalue(L, 1, 2);
   for (int i = 1; i <= n; i++) lua_rawgeti(L, kbase, i);
   lua_remove(L, kbase);   /* keys table out: slots kbase .. kbase + n - 1 hold the keys */
+  lua_getiuservalue(L, 1, 4);   /* kbase + n: the records' metatable */
   int32_t stats[MI_MAX_ITEMS];
   memset(stats, 0, sizeof(int32_t) * (size_t)n);
   size_t rec = (size_t)mi_query_record_size(qu->q), want = 1;

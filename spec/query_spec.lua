@@ -206,4 +206,28 @@ describe("#12 door 2: prepared queries", function()
     assert.has_error(function() core.query(s3.s, "disks", { 21176 }) end)
     s3:close()
   end)
+
+  it("a record holds each value once, under its name; its item numbers read the same value (#12)", function()
+    local s = H.session()
+    s:on("global", { "gmt_idle", 21176 })
+    s:on("process", { "pmt_process_time" })
+    s:advance(2000)
+    local g = s:get("global")
+    local keys = {}
+    for k in pairs(g) do keys[#keys + 1] = tostring(k) end
+    table.sort(keys)
+    assert.same({ "gmt_idle", "gmt_paused" }, keys)
+    assert.equal(g.gmt_idle, g[21177])
+    assert.equal(g.gmt_paused, g[21176])
+    assert.is_nil(g[21000])
+    local old = g
+    s:advance(1000)
+    local d = mi.delta(s:get("global"), old)
+    assert.equal(d.gmt_idle, d[21177])
+    assert.is_true(d[21177] > 0)
+    local p = s:get("process")[1]
+    assert.equal(p.pmt_process_time, p[25047])
+    assert.equal(p.pid, p[20001])
+    s:close()
+  end)
 end)

@@ -344,7 +344,7 @@ function Session:query(domain, nums, map)
   return q
 end
 
--- Reads counters. global: values keyed by name and number. process/io/processor: one
+-- Reads counters. global: values keyed by name (item numbers read them too). process/io/processor: one
 -- record per entity keyed the same way. Returns data, Status.
 function Session:get(domain, items, opts)
   local map = self.map
@@ -447,7 +447,7 @@ function M.delta(new, old)
       if type(v) == "number" and type(old[k]) == "number" then d[k] = M.delta(v, old[k])
       elseif type(v) == "table" and type(old[k]) == "table" then d[k] = M.delta(v, old[k]) end
     end
-    return d
+    return setmetatable(d, getmetatable(new))   -- a record's numbers still reach named values
   end
   if new >= old then return new - old end
   return new - MININT + MAXINT + 1 - old

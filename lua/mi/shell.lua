@@ -37,7 +37,7 @@ function M.help(x)
   if x == nil then
     print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the simulated HP 3000.
   s:on("global", {"gmt_paused", "gmt_idle", "gmt_cs_process"})   enable counters (names, numbers, "gmt_*")
-  s:get("global")                       read them: values by name and number
+  s:get("global")                       read them: values by name (r[21177] works too)
   s:on("process", "pmt_process_time"); s:get("process")   one record per process
   s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")
   s:get("processor")                    per CPU (after global item 21164 gmc_pauses is on)
