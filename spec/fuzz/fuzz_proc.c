@@ -212,6 +212,11 @@ static uint64_t gen_num(fz_in *in) {
   uint64_t v = fz_u64(in);   /* the same bytes either way, so an input means the same in both modes */
   return k < 240 || (fz_avoid & FZ_AVOID_HUGE) ? v >> 33 : v;
 }
+/* 1 if the reader takes this meminfo: well-formed and both figures at most 2^63-1 (core/README.md,
+ * host source: a bigger number makes the file malformed, and the last reading's values stay). */
+static int mem_read(const tree *t) {
+  return t->mem_kind == WELL && t->memtotal <= (uint64_t)INT64_MAX && t->memfree <= (uint64_t)INT64_MAX;
+}
 /* A counter's next value: grown a little mostly, sometimes the same, smaller or anything. */
 static uint64_t grow(fz_in *in, uint64_t v) {
   uint8_t k = fz_u8(in);
@@ -506,7 +511,7 @@ static void op_get(world *w, fz_in *in, int domain) {
         if (nums[i] == 21184 && !w->stat_tainted) FZ_TRACE("checked 21184 = %u\n", v);
         if (nums[i] == 21092 && w->t.stat_kind == WELL)
           FZ_CHECK(v == (uint32_t)(uint64_t)w->t.running, "21092 (procs_running) is %u, the tree says %lld", v, (long long)w->t.running);
-        if (nums[i] == 21309 && w->t.mem_kind == WELL)
+        if (nums[i] == 21309 && mem_read(&w->t))
           FZ_CHECK(v == (uint32_t)(w->t.memfree / 2), "21309 (MemFree) is %u, the tree says %llu kB", v, (unsigned long long)w->t.memfree);
       } else if (domain == MI_DOM_PROCESSOR) {
         if (nums[i] == 27023 && !w->stat_tainted && r < 8)
@@ -580,7 +585,7 @@ static void op_config(world *w) {
   status_type st;
   mi_scget(w->ses[0].s, &st, nums, items, stats, UID_ARG);
   fz_check_overall(st, 1, "AIFSCGET");
-  if (st.all == 0 && w->t.mem_kind == WELL)
+  if (st.all == 0 && mem_read(&w->t))
     FZ_CHECK((uint64_t)v == (w->t.memtotal / 2 > INT32_MAX ? (uint64_t)INT32_MAX : w->t.memtotal / 2),
              "3039 is %d, MemTotal %llu kB", v, (unsigned long long)w->t.memtotal);
 }
