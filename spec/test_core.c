@@ -2416,6 +2416,26 @@ static void test_long_paths(void) {
   path[n] = 0; rmdir(path);
 }
 
+/* The memory size 3039 is MemTotal in 2 KB pages, held at 2^31-1 when more would not fit the
+ * 32-bit item, never wrapped (fuzz input proc/memtotal-over-4tb-held-at-int32-max). */
+static void test_host_memtotal_holds(void) {
+  char root[64];
+  host_tree(root, 100, 1);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  mi_linux_attach(sys, root, 0);
+  EQ(mi_host_config(sys, 3039), 4000000, "3039 is MemTotal / 2");
+  put_file(root, "meminfo", "MemTotal: 14073749674393812 kB\nMemFree: 2000000 kB\n");
+  mi_linux_refresh(sys);
+  EQ(mi_host_config(sys, 3039), INT32_MAX, "a MemTotal over 4 TB holds 3039 at 2^31-1, not wrapped");
+  put_file(root, "meminfo", "MemTotal: 4294967296 kB\nMemFree: 2000000 kB\n");
+  mi_linux_refresh(sys);
+  EQ(mi_host_config(sys, 3039), INT32_MAX, "exactly 2^31 pages holds at 2^31-1");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2432,6 +2452,7 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
   test_doors();

@@ -212,6 +212,27 @@ static uint64_t gen_num(fz_in *in) {
   uint64_t v = fz_u64(in);   /* the same bytes either way, so an input means the same in both modes */
   return k < 240 || (fz_avoid & FZ_AVOID_HUGE) ? v >> 33 : v;
 }
+/* 1 if the reader takes the cpu lines of this stat: well-formed, every figure of the cpu
+ * line and of the cpuN lines it reads (N >= 0) at most 2^63-1, N below 65536, btime below
+ * 10^12 and procs_running/blocked not negative (core/README.md, host source: otherwise every
+ * cpu line of the reading is rejected). */
+static int stat_read(const tree *t) {
+  if (t->stat_kind != WELL || t->btime < 0 || t->btime >= 1000000000000ll || t->running < 0 || t->blocked < 0) return 0;
+  for (int k = 0; k < 8; k++)
+    if (t->all[k] > (uint64_t)INT64_MAX) return 0;
+  for (int c = 0; c < t->ncpul; c++) {
+    if (t->cpu_idx[c] < 0) continue;   /* "cpu-5" is no cpu line to the reader */
+    if (t->cpu_idx[c] >= 65536) return 0;
+    for (int k = 0; k < 8; k++)
+      if (t->cpu[c][k] > (uint64_t)INT64_MAX) return 0;
+  }
+  return 1;
+}
+/* 1 if the reader takes this meminfo: well-formed and both figures at most 2^63-1 (core/README.md,
+ * host source: a bigger number makes the file malformed, and the last reading's values stay). */
+static int mem_read(const tree *t) {
+  return t->mem_kind == WELL && t->memtotal <= (uint64_t)INT64_MAX && t->memfree <= (uint64_t)INT64_MAX;
+}
 /* A counter's next value: grown a little mostly, sometimes the same, smaller or anything. */
 static uint64_t grow(fz_in *in, uint64_t v) {
   uint8_t k = fz_u8(in);
@@ -348,7 +369,7 @@ static int64_t growth(uint64_t now, uint64_t *last) {
 /* Folds what one reading of the tree adds into the shadow (version > 0: after a change). */
 static void shadow_read(world *w, int first) {
   tree *t = &w->t;
-  if (t->stat_kind != WELL) w->stat_tainted = 1;
+  if (!stat_read(t)) w->stat_tainted = 1;
   else {
     int64_t g = growth(t->all[0], &w->last_user);
     if (w->refs[0]) w->acc_user += g;
@@ -504,9 +525,9 @@ static void op_get(world *w, fz_in *in, int domain) {
           FZ_CHECK(v == mi_time_of(w, w->acc_user), "21184 (cpu user) is %u, the tree says %u (%lld jiffies)", v,
                    mi_time_of(w, w->acc_user), (long long)w->acc_user);
         if (nums[i] == 21184 && !w->stat_tainted) FZ_TRACE("checked 21184 = %u\n", v);
-        if (nums[i] == 21092 && w->t.stat_kind == WELL)
+        if (nums[i] == 21092 && w->t.stat_kind == WELL && w->t.running >= 0)
           FZ_CHECK(v == (uint32_t)(uint64_t)w->t.running, "21092 (procs_running) is %u, the tree says %lld", v, (long long)w->t.running);
-        if (nums[i] == 21309 && w->t.mem_kind == WELL)
+        if (nums[i] == 21309 && mem_read(&w->t))
           FZ_CHECK(v == (uint32_t)(w->t.memfree / 2), "21309 (MemFree) is %u, the tree says %llu kB", v, (unsigned long long)w->t.memfree);
       } else if (domain == MI_DOM_PROCESSOR) {
         if (nums[i] == 27023 && !w->stat_tainted && r < 8)
@@ -572,15 +593,17 @@ static void op_get(world *w, fz_in *in, int domain) {
   free(buf);
 }
 
-/* AIFSCGET of the memory size: MemTotal / 2 after a reading of a well-formed meminfo. */
+/* AIFSCGET of the memory size: MemTotal / 2 after a reading of a well-formed meminfo, held at
+ * 2^31-1 pages when that does not fit the 32-bit item (core/README.md, host source). */
 static void op_config(world *w) {
   int32_t nums[2] = {3039, 0}, stats[1], v = 0;
   void *items[1] = {&v};
   status_type st;
   mi_scget(w->ses[0].s, &st, nums, items, stats, UID_ARG);
   fz_check_overall(st, 1, "AIFSCGET");
-  if (st.all == 0 && w->t.mem_kind == WELL)
-    FZ_CHECK((uint32_t)v == (uint32_t)(w->t.memtotal / 2), "3039 is %d, MemTotal %llu kB", v, (unsigned long long)w->t.memtotal);
+  if (st.all == 0 && mem_read(&w->t))
+    FZ_CHECK((uint64_t)v == (w->t.memtotal / 2 > INT32_MAX ? (uint64_t)INT32_MAX : w->t.memtotal / 2),
+             "3039 is %d, MemTotal %llu kB", v, (unsigned long long)w->t.memtotal);
 }
 
 /* One input: a tree, the reader on it, then changes and calls with the shadow's checks. */

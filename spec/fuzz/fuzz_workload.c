@@ -145,15 +145,21 @@ static void get(mi_system *sys, mi_session *s, fz_ses *m, int domain, fz_in *in,
   free(buf);
 }
 
-/* A PUT of a few configuration items (the model reads limits, fences, queues and quanta). */
+/* A PUT of a few configuration items (the model reads limits, fences, queues and quanta).
+ * Each value slot holds the largest item (12 bytes, the 96-bit allow mask): AIFSCPUT reads
+ * an item's full size and cannot know the caller's buffer, so a 4-byte slot for a 12- or
+ * 8-byte item is the caller's overflow, not the library's. The 4 input bytes of a value
+ * are repeated to fill a byte-array item (the byte language is unchanged). */
 static void put(mi_session *s, fz_in *in) {
-  int32_t nums[4], stats[4], vals[4];
+  int32_t nums[4], stats[4];
+  union { int32_t i[4]; int64_t align; } vals[4];
   void *items[4];
   int n = 1 + fz_u8(in) % 3;
   for (int i = 0; i < n; i++) {
     nums[i] = 3001 + fz_u8(in) % 46;
     const mi_config_info *c = mi_config_lookup(nums[i]);
-    vals[i] = c && c->has_range ? fz_range(in, c->min, c->max) : fz_int32(in);
+    int32_t v = c && c->has_range ? fz_range(in, c->min, c->max) : fz_int32(in);
+    for (int k = 0; k < 4; k++) vals[i].i[k] = v;
     items[i] = &vals[i];
   }
   nums[n] = 0;
