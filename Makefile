@@ -18,8 +18,11 @@ CFLAGS  ?= $(OPT) -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SANFLAGS)
 LDLIBS   = -lm -pthread
 
-CORE_SRC = core/catalog.c core/store.c core/config.c core/registry.c core/aiftime.c core/session.c \
-           core/aif.c core/query.c core/seg.c core/upper.c core/defsys.c core/source.c core/gen/catalog_data.c $(SOURCE_SRC)
+# the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
+# queries (door 2), sources; the public headers stay in core/ (-Icore)
+CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC)
+STORE_SRC = core/store/store.c core/store/seg.c core/store/source.c core/store/defsys.c
+AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
 SOURCE_SRC = core/sources/sim.c core/sources/linux.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
@@ -30,7 +33,7 @@ BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
 $(shell printf '%s\n' '$(BUILD_ID)' | cmp -s - .build-flags || printf '%s\n' '$(BUILD_ID)' > .build-flags)
 CORE_HDR += .build-flags
 
-# fuzzing: clang and libFuzzer (Debian: clang, libclang-rt-dev); harnesses built from core/*.c
+# fuzzing: clang and libFuzzer (Debian: clang, libclang-rt-dev); harnesses built from CORE_SRC
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B       = spec/fuzz/build
@@ -52,7 +55,7 @@ core/sources/%.o: core/sources/%.c $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMI_SOURCE_BUILD -Icore -c $< -o $@
 
 core/%.o: core/%.c $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -c $< -o $@
+	$(CC) $(ALLCFLAGS) -Icore -c $< -o $@
 
 core/libmi.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -137,5 +140,5 @@ echo:
 	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
-	rm -f .build-flags core/*.o core/sources/*.o core/gen/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen $(FUZZ_B)

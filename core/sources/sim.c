@@ -477,48 +477,60 @@ static int pick(sim *s) {
   return best;
 }
 
-/* Runs one step of ms (1-10) milliseconds of the model. */
-static void step(mi_system *sys, sim *s, int64_t ms) {
-  int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
-  int ncpu = mi_host_cpus(sys);
-  if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
-  /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
-  mi_host_set(sys, s->c[G_MINTH], 0, 100);
-  mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
-  /* wake-ups, earliest first */
-  int interrupts = 0, nq[5] = {0}, woke_cs = 0, low_left = 0;
+/* A disk I/O completes: the process leaves the disk's queue (one interrupt). */
+static void io_done(mi_system *sys, sim *s, sproc *p) {
+  s->disk_out[p->disk]--;
+  mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
+}
+
+/* A system process wakes for its periodic duty, in the BS queue. */
+static void duty_wake(mi_system *sys, sim *s, sproc *p) {
+  p->burst = expo(s, sys, 2.0) + 1;
+  p->pri = qbase(sys, p->queue);
+  p->quantum_used = 0;
+}
+
+/* A session's terminal read completes: its think time is counted and a transaction starts. */
+static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
+  int64_t think = now - p->think_start;
+  histo(sys, s, G_THINK, think_bounds, think);
+  ADD(sys, s, P_THINK_T, p->slot, think);
+  ADD(sys, s, P_STOP_TRM, p->slot, 1);
+  ADD(sys, s, P_STOP_TRM_T, p->slot, think);
+  ADD(sys, s, G_STOP_TRM, 0, 1);
+  ADD(sys, s, P_TERM_READS, p->slot, 1);
+  ADD(sys, s, P_LTRD, p->slot, 1);
+  ADD(sys, s, P_TREAD, p->slot, 1);
+  ADD(sys, s, I_TTHINK, p->term, think);
+  ADD(sys, s, I_TREADS, p->term, 1);
+  p->txn_start = now;
+  p->first_done = 0;
+  p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
+  p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
+  p->pri = qbase(sys, p->queue);
+  p->quantum_used = 0;
+}
+
+/* The wake-ups due by now, earliest first, made ready; counts the interrupts (I/O completions)
+ * and returns how many sessions woke at CS priority. */
+static int wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts) {
+  int woke_cs = 0;
   for (int i; (i = heap_due(s, now)) >= 0;) {
     sproc *p = &s->p[i];
-    if (p->state == S_IO) { s->disk_out[p->disk]--; mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]); interrupts++; }
-    else if (p->state == S_SLEEP) {   /* a system process's periodic duty, in the BS queue */
-      p->burst = expo(s, sys, 2.0) + 1;
-      p->pri = qbase(sys, p->queue);
-      p->quantum_used = 0;
-    } else {
-      int64_t think = now - p->think_start;
-      histo(sys, s, G_THINK, think_bounds, think);
-      ADD(sys, s, P_THINK_T, p->slot, think);
-      ADD(sys, s, P_STOP_TRM, p->slot, 1);
-      ADD(sys, s, P_STOP_TRM_T, p->slot, think);
-      ADD(sys, s, G_STOP_TRM, 0, 1);
-      ADD(sys, s, P_TERM_READS, p->slot, 1);
-      ADD(sys, s, P_LTRD, p->slot, 1);
-      ADD(sys, s, P_TREAD, p->slot, 1);
-      ADD(sys, s, I_TTHINK, p->term, think);
-      ADD(sys, s, I_TREADS, p->term, 1);
-      p->txn_start = now;
-      p->first_done = 0;
-      p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
-      p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
-      p->pri = qbase(sys, p->queue);
-      p->quantum_used = 0;
-      woke_cs++;
-    }
+    if (p->state == S_IO) { io_done(sys, s, p); (*interrupts)++; }
+    else if (p->state == S_SLEEP) duty_wake(sys, s, p);
+    else { terminal_read(sys, s, p, now); woke_cs++; }
     p->ready_since = now;
     set_state(s, p, S_READY);
   }
+  return woke_cs;
+}
+
+/* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
+ * waking sessions, ready-queue entries and the time at each ready-queue length. */
+static void queue_accounting(mi_system *sys, sim *s, int64_t len, int woke_cs) {
+  int nq[5] = {0}, nready = s->nrdy;
   for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
-  int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
   /* a session waking at CS priority preempts a batch process that was running at the step's end */
   int preempt = woke_cs < s->low_running ? woke_cs : s->low_running;
   if (preempt) ADD(sys, s, G_LAUNCH_STOP_PRI, 0, preempt);
@@ -527,90 +539,114 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
   for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, nq[q]);
-  /* CPUs */
-  for (int cpu = 0; cpu < ncpu; cpu++) {
-    int64_t budget = len;
-    int64_t ics = (interrupts / ncpu + (cpu < interrupts % ncpu)) * (tpm * 3 / 100);   /* 30 us each */
-    if (ics > budget) ics = budget;
-    budget -= ics;
-    ADD(sys, s, C_EXT_ICS, cpu, ics);
-    ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
-    for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
-      sproc *p = &s->p[idx];
-      p->ran = 1;
-      int64_t disp = tpm / 20 < budget ? tpm / 20 : budget;   /* 50 us to launch */
-      budget -= disp;
-      ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
-      ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
-      ADD(sys, s, P_READY, p->slot, now - p->ready_since);
-      ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
-      int64_t qleft = quantum(sys, p->queue) - p->quantum_used;
-      int64_t run = p->burst < budget ? p->burst : budget;
-      if (run > qleft) run = qleft > 0 ? qleft : 0;
-      budget -= run; p->burst -= run; p->quantum_used += run;
-      ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
-      ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
-      ADD(sys, s, P_TIME, p->slot, run);
-      mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
-      if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-                   ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1); }
-      if (p->kind == K_JOB) p->work_left -= run;
-      if (p->burst > 0) {
-        if (p->quantum_used >= quantum(sys, p->queue)) {   /* quantum expired: decay toward the limit */
-          p->quantum_used = 0;
-          p->pri -= 128;
-          if (p->pri < qlimit(sys, p->queue)) p->pri = qlimit(sys, p->queue);
-          ADD(sys, s, P_STOP_QX, p->slot, 1); ADD(sys, s, G_STOP_QX, 0, 1); ADD(sys, s, C_STOP_QX, cpu, 1);
-        }
-        p->ready_since = now;
-        if (p->queue >= Q_DS && budget == 0) low_left++;   /* a batch process held this CPU to the end */
-        continue;
-      }
-      /* burst done */
-      if (p->kind == K_USER && !p->first_done) {
-        p->first_done = 1;
-        int64_t first = now + (len - budget) - p->txn_start;
-        histo(sys, s, G_FIRST, resp_bounds, first);
-        ADD(sys, s, P_FIRST_T, p->slot, first);
-        ADD(sys, s, P_LTWT, p->slot, 1); ADD(sys, s, P_TWRITE, p->slot, 1);
-      }
-      if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
-        int64_t mm = faults(sys, s, p, cpu);
-        if (mm > budget) mm = budget;
-        budget -= mm;
-        ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
-        if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
-        else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
-        /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
-        int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
-        issue_io(sys, s, p, now + (len - budget), cpu, dev, dev == UNIT_PRINTER);
-      } else if (p->kind == K_SYS) {
-        double pause_ms = 500 + 1000 * rnd(s);
-        p->wake = now + (len - budget) + (int64_t)(pause_ms * tpm);
-        p->short_sleep = pause_ms <= 1000;
-        set_state(s, p, S_SLEEP);
-      } else if (p->kind == K_USER) {
-        int64_t resp = now + (len - budget) - p->txn_start;
-        histo(sys, s, G_RESP, resp_bounds, resp);
-        ADD(sys, s, P_RESP_T, p->slot, resp);
-        ADD(sys, s, I_TRESP, p->term, resp);
-        s->txns++;
-        p->think_start = now + (len - budget);
-        p->wake = p->think_start + think(s, sys, s->w.think_ms);
-        set_state(s, p, S_THINK);
-      } else {
-        end_proc(sys, s, p);
-      }
-    }
-    /* what is left is paused (a process waits on disk) or idle */
-    if (budget > 0) {
-      ADD(sys, s, C_IDLE_T, cpu, budget); ADD(sys, s, C_IDLE_C, cpu, 1);
-      if (nio) { ADD(sys, s, G_PAUSED, 0, budget); ADD(sys, s, G_PAUSES, 0, 1); }
-      else { ADD(sys, s, G_IDLE_T, 0, budget); ADD(sys, s, G_IDLE_C, 0, 1); }
-    }
+}
+
+/* A CPU launches p and runs it for up to its quantum from *budget. */
+static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  p->ran = 1;
+  int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
+  *budget -= disp;
+  ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
+  ADD(sys, s, P_READY, p->slot, now - p->ready_since);
+  ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
+  int64_t qleft = quantum(sys, p->queue) - p->quantum_used;
+  int64_t run = p->burst < *budget ? p->burst : *budget;
+  if (run > qleft) run = qleft > 0 ? qleft : 0;
+  *budget -= run; p->burst -= run; p->quantum_used += run;
+  ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
+  ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
+  ADD(sys, s, P_TIME, p->slot, run);
+  mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
+  if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
+               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1); }
+  if (p->kind == K_JOB) p->work_left -= run;
+}
+
+/* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
+static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now) {
+  if (p->quantum_used >= quantum(sys, p->queue)) {   /* quantum expired: decay toward the limit */
+    p->quantum_used = 0;
+    p->pri -= 128;
+    if (p->pri < qlimit(sys, p->queue)) p->pri = qlimit(sys, p->queue);
+    ADD(sys, s, P_STOP_QX, p->slot, 1); ADD(sys, s, G_STOP_QX, 0, 1); ADD(sys, s, C_STOP_QX, cpu, 1);
   }
-  s->low_running = low_left;
-  /* level counters as the step leaves them, which is what the next GET sees */
+  p->ready_since = now;
+}
+
+/* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
+ * a session's response and think, or a job's end. */
+static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  if (p->kind == K_USER && !p->first_done) {
+    p->first_done = 1;
+    int64_t first = now + (len - *budget) - p->txn_start;
+    histo(sys, s, G_FIRST, resp_bounds, first);
+    ADD(sys, s, P_FIRST_T, p->slot, first);
+    ADD(sys, s, P_LTWT, p->slot, 1); ADD(sys, s, P_TWRITE, p->slot, 1);
+  }
+  if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
+    int64_t mm = faults(sys, s, p, cpu);
+    if (mm > *budget) mm = *budget;
+    *budget -= mm;
+    ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
+    if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
+    else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
+    /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
+    int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
+    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER);
+  } else if (p->kind == K_SYS) {
+    double pause_ms = 500 + 1000 * rnd(s);
+    p->wake = now + (len - *budget) + (int64_t)(pause_ms * tpm);
+    p->short_sleep = pause_ms <= 1000;
+    set_state(s, p, S_SLEEP);
+  } else if (p->kind == K_USER) {
+    int64_t resp = now + (len - *budget) - p->txn_start;
+    histo(sys, s, G_RESP, resp_bounds, resp);
+    ADD(sys, s, P_RESP_T, p->slot, resp);
+    ADD(sys, s, I_TRESP, p->term, resp);
+    s->txns++;
+    p->think_start = now + (len - *budget);
+    p->wake = p->think_start + think(s, sys, s->w.think_ms);
+    set_state(s, p, S_THINK);
+  } else {
+    end_proc(sys, s, p);
+  }
+}
+
+/* One CPU's step of len ticks: its share of the interrupts, then dispatching ready processes
+ * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
+ * Returns 1 when a batch process held this CPU to the step's end. */
+static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
+  int64_t tpm = mi_host_ticks_per_ms(sys), budget = len;
+  int ncpu = mi_host_cpus(sys), low_left = 0;
+  int64_t ics = (interrupts / ncpu + (cpu < interrupts % ncpu)) * (tpm * 3 / 100);   /* 30 us each */
+  if (ics > budget) ics = budget;
+  budget -= ics;
+  ADD(sys, s, C_EXT_ICS, cpu, ics);
+  ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
+  for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
+    sproc *p = &s->p[idx];
+    dispatch(sys, s, p, cpu, now, &budget);
+    if (p->burst > 0) {
+      burst_stopped(sys, s, p, cpu, now);
+      if (p->queue >= Q_DS && budget == 0) low_left++;   /* a batch process held this CPU to the end */
+      continue;
+    }
+    burst_done(sys, s, p, cpu, now, len, &budget);
+  }
+  /* what is left is paused (a process waits on disk) or idle */
+  if (budget > 0) {
+    ADD(sys, s, C_IDLE_T, cpu, budget); ADD(sys, s, C_IDLE_C, cpu, 1);
+    if (nio) { ADD(sys, s, G_PAUSED, 0, budget); ADD(sys, s, G_PAUSES, 0, 1); }
+    else { ADD(sys, s, G_IDLE_T, 0, budget); ADD(sys, s, G_IDLE_C, 0, 1); }
+  }
+  return low_left;
+}
+
+/* The level counters as the step leaves them, which is what the next GET sees. */
+static void levels(mi_system *sys, sim *s, int nready) {
   mi_host_set(sys, s->c[G_CUR_RQ], 0, s->nrdy);
   mi_host_max(sys, s->c[G_MAX_RQ], 0, s->nrdy > nready ? s->nrdy : nready);
   mi_host_set(sys, s->c[G_BLK_DISC], 0, s->nio - s->nio_other);
@@ -618,6 +654,23 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   mi_host_set(sys, s->c[G_BLK_TRM], 0, s->nthink);
   mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
   mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
+}
+
+/* Runs one step of ms (1-10) milliseconds of the model. */
+static void step(mi_system *sys, sim *s, int64_t ms) {
+  int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
+  int ncpu = mi_host_cpus(sys);
+  if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
+  /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
+  mi_host_set(sys, s->c[G_MINTH], 0, 100);
+  mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
+  int interrupts = 0, woke_cs = wake_due(sys, s, now, &interrupts);
+  int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
+  queue_accounting(sys, s, len, woke_cs);
+  int low_left = 0;
+  for (int cpu = 0; cpu < ncpu; cpu++) low_left += run_cpu(sys, s, cpu, now, len, interrupts, nio);
+  s->low_running = low_left;
+  levels(sys, s, nready);
   mi_host_advance(sys, len);
 }
 

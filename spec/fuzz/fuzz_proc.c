@@ -1,4 +1,4 @@
-/* fuzz_proc.c — the /proc reader (core/linux.c) over a generated fake tree. The input is
+/* fuzz_proc.c — the /proc reader (core/sources/linux.c) over a generated fake tree. The input is
  * decoded into a small tree (stat, meminfo, vmstat, diskstats, interrupts, a few pids with
  * stat/status/io; each file well-formed, garbage or missing) under a temp dir, read by
  * mi_linux_new(root, 0), then changed and re-read while sessions ON and GET through the AIFs.
