@@ -176,32 +176,40 @@ typedef struct sim {
   int64_t next_pid;
 } sim;
 
-/* Item number of each role above, in order; runs of related items are expanded. */
+/* The item behind each role (n > 1: the role and the n - 1 after it take consecutive items),
+ * keyed by role name so an entry cannot drift from its neighbours' positions. */
+static const struct { int role; int32_t item; int n; } roles[] = {
+  {G_PAUSES, 21164}, {G_PAUSED, 21176}, {G_IDLE_T, 21177}, {G_IDLE_C, 21165}, {G_FETCH_T, 21178},
+  {G_SWAPIN_T, 21179}, {G_TOS_T, 21180}, {G_DISP_T, 21181}, {G_Q_T, 21182, 5}, {G_Q_C, 21170, 5},
+  {G_CUR_Q, 21159, 5}, {G_CM_T, 21317}, {G_SW2CM, 21314}, {G_SW2NM, 21313}, {G_RESP, 21000, 10},
+  {G_FIRST, 21010, 10}, {G_THINK, 21020, 10}, {G_MINTH, 21030}, {G_MAXTH, 21031}, {G_CUM_RQ, 21091},
+  {G_CUR_RQ, 21092}, {G_MAX_RQ, 21093}, {G_BLK_TRM, 21110}, {G_BLK_DISC, 21112}, {G_STOP_DISC, 21196},
+  {G_STOP_TRM, 21194}, {G_STOP_QX, 21202}, {G_STOP_PF, 21187, 7}, {G_PF, 21254}, {G_PF_LEN, 21255},
+  {G_CLOCK, 21306}, {G_PRESS, 21307}, {G_COMPL, 21318}, {G_CUR_CI, 21320}, {G_CUR_SYS, 21319},
+  {G_CUR_USER, 21322}, {G_FREE_MEM, 21309}, {G_LAUNCH_STOP_PRI, 21233}, {G_PREF_C, 21261},
+  {G_PREF_LEN, 21262}, {G_PREF_PG, 21267}, {G_PREF_IO, 21268}, {G_POST_C, 21269}, {G_POST_LEN, 21270},
+  {G_POST_PG, 21272}, {G_POST_IO, 21273}, {G_STOP_PREF, 21201}, {G_STOP_OTHER_IO, 21197}, {P_TIME, 25047},
+  {P_READY, 25048}, {P_LAUNCH, 25049}, {P_PRI, 25050}, {P_STOP_TRM, 25058}, {P_STOP_TRM_T, 25114},
+  {P_STOP_DISC, 25060}, {P_STOP_DISC_T, 25116}, {P_STOP_QX, 25066}, {P_DREAD, 25167}, {P_DWRITE, 25168},
+  {P_DREAD_SZ, 25169}, {P_DWRITE_SZ, 25170}, {P_TREAD, 25172}, {P_TWRITE, 25173}, {P_LTRD, 25163},
+  {P_LTWT, 25164}, {P_RESP_T, 25190}, {P_FIRST_T, 25191}, {P_THINK_T, 25192}, {P_TERM_READS, 25195},
+  {P_CM_T, 25199}, {P_SW2CM, 25197}, {P_PF, 25202}, {P_DREAD_OBJ, 25243}, {P_DWRITE_OBJ, 25244},
+  {P_STOP_PF, 25051}, {I_LRD, 23000}, {I_LWT, 23001}, {I_RD_SZ, 23002}, {I_WT_SZ, 23003}, {I_COMPL, 23022},
+  {I_WT_RTT, 23023}, {I_RD_RTT, 23024}, {I_QD, 23025, 8}, {I_QMAX, 23033}, {I_QCUR, 23034}, {I_QCUM, 23035},
+  {I_RDX, 23040}, {I_WTX, 23041}, {I_QDELAY, 23044}, {I_SERVICE, 23045}, {I_COMPLETED, 23046},
+  {I_CRD, 23048}, {I_CWR, 23049}, {I_RD_OBJ, 23050}, {I_WT_OBJ, 23051}, {I_TRESP, 23054}, {I_TTHINK, 23056},
+  {I_TREADS, 23059}, {I_SWRD, 23009}, {I_SWWT, 23010}, {C_IDLE_C, 27000}, {C_IDLE_T, 27006},
+  {C_FETCH_C, 27002}, {C_FETCH_T, 27008}, {C_DISP_C, 27005}, {C_DISP_T, 27011}, {C_EXT_ICS, 27012},
+  {C_LAUNCH, 27013}, {C_INTR, 27014}, {C_Q_C, 27016, 5}, {C_Q_T, 27021, 5}, {C_CM_T, 27026},
+  {C_STOP_DISC, 27036}, {C_STOP_TRM, 27034}, {C_STOP_QX, 27042}, {G_REQ_SECS, 21094}, {G_RQ_T, 21095, 8},
+  {G_BLK_OTHER, 21113}, {G_BLK_TIMER, 21119}, {G_BLK_CHILD, 21122},
+};
+
+/* Resolves every role's counter handle from the table above (a role left out stays id -1). */
 static void resolve(sim *s) {
-  int32_t map[NCTR];
-  int k = 0;
-#define ONE(x) map[k++] = (x)
-#define RUN(first, n) for (int i_ = 0; i_ < (n); i_++) map[k++] = (first) + i_
-  ONE(21164); ONE(21176); ONE(21177); ONE(21165); ONE(21178); ONE(21179); ONE(21180); ONE(21181);
-  RUN(21182, 5); RUN(21170, 5); RUN(21159, 5); ONE(21317); ONE(21314); ONE(21313);
-  RUN(21000, 10); RUN(21010, 10); RUN(21020, 10); ONE(21030); ONE(21031); ONE(21091); ONE(21092); ONE(21093);
-  ONE(21110); ONE(21112); ONE(21196); ONE(21194); ONE(21202);
-  ONE(21187); ONE(21188); ONE(21189); ONE(21190); ONE(21191); ONE(21192); ONE(21193);
-  ONE(21254); ONE(21255); ONE(21306); ONE(21307); ONE(21318); ONE(21320); ONE(21319); ONE(21322); ONE(21309); ONE(21233);
-  ONE(21261); ONE(21262); ONE(21267); ONE(21268); ONE(21269); ONE(21270); ONE(21272); ONE(21273); ONE(21201); ONE(21197);
-  ONE(25047); ONE(25048); ONE(25049); ONE(25050); ONE(25058); ONE(25114); ONE(25060); ONE(25116); ONE(25066);
-  ONE(25167); ONE(25168); ONE(25169); ONE(25170); ONE(25172); ONE(25173); ONE(25163); ONE(25164); ONE(25190);
-  ONE(25191); ONE(25192); ONE(25195); ONE(25199); ONE(25197); ONE(25202); ONE(25243); ONE(25244); ONE(25051);
-  ONE(23000); ONE(23001); ONE(23002); ONE(23003); ONE(23022); ONE(23023); ONE(23024); RUN(23025, 8); ONE(23033);
-  ONE(23034); ONE(23035); ONE(23040); ONE(23041); ONE(23044); ONE(23045); ONE(23046); ONE(23048); ONE(23049);
-  ONE(23050); ONE(23051); ONE(23054); ONE(23056); ONE(23059); ONE(23009); ONE(23010);
-  ONE(27000); ONE(27006); ONE(27002); ONE(27008); ONE(27005); ONE(27011); ONE(27012); ONE(27013); ONE(27014);
-  RUN(27016, 5); RUN(27021, 5); ONE(27026); ONE(27036); ONE(27034); ONE(27042);
-  ONE(21094); RUN(21095, 8); ONE(21113); ONE(21119); ONE(21122);
-#undef ONE
-#undef RUN
-  for (int i = 0; i < k && i < NCTR; i++) s->c[i] = mi_host_counter(map[i]);
-  if (k != NCTR) abort();  /* the role list and the item list must match */
+  for (int i = 0; i < NCTR; i++) s->c[i].id = -1;
+  for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++)
+    for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) s->c[roles[r].role + k] = mi_host_counter(roles[r].item + k);
 }
 
 /* xorshift64*: the model's only source of randomness. */
