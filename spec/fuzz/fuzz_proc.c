@@ -388,7 +388,8 @@ static void shadow_read(world *w, int first) {
   for (int i = 0; i < NP; i++) {
     fproc *p = &t->p[i];
     if (!p->pid) continue;
-    int seen = p->present && p->kind == WELL;
+    /* a directory name over INT32_MAX is not a pid to the reader (core/README.md, host source) */
+    int seen = p->present && p->kind == WELL && p->pid <= INT32_MAX;
     if (p->present) p->last_present = w->version;
     if (p->present && p->kind != WELL) p->tainted = 1;
     if (p->present && p->kind != TRUNC) p->trunc_only = 0;
