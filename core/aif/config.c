@@ -103,15 +103,22 @@ static int same_value(mi_system *sys, const mi_config_info *c, const void *p) {
 }
 
 
+/* The checks AIFSCGET and AIFSCPUT share: a caller, the three arrays and their alignment; 0 or a status. */
+static int check_lists(mi_session *s, int32_t *nums, void **items, int32_t *stats, int32_t user_id) {
+  int rc = mi_enter(s, user_id);
+  if (rc) return rc;
+  if (!nums || !items) return MI_E_BAD_POINTER;
+  if ((uintptr_t)nums & 3) return MI_E_PARM2_ALIGNMENT;
+  if ((uintptr_t)items & 7) return MI_E_PARM3_ALIGNMENT;
+  if (!stats) return MI_E_BAD_ITEM_STATUS;
+  if ((uintptr_t)stats & 3) return MI_E_PARM4_ALIGNMENT;
+  return 0;
+}
+
 void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32_t *stats, int32_t user_id) {
   if (!st) return;
-  int rc = mi_enter(s, user_id);
+  int rc = check_lists(s, nums, items, stats, user_id);
   if (rc) { MI_STATUS(st, rc); return; }
-  if (!nums || !items) { MI_STATUS(st, MI_E_BAD_POINTER); return; }
-  if ((uintptr_t)nums & 3) { MI_STATUS(st, MI_E_PARM2_ALIGNMENT); return; }
-  if ((uintptr_t)items & 7) { MI_STATUS(st, MI_E_PARM3_ALIGNMENT); return; }
-  if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
-  if ((uintptr_t)stats & 3) { MI_STATUS(st, MI_E_PARM4_ALIGNMENT); return; }
   int n = mi_list_len(nums);
   if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
@@ -146,13 +153,8 @@ static void put_locked(mi_system *sys, status_type *st, int32_t *nums, void **it
 void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32_t *stats, int32_t user_id,
               int32_t *ver_nums, void **ver_items, int32_t *ver_stats) {
   if (!st) return;
-  int rc = mi_enter(s, user_id);
+  int rc = check_lists(s, nums, items, stats, user_id);
   if (rc) { MI_STATUS(st, rc); return; }
-  if (!nums || !items) { MI_STATUS(st, MI_E_BAD_POINTER); return; }
-  if ((uintptr_t)nums & 3) { MI_STATUS(st, MI_E_PARM2_ALIGNMENT); return; }
-  if ((uintptr_t)items & 7) { MI_STATUS(st, MI_E_PARM3_ALIGNMENT); return; }
-  if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
-  if ((uintptr_t)stats & 3) { MI_STATUS(st, MI_E_PARM4_ALIGNMENT); return; }
   int nver = (ver_nums != NULL) + (ver_items != NULL) + (ver_stats != NULL);
   if (nver == 1 || nver == 2) { MI_STATUS(st, MI_E_VERIFY_ARRAYS); return; }
   if (nver == 3) {

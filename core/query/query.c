@@ -443,20 +443,18 @@ static int io_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t sel, i
   return more ? MI_E_BUFFER_PARTIAL : 0;
 }
 
-int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
-  mi_session *s = q->s;
-  mi_system *sys = s->sys;
-  if (count) *count = 0;
-  if (sel == 0 || sel < -11 || sel > MI_MAX_LDEV) return MI_E_BAD_LDEV;
-  if (!s->u->io_on) return MI_E_NOT_ENABLED;
-  if (sel >= 1 && !mi_bit(s->u->ldevs, sel)) return MI_E_NOT_ENABLED;
+/* One multi-record read of the I/O or processor domain: refresh, run under the seqlock,
+ * settle the plan and the statuses; the status (-20015 with *count records included). */
+typedef int (*run_fn)(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t sel, int32_t *done, int *fresh);
+static int exec_records(mi_query *q, run_fn run, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
+  mi_system *sys = q->s->sys;
   mi_sys_refresh(sys);
   int rc = 0, locked = 0, fresh = 0;
   int32_t done = 0;
   rd r;
   READ_LOOP(sys, locked, {
     rd_start(&r, sys);
-    rc = io_run(q, &r, buf, size, sel, &done, &fresh);
+    rc = run(q, &r, buf, size, sel, &done, &fresh);
   });
   if (locked) mi_wunlock(sys);
   if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
@@ -466,6 +464,15 @@ int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32
   if (count) *count = done;
   if (rc) return rc;
   return finish(q, 0);
+}
+
+int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
+  mi_session *s = q->s;
+  if (count) *count = 0;
+  if (sel == 0 || sel < -11 || sel > MI_MAX_LDEV) return MI_E_BAD_LDEV;
+  if (!s->u->io_on) return MI_E_NOT_ENABLED;
+  if (sel >= 1 && !mi_bit(s->u->ldevs, sel)) return MI_E_NOT_ENABLED;
+  return exec_records(q, io_run, buf, size, sel, count, stats);
 }
 
 /* One MIPRCSRGET read; a status (0 or an error, -20015 included). */
@@ -486,27 +493,11 @@ static int prcsr_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t id,
 
 int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int32_t *count, int32_t *stats) {
   mi_session *s = q->s;
-  mi_system *sys = s->sys;
   if (count) *count = 0;
   if (id < -1 || id >= MI_MAX_PROCESSORS) return MI_E_BAD_LDEV;
   const mi_item_info *pauses = mi_item_fast(ITEM_PAUSES);
   if (!s->u->glob_on || !mi_bit(s->u->glob_en, pauses->index)) return MI_E_NOT_ENABLED;
-  mi_sys_refresh(sys);
-  int rc = 0, locked = 0, fresh = 0;
-  int32_t done = 0;
-  rd r;
-  READ_LOOP(sys, locked, {
-    rd_start(&r, sys);
-    rc = prcsr_run(q, &r, buf, size, id, &done, &fresh);
-  });
-  if (locked) mi_wunlock(sys);
-  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
-  settle(q, &r, fresh);
-  put_stats(q, stats);
-  if (rc && rc != MI_E_BUFFER_PARTIAL) return rc;
-  if (count) *count = done;
-  if (rc) return rc;
-  return finish(q, 0);
+  return exec_records(q, prcsr_run, buf, size, id, count, stats);
 }
 
 /* ---- the public face ---- */
