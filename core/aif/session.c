@@ -143,11 +143,17 @@ int mi_enter(mi_session *s, int32_t user_id) {
   return s->access_uid ? 0 : MI_E_CAPABILITY;
 }
 
+/* The checks AIFACCESSON and AIFGLOBINSTALL make before the registry: a caller in privileged
+ * mode on a system whose owner is alive; 0 or a status. */
+static int enter_registry(mi_session *s) {
+  if (!s) return MI_E_INTERNAL_NO_CALLER;
+  if (!s->priv) return MI_E_CAPABILITY;
+  return mi_owner_check(s->sys);
+}
+
 void mi_accesson(mi_session *s, status_type *st, int32_t user_id) {
   if (!st) return;
-  if (!s) { MI_STATUS(st, MI_E_INTERNAL_NO_CALLER); return; }
-  if (!s->priv) { MI_STATUS(st, MI_E_CAPABILITY); return; }
-  int rc = mi_owner_check(s->sys);
+  int rc = enter_registry(s);
   if (rc) { MI_STATUS(st, rc); return; }
   pthread_mutex_lock(&sessions_mu);
   int ok = user_id != 0 && mi_registry_has(s->sys, user_id);
@@ -168,9 +174,7 @@ void mi_accessoff(mi_session *s, status_type *st, int32_t user_id) {
 
 void mi_globinstall(mi_session *s, status_type *st, int32_t user_id) {
   if (!st) return;
-  if (!s) { MI_STATUS(st, MI_E_INTERNAL_NO_CALLER); return; }
-  if (!s->priv) { MI_STATUS(st, MI_E_CAPABILITY); return; }
-  int rc = mi_owner_check(s->sys);
+  int rc = enter_registry(s);
   if (rc) { MI_STATUS(st, rc); return; }
   pthread_mutex_lock(&sessions_mu);
   rc = mi_registry_add(s->sys, user_id);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "mi_internal.h"
+#include "mi_source.h"
 
 static const mi_system_options defaults = {16, 32 * 1024 * 1024, 999, 999, MI_MAX_PROCESSES, NULL, 0};
 
@@ -543,5 +544,39 @@ int mi_host_js_live(const mi_system *sys, int js_type, int js_num) {
   const mi_seg *g = sys ? sys->seg : NULL;
   for (int i = 0, hi = g ? MI_LD(g->proc_hi) : 0; i < hi && i < MI_MAX_PROCESSES; i++)
     if (MI_LD(g->procs[i].state) == MI_PS_ALIVE && MI_LD(g->procs[i].js) == w) return 1;
+  return 0;
+}
+
+/* ---- sources: attaching one, and the facts of the core a source may read (mi_source.h) ---- */
+
+int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state) {
+  if (!sys || !ops) return -1;
+  mi_system_set_source(sys, ops->refresh, state, ops->close);
+  sys->source_ops = ops;
+  return 0;
+}
+
+const mi_source_ops *mi_system_source_ops(const mi_system *sys) { return sys ? sys->source_ops : NULL; }
+
+const char *mi_system_source_name(const mi_system *sys) {
+  return sys && sys->source_ops ? sys->source_ops->name : "custom";
+}
+
+int mi_host_proc_hi(const mi_system *sys) { return sys ? MI_LD(sys->seg->proc_hi) : 0; }
+
+int mi_host_proc_alive(const mi_system *sys, int slot) {
+  return sys && slot >= 0 && slot < MI_MAX_PROCESSES && MI_LD(sys->seg->procs[slot].state) == MI_PS_ALIVE;
+}
+
+int64_t mi_host_proc_pid(const mi_system *sys, int slot) {
+  if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || MI_LD(sys->seg->procs[slot].state) == MI_PS_FREE) return 0;
+  return MI_LD(sys->seg->procs[slot].pid);
+}
+
+uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }
+
+int mi_host_rebase(mi_system *sys, int64_t ticks) {
+  if (!sys || sys->attached || MI_LD(sys->seg->proc_hi) > 0 || ticks < 0) return -1;
+  MI_ST(sys->seg->now, ticks);
   return 0;
 }

@@ -1,14 +1,13 @@
-/* source.c — sources as ops tables: the registry of sources by name (the built-ins "sim" and
- * "host" first), mi_system_open, attaching a source to a system, and the few facts of the core
- * a source may read (process slots, the layout generation) without seeing mi_internal.h. */
+/* sources.c — sources as ops tables: the registry of sources by name (the built-ins "sim" and
+ * "host" first) and mi_system_open. Like the sources it lives with, it sees the public headers
+ * only; attaching a source and what a source may read of the core are in core/store/store.c. */
 #include <stdio.h>
 #include <string.h>
-#include "mi_internal.h"
 #include "mi_source.h"
 
 #define MAX_SOURCES 32
 
-extern const mi_source_ops mi_source_sim_ops, mi_source_host_ops;   /* core/sources/ */
+extern const mi_source_ops mi_source_sim_ops, mi_source_host_ops;   /* sim.c, linux.c */
 
 static const mi_source_ops *const builtin[] = {&mi_source_sim_ops, &mi_source_host_ops};
 #define NBUILTIN ((int)(sizeof builtin / sizeof builtin[0]))
@@ -77,36 +76,4 @@ mi_system *mi_system_open(const char *spec, const mi_system_options *opt, const 
     return NULL;
   }
   return sys;
-}
-
-int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state) {
-  if (!sys || !ops) return -1;
-  mi_system_set_source(sys, ops->refresh, state, ops->close);
-  sys->source_ops = ops;
-  return 0;
-}
-
-const mi_source_ops *mi_system_source_ops(const mi_system *sys) { return sys ? sys->source_ops : NULL; }
-
-const char *mi_system_source_name(const mi_system *sys) {
-  return sys && sys->source_ops ? sys->source_ops->name : "custom";
-}
-
-int mi_host_proc_hi(const mi_system *sys) { return sys ? MI_LD(sys->seg->proc_hi) : 0; }
-
-int mi_host_proc_alive(const mi_system *sys, int slot) {
-  return sys && slot >= 0 && slot < MI_MAX_PROCESSES && MI_LD(sys->seg->procs[slot].state) == MI_PS_ALIVE;
-}
-
-int64_t mi_host_proc_pid(const mi_system *sys, int slot) {
-  if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || MI_LD(sys->seg->procs[slot].state) == MI_PS_FREE) return 0;
-  return MI_LD(sys->seg->procs[slot].pid);
-}
-
-uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }
-
-int mi_host_rebase(mi_system *sys, int64_t ticks) {
-  if (!sys || sys->attached || MI_LD(sys->seg->proc_hi) > 0 || ticks < 0) return -1;
-  MI_ST(sys->seg->now, ticks);
-  return 0;
 }
