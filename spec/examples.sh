@@ -90,7 +90,7 @@ mish_tty() {  # the prompt on a pty: a half chunk, Ctrl-C, print(6*7), then (his
     printf 'print(1 +\r'; sleep 0.5; printf 'os.exit(3)'; sleep 0.5; printf '\003'; sleep 0.5; printf 'print(6*7)\r'
     for _ in $(seq 50); do tr -d '\r' < "$ts" | grep -Eq '(^|[^0-9])42$' && break; sleep 0.2; done
     cp "$home/.mish_history" "$hsnap"; printf '\004'; sleep 1; } |
-    HOME=$home timeout 60 script -qfec "$MISH; echo \"rc=\$?\"" "$ts" > /dev/null
+    HOME=$home timeout 60 script -qfec "trap : INT; $MISH; echo \"rc=\$?\"" "$ts" > /dev/null
   rm -rf "$home"; cat "$ts"
 }
 mish_nohome() {  # HOME unset, empty or "/": no history file in / or in the current directory
@@ -104,6 +104,9 @@ mish_nohome() {  # HOME unset, empty or "/": no history file in / or in the curr
   done
   test ! -e "$dir/.mish_history" && test "$(stat -c "%y %s" /.mish_history 2>&1)" = "$root"; r=$?; rm -rf "$dir"; return $r
 }
+# script(1) runs its command with $SHELL: pin it to /bin/sh (dash on Debian, which a
+# Ctrl-C kills unless it traps INT) so a local run behaves as CI does
+SHELL=/bin/sh; export SHELL
 if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null > /dev/null 2>&1; then
   for key in q ctrl-c; do
     byte=q; [ "$key" = ctrl-c ] && byte='\003'
