@@ -113,7 +113,7 @@ typedef struct mi_seg_hdr {
   uint32_t depth;           /* nesting of that thread's write sections */
   uint64_t seq;             /* odd while a write section is open */
   uint64_t gen;             /* bumped whenever offsets, enables or the mapping change */
-  uint32_t waiting;         /* threads waiting for the lock: a thread that just wrote lets them first */
+  uint32_t waiting;         /* thread id of one waiting for the lock (0 none): a writer lets it in first */
   char pad_[36];
 } mi_seg_hdr;
 

@@ -2436,6 +2436,55 @@ static void test_host_memtotal_holds(void) {
   rm_tree(root);
 }
 
+/* #12: mi_linux_health_get while mi_system_publish_every's thread refreshes the host: the copy is
+ * taken inside a write section, so it is one refresh's figures (ThreadSanitizer: make test TSAN=1) */
+static void test_health_publisher(void) {
+  char err[256];
+  mi_source_args a = {.age_ms = -1};
+  mi_system *sys = mi_system_open("host", NULL, &a, err, sizeof err);
+  CHECK(sys != NULL, "#12 a host system opens for the health/publisher check");
+  if (!sys) return;
+  EQ(mi_system_publish_every(sys, 1), 0, "#12 the host system publishes from a thread every ms");
+  int64_t last = 0;
+  int monotone = 1, sane = 1;
+  double until = mono_s() + 0.3;
+  while (mono_s() < until) {
+    mi_linux_health h;
+    if (mi_linux_health_get(sys, &h) != 0) { sane = 0; break; }
+    if (h.refreshes < last) monotone = 0;
+    if (h.incomplete > h.refreshes) sane = 0;
+    last = h.refreshes;
+  }
+  mi_system_publish_every(sys, 0);
+  CHECK(monotone && sane, "#12 health read while a publisher thread refreshes: counts only grow, incomplete <= refreshes");
+  CHECK(last > 0, "#12 the publisher thread refreshed the host");
+  mi_system_free(sys);
+}
+
+/* #12: a waiter for the write lock that died (a killed reader process) is not waited for forever:
+ * the next writer sees it gone and clears the flag */
+static void test_dead_waiter(void) {
+  mi_session *s0;
+  mi_system *sys = new_sys(&s0, NULL);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, NULL, 0);
+  __atomic_store_n(&sys->seg->h.waiting, (uint32_t)child, __ATOMIC_RELAXED);
+  mi_host_begin(sys);
+  mi_host_publish(sys);
+  EQ(__atomic_load_n(&sys->seg->h.waiting, __ATOMIC_RELAXED), 0, "#12 a dead lock waiter is cleared by the next writer");
+  pid_t live = fork();
+  if (live == 0) { pause(); _exit(0); }
+  __atomic_store_n(&sys->seg->h.waiting, (uint32_t)live, __ATOMIC_RELAXED);
+  mi_host_begin(sys);
+  mi_host_publish(sys);
+  EQ(__atomic_load_n(&sys->seg->h.waiting, __ATOMIC_RELAXED), (uint32_t)live, "#12 a live waiter's flag stays for it to clear");
+  kill(live, SIGKILL);
+  waitpid(live, NULL, 0);
+  __atomic_store_n(&sys->seg->h.waiting, 0, __ATOMIC_RELAXED);
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2473,6 +2522,8 @@ int main(void) {
   test_h11_pid_hash();
   test_h11_item_extremes();
   test_threads();
+  test_health_publisher();
+  test_dead_waiter();
   test_processes();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();

@@ -675,7 +675,9 @@ int32_t mi_linux_mapping(int i, const char **figure) {
 
 int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
   if (!mi_linux_attached(sys) || !out) return -1;
+  mi_host_begin(sys);   /* a write section: a publisher thread's refresh is not half-way through */
   *out = of(sys)->health;
+  mi_host_publish(sys);
   return 0;
 }
 

@@ -278,22 +278,35 @@ void mi_wlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   uint32_t me = my_tid();
   if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return; }
-  /* others are waiting (a reader that gave up on the seqlock, an ON): let one of them in first,
-   * so a writer that publishes back to back cannot starve them */
-  for (int i = 0; i < 100 && __atomic_load_n(&g->h.waiting, __ATOMIC_RELAXED); i++) sched_yield();
+  /* someone is waiting (a reader that gave up on the seqlock, an ON): let it in first, so a
+   * writer that publishes back to back cannot starve it. `waiting` holds a waiter's thread id,
+   * not a count: a waiter that died (a killed process) is seen gone and cleared, so it costs
+   * the writers a few yields once instead of 100 on every lock forever. */
+  for (int i = 0; i < 100; i++) {
+    uint32_t w = __atomic_load_n(&g->h.waiting, __ATOMIC_RELAXED);
+    if (!w || w == me) break;
+    if ((i & 7) == 7 && holder_gone(w)) {
+      __atomic_compare_exchange_n(&g->h.waiting, &w, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+      break;
+    }
+    sched_yield();
+  }
   uint32_t cur = 0;
   if (!__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-    __atomic_fetch_add(&g->h.waiting, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&g->h.waiting, me, __ATOMIC_RELAXED);
     for (unsigned spins = 0;; spins++) {
       cur = 0;
       if (__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
       if (spins < 64) { cpu_relax(); continue; }
       sched_yield();
+      uint32_t w = 0;   /* another waiter got in and cleared the flag: raise it again */
+      __atomic_compare_exchange_n(&g->h.waiting, &w, me, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
       if ((spins & 1023) == 1023 && holder_gone(cur) &&
           __atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         break;
     }
-    __atomic_fetch_sub(&g->h.waiting, 1, __ATOMIC_RELAXED);
+    uint32_t w = me;
+    __atomic_compare_exchange_n(&g->h.waiting, &w, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
   opened(g);
 }
