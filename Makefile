@@ -95,7 +95,8 @@ lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
 
 # the mish that `make install` installs: built each time, for the PREFIX of that install
 lua/mish-installed: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR) FORCE
-	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(PREFIX)/share/mish/scripts"' -Icore $(LUA_INC) lua/mish.c \
+	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(PREFIX)/share/mish/scripts"' -DMISH_LUA_DIR='"$(LUA_LMOD)"' \
+	  -Icore $(LUA_INC) lua/mish.c \
 	  lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 FORCE:
 

@@ -436,6 +436,14 @@ static int pmain(lua_State *L) {
   lua_setfield(L, -2, "mi.core");
   lua_pop(L, 1);
   mi_lua_path_from_exe(L, "");   /* lua/mi next to lua/mish */
+#ifdef MISH_LUA_DIR               /* an installed mish: where make install put mi, whatever PREFIX was */
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  lua_pushstring(L, ";" MISH_LUA_DIR "/?.lua;" MISH_LUA_DIR "/?/init.lua");
+  lua_concat(L, 2);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+#endif
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];

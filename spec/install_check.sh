@@ -42,6 +42,14 @@ if command -v man > /dev/null 2>&1; then
 else
   echo "# skip: man is not installed (Debian: man-db), the man pages not rendered"
 fi
+# installed for real (no DESTDIR) under a prefix Lua does not search: mish still finds its modules
+prefixed() {
+  ${MAKE:-make} -s install PREFIX="$inst/prefix" && env -u LUA_PATH -u LUA_PATH_5_4 "$inst/prefix/bin/mish" \
+    -e 'print(package.searchpath("mi", package.path)); print(mi.describe(21177))' &&
+  ${MAKE:-make} -s uninstall PREFIX="$inst/prefix" && test -z "$(find "$inst/prefix" -type f -o -type l)"
+}
+check "an install under another PREFIX: its mish finds mi there, uninstall removes it (#16.14)" prefixed
+verify "that mish loaded mi from the prefix (#16.14)" grep -q "$inst/prefix/share/lua/5.4/mi/init.lua" "$out"
 uninstalled() { ${MAKE:-make} -s uninstall PREFIX=$P DESTDIR="$D" && test -z "$(find "$D" -type f -o -type l)"; }
 check "make uninstall removes every installed file (#16.14)" uninstalled
 # luarocks make from a copy of the tree (tracked and new files, no build products), into a temp tree
