@@ -18,6 +18,20 @@ CFLAGS  ?= $(OPT) -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(CFLAGS) $(SANFLAGS)
 LDLIBS   = -lm -pthread
 
+# installing: `make install PREFIX=/usr/local DESTDIR=/tmp/stage`, `make uninstall` (same variables).
+# mish; libmi.so.$(VERSION) (SONAME libmi.so.$(SOMAJOR)) and libmi.a; the public headers in include/mi/;
+# mi.pc; the Lua modules where Debian's lua5.4 looks (LUA_LMOD, LUA_CMOD); man pages; the scripts.
+VERSION  = 0.1.0
+SOMAJOR  = 0
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+MANDIR  ?= $(PREFIX)/share/man
+LUA_LMOD ?= $(PREFIX)/share/lua/5.4
+LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
+PUBLIC_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h
+# where `mish -l` finds scripts: this tree's scripts/ for lua/mish, $(PREFIX)/share/mish/scripts once installed
+MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
+
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
 CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC)
@@ -29,7 +43,7 @@ CORE_OBJ = $(CORE_SRC:.c=.o)
 CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
-BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
+BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)
 $(shell printf '%s\n' '$(BUILD_ID)' | cmp -s - .build-flags || printf '%s\n' '$(BUILD_ID)' > .build-flags)
 CORE_HDR += .build-flags
 
@@ -44,7 +58,7 @@ FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload
 
-.PHONY: all test examples bench coverage echo clean fuzz fuzz-harnesses
+.PHONY: all test examples bench coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
@@ -61,7 +75,7 @@ core/libmi.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 core/libmi.so: $(CORE_OBJ)
-	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) -shared -Wl,-soname,libmi.so.$(SOMAJOR) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
@@ -76,7 +90,15 @@ lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -shared -Icore $(LUA_INC) lua/mi_core.c core/libmi.a $(LDLIBS) -o $@
 
 lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -DMISH_READLINE -Icore $(LUA_INC) lua/mish.c lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
+	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(MISH_SCRIPT_DIR)"' -Icore $(LUA_INC) lua/mish.c lua/mi_core.c \
+	  core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
+
+# the mish that `make install` installs: built each time, for the PREFIX of that install
+lua/mish-installed: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR) FORCE
+	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(PREFIX)/share/mish/scripts"' -DMISH_LUA_DIR='"$(LUA_LMOD)"' \
+	  -Icore $(LUA_INC) lua/mish.c \
+	  lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
+FORCE:
 
 test: all
 ifneq ($(TSAN),)
@@ -134,11 +156,43 @@ $(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(FUZZ_B)/lua/mi_core
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore -Ilua $(LUA_INC) $< $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) \
 	  $(LUA_LIB) $(LDLIBS) -o $@
 
+install: all lua/mish-installed
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/mi \
+	  $(DESTDIR)$(LUA_LMOD)/mi $(DESTDIR)$(LUA_CMOD)/mi $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	  $(DESTDIR)$(PREFIX)/share/mish/scripts
+	install -m 755 lua/mish-installed $(DESTDIR)$(PREFIX)/bin/mish
+	install -m 755 core/libmi.so $(DESTDIR)$(LIBDIR)/libmi.so.$(VERSION)
+	ln -sf libmi.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmi.so.$(SOMAJOR)
+	ln -sf libmi.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libmi.so
+	install -m 644 core/libmi.a $(DESTDIR)$(LIBDIR)/libmi.a
+	install -m 644 $(PUBLIC_HDR) core/gen/mi_status.h $(DESTDIR)$(PREFIX)/include/mi/
+	sed 's|"gen/mi_status.h"|"mi_status.h"|' core/mi.h > $(DESTDIR)$(PREFIX)/include/mi/mi.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' core/mi.pc.in \
+	  > $(DESTDIR)$(LIBDIR)/pkgconfig/mi.pc
+	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(DESTDIR)$(LUA_LMOD)/mi/
+	install -m 755 lua/mi/core.so $(DESTDIR)$(LUA_CMOD)/mi/core.so
+	install -m 644 man/mish.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/libmi.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/mish/scripts/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/mish $(DESTDIR)$(LIBDIR)/libmi.so* $(DESTDIR)$(LIBDIR)/libmi.a \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/mi.pc $(DESTDIR)$(MANDIR)/man1/mish.1 $(DESTDIR)$(MANDIR)/man3/libmi.3 \
+	  $(DESTDIR)$(LUA_CMOD)/mi/core.so $(addprefix $(DESTDIR)$(LUA_LMOD)/mi/,init.lua shell.lua cli.lua)
+	rm -rf $(DESTDIR)$(PREFIX)/include/mi $(DESTDIR)$(PREFIX)/share/mish
+	-rmdir $(DESTDIR)$(LUA_LMOD)/mi $(DESTDIR)$(LUA_CMOD)/mi 2>/dev/null
+
+# what `luarocks make` (mish-dev-1.rockspec) installs: the mi modules with the C core linked in
+install-rock: lua/mi/core.so
+	install -d $(INST_LUADIR)/mi $(INST_LIBDIR)/mi
+	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(INST_LUADIR)/mi/
+	install -m 755 lua/mi/core.so $(INST_LIBDIR)/mi/core.so
+
 echo:
 	@echo "CC=$(CC) LUA=$(LUA) LUA_INC=$(LUA_INC) LUA_LIB=$(LUA_LIB)"
 	@echo "CFLAGS=$(ALLCFLAGS)"
 	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
-	rm -f .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mish-installed lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen $(FUZZ_B)

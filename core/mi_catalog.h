@@ -18,12 +18,14 @@ typedef enum { MI_TYPE_I32, MI_TYPE_I32A, MI_TYPE_I64, MI_TYPE_FILENAME, MI_TYPE
                MI_TYPE_CALENDAR, MI_TYPE_JSNUM } mi_type;
 typedef enum { MI_SRC_MANUAL, MI_SRC_EXAMPLE, MI_SRC_INFERRED } mi_source;
 
-/* One catalog item. index is the dense position among its domain's counters (-1 for pseudo-items). */
+/* One catalog item. index is the dense position among its domain's counters (-1 for pseudo-items);
+ * description is one line saying what the item measures. */
 typedef struct mi_item_info {
   int32_t item;
   const char *name;
   uint8_t domain, kind, unit, instrumented, type, source;
   int16_t index;
+  const char *description;
 } mi_item_info;
 
 typedef enum { MI_CT_I32, MI_CT_BOOL, MI_CT_BA96, MI_CT_BA64, MI_CT_CA8 } mi_config_type;
@@ -34,7 +36,7 @@ typedef struct mi_config_info {
   const char *name;
   uint8_t type, put, has_range;
   int32_t min, max, error;
-  const char *deflt, *label;
+  const char *deflt, *label, *description;
 } mi_config_info;
 
 /* One device type; selector is the negative ldev that names it (-2..-11). */
@@ -44,6 +46,8 @@ typedef struct mi_devtype_info { int code, selector; const char *name, *label; }
 MI_API const mi_item_info *mi_item_lookup(int32_t item);
 /* Returns the item with this name (case-insensitive) in domain (-1 = any, counters first), or NULL. */
 MI_API const mi_item_info *mi_item_find(const char *name, int domain);
+/* Returns the one-line description of what an item measures, or NULL for an unknown item. */
+MI_API const char *mi_item_description(int32_t item);
 /* Returns the number of catalog items. */
 MI_API int mi_item_count(void);
 /* Returns the i-th catalog item in item-number order (0-based), or NULL. */
@@ -78,6 +82,8 @@ MI_API int mi_semcl_find(const char *name);
 
 /* Returns configuration item info by number (3001-3046), or NULL. */
 MI_API const mi_config_info *mi_config_lookup(int32_t item);
+/* Returns the one-line description of a configuration item (3001-3046), or NULL. */
+MI_API const char *mi_config_description(int32_t item);
 /* Returns configuration item info by name (case-insensitive, e.g. "JOB_FENCE"), or NULL. */
 MI_API const mi_config_info *mi_config_find(const char *name);
 /* Returns the size in bytes of a configuration item's value. */

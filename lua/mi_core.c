@@ -1191,6 +1191,7 @@ static void push_item(lua_State *L, const mi_item_info *it) {
   lua_pushstring(L, mi_instrumented_name(it->instrumented)); lua_setfield(L, -2, "instrumented");
   lua_pushstring(L, mi_source_name(it->source)); lua_setfield(L, -2, "source");
   lua_pushinteger(L, mi_item_size(it, 2)); lua_setfield(L, -2, "size");
+  lua_pushstring(L, it->description); lua_setfield(L, -2, "description");
 }
 
 /* core.items() -> array of every catalog item description. */
@@ -1218,7 +1219,7 @@ static int l_semcl_names(lua_State *L) {
   return 1;
 }
 
-/* core.config_items() -> array of {item,name,type,put,min,max,error,label}. */
+/* core.config_items() -> array of {item,name,type,put,min,max,error,label,description}. */
 static int l_config_items(lua_State *L) {
   static const char *const types[] = {"I32", "B", "BA96", "BA64", "CA8"};
   lua_createtable(L, 46, 0);
@@ -1235,6 +1236,7 @@ static int l_config_items(lua_State *L) {
       lua_pushinteger(L, c->error); lua_setfield(L, -2, "error");
     }
     lua_pushstring(L, c->label); lua_setfield(L, -2, "label");
+    lua_pushstring(L, c->description); lua_setfield(L, -2, "description");
     lua_rawseti(L, -2, i - 3000);
   }
   return 1;

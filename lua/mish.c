@@ -349,6 +349,25 @@ static char *completion_gen(const char *text, int state) {
   return r;
 }
 
+/* Readline hook: lists the candidates, with each item's description beside it (mi.shell.listing). */
+static void show_matches(char **matches, int num, int max) {
+  lua_State *L = globalL;
+  int top = lua_gettop(L);
+  const char *text = NULL;
+  lua_getglobal(L, "require");
+  lua_pushstring(L, "mi.shell");
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_getfield(L, -1, "listing") == LUA_TFUNCTION) {
+    lua_createtable(L, num, 0);
+    for (int i = 1; i <= num; i++) { lua_pushstring(L, matches[i]); lua_rawseti(L, -2, i); }
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) text = lua_tostring(L, -1);
+  }
+  rl_crlf();
+  if (text) fputs(text, rl_outstream ? rl_outstream : stdout);
+  else rl_display_match_list(matches, num, max);
+  lua_settop(L, top);
+  rl_forced_update_display();
+}
+
 /* Readline hook: completes Lua names, mi functions and counter names. */
 static char **completion(const char *text, int start, int end) {
   (void)start; (void)end;
@@ -366,6 +385,7 @@ static void repl(lua_State *L) {
   rl_readline_name = "mish";
   rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,+-*/[";
   rl_attempted_completion_function = completion;
+  rl_completion_display_matches_hook = show_matches;
 #endif
   history_init();
   lua_register(L, "traceback", l_traceback);
@@ -416,6 +436,14 @@ static int pmain(lua_State *L) {
   lua_setfield(L, -2, "mi.core");
   lua_pop(L, 1);
   mi_lua_path_from_exe(L, "");   /* lua/mi next to lua/mish */
+#ifdef MISH_LUA_DIR               /* an installed mish: where make install put mi, whatever PREFIX was */
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  lua_pushstring(L, ";" MISH_LUA_DIR "/?.lua;" MISH_LUA_DIR "/?/init.lua");
+  lua_concat(L, 2);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+#endif
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];

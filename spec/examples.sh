@@ -143,5 +143,6 @@ check "mish --system host scripts/top.lua" $MISH --system host scripts/top.lua -
 verify "host top lists processes" sh -c "test \$(grep -c alive '$out') -ge 1"
 check "testmiaif1 against the host" env MISH_SYSTEM=host examples/testmiaif1 0.3 2
 check "mish --system host scripts/coverage.lua" $MISH --system host scripts/coverage.lua --seconds 1
+. spec/install_check.sh   # #16.14-16.16: make install, pkg-config, stock lua5.4, man pages, luarocks
 echo "examples: $pass passed, $fail failed"
 test "$fail" -eq 0

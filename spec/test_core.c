@@ -2485,6 +2485,20 @@ static void test_dead_waiter(void) {
   mi_system_free(sys);
 }
 
+/* #16.7: every catalog item and configuration item carries a one-line description. */
+static void test_i16_descriptions(void) {
+  int empty = 0;
+  for (int i = 0; i < mi_item_count(); i++) {
+    const mi_item_info *it = mi_item_at(i);
+    if (!it->description || !it->description[0] || strcmp(it->description, it->name) == 0) empty++;
+  }
+  EQ(empty, 0, "#16.7 every catalog item has a description other than its name");
+  CHECK(mi_item_description(21177) && strstr(mi_item_description(21177), "idle"), "#16.7 21177 says idle");
+  CHECK(mi_item_description(21500) == NULL, "#16.7 no description for an unknown item");
+  CHECK(mi_config_description(3001) && mi_config_description(3001)[0], "#16.7 3001 has a description");
+  CHECK(mi_config_description(3047) == NULL, "#16.7 no description past 3046");
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2501,6 +2515,7 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_i16_descriptions();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

@@ -52,6 +52,11 @@ const mi_item_info *mi_item_find(const char *name, int domain) {
   return pseudo;
 }
 
+const char *mi_item_description(int32_t item) {
+  const mi_item_info *it = mi_item_lookup(item);
+  return it ? it->description : NULL;
+}
+
 int mi_item_count(void) { return mi_nitems_; }
 
 const mi_item_info *mi_item_at(int i) { return i >= 0 && i < mi_nitems_ ? &mi_items_[i] : NULL; }
@@ -133,6 +138,11 @@ int mi_semcl_find(const char *name) {
 
 const mi_config_info *mi_config_lookup(int32_t item) {
   return item >= 3001 && item <= 3000 + MI_NCONFIG ? &mi_config_[item - 3001] : NULL;
+}
+
+const char *mi_config_description(int32_t item) {
+  const mi_config_info *c = mi_config_lookup(item);
+  return c ? c->description : NULL;
 }
 
 const mi_config_info *mi_config_find(const char *name) {

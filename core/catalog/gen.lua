@@ -48,9 +48,11 @@ w("const mi_item_info mi_items_[] = {\n")
 for _, r in ipairs(items) do
   local idx = -1
   if r.kind ~= "pseudo" then idx = dense[r.domain] or 0; dense[r.domain] = idx + 1 end
-  w(string.format("  {%s, %s, %s, %s, %s, %s, %s, %s, %d},\n", r.item, q(r.name), e("domain", r.domain),
+  -- every item says what it measures, in our words (spec/catalog_spec.lua checks the wording)
+  assert(r.description ~= "" and r.description:lower() ~= r.name:gsub("_", " "), "items.tsv: no description for " .. r.item)
+  w(string.format("  {%s, %s, %s, %s, %s, %s, %s, %s, %d, %s},\n", r.item, q(r.name), e("domain", r.domain),
     e("kind", r.kind), e("unit", r.unit), e("instrumented", r.instrumented), e("type", r.type),
-    e("source", r.source), idx))
+    e("source", r.source), idx, q(r.description)))
 end
 w("};\nconst int mi_nitems_ = ", #items, ";\n")
 w("const int mi_domain_counters_[MI_DOM_COUNT] = {", dense.global or 0, ", ", dense.process or 0, ", ",
@@ -87,8 +89,10 @@ for _, r in ipairs(cfg) do
   local t = ({ I32 = "MI_CT_I32", B = "MI_CT_BOOL", BA96 = "MI_CT_BA96", BA64 = "MI_CT_BA64", CA8 = "MI_CT_CA8" })[r.type]
   assert(t, r.type)
   local has = r.min ~= ""
-  w(string.format("  {%s, %s, %s, %d, %d, %s, %s, %s, %s, %s},\n", r.item, q(r.name), t, r.put == "Y" and 1 or 0,
-    has and 1 or 0, has and r.min or 0, has and r.max or 0, r.error ~= "" and r.error or 0, q(r.default), q(r.label)))
+  assert(r.description ~= "", "config.tsv: no description for " .. r.item)
+  w(string.format("  {%s, %s, %s, %d, %d, %s, %s, %s, %s, %s, %s},\n", r.item, q(r.name), t, r.put == "Y" and 1 or 0,
+    has and 1 or 0, has and r.min or 0, has and r.max or 0, r.error ~= "" and r.error or 0, q(r.default), q(r.label),
+    q(r.description)))
 end
 w("};\n")
 

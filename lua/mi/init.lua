@@ -36,12 +36,18 @@ function M.item(x, domain)
   end
 end
 
--- Returns the items whose names match a Lua pattern or a shell-style glob ("gmc_*"), in item order.
+-- Returns the items, in item order, whose names match a Lua pattern or a shell-style glob ("gmc_*"),
+-- or, for a plain word ("idle", "page fault"), whose name or description contains it (any case).
 function M.find(pat, domain)
-  local lpat = pat:find("[%%%[%]%^%$]") and pat or ("^" .. pat:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
+  local plain = not pat:find("[%%%[%]%^%$%*]")
+  local lpat = plain and pat:lower() or pat:find("[%%%[%]%^%$]") and pat
+    or ("^" .. pat:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
   local out = {}
   for _, it in ipairs(ITEMS) do
-    if (not domain or it.domain == domain) and it.name:find(lpat) then out[#out + 1] = it end
+    if (not domain or it.domain == domain) and (plain and (it.name:lower():find(lpat, 1, true)
+        or it.description:lower():find(lpat, 1, true)) or not plain and it.name:find(lpat)) then
+      out[#out + 1] = it
+    end
   end
   return out
 end
@@ -50,13 +56,14 @@ end
 function M.describe(x)
   local it = M.item(x)
   if it then
-    return string.format("%d %s: %s %s counter (%s, %s), %s%s", it.item, it.name, it.domain, it.kind, it.type, it.unit,
+    return string.format("%d %s: %s. [%s %s counter (%s, %s), %s%s]", it.item, it.name, it.description, it.domain,
+      it.kind, it.type, it.unit,
       it.instrumented == "yes" and "instrumented" or it.instrumented == "no" and "not instrumented (stays 0)"
-        or "not incremented (TurboIMAGE, stays 0)", it.source ~= "manual" and (" [number from " .. it.source .. "]") or "")
+        or "not incremented (TurboIMAGE, stays 0)", it.source ~= "manual" and ("; number from " .. it.source) or "")
   end
   local c = CONFIG_BY[x] or (type(x) == "string" and CONFIG_BY[x:upper()])
   if c then
-    return string.format("%d %s (%s): %s; %s%s", c.item, c.name, c.type, c.label, c.put and "PUT, VERIFY" or "VERIFY",
+    return string.format("%d %s (%s): %s. [%s%s]", c.item, c.name, c.type, c.description, c.put and "PUT, VERIFY" or "VERIFY",
       c.min and string.format(", range %d..%d, error %d", c.min, c.max, c.error) or "")
   end
   local s = M.status(x)

@@ -7,7 +7,7 @@ local DOCS = {
   ["mi.open"] = "mi.open{system=, user_id=} -> session: a privileged, authorized MI caller",
   ["mi.system"] = "mi.system{workload='oltp'|'file.lua'|table, cpus=, seed=, sessions=, ..., realtime=false} -> a simulated system of your own",
   ["mi.item"] = "mi.item(number|name [, domain]) -> catalog entry {item,name,domain,kind,unit,type,instrumented}",
-  ["mi.find"] = "mi.find(pattern [, domain]) -> items whose name matches ('gmc_stop_*' or a Lua pattern)",
+  ["mi.find"] = "mi.find(pattern|word [, domain]) -> items whose name matches ('gmc_stop_*', a Lua pattern) or whose name or description holds a word ('idle')",
   ["mi.describe"] = "mi.describe(item|config item|status) -> one line about it",
   ["mi.status"] = "mi.status(code|name) -> {code, name, message}",
   ["mi.delta"] = "mi.delta(new, old) -> rollover-correct difference (numbers or tables of them)",
@@ -138,6 +138,24 @@ function M.complete(word, env)
   end
   table.sort(out)
   return out
+end
+
+-- Returns the completion listing with each item's or configuration item's description beside it
+-- ("gmt_idle   Time the CPUs were idle..."), at most 40 lines; nil when no candidate names one.
+function M.listing(cands)
+  local lines, width, any = {}, 0, false
+  for _, c in ipairs(cands) do width = math.max(width, #c) end
+  for i, c in ipairs(cands) do
+    local name = c:match("([%w_]+)$") or c
+    local it, d = mi.item(name), nil
+    if it then d = it.description end
+    for _, cfg in ipairs(mi.config_items) do if not d and cfg.name == name then d = cfg.description end end
+    any = any or d ~= nil
+    if i <= 40 then lines[#lines + 1] = d and string.format("%-" .. width .. "s  %s", c, d) or c end
+  end
+  if not any then return nil end
+  if #cands > 40 then lines[#lines + 1] = string.format("... and %d more", #cands - 40) end
+  return table.concat(lines, "\n") .. "\n"
 end
 
 M.banner = "mish %s — HP MPE/iX Measurement Interface shell, measuring %s.\n" ..
