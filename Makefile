@@ -171,8 +171,8 @@ install: all lua/mish-installed
 	  > $(DESTDIR)$(LIBDIR)/pkgconfig/mi.pc
 	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(DESTDIR)$(LUA_LMOD)/mi/
 	install -m 755 lua/mi/core.so $(DESTDIR)$(LUA_CMOD)/mi/core.so
-	install -m 644 man/mish.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 man/libmi.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 lua/mish.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 core/libmi.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/mish/scripts/
 
 uninstall:
@@ -182,7 +182,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/mi $(DESTDIR)$(PREFIX)/share/mish
 	-rmdir $(DESTDIR)$(LUA_LMOD)/mi $(DESTDIR)$(LUA_CMOD)/mi 2>/dev/null
 
-# what `luarocks make` (mish-dev-1.rockspec) installs: the mi modules with the C core linked in
+# what `luarocks make` (lua/mish-dev-1.rockspec) installs: the mi modules with the C core linked in
 install-rock: lua/mi/core.so
 	install -d $(INST_LUADIR)/mi $(INST_LIBDIR)/mi
 	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(INST_LUADIR)/mi/

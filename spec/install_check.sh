@@ -56,11 +56,11 @@ check "make uninstall removes every installed file (#16.14)" uninstalled
 if command -v luarocks > /dev/null 2>&1 && git rev-parse --git-dir > /dev/null 2>&1; then
   rock() {
     mkdir -p "$inst/src" && git ls-files --cached --others --exclude-standard | tar cf - -T - | tar xf - -C "$inst/src" &&
-    (cd "$inst/src" && luarocks --lua-version 5.4 make --tree "$inst/rocks" mish-dev-1.rockspec) &&
+    (cd "$inst/src" && luarocks --lua-version 5.4 make --tree "$inst/rocks" lua/mish-dev-1.rockspec) &&
     env $asan LUA_PATH="$inst/rocks/share/lua/5.4/?.lua;$inst/rocks/share/lua/5.4/?/init.lua;;" \
       LUA_CPATH="$inst/rocks/lib/lua/5.4/?.so;;" lua5.4 -e 'assert(require("mi").item(21177).description)'
   }
-  check "luarocks make (mish-dev-1.rockspec) builds mi with the C core; stock lua5.4 requires it (#16.15)" rock
+  check "luarocks make (lua/mish-dev-1.rockspec) builds mi with the C core; stock lua5.4 requires it (#16.15)" rock
 else
   echo "# skip: luarocks is not installed (Debian: luarocks) or this is no git checkout, the rockspec not built"
 fi

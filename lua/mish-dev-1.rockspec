@@ -1,4 +1,4 @@
--- mish-dev-1.rockspec: the `mi` Lua module with the C core linked in (luarocks make from a clone).
+-- lua/mish-dev-1.rockspec: the `mi` Lua module with the C core linked in (`luarocks make lua/mish-dev-1.rockspec` from a clone).
 -- Copyright (c) 2026 the mish authors; MIT licence (see LICENSE).
 rockspec_format = "3.0"
 package = "mish"
