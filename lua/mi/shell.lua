@@ -132,6 +132,7 @@ function M.complete(word, env)
     local head = word:sub(1, #word - #prefix)
     for k in pairs(env) do if type(k) == "string" and k:sub(1, #prefix) == prefix then out[#out + 1] = head .. k end end
     if #prefix >= 2 then
+      mi.sync_items()   -- user-defined counters (#14.2) installed meanwhile
       for _, it in ipairs(mi.items) do if it.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. it.name end end
       for _, c in ipairs(mi.config_items) do if c.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. c.name end end
     end
