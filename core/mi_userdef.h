@@ -74,13 +74,16 @@ MI_API const mi_udef_info *mi_udef_at(mi_system *sys, int i);
 MI_API const mi_udef_info *mi_udef_find(mi_system *sys, const char *name);
 /* Returns the catalog entry of item num for sys: a built-in item or a user-defined counter. */
 MI_API const mi_item_info *mi_sys_item(mi_system *sys, int32_t num);
-/* Returns the name of a kind ("accum", ...), or "?"; mi_udef_kind_find maps a name back (0 if none). */
+/* Returns the name of a kind ("accum", ...), or "?". */
 MI_API const char *mi_udef_kind_name(int kind);
+/* Returns the kind of a name (case-insensitive), or 0 if none. */
 MI_API int mi_udef_kind_find(const char *name);
 
 /* Adds delta to an ACCUM or FACCUM counter (element 0) for entity 0 (global) or a process slot:
- * inline, the same cost as mi_host_add (it is mi_host_add). Ignored while nobody enabled the
- * counter, as the built-in writers are. One thread writes a counter (as for built-ins). */
+ * inline, the same cost as mi_host_add (it is mi_host_add); for BUSY/QUEUE/QBUSY it adds ticks
+ * to the accumulated time. Ignored while nobody enabled the counter, as the built-in writers
+ * are. One thread writes a counter (as for built-ins); a shared store's writer brackets its
+ * adds with mi_host_begin/mi_host_publish. */
 static inline void mi_udef_add(mi_system *sys, mi_udef u, int entity, int64_t delta) {
   mi_host_add(sys, u.c, entity, delta);
 }

@@ -2653,6 +2653,27 @@ static void test_udef_shared(void) {
   unlink(path);
 }
 
+/* #14.2 a session's MIGLOBGET of a list naming a counter not yet installed re-plans once it is. */
+static void test_udef_rebind(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t items[] = {21177, MI_UDEF_FIRST, 0}, stats[2], map = 1, buf[4];
+  mi_globon(s, &st, items, stats, &map, 0);
+  mi_globget(s, &st, items, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], -20006, "#14.2 before the install the number is unknown to the GET");
+  mi_udef u;
+  mi_udef_install(sys, &(mi_udef_desc){.name = "late", .kind = MI_UDEF_ACCUM}, &u);
+  mi_globoff(s, &st, 0);
+  mi_globon(s, &st, items, stats, &map, 0);
+  EQ(stats[1], 0, "#14.2 after it the ON takes it");
+  mi_udef_add(sys, u, 0, 5);
+  mi_globget(s, &st, items, buf, stats, sizeof buf, 1, 0);
+  EQ(stats[1], 0, "#14.2 the same list's GET re-plans (no stale zero slot)");
+  EQ(buf[1], 5, "#14.2 and reads the counter");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2672,6 +2693,7 @@ int main(void) {
   test_udef_install_and_get();
   test_udef_errors();
   test_udef_shared();
+  test_udef_rebind();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
