@@ -1311,9 +1311,10 @@ static int sys_udef_count(lua_State *L) { lua_pushinteger(L, mi_udef_count(check
 /* sys:udef_items([from]) -> the catalog entries of the system's user-defined counters from index from (0-based). */
 static int sys_udef_items(lua_State *L) {
   mi_system *sys = checksys(L, 1);
-  int from = (int)luaL_optinteger(L, 2, 0), n = mi_udef_count(sys);
+  lua_Integer f = luaL_optinteger(L, 2, 0);
+  int from = f < 0 ? 0 : f > MI_UDEF_MAX ? MI_UDEF_MAX : (int)f, n = mi_udef_count(sys);
   lua_createtable(L, n > from ? n - from : 0, 0);
-  for (int i = from < 0 ? 0 : from; i < n; i++) { push_udef_item(L, mi_udef_at(sys, i)); lua_rawseti(L, -2, i - from + 1); }
+  for (int i = from; i < n; i++) { push_udef_item(L, mi_udef_at(sys, i)); lua_rawseti(L, -2, i - from + 1); }
   return 1;
 }
 
@@ -1335,7 +1336,8 @@ static int sys_udef_install(lua_State *L) {
   mi_udef_desc d = {0};
   lua_getfield(L, 2, "name"); d.name = lua_tostring(L, -1);
   lua_getfield(L, 2, "kind");
-  d.kind = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : mi_udef_kind_find(lua_tostring(L, -1));
+  lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : mi_udef_kind_find(lua_tostring(L, -1));
+  d.kind = k < 0 || k > MI_UDEF_QBUSY ? 0 : (int)k;
   lua_getfield(L, 2, "unit"); d.unit = lua_tostring(L, -1);
   lua_getfield(L, 2, "help"); d.help = lua_tostring(L, -1);
   lua_getfield(L, 2, "per_process"); d.per_process = lua_toboolean(L, -1);
@@ -1372,13 +1374,21 @@ static ludef *checkudef(lua_State *L, int i, mi_system **sys, int *entity) {
   return c;
 }
 
+/* Adds delta to element elem of counter h for entity e as mi_udef_add_at does, wrapping at
+ * 64 bits rather than overflowing (a script may add anything). */
+static void udef_bump(mi_system *sys, mi_udef h, int e, int elem, lua_Integer delta) {
+  int64_t *p = mi_host_cell_(sys, h.c, e, 1);
+  if (p && elem >= 0 && elem < h.elements && (elem == 0 || h.kind == MI_UDEF_ACCUM))
+    __atomic_store_n(p + elem, (int64_t)((uint64_t)p[elem] + (uint64_t)delta), __ATOMIC_RELAXED);
+}
+
 /* c:add([delta = 1 [, pid]]) adds to an accum/faccum counter (busy/queue: ticks of time), in a write section. */
 static int udef_add(lua_State *L) {
   mi_system *sys; int e;
   ludef *c = checkudef(L, 3, &sys, &e);
   lua_Integer delta = luaL_optinteger(L, 2, 1);
   mi_host_begin(sys);
-  mi_udef_add(sys, c->h, e, delta);
+  udef_bump(sys, c->h, e, 0, delta);
   mi_host_publish(sys);
   return 0;
 }
@@ -1390,7 +1400,7 @@ static int udef_add_at(lua_State *L) {
   lua_Integer el = luaL_checkinteger(L, 2), delta = luaL_optinteger(L, 3, 1);
   luaL_argcheck(L, el >= 1 && el <= c->h.elements, 2, "element out of range");
   mi_host_begin(sys);
-  mi_udef_add_at(sys, c->h, e, (int)el - 1, delta);
+  udef_bump(sys, c->h, e, (int)el - 1, delta);
   mi_host_publish(sys);
   return 0;
 }

@@ -1,5 +1,5 @@
 /* bench.c — `make bench`: the hot paths, each against a baseline measured in the same run.
- * writer increments; MIGLOBGET of testmiaif1's 23 items vs a bare loop over the same cells;
+ * writer increments (and #14.2 user-defined counter adds); MIGLOBGET of testmiaif1's 23 items vs a bare loop over the same cells;
  * MIPROCGET of 2,700 processes x 10 items vs a gather floor; the same 23 items into a Lua
  * table; the friendly s:get of global, process and I/O records; simulating one hour of an
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
