@@ -2674,6 +2674,43 @@ static void test_udef_rebind(void) {
   mi_system_free(sys);
 }
 
+/* #14.2 a per-process level counter of a dead process stops at its death; an attached process
+ * cannot install once the owner is gone. */
+static void test_udef_dead_and_gone(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  mi_udef b;
+  mi_udef_install(sys, &(mi_udef_desc){.name = "p_busy", .kind = MI_UDEF_BUSY, .per_process = 1}, &b);
+  int32_t items[] = {20001, b.item, 0}, stats[2], map = 1, buf[8], nrec = 0, ptr = 0;
+  mi_procon(s, &st, items, stats, &map, NULL, 0);
+  int slot = mi_host_proc_create(sys, &(mi_proc_desc){.pid = 31, .program = "P", .user = "U"});
+  mi_udef_set(sys, b, slot, 1);
+  mi_host_advance(sys, 8000 * 100);       /* 100 ms busy */
+  mi_host_proc_exit(sys, slot);
+  mi_host_advance(sys, 8000 * 900);
+  longint_type pid;
+  mi_longint_set(&pid, -1);
+  mi_procget(s, &st, items, buf, stats, sizeof buf, 1, &pid, &nrec, &ptr, 0);
+  EQ(nrec, 1, "#14.2 the dead process is reported");
+  EQ(buf[2], 800, "#14.2 its busy time stops at its death (100 ms = 800 MI_Time), not at now");
+  mi_system_free(sys);
+
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/mish-test-udef-gone-%d", (int)getpid());
+  unlink(path);
+  sys = new_sys(&s, &(mi_system_options){.max_cells = 1 << 16, .share = path});
+  int err = 0;
+  mi_system *a = sys ? mi_system_attach(path, &err) : NULL;
+  CHECK(a != NULL, "#14.2 attach");
+  mi_system_free(sys);
+  unlink(path);
+  if (a) {
+    EQ(mi_udef_install(a, &(mi_udef_desc){.name = "late", .kind = 1}, NULL), -32005, "#14.2 installing in a store whose owner is gone is -32005");
+    mi_system_free(a);
+  }
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2694,6 +2731,7 @@ int main(void) {
   test_udef_errors();
   test_udef_shared();
   test_udef_rebind();
+  test_udef_dead_and_gone();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
