@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mi_host.h"
+#include "mi_userdef.h"
 
 #define MI_PATH_MAX 4096   /* registry and share paths: a longer one is refused, never cut */
 #define MI_NCONFIG 46
@@ -92,9 +93,18 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 1
+#define MI_SEG_VERSION 2   /* 2: the user-defined counter table */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
+
+/* A user-defined counter as the segment keeps it (store/udef.c). Entries are written once, in a
+ * write section, before the count that publishes them moves; never removed. */
+typedef struct mi_udef_rec {
+  int32_t item, owner_pid;
+  uint8_t domain, kind;
+  int16_t index, elements, words;   /* dense index in its domain, array elements, cells per row */
+  char name[MI_UDEF_NAME], unit[MI_UDEF_UNIT], help[MI_UDEF_HELP];
+} mi_udef_rec;
 
 /* The segment header: the part an attaching process checks before it maps the rest. */
 typedef struct mi_seg_hdr {
@@ -147,6 +157,9 @@ typedef struct mi_seg {
   uint16_t ldev_refs[MI_MAX_LDEV + 1];
   /* MI users */
   mi_urec users[MI_MAX_USERS_LIMIT];
+  /* user-defined counters (store/udef.c): n entries published (release store after writing them) */
+  int32_t udef_n, udef_dom_n[MI_DOM_COUNT];
+  mi_udef_rec udef[MI_UDEF_MAX];
   /* the arena: words after the writer block; [arena_base, arena_base + arena_top) handed out,
    * free regions listed by offset (coalesced) */
   int64_t arena_base, arena_words, arena_top;
@@ -195,7 +208,38 @@ struct mi_system {
   const struct mi_source_ops *source_ops;   /* the ops table installed with mi_source_attach, or NULL */
   int in_refresh;
   struct mi_publisher *pub;          /* mi_system_publish_every's thread, or NULL */
+  /* user-defined counters as this process sees them (catalog entries into the segment's texts) */
+  int udef_seen;                     /* entries of seg->udef built into udef_info (atomic) */
+  int udef_busy;                     /* a thread is building them (spin flag) */
+  mi_udef_info udef_info[MI_UDEF_MAX];
 };
+
+/* The value of a user-defined counter's cells c at time now (ticks): part 0 = the count or the
+ * busy time, part 1 = QBUSY's queue integral. A level held since `since` adds its time; a
+ * product beyond 64 bits saturates. */
+static inline int64_t mi_udef_level_value(const int64_t *c, int kind, int64_t now, int part) {
+  if (kind == MI_UDEF_ACCUM || kind == MI_UDEF_FACCUM) return MI_LD(c[part]);
+  int w = kind == MI_UDEF_QBUSY ? 4 : 3;
+  int64_t acc = MI_LD(c[part]), lvl = MI_LD(c[w - 2]), since = MI_LD(c[w - 1]), add, sum;
+  if (since <= 0 || now <= since || lvl <= 0) return acc;
+  int busy = kind == MI_UDEF_BUSY || (kind == MI_UDEF_QBUSY && part == 0);
+  if (__builtin_mul_overflow(busy ? 1 : lvl, now - since, &add)) add = INT64_MAX;
+  return __builtin_add_overflow(acc, add, &sum) ? INT64_MAX : sum;
+}
+
+/* udef.c: brings sys->udef_info up to the segment's table (cheap when nothing was installed). */
+void mi_udef_sync(mi_system *sys);
+/* Cells per row of dense counter (d, i): the catalog's, or a user-defined counter's. */
+int mi_counter_words(mi_system *sys, int d, int i, int mapping);
+/* The catalog entry of item num for sys (built-in or user-defined), without the init check. */
+static inline const mi_item_info *mi_sys_item_fast(mi_system *sys, int32_t num) {
+  if ((uint32_t)num - MI_UDEF_FIRST < MI_UDEF_MAX) {
+    int k = num - MI_UDEF_FIRST;
+    if (k >= __atomic_load_n(&sys->udef_seen, __ATOMIC_ACQUIRE)) mi_udef_sync(sys);
+    return k < __atomic_load_n(&sys->udef_seen, __ATOMIC_ACQUIRE) ? &sys->udef_info[k].item : 0;
+  }
+  return mi_item_fast(num);
+}
 
 /* Sets the MI rounding factor and its reciprocal: for 0 <= v < 2^63,
  * v / r == (v * magic) >> shift with magic = ceil(2^(63+k) / r), k = ceil(log2 r)

@@ -9,6 +9,11 @@
  * Finally the script's report() reads the counters back through MIGLOBGET/MIPROCGET/
  * MIIOGET and prints an analysis.
  *
+ * It also installs counters of its own (mi_userdef.h, NonStop Measure's USERDEF): the orders
+ * it places (one sort job per worker per round), the length of its work list of waiting jobs
+ * (a time-weighted queue), the time a sorter is busy, and per worker process the numbers it
+ * sorted (64-bit). The script enables and reports them by name like built-in items.
+ *
  * With --share PATH the program publishes its counters in the file PATH while it runs (each
  * step's writes bracketed by mi_host_begin/mi_host_publish), so another terminal can watch
  * it live with `lua/mish --attach PATH`; the file is removed at the end.
@@ -23,6 +28,7 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "mi_host.h"
+#include "mi_userdef.h"
 #include "mi_lua.h"
 
 #define MAX_WORKERS 16
@@ -72,6 +78,20 @@ int main(int argc, char **argv) {
   mi_ctr p_wsize = mi_host_counter(25170);
   mi_ctr d_wt = mi_host_counter(23001), d_wsize = mi_host_counter(23003), d_wrtt = mi_host_counter(23023);
   mi_ctr c_cs = mi_host_counter(27023), c_idle = mi_host_counter(27006);
+  /* the program's own counters: installed now, so the script can enable them by name */
+  mi_udef u_orders, u_list, u_busy, u_sorted;
+  if (mi_udef_install(sys, &(mi_udef_desc){.name = "orders_placed", .kind = MI_UDEF_ACCUM, .unit = "orders",
+                                            .help = "sort jobs placed on the work list"}, &u_orders) ||
+      mi_udef_install(sys, &(mi_udef_desc){.name = "work_list", .kind = MI_UDEF_QUEUE, .unit = "jobs",
+                                            .help = "jobs waiting on the work list (time-weighted)"}, &u_list) ||
+      mi_udef_install(sys, &(mi_udef_desc){.name = "sorter_busy", .kind = MI_UDEF_BUSY,
+                                            .help = "time a sorter was sorting"}, &u_busy) ||
+      mi_udef_install(sys, &(mi_udef_desc){.name = "ints_sorted", .kind = MI_UDEF_FACCUM, .unit = "ints", .per_process = 1,
+                                            .help = "numbers the worker sorted"}, &u_sorted)) {
+    fprintf(stderr, "embed: cannot install the user-defined counters\n");
+    mi_system_free(sys);
+    return 1;
+  }
 
   /* 2. the analysis script: it enables its counters now and returns report() */
   lua_State *L = luaL_newstate();
@@ -99,6 +119,13 @@ int main(int argc, char **argv) {
   uint64_t seed = 12345;
   long checksum = 0;
   for (int r = 0; r < rounds; r++) {
+    /* a round: one order per worker goes on the work list */
+    mi_host_begin(sys);
+    mi_host_set_now(sys, ticks_of(CLOCK_REALTIME, tpm));
+    mi_udef_add(sys, u_orders, 0, workers);
+    mi_udef_set(sys, u_list, 0, workers);
+    mi_udef_set(sys, u_busy, 0, 1);
+    mi_host_publish(sys);
     for (int w = 0; w < workers; w++) {
       int64_t wall0 = ticks_of(CLOCK_REALTIME, tpm), cpu0 = ticks_of(CLOCK_THREAD_CPUTIME_ID, tpm);
       int n = N_INTS / (w + 1);   /* worker k sorts 1/k of the array: uneven on purpose */
@@ -122,6 +149,9 @@ int main(int argc, char **argv) {
       /* the rest of the wall time this step is "idle" for the one CPU */
       if (idle > 0) { mi_host_add(sys, g_idle, 0, idle); mi_host_add(sys, c_idle, 0, idle); }
       mi_host_set_now(sys, now);
+      mi_udef_add(sys, u_sorted, slot[w], n);
+      mi_udef_set(sys, u_list, 0, workers - w - 1);   /* this worker's job left the list */
+      if (w == workers - 1) mi_udef_set(sys, u_busy, 0, 0);
       mi_host_publish(sys);
     }
   }

@@ -17,6 +17,7 @@
 #include "mi_linux.h"
 #include "mi_query.h"
 #include "mi_source.h"
+#include "mi_userdef.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
@@ -570,10 +571,10 @@ typedef struct slot { const mi_item_info *it; int32_t size, num; } slot;
 /* Resolves the buffer slots of a GET's items in domain d at a mapping exactly as the core's
  * GETs do (core/README.md decision 11): an unknown item, an item of another domain and a
  * pseudo item in the global domain keep a 4-byte zero slot (it NULL). Returns the record size. */
-static size_t plan_slots(const int32_t *nums, int n, int d, int mapping, slot *sl) {
+static size_t plan_slots(mi_system *sys, const int32_t *nums, int n, int d, int mapping, slot *sl) {
   size_t rec = 0;
   for (int k = 0; k < n; k++) {
-    const mi_item_info *it = mi_item_lookup(nums[k]);
+    const mi_item_info *it = mi_sys_item(sys, nums[k]);   /* user-defined counters too */
     if (it && (it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL))) it = NULL;
     int32_t sz = mi_item_size(it, mapping);
     if (sz < 4) { it = NULL; sz = 4; }   /* a mapping out of 0-2: the core writes nothing */
@@ -682,7 +683,7 @@ static int l_globget(lua_State *L) {
   int n = get_items(L, 2, nums);
   int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 4, 0);
   memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
-  size_t sz = plan_slots(nums, n, MI_DOM_GLOBAL, map, sl);   /* at most 1023 x 2880 bytes */
+  size_t sz = plan_slots(u->sys ? u->sys->sys : NULL, nums, n, MI_DOM_GLOBAL, map, sl);   /* at most 1023 x 2880 bytes */
   stackbuf sb;
   int bi;
   uint8_t *buf = get_buffer(L, 1, sz, &sb, &bi);
@@ -760,7 +761,7 @@ static int multi_get(lua_State *L, int kind) {
   luaL_argcheck(L, maxrec >= 0 && maxrec <= MI_MAX_PROCESSES, 6, "record count must be in 0..2700");
   int d = kind == 0 ? MI_DOM_PROCESS : kind == 1 ? MI_DOM_IO : MI_DOM_PROCESSOR;
   memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
-  size_t rec = plan_slots(nums, n, d, map, sl);
+  size_t rec = plan_slots(u->sys ? u->sys->sys : NULL, nums, n, d, map, sl);
   size_t want = literal ? (size_t)maxrec : room_for(u, kind, one, sel);
   if (rec && want > INT32_MAX / rec) {
     luaL_argcheck(L, !literal, 6, "records too large for one buffer");
@@ -1288,9 +1289,174 @@ static int l_fold(lua_State *L) {
   return 1;
 }
 
+/* ---- user-defined counters (mi_userdef.h) ---- */
+
+#define UDEF_MT "mi.userdef"
+/* A counter userdata: its system userdata (user value 1 keeps it alive) and handle. */
+typedef struct ludef { lsys *ls; mi_udef h; int per_process; } ludef;
+
+/* Pushes the catalog entry of a user-defined counter: an item table plus userdef, udef_kind,
+ * elements, udef_unit and help. */
+static void push_udef_item(lua_State *L, const mi_udef_info *u) {
+  push_item(L, &u->item);
+  lua_pushboolean(L, 1); lua_setfield(L, -2, "userdef");
+  lua_pushstring(L, mi_udef_kind_name(u->kind)); lua_setfield(L, -2, "udef_kind");
+  lua_pushinteger(L, u->elements); lua_setfield(L, -2, "elements");
+  lua_pushstring(L, u->unit); lua_setfield(L, -2, "udef_unit");
+  lua_pushstring(L, u->help); lua_setfield(L, -2, "help");
+  lua_pushinteger(L, u->owner_pid); lua_setfield(L, -2, "owner_pid");
+}
+
+/* sys:udef_count() -> the number of user-defined counters of the system. */
+static int sys_udef_count(lua_State *L) { lua_pushinteger(L, mi_udef_count(checksys(L, 1))); return 1; }
+
+/* sys:udef_items([from]) -> the catalog entries of the system's user-defined counters from index from (0-based). */
+static int sys_udef_items(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  lua_Integer f = luaL_optinteger(L, 2, 0);
+  int from = f < 0 ? 0 : f > MI_UDEF_MAX ? MI_UDEF_MAX : (int)f, n = mi_udef_count(sys);
+  lua_createtable(L, n > from ? n - from : 0, 0);
+  for (int i = from; i < n; i++) { push_udef_item(L, mi_udef_at(sys, i)); lua_rawseti(L, -2, i - from + 1); }
+  return 1;
+}
+
+/* Pushes a counter userdata for handle h of the system userdata at index 1. */
+static void push_udef(lua_State *L, mi_udef h) {
+  ludef *c = lua_newuserdatauv(L, sizeof *c, 1);
+  c->ls = luaL_checkudata(L, 1, SYS_MT);
+  c->h = h;
+  c->per_process = h.c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS;
+  luaL_setmetatable(L, UDEF_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+}
+
+/* sys:udef_install{name=, kind=, unit=, help=, per_process=, elements=} -> counter, or nil and the status code. */
+static int sys_udef_install(lua_State *L) {
+  mi_system *sys = checksys(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  mi_udef_desc d = {0};
+  lua_getfield(L, 2, "name"); d.name = lua_tostring(L, -1);
+  lua_getfield(L, 2, "kind");
+  lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : mi_udef_kind_find(lua_tostring(L, -1));
+  d.kind = k < 0 || k > MI_UDEF_QBUSY ? 0 : (int)k;
+  lua_getfield(L, 2, "unit"); d.unit = lua_tostring(L, -1);
+  lua_getfield(L, 2, "help"); d.help = lua_tostring(L, -1);
+  lua_getfield(L, 2, "per_process"); d.per_process = lua_toboolean(L, -1);
+  lua_getfield(L, 2, "elements");
+  lua_Integer e = luaL_optinteger(L, -1, 1);
+  d.elements = e < -1 || e > INT_MAX ? -1 : (int)e;
+  mi_udef h;
+  int rc = mi_udef_install(sys, &d, &h);
+  lua_settop(L, 2);
+  if (rc) { lua_pushnil(L); lua_pushinteger(L, rc); return 2; }
+  push_udef(L, h);
+  return 1;
+}
+
+/* sys:udef(name) -> the counter userdata of an installed counter (to write it), or nil. */
+static int sys_udef(lua_State *L) {
+  const mi_udef_info *u = mi_udef_find(checksys(L, 1), luaL_checkstring(L, 2));
+  if (!u) return 0;
+  push_udef(L, u->handle);
+  return 1;
+}
+
+/* The counter at 1 and its entity: 0, or the slot of the pid at index i (per-process counters). */
+static ludef *checkudef(lua_State *L, int i, mi_system **sys, int *entity) {
+  ludef *c = luaL_checkudata(L, 1, UDEF_MT);
+  if (!c->ls->sys) luaL_error(L, "system is closed");
+  *sys = c->ls->sys;
+  *entity = 0;
+  if (c->per_process) {
+    lua_Integer pid = luaL_checkinteger(L, i);
+    *entity = mi_host_proc_slot(*sys, pid);
+    if (*entity < 0) luaL_error(L, "no process with pid %d", (int)pid);
+  }
+  return c;
+}
+
+/* Adds delta to element elem of counter h for entity e as mi_udef_add_at does, wrapping at
+ * 64 bits rather than overflowing (a script may add anything). */
+static void udef_bump(mi_system *sys, mi_udef h, int e, int elem, lua_Integer delta) {
+  int64_t *p = mi_host_cell_(sys, h.c, e, 1);
+  if (p && elem >= 0 && elem < h.elements && (elem == 0 || h.kind == MI_UDEF_ACCUM))
+    __atomic_store_n(p + elem, (int64_t)((uint64_t)p[elem] + (uint64_t)delta), __ATOMIC_RELAXED);
+}
+
+/* c:add([delta = 1 [, pid]]) adds to an accum/faccum counter (busy/queue: ticks of time), in a write section. */
+static int udef_add(lua_State *L) {
+  mi_system *sys; int e;
+  ludef *c = checkudef(L, 3, &sys, &e);
+  lua_Integer delta = luaL_optinteger(L, 2, 1);
+  mi_host_begin(sys);
+  udef_bump(sys, c->h, e, 0, delta);
+  mi_host_publish(sys);
+  return 0;
+}
+
+/* c:add_at(element (1-based), delta [, pid]) adds to one element of an accum array. */
+static int udef_add_at(lua_State *L) {
+  mi_system *sys; int e;
+  ludef *c = checkudef(L, 4, &sys, &e);
+  lua_Integer el = luaL_checkinteger(L, 2), delta = luaL_optinteger(L, 3, 1);
+  luaL_argcheck(L, el >= 1 && el <= c->h.elements, 2, "element out of range");
+  mi_host_begin(sys);
+  udef_bump(sys, c->h, e, (int)el - 1, delta);
+  mi_host_publish(sys);
+  return 0;
+}
+
+/* c:set(level [, pid]) sets a busy/queue/qbusy level now (or an accum's value). */
+static int udef_set(lua_State *L) {
+  mi_system *sys; int e;
+  ludef *c = checkudef(L, 3, &sys, &e);
+  lua_Integer v = luaL_checkinteger(L, 2);
+  mi_host_begin(sys);
+  mi_udef_set(sys, c->h, e, v);
+  mi_host_publish(sys);
+  return 0;
+}
+
+/* c:value([pid]) -> the counter's 64-bit value now (busy/queue in ticks; 0 while nobody enabled it). */
+static int udef_value(lua_State *L) {
+  mi_system *sys; int e;
+  ludef *c = checkudef(L, 2, &sys, &e);
+  lua_pushinteger(L, mi_udef_value(sys, c->h, e));
+  return 1;
+}
+
+/* c.name, c.item, c.kind, c.elements, c.per_process, or a method. */
+static int udef_index(lua_State *L) {
+  ludef *c = luaL_checkudata(L, 1, UDEF_MT);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "item") == 0) lua_pushinteger(L, c->h.item);
+  else if (strcmp(k, "kind") == 0) lua_pushstring(L, mi_udef_kind_name(c->h.kind));
+  else if (strcmp(k, "elements") == 0) lua_pushinteger(L, c->h.elements);
+  else if (strcmp(k, "per_process") == 0) lua_pushboolean(L, c->per_process);
+  else if (strcmp(k, "name") == 0) {
+    const mi_udef_info *u = c->ls->sys ? mi_udef_at(c->ls->sys, c->h.item - MI_UDEF_FIRST) : NULL;
+    if (u) lua_pushstring(L, u->item.name); else lua_pushnil(L);
+  } else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+/* Registers the counter metatable. */
+static void udef_mt(lua_State *L) {
+  static const luaL_Reg m[] = {{"add", udef_add}, {"add_at", udef_add_at}, {"set", udef_set}, {"value", udef_value}, {NULL, NULL}};
+  luaL_newmetatable(L, UDEF_MT);
+  lua_newtable(L); luaL_setfuncs(L, m, 0); lua_setfield(L, -2, "methods");
+  lua_pushcfunction(L, udef_index); lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},
-  {"closed", sys_isclosed}, {NULL, NULL}};
+  {"closed", sys_isclosed}, {"udef_install", sys_udef_install}, {"udef_items", sys_udef_items},
+  {"udef_count", sys_udef_count}, {"udef", sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg qry_methods[] = {{"get", qry_get}, {"close", qry_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
@@ -1359,6 +1525,7 @@ int luaopen_mi_core(lua_State *L) {
   new_mt(L, SYS_MT, sys_methods, sys_close);
   new_mt(L, SES_MT, ses_methods, ses_close);
   new_mt(L, QRY_MT, qry_methods, qry_close);
+  udef_mt(L);
   luaL_newlib(L, funcs);
   lua_pushinteger(L, MI_MAX_ITEMS); lua_setfield(L, -2, "MAX_ITEMS");
   return 1;

@@ -37,6 +37,8 @@ check "testmiaif2 (Lua) runs" $MISH examples/testmiaif2.lua 0.3 3
 verify "testmiaif2 (Lua): reads per class add to total reads" class_sums "$out"
 check "embed runs its own work and the Lua report" examples/embed 2 3
 verify "embed report shows its workers" grep -q "SORTER2" "$out"
+verify "embed report reads its user-defined counters (#14.2): 2 x 3 orders, a work list, ints sorted per worker" sh -c \
+  "grep -q 'orders placed 6; work list [0-9.]* jobs long on average' '$out' && grep -Eq '^SORTER2 .* 300000\$' '$out'"
 check "a workload file drives the shell" $MISH --workload examples/workloads/month_end.lua -e \
   'assert(s:info().workload.name == "month_end" and s:info().cpus == 4)'
 # the prompt (mish -i on piped lines): an error is one line, the prompt goes on, traceback() has the rest

@@ -68,7 +68,7 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
   mi_system *sys = s->sys;
   *good = 0; *last = 0;
   for (int i = 0; i < n; i++) {
-    const mi_item_info *it = mi_item_lookup(nums[i]);
+    const mi_item_info *it = mi_sys_item(sys, nums[i]);
     int r = 0;
     if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) r = MI_E_BAD_ITEM;
     else if (it->kind != MI_KIND_PSEUDO && !mi_bit(en, it->index)) {
@@ -90,7 +90,7 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
 
 /* Disables every item set in en for domain d and clears en. */
 static void disable_all(mi_session *s, int d, uint64_t *en) {
-  int n = mi_domain_counters(d);
+  int n = MI_HOST_INDEX_LIMIT;   /* user-defined counters follow the catalog's */
   mi_seg *g = s->sys->seg;
   MI_ST(g->h.gen, g->h.gen + 1);   /* the caller's enable set changes: prepared plans re-resolve */
   for (int i = 0; i < n; i++)
@@ -231,11 +231,11 @@ void mi_globoff(mi_session *s, status_type *st, int32_t user_id) {
 /* ---- processes ---- */
 
 /* Returns 1 if the valid items of nums form exactly the set in en. */
-static int same_set(int d, const int32_t *nums, int n, const uint64_t *en, int16_t count) {
+static int same_set(mi_system *sys, int d, const int32_t *nums, int n, const uint64_t *en, int16_t count) {
   int seen = 0;
   uint64_t mark[16] = {0};
   for (int i = 0; i < n; i++) {
-    const mi_item_info *it = mi_item_lookup(nums[i]);
+    const mi_item_info *it = mi_sys_item(sys, nums[i]);
     if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO) continue;
     if (!mi_bit(en, it->index)) return 0;
     if (!mi_bit(mark, it->index)) { mi_bit_set(mark, it->index); seen++; }
@@ -264,12 +264,12 @@ static void procon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t
   }
   if (u->proc_on) {
     /* a further ON adds processes; it must name the same counters */
-    if (!same_set(MI_DOM_PROCESS, nums, n, u->proc_en, (int16_t)u->proc_nitems)) { MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }
+    if (!same_set(sys, MI_DOM_PROCESS, nums, n, u->proc_en, (int16_t)u->proc_nitems)) { MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }
     int warn = take_mapping(sys, mapping);
     if (warn < 0) { MI_STATUS(st, warn); return; }
     int good = 0, last = 0;
     for (int i = 0; i < n; i++) {
-      const mi_item_info *it = mi_item_lookup(nums[i]);
+      const mi_item_info *it = mi_sys_item(sys, nums[i]);
       stats[i] = it && it->domain == MI_DOM_PROCESS ? 0 : MI_E_BAD_ITEM;
       if (stats[i]) last = i + 1; else good++;
     }
@@ -401,7 +401,7 @@ static void ioon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t *
   mi_seg *g = sys->seg;
   int bits = type_bits(sys, sel);
   if (bits < 0) { MI_STATUS(st, MI_E_BAD_LDEV); return; }
-  if (s->u->io_on && ((s->u->io_types & bits) || !same_set(MI_DOM_IO, nums, n, s->u->io_en, (int16_t)s->u->io_nitems))) {
+  if (s->u->io_on && ((s->u->io_types & bits) || !same_set(s->sys, MI_DOM_IO, nums, n, s->u->io_en, (int16_t)s->u->io_nitems))) {
     MI_STATUS(st, MI_E_ALREADY_ENABLED);
     return;
   }
@@ -432,7 +432,7 @@ static void ioon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t *
   } else {
     good = 0; last = 0;
     for (int i = 0; i < n; i++) {
-      const mi_item_info *it = mi_item_lookup(nums[i]);
+      const mi_item_info *it = mi_sys_item(s->sys, nums[i]);
       stats[i] = it && it->domain == MI_DOM_IO ? 0 : MI_E_BAD_ITEM;
       if (stats[i]) last = i + 1; else good++;
     }

@@ -73,6 +73,10 @@ const mi_item_info *mi_domain_item(int domain, int index) {
 
 int32_t mi_item_size(const mi_item_info *it, int mapping) {
   if (!it) return 4;
+  if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX) {   /* a user-defined counter (mi_userdef.h) */
+    const mi_udef_info *u = (const mi_udef_info *)(const void *)it;
+    return u->kind == MI_UDEF_FACCUM || u->kind == MI_UDEF_QBUSY ? 8 : 4 * u->elements;
+  }
   switch (it->type) {
   case MI_TYPE_I64: return 8;
   case MI_TYPE_FILENAME: return (int32_t)sizeof(filename_type);

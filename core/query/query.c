@@ -24,7 +24,8 @@ enum {
   OP_ARRAY,      /* object- or semaphore-class cells (folded if asked) */
   OP_ENTITY,     /* the entity number: ldev (20020), processor (20040) */
   OP_PID,        /* the process's pid (20001) as a longint */
-  OP_PROC        /* another process pseudo-item 20002-20012 (op + item - 20001) */
+  OP_UDEF,       /* a user-defined counter other than a single ACCUM (store/udef.c) */
+  OP_PROC        /* another process pseudo-item 20002-20012 (op + item - 20001); keep last */
 };
 
 /* ---- one read of the segment ---- */
@@ -78,8 +79,8 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 /* ---- plans ---- */
 
 /* Lays out item num of domain d at mapping: catalog entry and size (fixed for the query). */
-static void layout(int d, int32_t num, int mapping, mi_qitem *p) {
-  const mi_item_info *it = mi_item_fast(num);
+static void layout(mi_system *sys, int d, int32_t num, int mapping, mi_qitem *p) {
+  const mi_item_info *it = mi_sys_item_fast(sys, num);
   memset(p, 0, sizeof *p);
   p->op = OP_ZERO;
   p->size = 4;
@@ -112,6 +113,11 @@ static void resolve(rd *r, int d, int32_t num, const uint64_t *en, int mapping, 
     p->words = mi_objcl_len(r->mapping);
   }
   p->op = it->kind != MI_KIND_SIMPLE ? OP_ARRAY : it->unit == MI_UNIT_MI_TIME ? OP_TIME : OP_SIMPLE;
+  if ((uint32_t)num - MI_UDEF_FIRST < MI_UDEF_MAX) {   /* user-defined: its cells and kind */
+    const mi_udef_info *u = (const mi_udef_info *)(const void *)it;
+    p->words = u->kind == MI_UDEF_ACCUM ? u->elements : u->kind == MI_UDEF_FACCUM ? 1 : u->kind == MI_UDEF_QBUSY ? 4 : 3;
+    if (!(u->kind == MI_UDEF_ACCUM && u->elements == 1)) p->op = OP_UDEF;
+  }
 }
 
 /* The caller's enable set for domain d (processors: none of their own). */
@@ -158,22 +164,26 @@ void mi_query_init(mi_query *q, mi_session *s, int domain, int mapping, void *me
   q->nums = (int32_t *)(q->pl + cap);
   q->stats = q->nums + cap + 1;
   q->nums[0] = 0;
+  q->udef_seen = -1;
 }
 
 void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping) {
   q->n = n;
   q->mapping = mapping;
   q->rec = 0;
+  q->udef_seen = -1;
   for (int i = 0; i < n; i++) {
     q->nums[i] = nums[i];
-    layout(q->domain, nums[i], mapping, &q->pl[i]);
+    layout(q->s->sys, q->domain, nums[i], mapping, &q->pl[i]);
     q->rec += q->pl[i].size;
+    if (!q->pl[i].it && (uint32_t)nums[i] - MI_UDEF_FIRST < MI_UDEF_MAX) q->udef_seen = q->s->sys->udef_seen;
   }
   q->nums[n] = 0;
   q->valid = 0;
 }
 
 int mi_query_same(const mi_query *q, const int32_t *nums, int n, int mapping) {
+  if (MI_UNLIKELY(q->udef_seen >= 0) && mi_udef_count(q->s->sys) > q->udef_seen) return 0;   /* installed since */
   return q->n == n && q->mapping == mapping && memcmp(q->nums, nums, sizeof(int32_t) * (size_t)n) == 0;
 }
 
@@ -235,6 +245,24 @@ static void put_pseudo_proc(const rd *r, const mi_proc *pr, int k, uint8_t *dst)
   }
 }
 
+/* Writes a user-defined counter (not a single ACCUM) of entity ent from its cells in row. */
+static void put_udef(const rd *r, const mi_qitem *p, const int64_t *row, int ent, int procs, uint8_t *dst) {
+  const mi_udef_info *u = (const mi_udef_info *)(const void *)p->it;
+  const int64_t *c = row + p->off;
+  int64_t now = MI_LD(r->g->now);
+  if (procs && MI_LD(r->g->procs[ent].state) == MI_PS_DEAD) now = MI_LD(r->g->procs[ent].end_ticks);
+  int32_t v;
+  switch (u->kind) {
+  case MI_UDEF_ACCUM:
+    for (int k = 0; k < u->elements; k++) { v = view(r, MI_LD(c[k]), 0); memcpy(dst + 4 * k, &v, 4); }
+    break;
+  case MI_UDEF_FACCUM: put_longint(dst, MI_LD(c[0])); break;
+  default:   /* BUSY, QUEUE: one time value; QBUSY: busy, then queue */
+    v = view(r, mi_udef_level_value(c, u->kind, now, 0), 1); memcpy(dst, &v, 4);
+    if (u->kind == MI_UDEF_QBUSY) { v = view(r, mi_udef_level_value(c, u->kind, now, 1), 1); memcpy(dst + 4, &v, 4); }
+  }
+}
+
 /* THE gather loop: one record of q's items per entity of ents[0..n) at out, records packed.
  * rows (NULL: none; counters read as zero) hold at least every entity named and q->reach
  * words each (prepare and rd_rows checked that). Pure: reads the segment, writes only
@@ -265,6 +293,10 @@ static void gather(const rd *r, const mi_query *q, const int64_t *rows, int32_t 
         else memset(out, 0, (size_t)p->size);
         break;
       case OP_ZERO: memset(out, 0, (size_t)p->size); break;
+      case OP_UDEF:
+        if (row) put_udef(r, p, row, ent, procs, out);
+        else memset(out, 0, (size_t)p->size);
+        break;
       case OP_ENTITY: v = ent; memcpy(out, &v, 4); break;
       default: put_pseudo_proc(r, &g->procs[ent], p->op - OP_PROC, out);
       }

@@ -235,7 +235,7 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
   if (st->refs[index]++ > 0) return 0;
   MI_ST(g->h.gen, g->h.gen + 1);
   if (st->slot[index] < 0) {
-    int words = mi_item_words(mi_domain_item(domain, index), g->mapping < 0 ? 0 : g->mapping);
+    int words = mi_counter_words(sys, domain, index, g->mapping < 0 ? 0 : g->mapping);
     int64_t extra = (int64_t)words * ln->nent;
     if (g->cells_used + extra > g->max_cells || grow(g, ln, ln->stride + words) < 0) {
       st->refs[index]--;
@@ -245,7 +245,7 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
     st->slot[index] = ln->stride - words;
   } else {
     /* a parked slot restarts from zero */
-    int words = mi_item_words(mi_domain_item(domain, index), g->mapping);
+    int words = mi_counter_words(sys, domain, index, g->mapping);
     int64_t *cells = MI_CELLS(g, ln);
     for (int e = 0; e < ln->nent; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
   }
@@ -279,7 +279,7 @@ void mi_store_reset_if_idle(mi_system *sys) {
       MI_ST(ln->cells, 0);
       MI_ST(ln->stride, 0);
       arena_free(g, at, words);
-      for (int i = 0; i < mi_domain_counters_[d]; i++) st->slot[i] = -1;
+      for (int i = 0; i < MI_HOST_INDEX_LIMIT; i++) st->slot[i] = -1;   /* user-defined counters too */
     }
   }
   if (!any) {

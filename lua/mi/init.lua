@@ -24,8 +24,62 @@ for _, d in ipairs(DEVTYPES) do DEV_BY[d.name], DEV_BY[d.name .. "s"] = d, d end
 
 M.items, M.config_items, M.statuses, M.devtypes = ITEMS, CONFIG, STATUS, DEVTYPES
 
+-- ---------------------------------------------------------------- user-defined counters (#14.2)
+-- The catalog grows with the user-defined counters of the systems this Lua state uses (every
+-- mi.userdef system, every session's system, the default once it exists), merged on demand.
+-- Two systems defining one number differently: the one merged last names it in mi.item(number).
+local UDEF_SEEN = setmetatable({}, { __mode = "k" })   -- system userdata -> counters merged
+local UDEF_AT = {}                                      -- item number -> its index in ITEMS
+local UDEF_OWNER = setmetatable({}, { __mode = "v" })   -- item number -> the system that defines it
+-- Forgets the counters of systems closed or collected since.
+local function udef_prune()
+  local gone = false
+  for num, at in pairs(UDEF_AT) do
+    local o = UDEF_OWNER[num]
+    if o == nil or o:closed() then
+      local it = ITEMS[at]
+      BY_NUM[num], ITEMS[at], UDEF_AT[num] = nil, false, nil
+      if BY_NAME[it.domain][it.name] == it then BY_NAME[it.domain][it.name] = nil end
+      gone = true
+    end
+  end
+  if not gone then return end
+  local j = 0
+  for i = 1, #ITEMS do
+    local it = ITEMS[i]
+    if it then j = j + 1; ITEMS[j] = it; if UDEF_AT[it.item] then UDEF_AT[it.item] = j end end
+  end
+  for i = #ITEMS, j + 1, -1 do ITEMS[i] = nil end
+end
+local function udef_merge(sys)
+  if sys == nil or sys:closed() then return end
+  local seen, n = UDEF_SEEN[sys] or 0, sys:udef_count()
+  if n <= seen then UDEF_SEEN[sys] = seen; return end
+  for _, it in ipairs(sys:udef_items(seen)) do
+    local old = BY_NUM[it.item]
+    if old then BY_NAME[old.domain][old.name] = nil end
+    BY_NUM[it.item], UDEF_OWNER[it.item] = it, sys
+    BY_NAME[it.domain][it.name] = it
+    local at = UDEF_AT[it.item] or #ITEMS + 1
+    ITEMS[at], UDEF_AT[it.item] = it, at
+  end
+  UDEF_SEEN[sys] = n
+end
+-- Merges the user-defined counters of every system known here (and of sys) into mi.items.
+function M.sync_items(sys)
+  if next(UDEF_AT) then udef_prune() end
+  if sys ~= nil then udef_merge(sys) end
+  for known in pairs(UDEF_SEEN) do udef_merge(known) end
+  if core.default_exists() then
+    if M._udef_default == nil or M._udef_default:closed() then M._udef_default = core.system("default") end
+    udef_merge(M._udef_default)
+  end
+end
+
 -- Returns the catalog entry for an item number or name (optionally within a domain), or nil.
 function M.item(x, domain)
+  if (math.type(x) == "integer" and x >= 29000 and x < 29256)
+    or (type(x) == "string" and not (BY_NAME[domain or "global"] or {})[x:lower()]) then M.sync_items() end
   if math.type(x) == "integer" then return BY_NUM[x] end
   if type(x) ~= "string" then return nil end
   local lx = x:lower()
@@ -43,18 +97,25 @@ function M.find(pat, domain)
   local lpat = plain and pat:lower() or pat:find("[%%%[%]%^%$]") and pat
     or ("^" .. pat:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
   local out = {}
+  M.sync_items()
   for _, it in ipairs(ITEMS) do
     if (not domain or it.domain == domain) and (plain and (it.name:lower():find(lpat, 1, true)
         or it.description:lower():find(lpat, 1, true)) or not plain and it.name:find(lpat)) then
       out[#out + 1] = it
     end
   end
+  table.sort(out, function(a, b) return a.item < b.item end)
   return out
 end
 
 -- Returns a one-line description of an item, configuration item or status.
 function M.describe(x)
   local it = M.item(x)
+  if it and it.userdef then
+    return string.format("%d %s: user-defined %s %s counter%s%s%s", it.item, it.name, it.domain, it.udef_kind,
+      it.elements > 1 and (" of " .. it.elements .. " elements") or "", it.udef_unit ~= "" and (" (" .. it.udef_unit .. ")") or "",
+      it.help ~= "" and (": " .. it.help) or "")
+  end
   if it then
     return string.format("%d %s: %s. [%s %s counter (%s, %s), %s%s]", it.item, it.name, it.description, it.domain,
       it.kind, it.type, it.unit,
@@ -149,6 +210,7 @@ function M.open(opts)
   core.globinstall(s, uid)
   local rc = core.accesson(s, uid)
   if rc ~= 0 then error("AIFACCESSON failed: " .. tostring(status(rc)), 2) end
+  if UDEF_SEEN[sys] == nil then UDEF_SEEN[sys] = 0 end   -- its user-defined counters join the catalog
   return setmetatable({ s = s, sys = sys, uid = uid, map = 1, lists = {}, queries = {} }, Session)
 end
 
@@ -272,6 +334,52 @@ function M.default_system() return core.system("default") end
 -- Returns the built-in workload names.
 function M.workloads() return core.workloads() end
 
+-- Installs user-defined counters (#14.2) in a system (default: the default system):
+-- mi.userdef{system = sys, counters = {{name = "orders_placed", kind = "accum"|"faccum"|"busy"|
+-- "queue"|"qbusy", unit = "orders", help = "...", per_process = false, elements = 1}, ...}}; a
+-- plain name instead of a table takes a counter already installed in that system (another
+-- program's, to write it too). Returns a table keyed by name: u.orders_placed:add(n [, pid]),
+-- :set(level [, pid]) for busy/queue/qbusy (an accum's value), :add_at(element, n [, pid]),
+-- :value([pid]), and .item, .name, .kind. Raises naming the counter, the field or the status.
+local UDEF_FIELDS = { name = "string", kind = "string", unit = "string", help = "string", per_process = "boolean", elements = "number" }
+function M.userdef(opts)
+  if type(opts) ~= "table" then error("bad argument #1 to 'userdef' (table expected, got " .. type(opts) .. ")", 2) end
+  for k in pairs(opts) do
+    if k ~= "system" and k ~= "counters" then error("mi.userdef: unknown option '" .. tostring(k) .. "' (system, counters)", 2) end
+  end
+  local sys = opts.system
+  if sys == nil or sys == "default" then sys = M.default_system() end
+  if type(sys) ~= "userdata" then error("mi.userdef: system must be a system (mi.system, mi.attach, mi.open_system), got " .. type(sys), 2) end
+  if type(opts.counters) ~= "table" or #opts.counters == 0 then error("mi.userdef: counters must be a non-empty list", 2) end
+  local out = {}
+  for i, c in ipairs(opts.counters) do
+    local where = "mi.userdef: counter " .. i
+    if type(c) == "string" then
+      local h = sys:udef(c)
+      if not h then error(string.format("%s: no user-defined counter named '%s' in this system", where, c), 2) end
+      out[h.name] = h
+    elseif type(c) ~= "table" then error(where .. ": a table or a name expected, got " .. type(c), 2)
+    else
+      if type(c.name) == "string" then where = where .. " (" .. c.name .. ")" end
+      for k, v in pairs(c) do
+        if not UDEF_FIELDS[k] then error(string.format("%s: unknown field '%s' (name, kind, unit, help, per_process, elements)", where, tostring(k)), 2) end
+        if type(v) ~= UDEF_FIELDS[k] then error(string.format("%s: field '%s' must be a %s, got %s", where, k, UDEF_FIELDS[k], type(v)), 2) end
+      end
+      if c.name == nil then error(where .. ": field 'name' is required", 2) end
+      local kind = c.kind or "accum"
+      if not ({ accum = 1, faccum = 1, busy = 1, queue = 1, qbusy = 1 })[kind] then
+        error(string.format("%s: kind must be accum, faccum, busy, queue or qbusy, got '%s'", where, kind), 2)
+      end
+      if c.elements ~= nil and math.type(c.elements) ~= "integer" then error(where .. ": field 'elements' must be an integer", 2) end
+      local h, code = sys:udef_install({ name = c.name, kind = kind, unit = c.unit, help = c.help, per_process = c.per_process, elements = c.elements })
+      if not h then error(string.format("%s: %s", where, tostring(status(code))), 2) end
+      out[h.name] = h
+    end
+  end
+  udef_merge(sys)
+  return out
+end
+
 -- Closes the session: everything it enabled is turned off.
 function Session:close() self.s:close() end
 Session.__close = Session.close
@@ -341,7 +449,7 @@ end
 function Session:query(domain, nums, map)
   local qs = self.queries[domain]
   if not qs then qs = {}; self.queries[domain] = qs end
-  local key = map .. ":" .. table.concat(nums, ",")
+  local key = map .. ":" .. self.sys:udef_count() .. ":" .. table.concat(nums, ",")   -- a counter installed since: a new query
   local q = qs[key]
   if not q then
     if (qs.n or 0) >= 64 then qs = {}; self.queries[domain] = qs end   -- many one-off lists: start afresh

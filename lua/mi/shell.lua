@@ -18,6 +18,7 @@ local DOCS = {
   ["mi.workload"] = "mi.workload(name | 'file.lua' | table) -> the workload's fields as a table",
   ["mi.workload_fields"] = "mi.workload_fields() -> {name=, min=, max=, about=} for each workload field",
   ["mi.default_system"] = "mi.default_system() -> the system the shell measures (--system, --workload, --cpus)",
+  ["mi.userdef"] = "mi.userdef{system=, counters={{name=, kind='accum'|'faccum'|'busy'|'queue'|'qbusy', unit=, help=, per_process=, elements=}}} -> u; u.name:add(n [, pid]), :set(level), :value()",
   ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
   ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status; domain 'global'|'process'|'io'",
   ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status; domain also 'processor'",
@@ -132,6 +133,7 @@ function M.complete(word, env)
     local head = word:sub(1, #word - #prefix)
     for k in pairs(env) do if type(k) == "string" and k:sub(1, #prefix) == prefix then out[#out + 1] = head .. k end end
     if #prefix >= 2 then
+      mi.sync_items()   -- user-defined counters (#14.2) installed meanwhile
       for _, it in ipairs(mi.items) do if it.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. it.name end end
       for _, c in ipairs(mi.config_items) do if c.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. c.name end end
     end
