@@ -99,6 +99,14 @@ void mi_sys_refresh(mi_system *sys) {
   mi_wunlock(sys);
 }
 
+/* mi_sys_refresh before an ON of domain: the source sees the ON coming (mi_host_wants), so a
+ * source that keeps a domain's entities only while someone reads them brings them in first. */
+void mi_sys_refresh_for(mi_system *sys, int domain) {
+  __atomic_fetch_or(&sys->want_dom, 1 << domain, __ATOMIC_RELAXED);
+  mi_sys_refresh(sys);
+  __atomic_fetch_and(&sys->want_dom, ~(1 << domain), __ATOMIC_RELAXED);
+}
+
 /* The thread of mi_system_publish_every. */
 struct mi_publisher {
   pthread_t t;
@@ -571,6 +579,19 @@ int mi_host_proc_alive(const mi_system *sys, int slot) {
 int64_t mi_host_proc_pid(const mi_system *sys, int slot) {
   if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || MI_LD(sys->seg->procs[slot].state) == MI_PS_FREE) return 0;
   return MI_LD(sys->seg->procs[slot].pid);
+}
+
+int mi_host_wants(const mi_system *sys, int domain) {
+  if (!sys || domain < 0 || domain >= MI_DOM_COUNT) return 0;
+  if (__atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) >> domain & 1) return 2;
+  if (sys->shared) return 1;
+  const mi_seg *g = sys->seg;
+  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+    const mi_urec *u = &g->users[i];
+    if (!MI_LD(u->used)) continue;
+    if (domain == MI_DOM_PROCESS ? MI_LD(u->proc_on) : domain == MI_DOM_IO ? MI_LD(u->io_on) : MI_LD(u->glob_on)) return 1;
+  }
+  return 0;
 }
 
 uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }
