@@ -2532,6 +2532,53 @@ static void test_h17_host_reads_what_is_on(void) {
   rm_tree(root);
 }
 
+/* #17.4: a writer handle adds where mi_host_add would, follows the rows when an ON moves them,
+ * and ignores what mi_host_add ignores (nobody counts it, a dead process, a NULL system). */
+static void test_h17_writer_handle(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  mi_host_wr w, wp, wn;
+  mi_host_wr_init(&wn, NULL, mi_host_counter(21184));
+  mi_host_wadd(&wn, 0, 5);   /* ignored, no crash */
+  mi_host_wr_init(&w, sys, mi_host_counter(21184));
+  mi_host_wadd(&w, 0, 5);
+  EQ(mi_host_value(sys, mi_host_counter(21184), 0), 0, "#17.4 a handle of a counter nobody counts adds nothing");
+  int32_t g1[] = {21184, 0}, g2[] = {21177, 21183, 21185, 0}, stats[8], map = 1;
+  mi_globon(s, &st, g1, stats, &map, 666);
+  mi_host_wadd(&w, 0, 7);
+  EQ(mi_host_value(sys, mi_host_counter(21184), 0), 7, "#17.4 the handle made before the ON adds after it");
+  mi_session *s2 = mi_session_new(sys);
+  mi_session_set_priv(s2, 1);
+  mi_globinstall(s2, &st, 667); mi_accesson(s2, &st, 667);
+  mi_globon(s2, &st, g2, stats, &map, 667);   /* the global row grows: its cells move */
+  mi_host_wadd(&w, 0, 4);
+  EQ(mi_host_value(sys, mi_host_counter(21184), 0), 11, "#17.4 after the row moved the handle adds to the counter's cell");
+  EQ(mi_host_value(sys, mi_host_counter(21183), 0), 0, "#17.4 and to no other");
+  mi_globoff(s, &st, 666);
+  mi_host_wadd(&w, 0, 4);   /* nobody counts it: ignored */
+  mi_globon(s, &st, g1, stats, &map, 666);
+  EQ(mi_host_value(sys, mi_host_counter(21184), 0), 0, "#17.4 an add while nobody counted it went nowhere");
+  mi_proc_desc d = {0};
+  d.pid = 4711;
+  int slot = mi_host_proc_create(sys, &d);
+  int32_t p1[] = {25047, 0};
+  longint_type all;
+  mi_longint_set(&all, -1);
+  mi_procon(s, &st, p1, stats, &map, &all, 666);
+  mi_host_wr_init(&wp, sys, mi_host_counter(25047));
+  mi_host_wadd(&wp, slot, 9);
+  mi_host_wadd(&wp, MI_MAX_PROCESSES, 9);   /* out of range: ignored */
+  mi_host_wadd(&wp, -1, 9);
+  EQ(mi_host_value(sys, mi_host_counter(25047), slot), 9, "#17.4 a process handle adds to a live process");
+  mi_host_proc_exit(sys, slot);
+  mi_host_wadd(&wp, slot, 9);
+  EQ(mi_host_value(sys, mi_host_counter(25047), slot), 9, "#17.4 a dead process's counters stay frozen");
+  mi_session_free(s2);
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2549,6 +2596,7 @@ int main(void) {
   test_get_cache();
   test_writer();
   test_h17_host_reads_what_is_on();
+  test_h17_writer_handle();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

@@ -324,6 +324,27 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
 
+void mi_host_wr_resolve(mi_host_wr *w) {
+  if (!w) return;
+  w->nent = 0;
+  w->cell0 = NULL;
+  w->live = NULL;
+  mi_system *sys = w->sys;
+  if (!sys || sys->attached || (uint32_t)w->c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) { w->gen = NULL; return; }
+  mi_seg *g = sys->seg;
+  w->gen = &g->h.gen;
+  w->at = MI_LD(g->h.gen);   /* first: a change after this is seen at the next add */
+  int d = w->c.id >> MI_HOST_INDEX_BITS;
+  const mi_host_lane *ln = &g->blk.lane[d];
+  int32_t o = MI_LD(g->blk.off[w->c.id]);
+  int64_t cells = MI_LD(ln->cells);
+  if (o < 0 || !cells) return;
+  w->cell0 = (int64_t *)(void *)&g->blk + cells + o;
+  w->stride = MI_LD(ln->stride);
+  w->live = d == MI_DOM_PROCESS ? g->blk.live : NULL;
+  w->nent = MI_LD(ln->nent);
+}
+
 /* The cell of counter c for entity e when c is a counter of this kind, else NULL (the kind
  * table is indexed only once mi_host_cell_ has range-checked c). */
 static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int live_only, int kind) {
