@@ -81,7 +81,9 @@ MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
  * ON names a pid or LDEV and enables counters: the source brings entities in and takes every
  * baseline of the domain then); 1 if an MI user has the domain on, or the store is shared
  * (attached readers may name a pid or LDEV at any time); 0 otherwise. MI_DOM_GLOBAL stands
- * for processors too. Which counters are enabled: mi_host_active (mi_host.h). */
+ * for processors too; domain -1 asks only whether an ON of any domain is under way (2 or 0,
+ * without looking at the users: cheap enough for every call). Which counters are enabled:
+ * mi_host_active (mi_host.h). */
 MI_API int mi_host_wants(const mi_system *sys, int domain);
 /* Sets the time base of a system that has no process yet, backwards too (a source that replays
  * history before it goes real-time starts in the past); 0, or -1 if a process exists. */

@@ -722,7 +722,7 @@ static void refresh(mi_system *sys, void *arg) {
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next
    * age) or an ON is under way (its baselines are taken now) */
   if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
-      mi_host_wants(sys, MI_DOM_GLOBAL) != 2 && mi_host_wants(sys, MI_DOM_PROCESS) != 2 && mi_host_wants(sys, MI_DOM_IO) != 2) return;
+      mi_host_wants(sys, -1) != 2) return;
   refresh_all(sys, h, 0);
 }
 

@@ -603,6 +603,7 @@ int64_t mi_host_proc_pid(const mi_system *sys, int slot) {
 }
 
 int mi_host_wants(const mi_system *sys, int domain) {
+  if (sys && domain == -1) return __atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) ? 2 : 0;
   if (!sys || domain < 0 || domain >= MI_DOM_COUNT) return 0;
   if (__atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) >> domain & 1) return 2;
   if (sys->shared) return 1;
