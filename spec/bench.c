@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include "lua.h"
@@ -84,6 +85,40 @@ static void bench_writer_handle(mi_system *sys, const mi_ctr *gc, const mi_ctr *
   if (mi_host_value(sys, pc[3], 17) != want) printf("  (handles, mi_host_add and the baseline disagree on slot 17)\n");
   printf("writer handles, 16 ctrs:     %6.2f ns  mi_host_add %5.2f ns (x%.2f)  bare adds %5.2f ns  ratio %.2f  (target <= 1.0 ns, <= 3; best of %d)\n",
          wr, add, wr / add, bare, wr / bare, R);
+}
+
+/* #17.2: start-up. CPU (user + system) and peak RSS of `argv -e ''`: the fastest of n runs'
+ * CPU and their largest RSS (KB); -1 if it cannot run. */
+static double startup_cpu(char *const *argv, int n, long *rss) {
+  double best = -1;
+  *rss = 0;
+  for (int i = 0; i < n; i++) {
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+      int fd = open("/dev/null", O_WRONLY);
+      if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); }
+      execvp(argv[0], argv);
+      _exit(127);
+    }
+    int stt;
+    struct rusage ru;
+    if (p < 0 || wait4(p, &stt, 0, &ru) < 0 || !WIFEXITED(stt) || WEXITSTATUS(stt) != 0) return -1;
+    double ms = ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 + ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+    if (best < 0 || ms < best) best = ms;
+    if (ru.ru_maxrss > *rss) *rss = ru.ru_maxrss;
+  }
+  return best;
+}
+
+/* `lua/mish -e ''` against `lua5.4 -e ''` (target: <= 2x the CPU, <= 1.5x the RSS). */
+static void bench_startup(void) {
+  char *lua[] = {"lua5.4", "-e", "", NULL}, *mish[] = {"lua/mish", "-e", "", NULL};
+  long rl, rm;
+  double cl = startup_cpu(lua, 30, &rl), cm = startup_cpu(mish, 30, &rm);
+  if (cl <= 0 || cm < 0) { printf("start-up: cannot run lua5.4 or lua/mish\n"); return; }
+  printf("start-up: lua/mish -e '' %.2f ms CPU, %ld KB  lua5.4 -e '' %.2f ms, %ld KB  ratios %.2f CPU, %.2f RSS  (targets <= 2, <= 1.5; fastest of 30)\n",
+         cm, rm, cl, rl, cm / cl, (double)rm / rl);
 }
 
 /* #17.3: the time of one cycle, from a chain of dependent register adds (8 per loop turn, so the
@@ -274,7 +309,7 @@ static void bench_host(void) {
 }
 
 int main(void) {
-  if (getenv("MISH_BENCH_HOST")) { bench_host(); return 0; }   /* only the host figures */
+  if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
   mi_session *s = mi_session_new(sys);
@@ -594,6 +629,7 @@ int main(void) {
     mi_system_free(big);
   }
   bench_host();
+  bench_startup();
   free(pbuf);
   mi_system_free(sys);
   return 0;
