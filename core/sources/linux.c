@@ -621,7 +621,7 @@ static int any_active(mi_system *sys, const host *h, int from, int to) {
  * the root is still there. 0, or -1 with the failure noted. */
 static int open_root(host *h) {
   struct stat st;
-  if (h->rootfd >= 0 && fstat(h->rootfd, &st) == 0 && st.st_nlink > 0) return 0;
+  if (h->rootfd >= 0 && (h->procfs || (fstat(h->rootfd, &st) == 0 && st.st_nlink > 0))) return 0;   /* a procfs stays */
   if (h->dir) closedir(h->dir);   /* closes rootfd too */
   h->dir = NULL;
   h->rootfd = -1;
