@@ -58,7 +58,7 @@ FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload
 
-.PHONY: all test examples bench coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
+.PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
@@ -134,6 +134,12 @@ spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 bench: spec/bench
 	./spec/bench
 
+# the host beside PCP's pmFetch through a local context (no pmcd), one run; skipped without libpcp3-dev
+bench-peers: core/libmi.a $(CORE_HDR)
+	@if [ -f /usr/include/pcp/pmapi.h ]; then \
+	  $(CC) $(ALLCFLAGS) -Icore spec/bench_peers.c core/libmi.a -lpcp $(LDLIBS) -o spec/bench_peers && ./spec/bench_peers; \
+	else echo "bench-peers: PCP (libpcp3-dev) is not installed: skipped"; fi
+
 # the generated item-coverage report of the simulated system (deterministic; a spec keeps it current)
 coverage: lua/mish
 	./lua/mish scripts/coverage.lua --out core/catalog/COVERAGE-sim.md
@@ -194,5 +200,5 @@ echo:
 	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
-	rm -f .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench lua/mish lua/mish-installed lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench spec/bench_peers lua/mish lua/mish-installed lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen $(FUZZ_B)

@@ -171,6 +171,35 @@ static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t del
   int64_t *p = mi_host_cell_(sys, c, entity, 1);
   if (p) __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);   /* readers load cells atomically */
 }
+/* A writer handle (#17.4): one counter resolved to its row base, re-resolved only when the
+ * layout generation moved (an ON, OFF or mapping change; processes coming and going move no
+ * cell). For a source that adds to the same counters over and over: mi_host_wadd costs
+ * independent loads from the handle instead of the view's lookup chain. Set it up with
+ * mi_host_wr_init; it stays valid while its system lives. Fields are the core's. */
+typedef struct mi_host_wr {
+  int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
+  int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
+  const uint8_t *live;          /* the process domain's live flags, NULL in other domains */
+  const uint64_t *gen;          /* the system's layout generation */
+  uint64_t at;                  /* the generation it was resolved at */
+  mi_system *sys;
+  mi_ctr c;
+} mi_host_wr;
+/* Resolves w again for its system and counter (mi_host_wadd calls it when the layout moved). */
+MI_API void mi_host_wr_resolve(mi_host_wr *w);
+/* Makes w a handle of counter c in sys (a NULL system or a bad counter: every add is ignored). */
+static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
+  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->stride = 0;
+  mi_host_wr_resolve(w);
+}
+/* mi_host_add through a handle: the same checks (counter enabled, entity in range, process
+ * alive) and the same add, no allocation, search or lock. */
+static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
+  if (MI_UNLIKELY(!w->gen || __atomic_load_n(w->gen, __ATOMIC_RELAXED) != w->at)) mi_host_wr_resolve(w);
+  if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent) || (w->live && MI_UNLIKELY(!w->live[entity]))) return;
+  int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
+  __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);
+}
 /* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
 MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);
 /* Adds delta to element `cls` (large-map class 0-719) of an object-class counter; ignores

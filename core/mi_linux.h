@@ -18,7 +18,9 @@ MI_API mi_system *mi_linux_new(const char *proc_root, int age_ms);
 MI_API int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms);
 /* Returns 1 if sys is driven by the host source. */
 MI_API int mi_linux_attached(mi_system *sys);
-/* Reads /proc now, whatever the age; returns the number of processes seen, -1 if not attached. */
+/* Reads everything now (every file and the process table, whatever is enabled and whatever the
+ * age; an AIF call's refresh reads only what enabled counters need); returns the number of
+ * processes seen, -1 if not attached. */
 MI_API int mi_linux_refresh(mi_system *sys);
 /* How the host source's reading of /proc went. A read that fails (EMFILE, EACCES, ENOMEM...)
  * or a file rejected for its content is never taken for a process's death or birth: the

@@ -76,6 +76,15 @@ MI_API int64_t mi_host_proc_pid(const mi_system *sys, int slot);
 /* Returns the layout generation: it changes whenever someone enables or disables counters or the
  * mapping changes, so a source that skips refreshes can re-read after a new ON. */
 MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
+/* Says whether anyone reads domain, so a source may skip the work of a domain nobody reads:
+ * 2 while an ON of the domain is under way in this process (its refresh runs just before the
+ * ON names a pid or LDEV and enables counters: the source brings entities in and takes every
+ * baseline of the domain then); 1 if an MI user has the domain on, or the store is shared
+ * (attached readers may name a pid or LDEV at any time); 0 otherwise. MI_DOM_GLOBAL stands
+ * for processors too; domain -1 asks only whether an ON of any domain is under way (2 or 0,
+ * without looking at the users: cheap enough for every call). Which counters are enabled:
+ * mi_host_active (mi_host.h). */
+MI_API int mi_host_wants(const mi_system *sys, int domain);
 /* Sets the time base of a system that has no process yet, backwards too (a source that replays
  * history before it goes real-time starts in the past); 0, or -1 if a process exists. */
 MI_API int mi_host_rebase(mi_system *sys, int64_t ticks);

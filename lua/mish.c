@@ -479,6 +479,14 @@ static int pmain(lua_State *L) {
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
                   "__mish_complete = function(w) return sh.complete(w, _G) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  /* no option at all (#17.2): the default system is the core's built-in one, the very machine
+   * mi.set_default({}) would build; it and the global s are made at their first use, so a
+   * script that never measures does not pay for a minute of simulated history */
+  int plain = !(system && system[0]) && !(workload && workload[0]) && !(cpus && cpus[0]) && !(proc && proc[0]) && !share && !attach;
+  if (plain) {
+    if (dostring(L, "setmetatable(_G, {__index = function(g, k) if k == 's' then setmetatable(g, nil)\n"
+                    "  local v = mi.open() rawset(g, 's', v) return v end end})", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  } else {
   /* the one default system, from the options; a bad option is one line, not a traceback */
   lua_getglobal(L, "mi");
   lua_getfield(L, -1, "set_default");
@@ -490,6 +498,7 @@ static int pmain(lua_State *L) {
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  }
   /* arg table as lua.c does */
   lua_createtable(L, argc, 1);
   for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - (script ? script : argc)); }

@@ -373,4 +373,26 @@ describe("the host source when /proc cannot be read (#11.9, #11.10)", function()
     s:close()
     os.execute("rm -rf '" .. root .. "'")
   end)
+  it("#17.1 a global-only ON reads no /proc/[pid] file; a process ON reads stat, an I/O item io", function()
+    local root = fixture()
+    local s = host(root)
+    -- pid 4242's stat and io become directories: any attempt to read one counts as malformed
+    os.execute("rm -f '" .. root .. "/4242/stat' '" .. root .. "/4242/io'")
+    os.execute("mkdir '" .. root .. "/4242/stat' '" .. root .. "/4242/io'")
+    s:on("global", { "gmt_idle", "gmt_cs_process" })
+    local before = s:info().host
+    for _ = 1, 3 do s:get("global") end
+    local after = s:info().host
+    assert.equal(before.refreshes + 3, after.refreshes, "each GET refreshed (age 0)")
+    assert.equal(before.malformed, after.malformed, "no process file was read")
+    s:on("process", { "pmt_process_time" })
+    before = s:info().host
+    s:get("process")
+    after = s:info().host
+    local n = after.refreshes - before.refreshes
+    assert.is_true(n >= 1)
+    assert.equal(before.malformed + n, after.malformed, "each refresh read 4242's stat once, not its io")
+    s:close()
+    os.execute("rm -rf '" .. root .. "'")
+  end)
 end)

@@ -191,7 +191,7 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   int n = check_list(s, nums, stats, user_id);
   if (n < 0) { MI_STATUS(st, n); return; }
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_for(sys, MI_DOM_GLOBAL);   /* the source takes its baselines before the ON */
   mi_wlock(sys);
   globon_locked(s, st, nums, stats, n, mapping);
   mi_wunlock(sys);
@@ -303,7 +303,7 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   if (n < 0) { MI_STATUS(st, n); return; }
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_for(sys, MI_DOM_PROCESS);   /* the source brings its processes in before the ON names one */
   mi_wlock(sys);
   procon_locked(s, st, nums, stats, n, mapping, pid);
   mi_wunlock(sys);
@@ -458,7 +458,7 @@ void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int3
   if (n < 0) { MI_STATUS(st, n); return; }
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_for(sys, MI_DOM_IO);   /* the source brings its devices in before the ON names one */
   mi_wlock(sys);
   ioon_locked(s, st, nums, stats, n, mapping, ldev ? *ldev : -1);
   mi_wunlock(sys);

@@ -1,7 +1,9 @@
 /* linux.c — the host source: Linux's own accounting from /proc, written into the counter
- * store through mi_host.h only. Each refresh reads /proc/stat, interrupts, meminfo, vmstat,
- * diskstats and every /proc/[pid]/stat (status once per process, io when readable) and adds
- * the differences since the last refresh. Only a gone pid directory or stat is a death; a
+ * store through mi_host.h only. A refresh reads /proc/stat and what the enabled counters need
+ * (mi_host_active, mi_host_wants): interrupts, meminfo, vmstat and diskstats for their items,
+ * the process table (/proc listing, every [pid]/stat, status once per process) while someone
+ * has processes on, [pid]/io for the process I/O items, and adds the differences since the
+ * last reading; mi_linux_refresh reads everything. Only a gone pid directory or stat is a death; a
  * failed read or a malformed file is skipped for this refresh and counted (mi_linux_health),
  * never a death, a birth or a figure. Any tree under the root is safe to read: files are
  * checked to be regular, read whole and NUL-terminated, parsed field by field.
@@ -17,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include "mi_linux.h"
 #include "mi_source.h"
 
@@ -57,6 +60,13 @@ typedef struct hproc {
   uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
 } hproc;
 
+/* What a refresh reads besides /proc/stat: groups of files, each for its items. */
+enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
+/* The system-wide files kept open between refreshes (read again with pread from 0). */
+enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
+static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
+#define HOUSEKEEP_MS 1000       /* meminfo (memory size) and diskstats (devices) at least this often */
+
 #define NINJECT 4
 #define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
 #define VAL_MAX ((uint64_t)INT64_MAX)   /* figures above this are malformed; no sum goes beyond it */
@@ -83,6 +93,13 @@ typedef struct host {
   mi_linux_health health;
   int trouble;                  /* this refresh failed a read or rejected a file */
   struct { char rel[64]; int err; } inject[NINJECT];   /* test hook: reads that fail */
+  int rootfd;                   /* the root, kept open: files are opened relative to it; -1 none */
+  int procfs;                   /* the root is a procfs: its files are regular and a short read ends them */
+  DIR *dir;                     /* the root's listing, kept and rewound */
+  int kfd[NKEPT];               /* kept system-wide files, -1 until opened */
+  uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
+  int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
+  int rebase_disks;             /* this reading of diskstats is a baseline */
 } host;
 
 static int64_t mono_ms(void) {
@@ -107,20 +124,21 @@ static void note_bad(host *h) {
 /* Results of slurp besides a length: the read failed (errno in *err) or the file is no text file. */
 enum { RD_FAIL = -1, RD_BAD = -2 };
 
-/* Reads the regular file at path (whole, up to FILE_MAX) into h->buf, NUL-terminated at the
- * bytes actually read; a file longer than FILE_MAX is cut after its last complete line.
- * Never blocks (a fifo or device is RD_BAD). Returns the length, RD_FAIL with *err set, or
- * RD_BAD (not a regular file, an embedded NUL, one unfinished line). */
-static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
-  *err = 0;
-  if (h->cap) h->buf[0] = 0;
+/* 1 (and *err set) if the test hook makes reads of rel fail. */
+static int injected(host *h, const char *rel, int *err) {
   for (int i = 0; i < NINJECT; i++)
-    if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { *err = h->inject[i].err; return RD_FAIL; }
-  int fd;
-  do fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); while (fd < 0 && errno == EINTR);
-  if (fd < 0) { *err = errno; return RD_FAIL; }
+    if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { *err = h->inject[i].err; return 1; }
+  return 0;
+}
+
+/* Reads the open file fd (whole, from offset 0, up to FILE_MAX) into h->buf, NUL-terminated at
+ * the bytes actually read; a file longer than FILE_MAX is cut after its last complete line.
+ * checked: the caller knows fd is a regular file. Never blocks (a fifo or device is RD_BAD).
+ * Returns the length, RD_FAIL with *err set, or RD_BAD (not a regular file, an embedded NUL,
+ * one unfinished line). Does not close fd. */
+static ssize_t slurp_fd(host *h, int fd, int checked, int *err) {
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return RD_BAD; }
+  if (!checked && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) return RD_BAD;
   size_t n = 0;
   int full = 0;
   for (;;) {
@@ -129,17 +147,18 @@ static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
       size_t cap = h->cap ? h->cap * 2 : BUF * 8;
       if (cap > FILE_MAX + 1) cap = FILE_MAX + 1;
       char *b = realloc(h->buf, cap);
-      if (!b) { close(fd); *err = ENOMEM; return RD_FAIL; }
+      if (!b) { *err = ENOMEM; return RD_FAIL; }
       h->buf = b;
       h->cap = cap;
     }
-    ssize_t r = read(fd, h->buf + n, h->cap - 1 - n);
+    size_t want = h->cap - 1 - n;
+    ssize_t r = pread(fd, h->buf + n, want, (off_t)n);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) { *err = errno; close(fd); h->buf[0] = 0; return RD_FAIL; }
+    if (r < 0) { *err = errno; h->buf[0] = 0; return RD_FAIL; }
     if (r == 0) break;
     n += (size_t)r;
+    if (h->procfs && (size_t)r < want) break;   /* a procfs file gives all it has at once */
   }
-  close(fd);
   h->buf[n] = 0;
   if (memchr(h->buf, 0, n)) { h->buf[0] = 0; return RD_BAD; }
   if (full) {                   /* keep whole lines only */
@@ -151,17 +170,58 @@ static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
   return (ssize_t)n;
 }
 
+/* Opens path relative to dirfd for reading without blocking; the descriptor or -1 (errno). */
+static int open_rd(int dirfd, const char *path) {
+  int fd;
+  do fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+/* slurp_fd of the file at path (absolute, or relative to the root) named rel for the test hook. */
+static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
+  *err = 0;
+  if (h->cap) h->buf[0] = 0;
+  if (injected(h, rel, err)) return RD_FAIL;
+  int fd = open_rd(path[0] == '/' || h->rootfd < 0 ? AT_FDCWD : h->rootfd, path);
+  if (fd < 0) { *err = errno; return RD_FAIL; }
+  ssize_t n = slurp_fd(h, fd, h->procfs, err);
+  close(fd);
+  return n;
+}
+
 /* slurp_at for rel under the root. */
 static ssize_t slurp(host *h, const char *rel, int *err) {
+  if (h->rootfd >= 0) return slurp_at(h, rel, rel, err);
   char path[512];
   snprintf(path, sizeof path, "%s/%s", h->root, rel);
   return slurp_at(h, path, rel, err);
 }
 
-/* slurp for a file every kernel has: a failure or a non-file is noted; returns 1 when read. */
-static int slurp_noted(host *h, const char *rel) {
+/* slurp of system-wide file k, kept open between refreshes (opened again when a fixture's
+ * file was replaced: its kept descriptor no longer has a name). */
+static ssize_t slurp_kept(host *h, int k, int *err) {
+  *err = 0;
+  if (h->cap) h->buf[0] = 0;
+  if (injected(h, kept_rel[k], err)) return RD_FAIL;
+  struct stat st;
+  if (h->kfd[k] >= 0 && !h->procfs && (fstat(h->kfd[k], &st) != 0 || st.st_nlink == 0 || !S_ISREG(st.st_mode))) {
+    close(h->kfd[k]);
+    h->kfd[k] = -1;
+  }
+  if (h->kfd[k] < 0) {
+    if (h->rootfd < 0) return slurp(h, kept_rel[k], err);
+    int fd = open_rd(h->rootfd, kept_rel[k]);
+    if (fd < 0) { *err = errno; return RD_FAIL; }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return RD_BAD; }
+    h->kfd[k] = fd;
+  }
+  return slurp_fd(h, h->kfd[k], 1, err);
+}
+
+/* slurp_kept for a file every kernel has: a failure or a non-file is noted; returns 1 when read. */
+static int slurp_noted(host *h, int k) {
   int err;
-  ssize_t n = slurp(h, rel, &err);
+  ssize_t n = slurp_kept(h, k, &err);
   if (n == RD_FAIL) note_fail(h, err);
   else if (n == RD_BAD) note_bad(h);
   return n >= 0;
@@ -247,7 +307,7 @@ static const char *user_of(host *h, uint32_t uid) {
  * since 2.6.11) spoils every cpu line of this reading: one half-read line must not rebase a
  * processor. A processor with no line this time keeps its baseline. */
 static void read_stat(mi_system *sys, host *h) {
-  if (!slurp_noted(h, "stat")) return;
+  if (!slurp_noted(h, K_STAT)) return;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;   /* ticks per jiffy */
   uint64_t sum[NCPU_MI][8] = {{0}}, all[8] = {0};
   int ncpu = 0, have_all = 0, bad = 0, present[NCPU_MI] = {0};
@@ -305,7 +365,7 @@ static void read_stat(mi_system *sys, host *h) {
  * folded like /proc/stat. A row with a count too big for a figure spoils the reading; a
  * row with fewer counts than CPUs (ERR, MIS) is left out. */
 static void read_interrupts(mi_system *sys, host *h) {
-  if (!slurp_noted(h, "interrupts")) return;
+  if (!slurp_noted(h, K_INTR)) return;
   const char *line = h->buf, *eol = strchr(line, '\n');
   int ncol = 0, bad = 0;
   uint64_t sum[NCPU_MI] = {0};
@@ -331,16 +391,21 @@ static void read_interrupts(mi_system *sys, host *h) {
   for (int c = 0; c < ncpu && c < ncol; c++) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
 }
 
-/* /proc/meminfo and /proc/vmstat: memory size, free pages, major faults. */
+/* /proc/meminfo: memory size and free pages. */
 static void read_memory(mi_system *sys, host *h) {
-  uint64_t total, free_kb, f;
-  if (slurp_noted(h, "meminfo")) {
+  uint64_t total, free_kb;
+  if (slurp_noted(h, K_MEM)) {
     if (keyed(h->buf, "MemTotal", &total) && keyed(h->buf, "MemFree", &free_kb)) {
       mi_host_config_set(sys, 3039, total / 2 > INT32_MAX ? INT32_MAX : (int32_t)(total / 2));
       mi_host_set(sys, h->c[G_FREE], 0, (int64_t)(free_kb / 2));
     } else note_bad(h);
   }
-  if (slurp_noted(h, "vmstat")) {
+}
+
+/* /proc/vmstat: major faults. */
+static void read_vmstat(mi_system *sys, host *h) {
+  uint64_t f;
+  if (slurp_noted(h, K_VM)) {
     if (keyed(h->buf, "pgmajfault", &f)) bump(sys, h, G_PF, 0, f, &h->pgmajfault, 1);
     else note_bad(h);
   }
@@ -374,7 +439,7 @@ static int disk_line(const char *line, char name[32], uint64_t v[11]) {
 
 /* /proc/diskstats: whole disks become disk LDEVs 1, 2, ... in the order the kernel lists them. */
 static void read_disks(mi_system *sys, host *h) {
-  if (!slurp_noted(h, "diskstats")) return;
+  if (!slurp_noted(h, K_DISK)) return;
   char names[256][32];   /* whole disks listed so far, to recognise their partitions */
   int n = 0, bad = 0;
   for (const char *line = h->buf; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
@@ -386,6 +451,10 @@ static void read_disks(mi_system *sys, host *h) {
     snprintf(names[n++], 32, "%s", name);
     int d = 0;
     while (d < h->ndisks && strcmp(h->disk[d].name, name)) d++;
+    if (h->rebase_disks && d < h->ndisks) {   /* counting again after a pause: a new baseline */
+      for (int k = 0; k < 11; k++) h->disk[d].v[k] = v[k];
+      continue;
+    }
     if (d == h->ndisks) {
       if (h->ndisks >= MAX_DISKS || h->ndisks >= 999) continue;
       snprintf(h->disk[d].name, sizeof h->disk[d].name, "%s", name);
@@ -468,16 +537,17 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
   return ms > INT64_MAX / tpm ? 0 : ms * tpm;
 }
 
-/* One /proc/[pid]: creates the MI process at first sight, then adds what it did since.
- * Returns 0 if the process is gone (its stat does not exist), 1 if seen or kept: a stat
- * that cannot be read for another reason or is malformed skips this refresh for the
- * process (kept alive, nothing added) and never makes a birth. */
-static int read_proc(mi_system *sys, host *h, int64_t pid) {
+/* One /proc/[pid]: creates the MI process at first sight, then adds what it did since (its
+ * io only when pio). Returns 0 if the process is gone (its stat does not exist), 1 if seen or
+ * kept: a stat that cannot be read for another reason or is malformed skips this refresh for
+ * the process (kept alive, nothing added) and never makes a birth. */
+static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
   if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
-  snprintf(rel, sizeof rel, "%lld/stat", (long long)pid);
+  int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
+  memcpy(rel + len, "stat", 5);
   ssize_t n = slurp(h, rel, &err);
   if (n == RD_FAIL && gone(err)) {           /* gone since readdir: it is simply not seen */
     if (slot >= 0) h->p[slot].gen = 0;
@@ -487,7 +557,7 @@ static int read_proc(mi_system *sys, host *h, int64_t pid) {
   uint64_t f[23] = {0};
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
   if (slot < 0) {
-    snprintf(rel, sizeof rel, "%lld/status", (long long)pid);
+    memcpy(rel + len, "status", 7);
     n = slurp(h, rel, &err);
     if (n == RD_FAIL) { if (!gone(err)) note_fail(h, err); return !gone(err); }
     uint64_t uid;
@@ -506,14 +576,15 @@ static int read_proc(mi_system *sys, host *h, int64_t pid) {
     hp->pid = pid;
     /* a process born since we started counts its whole life; one found at the first
      * reading starts from what it had then, like the CPU and disk totals */
-    if (h->gen == 1) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+    if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
   }
   hproc *hp = &h->p[slot];
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
   bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);
   bump(sys, h, P_PF, slot, f[12], &hp->majflt, 1);
-  snprintf(rel, sizeof rel, "%lld/io", (long long)pid);
+  if (!pio) return 1;
+  memcpy(rel + len, "io", 3);
   n = slurp(h, rel, &err);
   if (n == RD_FAIL) {   /* another user's io is unreadable, and it may be gone: skipped */
     if (!gone(err) && err != EACCES && err != EPERM) note_fail(h, err);
@@ -540,57 +611,119 @@ static int64_t pid_name(const char *s) {
   return v <= INT32_MAX ? v : 0;
 }
 
-/* Reads everything once; returns the number of processes seen (or kept). Only a complete
- * listing of the root can show a death: when the directory cannot be opened or read to its
- * end, nobody dies this time. */
-static int refresh_all(mi_system *sys, host *h) {
+/* 1 if any of roles [from, to] is counted by someone. */
+static int any_active(mi_system *sys, const host *h, int from, int to) {
+  for (int r = from; r <= to; r++) if (mi_host_active(sys, h->c[r])) return 1;
+  return 0;
+}
+
+/* Opens (again) the root as a directory for openat and the listing; keeps what is open while
+ * the root is still there. 0, or -1 with the failure noted. */
+static int open_root(host *h) {
+  struct stat st;
+  if (h->rootfd >= 0 && (h->procfs || (fstat(h->rootfd, &st) == 0 && st.st_nlink > 0))) return 0;   /* a procfs stays */
+  if (h->dir) closedir(h->dir);   /* closes rootfd too */
+  h->dir = NULL;
+  h->rootfd = -1;
+  for (int k = 0; k < NKEPT; k++) if (h->kfd[k] >= 0) { close(h->kfd[k]); h->kfd[k] = -1; }
+  int fd;
+  do fd = open(h->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC); while (fd < 0 && errno == EINTR);
+  if (fd < 0) { note_fail(h, errno); return -1; }
+  h->dir = fdopendir(fd);
+  if (!h->dir) { note_fail(h, errno); close(fd); return -1; }
+  h->rootfd = fd;
+  struct statfs sf;
+  h->procfs = fstatfs(fd, &sf) == 0 && sf.f_type == 0x9fa0;   /* PROC_SUPER_MAGIC */
+  return 0;
+}
+
+/* Reads what is needed once (everything when full); returns the number of processes seen (or
+ * kept). A group of files is read when its items are counted, when an ON of its domain is
+ * under way (the ON's baselines), or on a full reading; the process table while anyone has
+ * processes on. A group counted now that the previous refresh did not read starts from a new
+ * baseline: what happened while nobody counted it is not added. Only a complete listing of the
+ * root can show a death: when the directory cannot be opened or read to its end, nobody dies
+ * this time. */
+static int refresh_all(mi_system *sys, host *h, int full) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   int64_t tpm = mi_host_ticks_per_ms(sys);
   mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
   h->gen++;
   h->trouble = 0;
-  read_stat(sys, h);
-  read_interrupts(sys, h);
-  read_memory(sys, h);
-  read_disks(sys, h);
-  int seen = 0, listed = 0, inj = 0;
-  for (int i = 0; i < NINJECT; i++)
-    if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
-  DIR *dir = NULL;
-  if (!inj) {
-    do { errno = 0; dir = opendir(h->root); } while (!dir && errno == EINTR);
-    if (!dir) note_fail(h, errno ? errno : EIO);
-  }
-  if (dir) {
-    struct dirent *de;
-    for (;;) {
-      errno = 0;
-      if (!(de = readdir(dir))) break;
-      int64_t pid = pid_name(de->d_name);
-      if (pid > 0) seen += read_proc(sys, h, pid);
+  int64_t ms = mono_ms();
+  int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
+  int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
+  int on[NGROUP], use[NGROUP];
+  on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
+  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]);
+  on[GR_VM] = mi_host_active(sys, h->c[G_PF]);
+  on[GR_DISK] = any_active(sys, h, D_RD, D_COMPL);
+  on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
+  on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
+  use[GR_INTR] = full || wg == 2 || on[GR_INTR];
+  use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
+  use[GR_VM] = full || wg == 2 || on[GR_VM];
+  use[GR_DISK] = full || wi || on[GR_DISK] || house;
+  use[GR_SCAN] = full || wp || on[GR_SCAN];
+  use[GR_PIO] = full || wp == 2 || on[GR_PIO];
+  int rebase[NGROUP];
+  for (int g = 0; g < NGROUP; g++) rebase[g] = use[g] && on[g] && h->rd[g] + 1 != h->gen && h->gen > 1;
+  if (rebase[GR_INTR]) for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
+  if (rebase[GR_VM]) h->pgmajfault = UINT64_MAX;
+  h->rebase_disks = rebase[GR_DISK];
+  int first = h->gen == 1 || (use[GR_SCAN] && h->rd[GR_SCAN] + 1 != h->gen);   /* (again) the first look at processes */
+  if (first || rebase[GR_PIO])
+    for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
+      hproc *hp = &h->p[s];
+      if (first) hp->cpu = hp->majflt = UINT64_MAX;
+      hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
     }
-    if (errno) note_fail(h, errno); else listed = 1;
-    closedir(dir);
+  if (house && !full) h->house_ms = ms;
+  int rooted = open_root(h) == 0;
+  read_stat(sys, h);
+  if (use[GR_INTR]) read_interrupts(sys, h);
+  if (use[GR_MEM]) read_memory(sys, h);
+  if (use[GR_VM]) read_vmstat(sys, h);
+  if (use[GR_DISK]) read_disks(sys, h);
+  h->rebase_disks = 0;
+  int seen = 0, listed = 0, inj = 0;
+  if (use[GR_SCAN]) {
+    for (int i = 0; i < NINJECT; i++)
+      if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+    if (!inj && rooted) {
+      rewinddir(h->dir);
+      struct dirent *de;
+      for (;;) {
+        errno = 0;
+        if (!(de = readdir(h->dir))) break;
+        int64_t pid = pid_name(de->d_name);
+        if (pid > 0) seen += read_proc(sys, h, pid, use[GR_PIO], first);
+      }
+      if (errno) note_fail(h, errno); else listed = 1;
+    }
+    /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
+    if (listed)
+      for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
+        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s))
+          mi_host_proc_exit(sys, s);
   }
-  /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
-  if (listed)
-    for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
-      if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s))
-        mi_host_proc_exit(sys, s);
+  for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
   h->last_ms = mono_ms();
   h->layout = mi_host_layout_gen(sys);
-  return seen;
+  return use[GR_SCAN] ? seen : mi_host_proc_count(sys);
 }
 
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
-  /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next age) */
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout) return;
-  refresh_all(sys, h);
+  /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next
+   * age) or an ON is under way (its baselines are taken now) */
+  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
+      mi_host_wants(sys, -1) != 2) return;
+  refresh_all(sys, h, 0);
 }
 
 /* The first 8 characters of s as a hex number (non-hex digits count 0), 31 bits. */
@@ -606,7 +739,10 @@ static int32_t hex8(const char *s) {
 /* Frees a host source. */
 static void host_free(void *arg) {
   host *h = arg;
-  if (h) free(h->buf);
+  if (!h) return;
+  for (int k = 0; k < NKEPT; k++) if (h->kfd[k] >= 0) close(h->kfd[k]);
+  if (h->dir) closedir(h->dir);
+  free(h->buf);
   free(h);
 }
 
@@ -621,7 +757,7 @@ int mi_linux_attached(mi_system *sys) { return of(sys) != NULL; }
 int mi_linux_refresh(mi_system *sys) {
   if (!mi_linux_attached(sys)) return -1;
   mi_host_begin(sys);
-  int n = refresh_all(sys, of(sys));
+  int n = refresh_all(sys, of(sys), 1);
   mi_host_publish(sys);
   return n;
 }
@@ -631,6 +767,9 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   host *h = calloc(1, sizeof *h);
   if (!h) return -1;
   snprintf(h->root, sizeof h->root, "%s", proc_root ? proc_root : "/proc");
+  h->rootfd = -1;
+  for (int k = 0; k < NKEPT; k++) h->kfd[k] = -1;
+  open_root(h);   /* a root that cannot be opened now is tried again at each refresh */
   h->age_ms = age_ms < 0 ? 100 : age_ms;
   h->hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   for (int r = 0; r < NROLE; r++) h->c[r] = mi_host_counter(map[r].item);
@@ -644,14 +783,13 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   if (slurp(h, "sys/kernel/threads-max", &err) > 0 && (p = h->buf, num(&p, &x)))
     mi_host_config_set(sys, 3035, x > INT32_MAX ? INT32_MAX : (int32_t)x);
   if (slurp(h, "sys/kernel/random/boot_id", &err) >= 8) mi_host_config_set(sys, 3046, hex8(h->buf));
-  char mid[512];
-  snprintf(mid, sizeof mid, "%s/../etc/machine-id", h->root);
-  if (slurp_at(h, strcmp(h->root, "/proc") == 0 ? "/etc/machine-id" : mid, "../etc/machine-id", &err) >= 8)
+  if ((strcmp(h->root, "/proc") == 0 ? slurp_at(h, "/etc/machine-id", "../etc/machine-id", &err)
+                                      : slurp(h, "../etc/machine-id", &err)) >= 8)
     mi_host_config_set(sys, 3038, hex8(h->buf));
   mi_host_config_text(sys, 3037, "LINUX   ");
   mi_source_attach(sys, &mi_source_host_ops, h);
   mi_host_begin(sys);
-  refresh_all(sys, h);   /* baseline: counters start from what the kernel says now */
+  refresh_all(sys, h, 1);   /* baseline: counters start from what the kernel says now */
   mi_host_publish(sys);
   return 0;
 }

@@ -99,6 +99,14 @@ void mi_sys_refresh(mi_system *sys) {
   mi_wunlock(sys);
 }
 
+/* mi_sys_refresh before an ON of domain: the source sees the ON coming (mi_host_wants), so a
+ * source that keeps a domain's entities only while someone reads them brings them in first. */
+void mi_sys_refresh_for(mi_system *sys, int domain) {
+  __atomic_fetch_or(&sys->want_dom, 1 << domain, __ATOMIC_RELAXED);
+  mi_sys_refresh(sys);
+  __atomic_fetch_and(&sys->want_dom, ~(1 << domain), __ATOMIC_RELAXED);
+}
+
 /* The thread of mi_system_publish_every. */
 struct mi_publisher {
   pthread_t t;
@@ -315,6 +323,27 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
 }
 
 void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
+
+void mi_host_wr_resolve(mi_host_wr *w) {
+  if (!w) return;
+  w->nent = 0;
+  w->cell0 = NULL;
+  w->live = NULL;
+  mi_system *sys = w->sys;
+  if (!sys || sys->attached || (uint32_t)w->c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) { w->gen = NULL; return; }
+  mi_seg *g = sys->seg;
+  w->gen = &g->h.gen;
+  w->at = MI_LD(g->h.gen);   /* first: a change after this is seen at the next add */
+  int d = w->c.id >> MI_HOST_INDEX_BITS;
+  const mi_host_lane *ln = &g->blk.lane[d];
+  int32_t o = MI_LD(g->blk.off[w->c.id]);
+  int64_t cells = MI_LD(ln->cells);
+  if (o < 0 || !cells) return;
+  w->cell0 = (int64_t *)(void *)&g->blk + cells + o;
+  w->stride = MI_LD(ln->stride);
+  w->live = d == MI_DOM_PROCESS ? g->blk.live : NULL;
+  w->nent = MI_LD(ln->nent);
+}
 
 /* The cell of counter c for entity e when c is a counter of this kind, else NULL (the kind
  * table is indexed only once mi_host_cell_ has range-checked c). */
@@ -571,6 +600,20 @@ int mi_host_proc_alive(const mi_system *sys, int slot) {
 int64_t mi_host_proc_pid(const mi_system *sys, int slot) {
   if (!sys || slot < 0 || slot >= MI_MAX_PROCESSES || MI_LD(sys->seg->procs[slot].state) == MI_PS_FREE) return 0;
   return MI_LD(sys->seg->procs[slot].pid);
+}
+
+int mi_host_wants(const mi_system *sys, int domain) {
+  if (sys && domain == -1) return __atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) ? 2 : 0;
+  if (!sys || domain < 0 || domain >= MI_DOM_COUNT) return 0;
+  if (__atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) >> domain & 1) return 2;
+  if (sys->shared) return 1;
+  const mi_seg *g = sys->seg;
+  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+    const mi_urec *u = &g->users[i];
+    if (!MI_LD(u->used)) continue;
+    if (domain == MI_DOM_PROCESS ? MI_LD(u->proc_on) : domain == MI_DOM_IO ? MI_LD(u->io_on) : MI_LD(u->glob_on)) return 1;
+  }
+  return 0;
 }
 
 uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }

@@ -9,18 +9,27 @@ local MAP_NAMES = { [0] = "large", "small", "standard" }
 local DOMAIN_PREFIX = { global = { 21 }, process = { 25, 20 }, io = { 23, 20 }, processor = { 27, 20 } }
 
 -- ---------------------------------------------------------------- catalog
-local ITEMS, BY_NUM, BY_NAME = core.items(), {}, { global = {}, process = {}, io = {}, processor = {} }
-for _, it in ipairs(ITEMS) do
-  BY_NUM[it.item] = it
-  local d = BY_NAME[it.domain]
-  if not d[it.name] or d[it.name].kind == "pseudo" then d[it.name] = it end
+-- The catalog tables fill themselves at their first use (#17.2: a start-up that never looks
+-- pays nothing): indexing, # and pairs/ipairs of an unfilled table fill it, then it is plain.
+local function lazy(fill)
+  local function go(t) setmetatable(t, nil); fill(t); return t end
+  return setmetatable({}, { __index = function(t, k) return rawget(go(t), k) end,
+    __len = function(t) return #go(t) end, __pairs = function(t) return next, go(t), nil end })
 end
-local CONFIG, CONFIG_BY = core.config_items(), {}
-for _, c in ipairs(CONFIG) do CONFIG_BY[c.item], CONFIG_BY[c.name] = c, c end
-local STATUS, STATUS_BY = core.statuses(), {}
-for _, s in ipairs(STATUS) do STATUS_BY[s.code], STATUS_BY[s.name] = s, s end
-local DEVTYPES, DEV_BY = core.devtypes(), {}
-for _, d in ipairs(DEVTYPES) do DEV_BY[d.name], DEV_BY[d.name .. "s"] = d, d end
+-- Copies the array core[fn]() returns into t.
+local function copy(fn) return function(t) for i, v in ipairs(core[fn]()) do t[i] = v end end end
+local ITEMS, CONFIG, STATUS, DEVTYPES = lazy(copy("items")), lazy(copy("config_items")), lazy(copy("statuses")), lazy(copy("devtypes"))
+local BY_NUM = lazy(function(t) for _, it in ipairs(ITEMS) do t[it.item] = it end end)
+local BY_NAME = lazy(function(t)
+  for _, d in ipairs({ "global", "process", "io", "processor" }) do t[d] = {} end
+  for _, it in ipairs(ITEMS) do
+    local d = t[it.domain]
+    if not d[it.name] or d[it.name].kind == "pseudo" then d[it.name] = it end
+  end
+end)
+local CONFIG_BY = lazy(function(t) for _, c in ipairs(CONFIG) do t[c.item], t[c.name] = c, c end end)
+local STATUS_BY = lazy(function(t) for _, s in ipairs(STATUS) do t[s.code], t[s.name] = s, s end end)
+local DEV_BY = lazy(function(t) for _, d in ipairs(DEVTYPES) do t[d.name], t[d.name .. "s"] = d, d end end)
 
 M.items, M.config_items, M.statuses, M.devtypes = ITEMS, CONFIG, STATUS, DEVTYPES
 
