@@ -28,6 +28,17 @@ check "testmiaif1 (C) runs" env MISH_CPUS=1 examples/testmiaif1 0.3 3
 verify "testmiaif1 (C): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
 check "testmiaif1 (Lua) runs" env MISH_CPUS=1 $MISH examples/testmiaif1.lua 0.3 3
 verify "testmiaif1 (Lua): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
+# #16.2: on the default 2 CPUs (and on 3) the figures are shares of all processors' time, and it says so
+ncpu_sums() { grep -q "^$1 CPUs: each figure is a share" "$2" && cpu_sums "$2"; }
+for n in 2 3; do
+  check "testmiaif1 (C) on $n CPUs runs (#16.2)" env MISH_CPUS=$n examples/testmiaif1 0.3 3
+  verify "testmiaif1 (C) on $n CPUs says so, ICS >= 0, states sum to 100% (#16.2)" ncpu_sums $n "$out"
+  check "testmiaif1 (Lua) on $n CPUs runs (#16.2)" env MISH_CPUS=$n $MISH examples/testmiaif1.lua 0.3 3
+  verify "testmiaif1 (Lua) on $n CPUs says so, ICS >= 0, states sum to 100% (#16.2)" ncpu_sums $n "$out"
+done
+check "testmiaif1: a workload with MISH_SYSTEM=host is an error, exit 2 (#16.3)" sh -c \
+  'MISH_SYSTEM=host MISH_WORKLOAD=batch examples/testmiaif1 0.1 1 2>&1; test $? = 2'
+verify "testmiaif1: the error names MISH_WORKLOAD (#16.3)" grep -q "MISH_WORKLOAD=batch" "$out"
 # testmiaif2: per-class reads add up to the total reads on every interval
 class_sums() { awk '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
                     END { if (t != s) bad++; exit !(n >= 2 && !bad) }' "$1"; }
