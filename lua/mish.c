@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <pwd.h>
 #include <sys/select.h>
 #include "lua.h"
@@ -396,9 +397,103 @@ static void usage(void) {
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
-         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
+         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
+         "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
+         "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
+}
+
+/* ---- options ----
+ * The options that choose the measured system, one row each: the flag, the environment
+ * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
+ * mi.set_default reads). A new option is a new row (and a check in check_options if it
+ * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, NOPTS };
+static const struct { const char *flag, *env, *key; } options[NOPTS] = {
+  {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
+  {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
+  {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
+};
+static const char *optval[NOPTS];   /* each option's value (NULL: not given) */
+static int optcmd[NOPTS];           /* 1 if it came from the command line, 0 from the environment */
+static char optname[NOPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
+
+/* Names option k as the user gave it (for error messages). */
+static const char *opt_said(int k) {
+  if (optcmd[k]) snprintf(optname[k], sizeof optname[k], "%s %s", options[k].flag, optval[k]);
+  else snprintf(optname[k], sizeof optname[k], "%s=%s", options[k].env, optval[k]);
+  return optname[k];
+}
+
+/* Prints an option error (a format and its arguments) and a hint; returns 2, mish's exit status for it. */
+static int opt_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", progname);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (try %s --help)\n", progname);
+  va_end(ap);
+  return 2;
+}
+
+/* Returns 1 if options a and b, both given, cannot go together. */
+static int opts_conflict(int a, int b) {
+  if (a > b) { int t = a; a = b; b = t; }
+  const char *sys = optval[O_SYSTEM] ? optval[O_SYSTEM] : "sim";
+  size_t n = strcspn(sys, ":");
+  if (a == O_SYSTEM && b == O_WORKLOAD) return strcmp(sys, "sim") != 0;   /* sim:W and a workload: twice */
+  if (a == O_SYSTEM && b == O_CPUS) return n == 4 && strncmp(sys, "host", 4) == 0;
+  if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
+  if (b == O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
+  return 0;
+}
+
+/* Checks the options once gathered: an environment value that conflicts with a command-line
+ * option gives way to it; any other conflict or a bad value is an error. Returns 0 or 2. */
+static int check_options(void) {
+  for (int a = 0; a < NOPTS; a++)
+    for (int b = 0; b < NOPTS; b++)
+      if (a != b && optval[a] && optval[b] && optcmd[a] && !optcmd[b] && opts_conflict(a, b)) optval[b] = NULL;
+  for (int a = 0; a < NOPTS; a++)
+    for (int b = a + 1; b < NOPTS; b++)
+      if (optval[a] && optval[b] && opts_conflict(a, b)) {
+        char sa[160];
+        snprintf(sa, sizeof sa, "%s", opt_said(a));
+        return opt_error("'%s' and '%s' do not go together", sa, opt_said(b));
+      }
+  if (optval[O_PROC] && !optval[O_SYSTEM]) {   /* a proc root and the default system (sim) */
+    if (!optcmd[O_PROC] && optcmd[O_WORKLOAD]) optval[O_PROC] = NULL;
+    else return opt_error("'%s' needs the host system (--system host)", opt_said(O_PROC));
+  }
+  for (int k = 0; k < NOPTS; k++)
+    if (optval[k] && !optval[k][0]) return opt_error("%s is empty", optcmd[k] ? options[k].flag : options[k].env);
+  if (optval[O_CPUS]) {
+    char *end;
+    errno = 0;
+    long n = strtol(optval[O_CPUS], &end, 10);
+    if (end == optval[O_CPUS] || *end || errno || n < 1 || n > 8)
+      return opt_error("'%s': the number of CPUs must be a whole number 1-8", opt_said(O_CPUS));
+  }
+  if (optval[O_SYSTEM]) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(optval[O_SYSTEM], ":"), optval[O_SYSTEM]);
+    if (!mi_source_find(name)) {
+      char known[256] = "";
+      for (int i = 0; mi_source_at(i); i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", mi_source_at(i)->name);
+      return opt_error("'%s': no system '%s' (%s)", opt_said(O_SYSTEM), name, known);
+    }
+  }
+  const char *w = optval[O_WORKLOAD];
+  if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0)
+    return opt_error("'%s': no such workload (idle, oltp, batch, memory, disk, or a readable .lua file)", opt_said(O_WORKLOAD));
+  return 0;
+}
+
+/* Returns 1 if a (the word after an option) is an option of mish rather than a value. */
+static int is_flag(const char *a) {
+  return strncmp(a, "--", 2) == 0 || (a[0] == '-' && strchr("eihvl", a[1]) && a[1] && !a[2]);
 }
 
 /* The protected main: parses arguments, sets up `mi`, `s`, `help`, then runs. */
@@ -406,47 +501,48 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  /* the options of the measured system: the command line, else the environment */
-  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
-  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
-  const char *share = NULL, *attach = NULL;
+  const char *share = NULL;
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
   lua_setfield(L, -2, "mi.core");
   lua_pop(L, 1);
   mi_lua_path_from_exe(L, "");   /* lua/mi next to lua/mish */
+  for (int k = 0; k < NOPTS; k++) { optval[k] = options[k].env ? getenv(options[k].env) : NULL; optcmd[k] = 0; }
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
-    if ((strcmp(a, "--system") == 0) && i + 1 < argc) { system = argv[++i]; continue; }
-    if ((strcmp(a, "--proc") == 0) && i + 1 < argc) { proc = argv[++i]; continue; }
-    if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
-    if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
-    if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
-    if ((strcmp(a, "--attach") == 0) && i + 1 < argc) { attach = argv[++i]; continue; }
-    if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
-    if (a[0] == '-' && a[1] && strcmp(a, "-") != 0) { fprintf(stderr, "%s: unrecognized option '%s'\n", progname, a); usage(); lua_pushinteger(L, 1); return 1; }
+    if (strcmp(a, "-e") == 0) {
+      if (i + 1 >= argc) { lua_pushinteger(L, opt_error("-e needs Lua code after it")); return 1; }
+      i++; continue;
+    }
+    int k;
+    size_t fl = 0;
+    for (k = 0; k < NOPTS; k++) {
+      fl = strlen(options[k].flag);
+      if (strncmp(a, options[k].flag, fl) == 0 && (a[fl] == 0 || a[fl] == '=')) break;
+    }
+    if (k < NOPTS) {   /* --flag VALUE or --flag=VALUE */
+      if (a[fl] == '=') optval[k] = a + fl + 1;
+      else if (i + 1 < argc && !is_flag(argv[i + 1])) optval[k] = argv[++i];
+      else { lua_pushinteger(L, opt_error("%s needs a value", options[k].flag)); return 1; }
+      optcmd[k] = 1;
+      continue;
+    }
+    if (a[0] == '-' && a[1]) { lua_pushinteger(L, opt_error("unknown option '%s'", a)); return 1; }
     script = i;
     break;
   }
-  if (workload && workload[0] && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
-    fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
-    lua_pushinteger(L, 1); return 1;
-  }
-  if (share && attach) {
-    fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
-    lua_pushinteger(L, 1); return 1;
-  }
+  int rc = check_options();
+  if (rc) { lua_pushinteger(L, rc); return 1; }
+  share = optval[O_SHARE];
   /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
-  lua_createtable(L, 0, 6);
-  const char *const keys[] = {"system", "workload", "cpus", "proc", "share", "attach"},
-                    *vals[] = {system, workload, cpus, proc, share, attach};
-  for (int k = 0; k < 6; k++)
-    if (vals[k] && vals[k][0]) { lua_pushstring(L, vals[k]); lua_setfield(L, -2, keys[k]); }
+  lua_createtable(L, 0, NOPTS);
+  for (int k = 0; k < NOPTS; k++)
+    if (optval[k]) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
@@ -457,7 +553,7 @@ static int pmain(lua_State *L) {
   lua_getglobal(L, "mish_options");
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     fprintf(stderr, "%s: %s\n", progname, lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot build the system");
-    lua_pushinteger(L, 1); return 1;
+    lua_pushinteger(L, 2); return 1;
   }
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
