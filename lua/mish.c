@@ -203,15 +203,19 @@ static void history_add(const char *line) {
 
 static int at_prompt;   /* 1 while a line typed at the prompt runs */
 
-/* Message handler: adds a traceback to errors; at the prompt it keeps the traceback for
- * traceback() and leaves only the message, which is what a user at a prompt reads. */
+/* Message handler: leaves only the message, which is what a user reads, and keeps the
+ * traceback for traceback() at the prompt; adds the traceback to an error inside mi itself. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
     msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
-  if (at_prompt) {
+  /* at the prompt, and for errors in the user's own code, the message alone (#16.4); an error
+   * placed inside mi's own modules is a bug of ours: its traceback helps the report */
+  const char *colon = strchr(msg, ':');
+  int ours = colon && colon - msg > 3 && memmem(msg, (size_t)(colon - msg), "mi/", 3) != NULL;
+  if (at_prompt || !ours) {
     luaL_traceback(L, L, msg, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "mish.traceback");
     lua_pushstring(L, msg);

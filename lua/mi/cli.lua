@@ -30,6 +30,11 @@ function cli.parse(spec, argv)
     out:write("  --help             show this help\n")
     if spec.footer then out:write("\n", spec.footer, "\n") end
   end
+  -- Says which option's value is wrong and what it wants; exits 2.
+  local function bad(name, v, want)
+    io.stderr:write(spec.name, ": --", name, " ", v, ": wants ", want, " (try --help)\n")
+    os.exit(2)
+  end
   local i = 1
   while argv[i] do
     local a = argv[i]
@@ -42,10 +47,12 @@ function cli.parse(spec, argv)
       local v = inline or argv[i + 1]
       if not inline then i = i + 1 end
       if v == nil then io.stderr:write(spec.name, ": option --", name, " needs ", o[2], "\n") os.exit(2) end
-      if o[2] == "N" then
+      if o[2] == "N" then   -- checked now, not after the run (#16.4): seconds for --interval, else a count
         local n = tonumber(v)
-        if not n or n < 0 then io.stderr:write(spec.name, ": --", name, " wants a number >= 0, got '", v, "'\n") os.exit(2) end
-        v = n
+        if name == "interval" then
+          if not n or not (n > 0 and n <= 1e7) then bad(name, v, "seconds, more than 0 and at most 1e7") end
+        elseif not math.tointeger(n) or n < 0 then bad(name, v, "a whole number >= 0") end
+        v = name == "interval" and n or math.tointeger(n)
       end
       opts[name] = v
     else
@@ -54,7 +61,6 @@ function cli.parse(spec, argv)
     i = i + 1
   end
   if opts.csv and opts.json then io.stderr:write(spec.name, ": choose one of --csv and --json\n") os.exit(2) end
-  if opts.interval and opts.interval <= 0 then io.stderr:write(spec.name, ": --interval must be > 0\n") os.exit(2) end
   return opts
 end
 

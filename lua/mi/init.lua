@@ -135,7 +135,13 @@ function M.open(opts)
   if type(opts) ~= "table" then error("bad argument #1 to 'open' (table expected, got " .. type(opts) .. ")", 2) end
   local sys = opts.system
   if sys == nil or sys == "default" then sys = M.default_system()
-  elseif type(sys) == "table" then sys = M.system(sys) end
+  elseif type(sys) == "table" or type(sys) == "string" then   -- mi.system's table or a spec: "host", "sim:batch"
+    local ok, r = pcall(type(sys) == "table" and M.system or M.open_system, sys)
+    if not ok then error(r, 2) end
+    sys = r
+  elseif type(sys) ~= "userdata" then
+    error("bad argument 'system' to 'open' (a system, a spec such as \"host\", or a table expected, got " .. type(sys) .. ")", 2)
+  end
   local s = core.session(sys)
   s:priv(true)
   local uid = opts.user_id or M.USER_ID
@@ -491,6 +497,9 @@ end
 -- Sleeps for sec seconds (fractions allowed).
 function M.sleep(sec)
   if M._sleep then return M._sleep(sec) end
+  if type(sec) ~= "number" or not (sec >= 0 and sec <= 1e7) then
+    error("bad argument #1 to 'sleep' (seconds 0..1e7 expected, got " .. tostring(sec) .. ")", 2)
+  end
   return core.sleep(sec)
 end
 
