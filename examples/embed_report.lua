@@ -3,9 +3,9 @@
 -- enable the counters we want and hand back report(), which it calls when done.
 local mi = require("mi")
 local s = mi.open({ system = system })
-assert(s:on("global", { "gmt_cs_process", "gmt_idle", "gmc_cs_process" }).ok)
-assert(s:on("process", { "pmt_process_time", "pmc_launch", "pmc_disc_write", "pmc_disc_write_size" }).ok)
-assert(s:on("io", { "imc_logical_wt", "imc_logical_wt_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }).ok)
+assert(s:on("global", { "gmt_cs_process", "gmt_idle", "gmc_cs_process" }))
+assert(s:on("process", { "pmt_process_time", "pmc_launch", "pmc_disc_write", "pmc_disc_write_size" }))
+assert(s:on("io", { "imc_logical_wt", "imc_logical_wt_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }))
 
 return function(checksum)
   local g, procs, disk = s:get("global"), s:get("process"), s:get("io")[1]

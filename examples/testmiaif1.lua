@@ -15,8 +15,8 @@ local s = mi.open()                       -- GETPRIVMODE + AIFACCESSON
 local items = { "gmt_cm_time" }
 for _, n in ipairs(times) do items[#items + 1] = n end
 for _, n in ipairs(counts) do items[#items + 1] = n end
-local st = s:on("global", items)          -- MIGLOBON, small map
-if not st.ok then error("trouble enabling the mi: " .. tostring(st)) end
+local st, err = s:on("global", items)          -- MIGLOBON, small map
+if not st then error("trouble enabling the mi: " .. tostring(err)) end
 
 -- one MI_Time is round/tpm ms: ICS is the interval less every accounted state. The MI's times
 -- add up over all processors: on N CPUs each figure is a share of N times the interval.

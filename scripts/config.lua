@@ -14,8 +14,8 @@ local opts = cli.parse({
 })
 
 local s = cli.session()
-local values, st = s:config()
-if not st.ok then io.stderr:write("config: AIFSCGET failed: ", tostring(st), "\n") os.exit(1) end
+local values, err = s:config()
+if not values then io.stderr:write("config: AIFSCGET failed: ", tostring(err), "\n") os.exit(1) end
 
 -- Shows a value the way a person reads it.
 local function show(v)

@@ -70,7 +70,7 @@ local G, P, IO, C = counters("global"), counters("process"), counters("io"), cou
 
 -- Samples session s `n` times, calling step() between samples.
 local function survey(s, label, n, step)
-  assert(s:on("global", "*").ok, "global ON failed")
+  assert(s:on("global", "*"), "global ON failed")
   s:on("process", "*")
   s:on("io", "*", { ldev = "all" })
   for _ = 1, n do

@@ -24,7 +24,7 @@ local parts = {
 }
 local items = {}
 for _, p in ipairs(parts) do for _, n in ipairs(p[2]) do items[#items + 1] = n end end
-assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }).ok, "cannot enable the processor counters")
+assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }), "cannot enable the processor counters")
 
 local cols = { { "cpu", "cpu" } }
 for _, p in ipairs(parts) do cols[#cols + 1] = { p[1], p[1] .. "%", "%.1f" } end

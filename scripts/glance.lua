@@ -17,10 +17,10 @@ if not count_given then opts.count = 0 end
 
 local s = cli.session()
 local info = s:info()
-assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }).ok, "cannot enable processor counters")
-assert(s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write" }).ok, "cannot enable process counters")
+assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }), "cannot enable processor counters")
+assert(s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write" }), "cannot enable process counters")
 local disks = s:on("io", { "imc_logical_rd", "imc_logical_wt", "imt_rd_round_trip_time", "imt_wt_round_trip_time",
-                           "imc_q_current" }, { ldev = "disk" }).ok
+                           "imc_q_current" }, { ldev = "disk" }) ~= nil
 local cpu_items = { "gmt_idle", "gmt_external_ics", "gmt_dispatcher_ics", "gmt_mem_mgr_sys_fetch_ics",
   "gmt_as_process", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process", "gmt_es_process" }
 

@@ -26,8 +26,8 @@ local items = {}
 for _, h in ipairs(hist) do for b = 0, 9 do items[#items + 1] = h.first + b end end
 
 local s = cli.session()
-local st = s:on("global", items)
-if not st.ok then io.stderr:write("response: cannot enable the histograms: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("global", items)
+if not st then io.stderr:write("response: cannot enable the histograms: ", tostring(err), "\n") os.exit(1) end
 
 -- The p-th percentile (0-100) of a histogram given as counts per bucket.
 local function percentile(counts, bounds, p)

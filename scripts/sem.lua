@@ -11,8 +11,8 @@ local opts = cli.parse({
 })
 
 local s = cli.session()
-local st = s:on("global", { "gmc_semcl_que_1_3", "gmc_semcl_que_4_6", "gmc_semcl_que_7_over" })
-if not st.ok then io.stderr:write("sem: cannot enable the semaphore counters: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("global", { "gmc_semcl_que_1_3", "gmc_semcl_que_4_6", "gmc_semcl_que_7_over" })
+if not st then io.stderr:write("sem: cannot enable the semaphore counters: ", tostring(err), "\n") os.exit(1) end
 local names = mi.semcl_names()
 
 local out = cli.output(opts, {

@@ -11,8 +11,8 @@ local keys = { cpu = "cpu_pct", io = "io_s", faults = "faults_s" }
 if not keys[opts.by] then io.stderr:write("top: --by wants cpu, io or faults, got '", tostring(opts.by), "'\n") os.exit(2) end
 
 local s = cli.session()
-local st = s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" })
-if not st.ok then io.stderr:write("top: cannot enable process counters: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" })
+if not st then io.stderr:write("top: cannot enable process counters: ", tostring(err), "\n") os.exit(1) end
 
 local out = cli.output(opts, {
   { "pid", "pid" }, { "program", "program" }, { "user", "user" }, { "js", "job/ses" }, { "state", "state" },
