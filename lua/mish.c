@@ -304,6 +304,23 @@ static int loadline(lua_State *L) {
   int status = luaL_loadbufferx(L, retline, strlen(retline), "=stdin", "t");
   if (status == LUA_OK) { lua_remove(L, -2); lua_remove(L, -2); return status; }
   lua_pop(L, 2);
+  /* statements then an expression ("s:on(...); s:get(...)"): the expression's values are
+   * printed too (#16.6); tried at each ';' from the right, a split inside a string fails to load */
+  const char *text = lua_tostring(L, -1);
+  for (const char *semi = strrchr(text, ';'); semi; ) {
+    const char *tail = semi + 1 + strspn(semi + 1, " \t");
+    if (*tail) {
+      const char *both = lua_pushfstring(L, "%s return %s;", lua_pushlstring(L, text, (size_t)(semi - text + 1)), tail);
+      if (luaL_loadbufferx(L, both, strlen(both), "=stdin", "t") == LUA_OK) {
+        lua_replace(L, -4);   /* the line gives way to the chunk */
+        lua_pop(L, 2);
+        return LUA_OK;
+      }
+      lua_pop(L, 3);
+    }
+    while (semi > text && *--semi != ';') {}
+    if (*semi != ';') break;
+  }
   for (;;) {
     size_t len;
     const char *code = lua_tolstring(L, -1, &len);

@@ -158,3 +158,51 @@ describe("#16.5 the friendly API fails the Lua way: nil, Status", function()
     assert.is_nil(mi.describe("no such thing"))
   end)
 end)
+
+describe("#16.6 every example line of help() and the README prints what it promises", function()
+  -- Types lines at the prompt in order (a marker after each); returns what each printed.
+  local function type_lines(lines)
+    local f = os.tmpname()
+    local h = io.open(f, "w")
+    for _, l in ipairs(lines) do h:write(l, "\nprint('--mark--')\n") end
+    h:close()
+    local _, out, err = mish("", "-i < " .. f)
+    os.remove(f)
+    local outs = {}
+    for chunk in (out .. "mish> print('--mark--')"):gmatch("(.-)mish> print%('%-%-mark%-%-'%)") do
+      outs[#outs + 1] = ("\n" .. chunk):gsub("\nmish> [^\n]*", ""):gsub("\n%-%-mark%-%-", "")
+    end
+    return outs, err
+  end
+  local function check(lines)
+    local outs, err = type_lines(lines)
+    assert.equal("", err)
+    for i, l in ipairs(lines) do
+      assert.truthy(outs[i]:find("%S"), "prints nothing: " .. l)
+    end
+  end
+  it("help()'s example lines, typed in order", function()
+    local _, out = mish("", "-e 'help()'")
+    local lines = {}
+    for l in out:gmatch("\n  ([^\n]-)   +[^\n]*") do lines[#lines + 1] = l end
+    assert.is_true(#lines >= 10, out)
+    check(lines)
+  end)
+  it("the README tour's prompt lines, typed in order", function()
+    local h = assert(io.open("README.md"))
+    local text = h:read("a")
+    h:close()
+    local lines = {}
+    local block = text:match("\n\n(    s:on%(\"process\".-)\n\n")
+    for l in block:gmatch("    ([^\n]+)") do lines[#lines + 1] = l end
+    for l in text:gmatch("\n    > ([^\n]+)") do lines[#lines + 1] = l end
+    assert.is_true(#lines >= 5, block)
+    check(lines)
+  end)
+  it("a statement then an expression at the prompt prints the expression; a string's ';' is no split", function()
+    local outs = type_lines({ "local a = 5; a * 2", 'x = "a;b"; x', "y = 1; z = 2" })
+    assert.truthy(outs[1]:find("\n10\n"), outs[1])
+    assert.truthy(outs[2]:find('\n"a;b"\n'), outs[2])
+    assert.falsy(outs[3]:find("%S"), outs[3])
+  end)
+end)

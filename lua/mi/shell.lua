@@ -35,17 +35,22 @@ M.DOCS = DOCS
 -- Prints help for a function name, an item, a configuration item or a status.
 function M.help(x)
   if x == nil then
-    print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the simulated HP 3000.
-  s:on("global", {"gmt_paused", "gmt_idle", "gmt_cs_process"})   enable counters (names, numbers, "gmt_*")
-  s:get("global")                       read them: values by name (r[21177] works too)
+    print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the measured system.
+Each line below, typed as shown (in this order), prints what it says:
+  s:on("global", {"gmt_paused", "gmt_idle", "gmc_pauses"})   enable counters (names, numbers, "gmt_*")
+  s:get("global")                          read them: values by name (r[21177] works too), Status
+  s:get("processor")                       one record per CPU (global item 21164 gmc_pauses is on)
   s:on("process", "pmt_process_time"); s:get("process")   one record per process
-  s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")
-  s:get("processor")                    per CPU (after global item 21164 gmc_pauses is on)
-  s:config("JOB_FENCE")  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})
-  s:time()  s:time{ticks = 0}           AIFTIME
-  mi.find("gmc_stop_*")  mi.describe(21177)  help(-20006)  help("s:get")  help(mi)
-Tab completes names; Ctrl-C stops a running loop or drops the line being typed; traceback() shows where
-the last error came from; lines are kept in ~/.mish_history as they are entered; Ctrl-D leaves.]])
+  s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")   one per disk
+  s:config("JOB_FENCE", "JOB_COUNT")       configuration items (AIFSCGET)
+  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})   AIFSCPUT: written only if the fence is 6
+  s:time()                                 AIFTIME now ({ticks = 0}: the time base)
+  mi.find("gmc_stop_*")                    items by pattern
+  mi.describe(21177)                       one item in a line
+  help(-20006)                             a status; help("s:get"), help(mi): the functions
+A failure is nil and a Status, so assert(s:on(...)) stops at it. Tab completes names; Ctrl-C stops a
+running loop or drops the line being typed; traceback() shows where the last error came from; lines
+are kept in ~/.mish_history as they are entered; Ctrl-D leaves.]])
     return
   end
   if x == mi then
