@@ -349,6 +349,8 @@ static void print_results(lua_State *L) {
 }
 
 #ifdef MISH_READLINE
+static int comp_start;   /* where the word being completed starts in the line */
+
 /* Readline completion: asks mi.shell.complete for candidates. */
 static char *completion_gen(const char *text, int state) {
   static int idx, count;
@@ -356,7 +358,8 @@ static char *completion_gen(const char *text, int state) {
   if (!state) {
     lua_getglobal(L, "__mish_complete");
     lua_pushstring(L, text);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) { lua_pop(L, 1); return NULL; }
+    lua_pushlstring(L, rl_line_buffer, (size_t)comp_start);   /* the line before the word */
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) { lua_pop(L, 1); return NULL; }
     lua_setfield(L, LUA_REGISTRYINDEX, "mish.completions");
     idx = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, "mish.completions");
@@ -373,7 +376,8 @@ static char *completion_gen(const char *text, int state) {
 
 /* Readline hook: completes Lua names, mi functions and counter names. */
 static char **completion(const char *text, int start, int end) {
-  (void)start; (void)end;
+  (void)end;
+  comp_start = start >= 0 && (size_t)start <= strlen(rl_line_buffer) ? start : 0;
   rl_completion_append_character = '\0';
   return rl_completion_matches(text, completion_gen);
 }
@@ -567,7 +571,7 @@ static int pmain(lua_State *L) {
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
-                  "__mish_complete = function(w) return sh.complete(w, _G) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+                  "__mish_complete = function(w, before) return sh.complete(w, _G, before) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   /* the one default system, from the options; a bad option is one line, not a traceback */
   lua_getglobal(L, "mi");
   lua_getfield(L, -1, "set_default");

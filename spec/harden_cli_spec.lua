@@ -206,3 +206,34 @@ describe("#16.6 every example line of help() and the README prints what it promi
     assert.falsy(outs[3]:find("%S"), outs[3])
   end)
 end)
+
+describe("#16.8 completion offers no internals, and domains where a domain is expected", function()
+  local sh = require("mi.shell")
+  it("s: offers the session's methods only", function()
+    local env = { mi = require("mi"), s = H.session() }
+    local c = sh.complete("s:", env)
+    for _, m in ipairs(c) do
+      assert.falsy(m:find("^s:_"), m)
+      assert.is_function(env.s[m:sub(3)], m)
+    end
+    for _, bad in ipairs({ "s:__close", "s:__index", "s:lists", "s:sys", "s:s", "s:uid", "s:queries", "s:query" }) do
+      for _, m in ipairs(c) do assert.not_equal(bad, m) end
+    end
+    for _, good in ipairs({ "s:on", "s:get", "s:off", "s:config", "s:put", "s:time", "s:close" }) do
+      local found = false
+      for _, m in ipairs(c) do if m == good then found = true end end
+      assert.is_true(found, good)
+    end
+    assert.same({}, sh.complete("s.li", env))
+    assert.same({}, sh.complete("mish_o", { mish_options = {} }))
+    env.s:close()
+  end)
+  it("a domain argument offers domains, an item argument that domain's items", function()
+    local env = { s = {} }
+    assert.same({ "process", "processor" }, sh.complete("pro", env, 's:get("'))
+    assert.same({ "global", "io", "process" }, sh.complete("", env, "s:on('"))
+    assert.same({ "imc_logical_rd", "imc_logical_rd_xfer_size" },
+      sh.complete("imc_logical_r", env, 's:on("io", {"imc_q_current", "'))
+    assert.same({ "JOB_COUNT", "JOB_FENCE", "JOB_LIMIT", "JOB_SECURITY" }, sh.complete("JOB_", env, 's:config("'))
+  end)
+end)

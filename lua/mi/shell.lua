@@ -118,24 +118,64 @@ function M.pretty(v, indent, seen)
   return "{\n" .. indent .. "  " .. table.concat(parts, ",\n" .. indent .. "  ") .. "\n" .. indent .. "}"
 end
 
--- Returns completion candidates for the word being typed.
-function M.complete(word, env)
+-- What a string argument of a method is: the domains each method takes (#16.8).
+local ARG_DOMAINS = {
+  on = { "global", "process", "io" }, off = { "global", "process", "io" },
+  get = { "global", "process", "io", "processor" }, records = { "global", "process", "io", "processor" },
+}
+
+-- Names completion keeps to itself: mish's options table, the session's query cache.
+local HIDDEN = { mish_options = true, query = true }
+
+-- Returns completion candidates for the word being typed; before is the line up to the word
+-- (optional). A method's or field's candidates leave out internals (names with '_' first, an
+-- object's own fields); a domain argument (s:get("pro) offers domains, an item argument of a
+-- domain (s:on("io", "imc_) that domain's items, s:config("/s:put{ configuration names.
+function M.complete(word, env, before)
   local out = {}
+  before = before or ""
+  local function offer(list, pre)
+    for _, n in ipairs(list) do if n:sub(1, #word) == word then out[#out + 1] = (pre or "") .. n end end
+    table.sort(out)
+    return out
+  end
+  local method = before:match("[%w_]+[:.]([%w_]+)%(%s*[\"']$")
+  if method and ARG_DOMAINS[method] then return offer(ARG_DOMAINS[method]) end
+  local domain = before:match("[%w_]+:[%w_]+%(%s*[\"'](%a+)[\"']%s*,[^)]*[\"']$")
+  if domain == "global" or domain == "process" or domain == "io" or domain == "processor" then
+    local names = {}
+    for _, it in ipairs(mi.items) do if it.domain == domain then names[#names + 1] = it.name end end
+    return offer(names)
+  end
+  if before:match("[%w_]+:config%([^)]*[\"']$") or before:match("[%w_]+:put%(%s*{[^}]*$") then
+    local names = {}
+    for _, c in ipairs(mi.config_items) do names[#names + 1] = c.name end
+    return offer(names)
+  end
   local base, sep, part = word:match("^(.-)([%.:])([%w_]*)$")
   if base and base ~= "" then
     local t = env
     for name in base:gmatch("[^%.:]+") do t = type(t) == "table" and t[name] or nil end
+    local mt = type(t) == "table" and getmetatable(t)
+    local methods = mt and type(mt.__index) == "table" and mt.__index
     local function add(tab)
       if type(tab) ~= "table" then return end
-      for k in pairs(tab) do if type(k) == "string" and k:sub(1, #part) == part then out[#out + 1] = base .. sep .. k end end
+      for k, v in pairs(tab) do
+        if type(k) == "string" and k:sub(1, #part) == part and k:sub(1, 1) ~= "_" and not HIDDEN[k]
+           and (sep == "." or type(v) == "function") then
+          out[#out + 1] = base .. sep .. k
+        end
+      end
     end
-    add(t)
-    local mt = getmetatable(t)
-    if mt and type(mt.__index) == "table" then add(mt.__index) end
+    if methods then add(methods) else add(t) end   -- an object: its methods, not its own fields
   else
     local prefix = word:match("([%w_]*)$") or ""
     local head = word:sub(1, #word - #prefix)
-    for k in pairs(env) do if type(k) == "string" and k:sub(1, #prefix) == prefix then out[#out + 1] = head .. k end end
+    for k in pairs(env) do
+      if type(k) == "string" and k:sub(1, #prefix) == prefix and not HIDDEN[k] and (k:sub(1, 1) ~= "_" or prefix:sub(1, 1) == "_") then
+        out[#out + 1] = head .. k
+      end
+    end
     if #prefix >= 2 then
       for _, it in ipairs(mi.items) do if it.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. it.name end end
       for _, c in ipairs(mi.config_items) do if c.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. c.name end end
