@@ -413,6 +413,7 @@ static void usage(void) {
          "  -e code          run code\n"
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
+         "  -l [NAME]        list the scripts (mish NAME runs one), or show script NAME's options\n"
          "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
          "                   host (this Linux machine, from /proc) or host:/path/to/proc-root\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
@@ -516,6 +517,29 @@ static int check_options(void) {
   return 0;
 }
 
+/* Finds the scripts: next to the executable's folder (lua/mish -> scripts/) or installed
+ * (bin/mish -> share/mish/scripts, share/mish). Fills dir ("" if none); returns it. */
+static char *scripts_dir(char *dir, size_t size) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  dir[0] = 0;
+  if (n <= 0) return dir;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  static const char *const rel[] = {"../scripts", "../share/mish/scripts", "../share/mish"};
+  for (int k = 0; k < 3; k++) {
+    char cand[PATH_MAX + 64];
+    snprintf(cand, sizeof cand, "%s/%s/cpu.lua", exe, rel[k]);
+    if (access(cand, R_OK) == 0) {
+      char *real = realpath(cand, NULL);
+      if (real) { *strrchr(real, '/') = 0; snprintf(dir, size, "%s", real); free(real); }
+      return dir;
+    }
+  }
+  return dir;
+}
+
 /* Returns 1 if a (the word after an option) is an option of mish rather than a value. */
 static int is_flag(const char *a) {
   return strncmp(a, "--", 2) == 0 || (a[0] == '-' && strchr("eihvl", a[1]) && a[1] && !a[2]);
@@ -526,7 +550,8 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  const char *share = NULL;
+  const char *share = NULL, *list = NULL;
+  char sdir[PATH_MAX];
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -540,6 +565,11 @@ static int pmain(lua_State *L) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
+    if (strcmp(a, "-l") == 0) {   /* mish -l [NAME]: the scripts, or one's help (#16.9) */
+      list = "";
+      if (i + 1 < argc && !is_flag(argv[i + 1])) list = argv[++i];
+      continue;
+    }
     if (strcmp(a, "-e") == 0) {
       if (i + 1 >= argc) { lua_pushinteger(L, opt_error("-e needs Lua code after it")); return 1; }
       i++; continue;
@@ -572,6 +602,16 @@ static int pmain(lua_State *L) {
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
                   "__mish_complete = function(w, before) return sh.complete(w, _G, before) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  if (list) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "mi.shell");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "list_scripts");
+    lua_pushstring(L, scripts_dir(sdir, sizeof sdir));
+    if (list[0]) lua_pushstring(L, list); else lua_pushnil(L);
+    lua_pushinteger(L, report(L, docall(L, 2, 0)) == LUA_OK ? 0 : 2);
+    return 1;
+  }
   /* the one default system, from the options; a bad option is one line, not a traceback */
   lua_getglobal(L, "mi");
   lua_getfield(L, -1, "set_default");
@@ -594,6 +634,11 @@ static int pmain(lua_State *L) {
     }
   if (script) {
     const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
+    char byname[PATH_MAX + 300];   /* "mish cpu": a script of mish -l by its name */
+    if (fname && !strchr(fname, '/') && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
+      snprintf(byname, sizeof byname, "%s/%s%s", sdir, fname, strstr(fname, ".lua") ? "" : ".lua");
+      if (access(byname, R_OK) == 0) fname = byname;
+    }
     int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
     if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");
     if (status == LUA_OK) {

@@ -12,7 +12,7 @@ local i = 1
 while arg and arg[i] do
   local a = arg[i]
   if a == "--help" or a == "-h" then
-    print("usage: mish scripts/coverage.lua [--minutes N] [--workloads a,b] [--seconds N] [--out FILE]")
+    print("usage: mish coverage [--minutes N] [--workloads a,b] [--seconds N] [--out FILE]")
     print("  Marks each catalog item driven if the system ever gives it a non-zero value.")
     print("  --minutes N      virtual minutes per simulated workload (default 10)")
     print("  --workloads L    simulated workloads to run (default idle,oltp,batch,memory,disk)")

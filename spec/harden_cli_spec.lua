@@ -237,3 +237,34 @@ describe("#16.8 completion offers no internals, and domains where a domain is ex
     assert.same({ "JOB_COUNT", "JOB_FENCE", "JOB_LIMIT", "JOB_SECURITY" }, sh.complete("JOB_", env, 's:config("'))
   end)
 end)
+
+describe("#16.9 mish -l lists the scripts, mish -l NAME shows one's help, mish NAME runs it from anywhere", function()
+  it("mish -l: every script with a one-line description", function()
+    local rc, out, err = mish("", "-l")
+    assert.equal(0, rc, err)
+    local n = 0
+    for f in io.popen("ls scripts"):lines() do
+      local name = f:match("^(.-)%.lua$")
+      if name then
+        n = n + 1
+        assert.truthy(out:find("\n  " .. name .. " +%a[^\n]+%.\n"), name .. " in\n" .. out)
+      end
+    end
+    assert.is_true(n >= 8)
+  end)
+  it("mish -l top shows top's options; mish -l nosuch is an error naming it, exit 2", function()
+    local rc, out = mish("", "-l top")
+    assert.equal(0, rc)
+    assert.truthy(out:find("usage: mish top", 1, true), out)
+    assert.truthy(out:find("--by KEY", 1, true), out)
+    local err
+    rc, out, err = mish("", "-l nosuch")
+    assert.equal(2, rc)
+    assert.truthy(err:find("no script 'nosuch'", 1, true), err)
+  end)
+  it("mish top runs scripts/top.lua, from any directory", function()
+    local rc, out, err = run("cd / && " .. os.getenv("PWD") .. "/lua/mish top --count 1 --interval 0.1 --n 2 --csv")
+    assert.equal(0, rc, err)
+    assert.truthy(out:find("^[^\n]*pid,program"), out)
+  end)
+end)

@@ -22,7 +22,7 @@ function cli.parse(spec, argv)
   local opts, by = {}, {}
   for _, o in ipairs(all) do by[o[1]] = o; opts[o[1]] = o[4] end
   local function usage(out)
-    out:write("usage: mish scripts/", spec.name, ".lua [options]\n", spec.about, "\n\noptions:\n")
+    out:write("usage: mish ", spec.name, " [options]   (or mish path/to/", spec.name, ".lua)\n", spec.about, "\n\noptions:\n")
     for _, o in ipairs(all) do
       local flag = "--" .. o[1] .. (o[2] and (" " .. o[2]) or "")
       out:write(string.format("  %-18s %s%s\n", flag, o[3], o[4] ~= nil and (" (default " .. tostring(o[4]) .. ")") or ""))

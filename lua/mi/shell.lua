@@ -185,6 +185,48 @@ function M.complete(word, env, before)
   return out
 end
 
+-- Returns the scripts in dir, sorted: {name=, path=, about=} (about: the first sentence of the
+-- header comment, "-- NAME.lua: what it does. ...").
+function M.scripts(dir)
+  local list = {}
+  local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+  for f in p:lines() do
+    local name = f:match("^([%w_%-]+)%.lua$")
+    local h = name and io.open(dir .. "/" .. f)
+    if h then
+      local head = {}
+      for l in h:lines() do
+        local c = l:match("^%-%-%s?(.*)$")
+        if not c then break end
+        head[#head + 1] = c
+      end
+      h:close()
+      local text = table.concat(head, " "):gsub("^[%w_%-]+%.lua:%s*", "")
+      list[#list + 1] = { name = name, path = dir .. "/" .. f, about = text:match("^(.-%.)%s") or text:match("^(.-%.)$") or text }
+    end
+  end
+  p:close()
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list
+end
+
+-- mish -l [NAME]: prints the scripts in dir with one line each, or runs NAME's --help.
+function M.list_scripts(dir, name)
+  local list = M.scripts(dir or "")
+  if name then
+    for _, sc in ipairs(list) do
+      if sc.name == name or sc.name .. ".lua" == name then
+        _G.arg = { [0] = sc.path, "--help" }
+        return dofile(sc.path)
+      end
+    end
+    error("no script '" .. name .. "' in " .. tostring(dir) .. " (mish -l lists them)", 0)
+  end
+  if #list == 0 then error("no scripts found (looked in " .. tostring(dir) .. ")", 0) end
+  print("scripts in " .. dir .. " (run one: mish NAME [options]; its options: mish -l NAME):")
+  for _, sc in ipairs(list) do print(string.format("  %-10s %s", sc.name, sc.about)) end
+end
+
 M.banner = "mish %s — HP MPE/iX Measurement Interface shell, measuring %s.\n" ..
   "Try:  s:on(\"global\", \"gmt_*\")   then   s:get(\"global\")      help() for more, Ctrl-D to leave."
 
