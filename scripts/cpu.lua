@@ -70,6 +70,7 @@ cli.loop(opts, function(i)
   for j, p in ipairs(parts) do history.lines[j].y[i] = sum[p[1]] end
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 
 if opts.plot then
   history.title, history.xlabel, history.ylabel, history.style = "CPU breakdown (all CPUs)", "sample", "% of CPU time", "stacked"

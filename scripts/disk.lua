@@ -49,8 +49,9 @@ cli.loop(opts, function(i)
     end
     table.sort(crow, function(a, b) return a.reads > b.reads end)
     crow[#crow + 1] = { class = "all classes", reads = sum, share = sum > 0 and 100.0 or 0.0 }
-    cls_out.write(crow, { sample = i, kind = "object_class" })
+    cls_out.write(crow, { sample = i, kind = "object_class", title = "reads per object class" })
   end
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 s:close()

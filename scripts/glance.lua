@@ -107,10 +107,10 @@ local function run()
     end
     local cur = sample()
     local lines, rec = frame(prev, cur)
-    if opts.json then io.write(cli.json(rec), "\n")
+    if opts.json then rec.time = cli.stamp(); io.write(cli.json(rec), "\n")
     elseif opts.csv then
-      if i == 1 then io.write("sample,cpu,busy,user,system\n") end
-      for _, c in ipairs(rec.cpus) do io.write(string.format("%d,%d,%.2f,%.2f,%.2f\n", i, c.cpu, c.busy, c.user, c.system)) end
+      if i == 1 then io.write("time,sample,cpu,busy,user,system\n") end
+      for _, c in ipairs(rec.cpus) do io.write(string.format("%s,%d,%d,%.2f,%.2f,%.2f\n", cli.stamp(), i, c.cpu, c.busy, c.user, c.system)) end
     elseif tty then io.write("\27[H\27[J", table.concat(lines, "\n"), "\n")
     else io.write(table.concat(lines, "\n"), "\n\n") end
     io.flush()

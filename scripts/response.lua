@@ -84,9 +84,10 @@ cli.loop(opts, function(i)
   end
   local meta = { sample = i, title = string.format("sample %d%s", i, opts.total and " (since start)" or "") }
   out.write(rows, meta)
-  if not opts.csv then pct_out.write(prow, { sample = i, kind = "percentiles" }) end   -- CSV: one table only
+  if not opts.csv then pct_out.write(prow, { sample = i, kind = "percentiles", title = "percentiles" }) end   -- CSV: one table only
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 
 if opts.plot then
   local d = mi.delta(s:get("global"), start)

@@ -40,4 +40,5 @@ cli.loop(opts, function(i)
                                                       opts.total and " (since start)" or "") })
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 s:close()

@@ -36,4 +36,5 @@ cli.loop(opts, function(i)
                     title = string.format("sample %d: %.0f ms, top %d by %s", i, ms, #rows, opts.by) })
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 s:close()

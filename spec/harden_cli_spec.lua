@@ -268,3 +268,45 @@ describe("#16.9 mish -l lists the scripts, mish -l NAME shows one's help, mish N
     assert.truthy(out:find("^[^\n]*pid,program"), out)
   end)
 end)
+
+describe("#16.10 scripts: an average at the end, a wall-clock time on every row, JSON numbers as numbers", function()
+  local ISO = "%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%d[%+%-]%d%d%d%d"
+  for _, sc in ipairs({ "cpu", "disk", "top", "sem", "response" }) do
+    it(sc .. ": the table ends with the run's average; every sample's title has the time of day", function()
+      local rc, out, err = mish("", sc .. " --interval 0.1 --count 2")
+      assert.equal(0, rc, err)
+      local titles = 0
+      for _ in out:gmatch("%f[^\n%z]%d%d:%d%d:%d%d  sample %d") do titles = titles + 1 end
+      assert.equal(2, titles, out)
+      assert.truthy(out:find("\nAverage of 2 samples, %d%d:%d%d:%d%d to %d%d:%d%d:%d%d\n"), out)
+    end)
+    it(sc .. ": --csv has a time column, --json a time key, on every row", function()
+      local rc, out = mish("", sc .. " --interval 0.1 --count 2 --csv")
+      assert.equal(0, rc)
+      local n = 0
+      for l in out:gmatch("[^\n]+") do
+        n = n + 1
+        if n == 1 then assert.truthy(l:find("^time,"), l) else assert.truthy(l:find("^" .. ISO .. ","), l) end
+      end
+      rc, out = mish("", sc .. " --interval 0.1 --count 2 --json")
+      assert.equal(0, rc)
+      for l in out:gmatch("[^\n]+") do assert.truthy(l:find('"time":"' .. ISO .. '"'), l) end
+    end)
+  end
+  it("glance --csv and --json carry the time too", function()
+    local _, out = mish("", "glance --interval 0.1 --count 1 --csv")
+    assert.truthy(out:find("^time,sample,cpu"), out)
+    assert.truthy(out:find("\n" .. ISO .. ",1,0,"), out)
+    _, out = mish("", "glance --interval 0.1 --count 1 --json")
+    assert.truthy(out:find('"time":"' .. ISO .. '"'), out)
+  end)
+  it("config.lua --json: numbers as numbers, flags as booleans, masks as bit lists", function()
+    local rc, out = mish("", "config --json")
+    assert.equal(0, rc)
+    assert.truthy(out:find('"name":"JOB_FENCE","put":true,"value":%d+}'), out)
+    assert.truthy(out:find('"max":14,', 1, true), out)
+    assert.truthy(out:find('"name":"SINGLE_USER","put":false,"value":false}', 1, true), out)
+    assert.truthy(out:find('"name":"LOGGING","put":true,"value":%[%d[%d,]*%]}'), out)
+    assert.falsy(out:find('"value":"%d'), out)
+  end)
+end)

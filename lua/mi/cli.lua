@@ -117,15 +117,54 @@ local function cell(v, fmt)
   return tostring(v)
 end
 
+-- The wall-clock time of a sample: ISO 8601 with the UTC offset (CSV column and JSON key "time").
+function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t) end
+
 -- An output stream for one script: rows of named columns, printed as a table, CSV or JSON.
--- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once).
+-- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once)
+-- with its wall-clock time (table: in the title line; CSV: a "time" column; JSON: a "time" key);
+-- finish() ends a table run with the average of every row over the samples, sar's "Average"
+-- (rows matched by their first column; numbers averaged, text kept when it never changed).
 function cli.output(opts, cols, out)
   out = out or io.stdout
-  local o = { header_done = false }
+  local o = { header_done = false, samples = 0, avg = {}, order = {} }
+  -- Prints rows as an aligned text table under title (nil: none).
+  local function table_out(rows, title)
+    local width, left = {}, {}
+    for j, c in ipairs(cols) do
+      width[j] = #c[2]
+      for _, r in ipairs(rows) do   -- text columns align left, numbers right
+        if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+      end
+    end
+    local text = {}
+    for i, r in ipairs(rows) do
+      text[i] = {}
+      for j, c in ipairs(cols) do
+        text[i][j] = cell(r[c[1]], c[3])
+        if #text[i][j] > width[j] then width[j] = #text[i][j] end
+      end
+    end
+    if title then out:write(title, "\n") end
+    local h = {}
+    local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
+    for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
+    out:write(table.concat(h, "  "), "\n")
+    for i = 1, #rows do
+      local line = {}
+      for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
+      out:write(table.concat(line, "  "), "\n")
+    end
+    out:write("\n")
+  end
   function o.write(rows, meta)
+    meta = meta or {}
+    local now = os.time()
+    o.first, o.last = o.first or now, now
+    o.samples = o.samples + 1
     if opts.json then
-      local obj = {}
-      for k, v in pairs(meta or {}) do if k ~= "title" then obj[k] = v end end
+      local obj = { time = cli.stamp(now) }
+      for k, v in pairs(meta) do if k ~= "title" then obj[k] = v end end
       local list = {}
       for i, r in ipairs(rows) do
         local x = {}
@@ -136,8 +175,10 @@ function cli.output(opts, cols, out)
       out:write(cli.json(obj), "\n")
     elseif opts.csv then
       local mkeys = {}
-      for k in pairs(meta or {}) do if k ~= "title" then mkeys[#mkeys + 1] = k end end
+      for k in pairs(meta) do if k ~= "title" and k ~= "time" then mkeys[#mkeys + 1] = k end end
       table.sort(mkeys)
+      table.insert(mkeys, 1, "time")
+      meta.time = meta.time or cli.stamp(now)
       if not o.header_done then
         local h = {}
         for _, k in ipairs(mkeys) do h[#h + 1] = csv_field(k) end
@@ -152,47 +193,55 @@ function cli.output(opts, cols, out)
         out:write(table.concat(line, ","), "\n")
       end
     else
-      local width, left = {}, {}
-      for j, c in ipairs(cols) do
-        width[j] = #c[2]
-        for _, r in ipairs(rows) do   -- text columns align left, numbers right
-          if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+      for _, r in ipairs(rows) do   -- the running sums of the Average
+        local id = tostring(r[cols[1][1]])
+        local a = o.avg[id]
+        if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
+        a.n = a.n + 1
+        for _, c in ipairs(cols) do
+          local v = r[c[1]]
+          if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v
+          elseif a.text[c[1]] == nil then a.text[c[1]] = v == nil and false or v
+          elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
         end
       end
-      local text = {}
-      for i, r in ipairs(rows) do
-        text[i] = {}
-        for j, c in ipairs(cols) do
-          text[i][j] = cell(r[c[1]], c[3])
-          if #text[i][j] > width[j] then width[j] = #text[i][j] end
-        end
-      end
-      if meta and meta.title then out:write(meta.title, "\n") end
-      local h = {}
-      local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
-      for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
-      out:write(table.concat(h, "  "), "\n")
-      for i = 1, #rows do
-        local line = {}
-        for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
-        out:write(table.concat(line, "  "), "\n")
-      end
-      out:write("\n")
+      table_out(rows, os.date("%H:%M:%S", now) .. (meta.title and ("  " .. meta.title) or ""))
     end
+    out:flush()
+  end
+  function o.finish()
+    if opts.json or opts.csv or o.samples == 0 then return end
+    local rows = {}
+    for _, id in ipairs(o.order) do
+      local a, r = o.avg[id], {}
+      for _, c in ipairs(cols) do
+        if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.n else r[c[1]] = a.text[c[1]] or nil end
+      end
+      r[cols[1][1]] = a.id
+      rows[#rows + 1] = r
+    end
+    table_out(rows, string.format("Average of %d sample%s, %s to %s", o.samples, o.samples > 1 and "s" or "",
+      os.date("%H:%M:%S", o.first), os.date("%H:%M:%S", o.last)))
     out:flush()
   end
   return o
 end
 
 -- Calls fn(i) for each of opts.count samples (0 = until interrupted), opts.interval seconds apart.
+-- Ctrl-C ends the loop as the count would (so the run's averages still print); returns the
+-- number of samples taken.
 function cli.loop(opts, fn)
   local n = math.floor(opts.count or 1)
   local i = 0
-  while n == 0 or i < n do
-    i = i + 1
-    mi.sleep(opts.interval or 1)
-    fn(i)
-  end
+  local ok, err = pcall(function()
+    while n == 0 or i < n do
+      mi.sleep(opts.interval or 1)
+      fn(i + 1)
+      i = i + 1
+    end
+  end)
+  if not ok and not tostring(err):find("interrupted!", 1, true) then error(err, 0) end
+  return i
 end
 
 -- Runs gnuplot to write `file` (.png or .svg) from columns of data; returns true or nil, error.
