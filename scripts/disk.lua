@@ -25,6 +25,7 @@ local cls_out = cli.output(opts, { { "class", "object class" }, { "reads", "read
 
 local function sample() return { d = s:get("io"), t = mi.clock() } end
 local prev = sample()
+local plot = cli.recorder(opts, "disk", { title = "disk I/O per LDEV", ylabel = "I/Os per second" })
 cli.loop(opts, function(i)
   local cur = sample()
   local ms = cur.t - prev.t
@@ -40,6 +41,10 @@ cli.loop(opts, function(i)
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total
+  local points = {}
+  for _, row in ipairs(rows) do points[#points + 1] = { "LDEV " .. row.ldev, row.reads_s + row.writes_s } end
+  points[#points][1] = "all disks"
+  plot.add(points)
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), title = string.format("sample %d: %.0f ms", i, ms) })
   if opts.classes and not opts.csv then
     local sum, crow = 0, {}
@@ -54,4 +59,5 @@ cli.loop(opts, function(i)
   prev = cur
 end)
 out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

@@ -90,6 +90,8 @@ local function frame(prev, cur)
   return lines, rec
 end
 
+local plot = cli.recorder(opts, "glance", { title = "busy per CPU", ylabel = "% busy" })
+
 local function run()
   local prev = sample()
   local i = 0
@@ -107,6 +109,9 @@ local function run()
     end
     local cur = sample()
     local lines, rec = frame(prev, cur)
+    local points = {}
+    for _, c in ipairs(rec.cpus) do points[#points + 1] = { "CPU " .. c.cpu, c.busy } end
+    plot.add(points)
     if opts.json then rec.time = cli.stamp(); io.write(cli.json(rec), "\n")
     elseif opts.csv then
       if i == 1 then io.write("time,sample,cpu,busy,user,system\n") end
@@ -122,5 +127,6 @@ end
 local ok, err = pcall(function() if tty then screen_on() end run() end)
 if tty then screen_off() end
 s:close()
+plot.finish()
 local e = tostring(err)
 if not ok and not e:find("interrupted!", 1, true) and not e:find("terminated by signal", 1, true) then error(err, 0) end

@@ -91,8 +91,8 @@ out.finish()   -- the run's averages (table mode)
 
 if opts.plot then
   local d = mi.delta(s:get("global"), start)
-  local series = { title = "terminal response time", xlabel = "response time", ylabel = "transactions",
-                   style = "boxes", x = {}, xtics = {}, lines = { { title = "response", y = {} }, { title = "first response", y = {} } } }
+  local series = { title = "terminal response time, whole run", xlabel = "response time", ylabel = "transactions",
+                   style = "bars", x = {}, xtics = {}, lines = { { title = "response", y = {} }, { title = "first response", y = {} } } }
   for b = 1, 10 do
     series.x[b] = b
     series.xtics[b] = label(RESP, b)

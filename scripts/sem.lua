@@ -22,6 +22,7 @@ local out = cli.output(opts, {
 
 local start = s:get("global")
 local prev = start
+local plot = cli.recorder(opts, "sem", { title = "semaphore classes: blocks", ylabel = "blocks per sample" })
 cli.loop(opts, function(i)
   local cur = s:get("global")
   local d = mi.delta(cur, opts.total and start or prev)
@@ -36,9 +37,13 @@ cli.loop(opts, function(i)
   end
   table.sort(rows, function(p, q) if p.weight ~= q.weight then return p.weight > q.weight end return p.class < q.class end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end
+  local points = {}
+  for _, r in ipairs(rows) do points[#points + 1] = { r.name, r.blocks } end
+  plot.add(points)
   out.write(rows, { sample = i, title = string.format("sample %d: %d busiest semaphore classes%s", i, #rows,
                                                       opts.total and " (since start)" or "") })
   prev = cur
 end)
 out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

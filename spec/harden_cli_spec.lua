@@ -310,3 +310,69 @@ describe("#16.10 scripts: an average at the end, a wall-clock time on every row,
     assert.falsy(out:find('"value":"%d'), out)
   end)
 end)
+
+describe("#16.11 plots: checked before the run, a colour per series, a time axis, gnuplot's errors shown", function()
+  local have = os.execute("command -v gnuplot > /dev/null 2>&1") == true
+  for _, sc in ipairs({ "cpu", "disk", "top", "sem", "response", "glance" }) do
+    it(sc .. " takes --plot", function()
+      local _, out = mish("", "-l " .. sc)
+      assert.truthy(out:find("--plot FILE", 1, true), out)
+    end)
+  end
+  it("a bad --plot is refused before the run: extension, directory", function()
+    for _, f in ipairs({ "/tmp/x.txt", "/nonexistent-dir/x.svg", "/etc/passwd/x.png" }) do
+      local rc, out, err = mish("", "cpu --interval 0.1 --count 1 --plot " .. f)
+      assert.equal(2, rc, f)
+      assert.equal("", out, f)
+      assert.truthy(err:find("^cpu: %-%-plot " .. f:gsub("%p", "%%%0") .. ": "), err)
+    end
+  end)
+  it("gnuplot's own error is shown when it fails, and no file is left", function()
+    local bin = os.tmpname()
+    os.remove(bin)
+    os.execute("mkdir -p " .. bin)
+    local h = io.open(bin .. "/gnuplot", "w")
+    h:write("#!/bin/sh\necho 'line 7: a thing gnuplot did not like' >&2\nexit 1\n")
+    h:close()
+    os.execute("chmod +x " .. bin .. "/gnuplot")
+    local f = os.tmpname() .. ".svg"
+    local rc, _, err = mish("PATH=" .. bin .. ":$PATH", "cpu --interval 0.1 --count 1 --plot " .. f)
+    os.execute("rm -rf " .. bin)
+    assert.equal(1, rc)
+    assert.truthy(err:find("gnuplot failed", 1, true), err)
+    assert.truthy(err:find("line 7: a thing gnuplot did not like", 1, true), err)
+    assert.is_nil(io.open(f))
+  end)
+  it("cpu's SVG: ten bands (paused among them), each its own colour, on a time axis", function()
+    if not have then pending("gnuplot is not installed") return end
+    local f = os.tmpname() .. ".svg"
+    local rc, _, err = mish("", "cpu --interval 0.2 --count 3 --plot " .. f)
+    assert.equal(0, rc, err)
+    local h = assert(io.open(f))
+    local svg = h:read("a")
+    h:close()
+    os.remove(f)
+    local colours = {}
+    for c in svg:gmatch("rgb%(([ %d,]+)%)") do colours[c:gsub(" ", "")] = true end
+    local n = 0
+    for _ in pairs(colours) do n = n + 1 end
+    assert.is_true(n >= 10, "distinct colours: " .. n)
+    for _, band in ipairs({ "paused", "idle", "ics", "disp", "memmgr", "as", "bs", "cs", "ds", "es" }) do
+      assert.truthy(svg:find(">" .. band .. "<", 1, true), band)
+    end
+    assert.truthy(svg:find(">time of day<", 1, true))
+    assert.truthy(svg:find(">%d%d:%d%d:%d%d"), "time-of-day tic labels")
+  end)
+  it("response's SVG: the two histograms side by side, each its own colour", function()
+    if not have then pending("gnuplot is not installed") return end
+    local f = os.tmpname() .. ".svg"
+    local rc = mish("", "response --interval 0.2 --count 2 --plot " .. f)
+    assert.equal(0, rc)
+    local h = assert(io.open(f))
+    local svg = h:read("a")
+    h:close()
+    os.remove(f)
+    assert.truthy(svg:find("rgb%( 31, 119, 180%)") and svg:find("rgb%(255, 127,  14%)"), "two colours")
+    assert.truthy(svg:find(">first response<", 1, true))
+  end)
+end)

@@ -10,15 +10,18 @@ local COMMON = {
   { "count", "N", "number of samples (0 = until interrupted)", 5 },
   { "csv", nil, "write CSV (a header, then one row per line) instead of a table" },
   { "json", nil, "write JSON, one object per sample per line, instead of a table" },
+  { "plot", "FILE", "also plot the run over time in FILE (.png or .svg, needs gnuplot)" },
 }
 
 -- Parses argv against spec {name=, about=, options={{name, ARG|nil, help, default}...}, sampling=bool}.
 -- Prints --help and exits; raises a usage error on a bad option. Returns the options table.
 function cli.parse(spec, argv)
   argv = argv or arg or {}
-  local all = {}
-  if spec.sampling ~= false then for _, o in ipairs(COMMON) do all[#all + 1] = o end end
-  for _, o in ipairs(spec.options or {}) do all[#all + 1] = o end
+  local all, at = {}, {}
+  if spec.sampling ~= false then for _, o in ipairs(COMMON) do all[#all + 1] = o; at[o[1]] = #all end end
+  for _, o in ipairs(spec.options or {}) do   -- a script's own text for a common option replaces it
+    if at[o[1]] then all[at[o[1]]] = o else all[#all + 1] = o end
+  end
   local opts, by = {}, {}
   for _, o in ipairs(all) do by[o[1]] = o; opts[o[1]] = o[4] end
   local function usage(out)
@@ -61,6 +64,10 @@ function cli.parse(spec, argv)
     i = i + 1
   end
   if opts.csv and opts.json then io.stderr:write(spec.name, ": choose one of --csv and --json\n") os.exit(2) end
+  if opts.plot then   -- before the run, not after it (#16.11)
+    local ok, err = cli.plot_check(opts.plot)
+    if not ok then io.stderr:write(spec.name, ": --plot ", opts.plot, ": ", err, "\n") os.exit(2) end
+  end
   return opts
 end
 
@@ -244,60 +251,140 @@ function cli.loop(opts, fn)
   return i
 end
 
--- Runs gnuplot to write `file` (.png or .svg) from columns of data; returns true or nil, error.
--- series = {xlabel=, ylabel=, title=, x = {...}, lines = {{title=, y={...}}...}, style="lines"|"boxes", xtics={...}}
-function cli.plot(file, series)
-  local term = file:match("%.svg$") and "svg size 900,500" or file:match("%.png$") and "pngcairo size 900,500"
-  if not term then return nil, "plot file must end in .png or .svg" end
-  if os.execute("command -v gnuplot > /dev/null 2>&1") ~= true then
-    return nil, "gnuplot is not installed (sudo apt-get install gnuplot-nox)"
+-- Distinct colours for plot series, one each (a qualitative palette, then darker variants).
+cli.PALETTE = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+  "#bcbd22", "#17becf", "#000000", "#fdd835", "#00897b", "#5e35b1", "#c2185b", "#6d4c41" }
+
+local T0, C0
+-- Wall-clock seconds (with fractions, from the monotonic clock since the first call).
+function cli.now()
+  if not T0 then T0, C0 = os.time(), mi.clock() end
+  return T0 + (mi.clock() - C0) / 1000
+end
+
+-- Checks a --plot file before the run: .png or .svg, a writable directory, gnuplot installed.
+-- Returns true or nil, why.
+function cli.plot_check(file)
+  if not (file:match("%.svg$") or file:match("%.png$")) then return nil, "the file name must end in .png or .svg" end
+  local dir = file:match("^(.*)/[^/]*$") or "."
+  if dir == "" then dir = "/" end
+  if os.execute("test -d '" .. dir:gsub("'", "'\\''") .. "' && test -w '" .. dir:gsub("'", "'\\''") .. "'") ~= true then
+    return nil, "cannot write in directory " .. dir
   end
+  if os.execute("command -v gnuplot > /dev/null 2>&1") ~= true then
+    return nil, "gnuplot is not installed (apt-get install gnuplot-nox)"
+  end
+  return true
+end
+
+-- Runs gnuplot to write `file` (.png or .svg); returns true or nil, error (gnuplot's own message).
+-- series = {title=, xlabel=, ylabel=, style=, x = {...}, lines = {{title=, y={...}}...}, xtics = {...}}:
+-- style "lines" (default) and "stacked" (bands adding up, 0-100) have a time-of-day axis (x: wall-clock
+-- seconds); "bars" puts the series side by side over the labels xtics. Each series has its own colour.
+function cli.plot(file, series)
+  local ok, err = cli.plot_check(file)
+  if not ok then return nil, err end
+  local svg = file:match("%.svg$")
+  local style = series.style or "lines"
+  local offset = os.time() - os.time(os.date("!*t"))   -- gnuplot shows UTC: show the local time of day
   local data = os.tmpname()
   local f = assert(io.open(data, "w"))
-  for i, x in ipairs(series.x) do
-    local row = { series.xtics and i - 1 or x }
-    for _, l in ipairs(series.lines) do row[#row + 1] = l.y[i] or 0 end
+  for i = 1, #series.x do
+    local row = { style == "bars" and string.format("%q", series.xtics[i]) or string.format("%.3f", series.x[i] + offset) }
+    local acc = 0
+    for _, l in ipairs(series.lines) do
+      local y = l.y[i]
+      if style == "stacked" then acc = acc + (y or 0); y = acc end
+      row[#row + 1] = y and (y == y) and string.format("%.6g", y) or "NaN"
+    end
     f:write(table.concat(row, " "), "\n")
   end
   f:close()
   local p = {}
-  p[#p + 1] = "set terminal " .. term
+  p[#p + 1] = (svg and "set terminal svg size 1000,500 dynamic font 'sans,11'" or "set terminal pngcairo size 1000,500 font 'sans,10'")
   p[#p + 1] = string.format("set output %q", file)
   p[#p + 1] = string.format("set title %q", series.title or "")
-  p[#p + 1] = string.format("set xlabel %q", series.xlabel or "")
   p[#p + 1] = string.format("set ylabel %q", series.ylabel or "")
-  p[#p + 1] = "set key outside right"
+  p[#p + 1] = "set key outside right top"
   p[#p + 1] = "set grid"
-  if series.xtics then
-    local t = {}
-    for i, lab in ipairs(series.xtics) do t[#t + 1] = string.format("%q %d", lab, i - 1) end
-    p[#p + 1] = "set xtics (" .. table.concat(t, ", ") .. ")"
-  end
-  if series.style == "stacked" then
+  if style == "bars" then
+    p[#p + 1] = string.format("set xlabel %q", series.xlabel or "")
     p[#p + 1] = "set style data histograms"
-    p[#p + 1] = "set style histogram rowstacked"
-    p[#p + 1] = "set style fill solid 0.8 border -1"
-    p[#p + 1] = "set yrange [0:100]"
-  elseif series.style == "boxes" then
-    p[#p + 1] = "set style fill solid 0.6 border -1"
-    p[#p + 1] = "set boxwidth 0.8"
+    p[#p + 1] = "set style histogram clustered gap 1"
+    p[#p + 1] = "set style fill solid 0.85 border -1"
+    p[#p + 1] = "set xtics rotate by -30 nomirror"
+    p[#p + 1] = "set yrange [0:*]"
+  else
+    p[#p + 1] = string.format("set xlabel %q", series.xlabel or "time of day")
+    p[#p + 1] = "set xdata time"
+    p[#p + 1] = 'set timefmt "%s"'
+    local span = #series.x > 1 and series.x[#series.x] - series.x[1] or 0
+    p[#p + 1] = span < 30 and 'set format x "%H:%M:%.1S"' or 'set format x "%H:%M:%S"'   -- short runs: tenths
+    p[#p + 1] = "set xtics rotate by -30"
+    p[#p + 1] = "set autoscale xfix"   -- the axis ends at the first and last sample: no empty band
+    if style == "stacked" then
+      p[#p + 1] = "set yrange [0:100]"
+      p[#p + 1] = "set style fill solid 0.9 noborder"
+    else p[#p + 1] = "set yrange [0:*]" end
   end
   local plots = {}
   for j, l in ipairs(series.lines) do
-    if series.style == "stacked" then plots[j] = string.format("%q using %d title %q", data, j + 1, l.title)
-    elseif series.style == "boxes" then plots[j] = string.format("%q using 1:%d with boxes title %q", data, j + 1, l.title)
-    else plots[j] = string.format("%q using 1:%d with linespoints title %q", data, j + 1, l.title) end
+    local colour = cli.PALETTE[(j - 1) % #cli.PALETTE + 1]
+    local src = j == 1 and string.format("%q", data) or "''"
+    if style == "bars" then
+      plots[j] = string.format("%s using %d:xtic(1) title %q lc rgb %q", src, j + 1, l.title, colour)
+    elseif style == "stacked" then
+      plots[j] = j == 1 and string.format("%s using 1:2 with filledcurves x1 title %q lc rgb %q", src, l.title, colour)
+        or string.format("%s using 1:%d:%d with filledcurves title %q lc rgb %q", src, j, j + 1, l.title, colour)
+    else
+      plots[j] = string.format("%s using 1:%d with linespoints lw 2 lc rgb %q pt 7 ps 0.5 title %q", src, j + 1, colour, l.title)
+    end
   end
-  p[#p + 1] = "plot " .. table.concat(plots, ", ")
-  local script = os.tmpname()
+  p[#p + 1] = "plot " .. table.concat(plots, ", \\\n  ")
+  local script, errf = os.tmpname(), os.tmpname()
   f = assert(io.open(script, "w"))
   f:write(table.concat(p, "\n"), "\n")
   f:close()
-  local ok = os.execute("gnuplot " .. script .. " 2>/dev/null")
-  os.remove(script)
-  os.remove(data)
-  if ok ~= true then return nil, "gnuplot failed" end
+  local ran = os.execute("gnuplot " .. script .. " 2> " .. errf)
+  local h = io.open(errf)
+  local msg = h and h:read("a") or ""
+  if h then h:close() end
+  os.remove(script); os.remove(data); os.remove(errf)
+  if ran ~= true then
+    os.remove(file)   -- no empty or half-written plot left behind
+    msg = msg:gsub("^%s+", ""):gsub("%s+$", "")
+    return nil, "gnuplot failed" .. (msg ~= "" and (":\n" .. msg) or " (no message)")
+  end
   return true
+end
+
+-- Collects a run for --plot: add(values) records one sample, values a list of {name, y} in
+-- order (a series not in a sample is a gap); finish() writes opts.plot (if given) with spec
+-- {title=, ylabel=, style=} and says so on stderr, or exits 1 with gnuplot's error.
+function cli.recorder(opts, name, spec)
+  local r = { x = {}, order = {}, ys = {} }
+  function r.add(values)
+    if not opts.plot then return end
+    local i = #r.x + 1
+    r.x[i] = cli.now()
+    for _, v in ipairs(values) do
+      if not r.ys[v[1]] then r.ys[v[1]] = {}; r.order[#r.order + 1] = v[1] end
+      r.ys[v[1]][i] = v[2]
+    end
+  end
+  function r.finish()
+    if not opts.plot then return end
+    local series = { title = spec.title, ylabel = spec.ylabel, xlabel = spec.xlabel, style = spec.style, x = r.x, lines = {} }
+    for _, n in ipairs(r.order) do
+      local y = r.ys[n]
+      if spec.style == "stacked" then for i = 1, #r.x do y[i] = y[i] or 0 end end
+      series.lines[#series.lines + 1] = { title = n, y = y }
+    end
+    local ok, err = cli.plot(opts.plot, series)
+    if not ok then io.stderr:write(name, ": ", err, "\n") os.exit(1) end
+    io.stderr:write(name, ": wrote ", opts.plot, "\n")
+  end
+  return r
 end
 
 -- Sums a list of numbers (an object-class array); 0 for nil.
