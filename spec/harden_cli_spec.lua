@@ -376,3 +376,35 @@ describe("#16.11 plots: checked before the run, a colour per series, a time axis
     assert.truthy(svg:find(">first response<", 1, true))
   end)
 end)
+
+describe("#16.12 glance's data: host names whole, disks named beside their LDEV", function()
+  local cli = require("mi.cli")
+  it("a Linux program name keeps its dots; an MPE name shows its first part", function()
+    local s = { ms = function(_, t) return t end }
+    local cur = { [1] = { pid = 1, program_name = "python3.11", user_name = "root", js_number = "" },
+                  [2] = { pid = 2, program_name = "PROG.PUB.SYS", user_name = "MGR.SYS", js_number = "#S7" },
+                  [3] = { pid = 3, program_name = "systemd-journal", user_name = "ROOT", js_number = "" } }
+    local rows = cli.process_rates(s, {}, cur, 1000)
+    table.sort(rows, function(a, b) return a.pid < b.pid end)
+    assert.same({ "python3.11", "PROG", "systemd-journal" }, { rows[1].program, rows[2].program, rows[3].program })
+    assert.same({ "root", "MGR", "ROOT" }, { rows[1].user, rows[2].user, rows[3].user })
+    assert.equal("#S7", rows[2].js)
+  end)
+  it("the host system names its disks: info().host.disks[ldev] (a fixture /proc)", function()
+    local root = os.tmpname()
+    os.remove(root)
+    os.execute("mkdir -p " .. root)
+    local function put(rel, text) local h = assert(io.open(root .. "/" .. rel, "w")); h:write(text); h:close() end
+    put("stat", "cpu  1 0 1 10 0 0 0 0 0 0\ncpu0 1 0 1 10 0 0 0 0 0 0\nbtime 1700000000\nprocs_running 1\nprocs_blocked 0\n")
+    put("meminfo", "MemTotal: 1000 kB\nMemFree: 500 kB\n")
+    put("vmstat", "pgmajfault 1\n")
+    put("interrupts", "           CPU0\n  0:  1  IO-APIC  timer\n")
+    put("diskstats", "   7 0 loop0 1 0 1 1 0 0 0 0 0 0 0\n   8 0 sda 1 0 1 1 0 0 0 0 0 0 0\n" ..
+      "   8 1 sda1 1 0 1 1 0 0 0 0 0 0 0\n 259 0 nvme0n1 1 0 1 1 0 0 0 0 0 0 0\n")
+    local rc, out, err = mish("", "--system host --proc " .. root ..
+      " -e 'local d = s:info().host.disks; print(d[1], d[2], d[3])'")
+    os.execute("rm -rf " .. root)
+    assert.equal(0, rc, err)
+    assert.equal("sda\tnvme0n1\tnil\n", out)
+  end)
+end)

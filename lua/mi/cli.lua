@@ -390,6 +390,13 @@ end
 -- Sums a list of numbers (an object-class array); 0 for nil.
 local function total(t) local n = 0 for _, v in ipairs(t or {}) do n = n + v end return n end
 
+-- The first part of an MPE name ("PROG.PUB.SYS" -> "PROG", "MGR.SYS" -> "MGR"); any other name
+-- (a Linux program such as "python3.11") whole (#16.12).
+local function mpe_short(name)
+  name = name or ""
+  return name:match("^([%u%d]+)%.[%u%d]+%.[%u%d]+$") or name:match("^([%u%d]+)%.[%u%d]+$") or name
+end
+
 -- Per-process rates between two samples (tables pid -> s:get("process") record) ms apart:
 -- rows {pid, program, user, js, state, cpu_pct, io_s, faults_s}; io_s and faults_s are 0
 -- unless pmc_disc_read/write and pmc_pg_fault_objcl_ were sampled. A process born in the
@@ -400,7 +407,7 @@ function cli.process_rates(s, prev, cur, ms)
     local o = prev[pid]
     local d = o and mi.delta(r, o) or r
     rows[#rows + 1] = {
-      pid = pid, program = (r.program_name or ""):match("^[^.%s]*"), user = (r.user_name or ""):match("^[^.%s]*"),
+      pid = pid, program = mpe_short(r.program_name), user = mpe_short(r.user_name),
       js = r.js_number ~= "" and r.js_number or "-", state = r.state,
       cpu_pct = mi.pct(s:ms(d.pmt_process_time or 0), ms),
       io_s = mi.rate((d.pmc_disc_read or 0) + (d.pmc_disc_write or 0), ms),
