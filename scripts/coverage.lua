@@ -6,6 +6,7 @@
 -- fixed seed, so the report is reproducible; with `--system host` the live machine is
 -- sampled for --seconds instead.
 local mi = require("mi")
+local cli = require("mi.cli")
 
 local opts = { minutes = 10, workloads = "idle,oltp,batch,memory,disk", seconds = 3 }
 local i = 1
@@ -69,11 +70,12 @@ end
 local G, P, IO, C = counters("global"), counters("process"), counters("io"), counters("processor")
 
 -- Samples session s `n` times, calling step() between samples.
-local function survey(s, label, n, step)
+local function survey(s, label, n, step, shown)
   assert(s:on("global", "*"), "global ON failed")
   s:on("process", "*")
   s:on("io", "*", { ldev = "all" })
-  for _ = 1, n do
+  for k = 1, n do
+    cli.progress("coverage: %s, sample %d of %d", shown or label, k, n)   -- on a terminal only
     step()
     mark(s:get("global"), G, label)
     for _, r in ipairs(s:get("process")) do mark(r, P, label) end
@@ -91,15 +93,18 @@ if host then
   survey(s, "host", opts.seconds, function() mi.sleep(1) end)
 else
   local names = {}
-  for w in opts.workloads:gmatch("[^,]+") do
+  local all = {}
+  for w in opts.workloads:gmatch("[^,]+") do all[#all + 1] = w end
+  for wi, w in ipairs(all) do
     names[#names + 1] = w
     local s = mi.open({ system = mi.system({ workload = w, cpus = 4, seed = 1 }) })
-    survey(s, w, opts.minutes * 2, function() s:advance(30000) end)
+    survey(s, w, opts.minutes * 2, function() s:advance(30000) end, string.format("workload %s (%d of %d)", w, wi, #all))
   end
   title = string.format("the simulated HP 3000 (workloads %s, 4 CPUs, seed 1, %d virtual minutes each)",
     table.concat(names, ", "), opts.minutes)
 end
 
+cli.progress()
 -- report
 local out = {}
 local function w(...) out[#out + 1] = table.concat({ ... }) end

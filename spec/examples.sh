@@ -70,6 +70,8 @@ done
 check "glance without a terminal (#16.12)" $MISH scripts/glance.lua --interval 0.2 --count 1
 verify "glance without a terminal: no keys offered, no escapes, a memory line, a job column (#16.12)" sh -c \
   '! grep -q "q quits" "$1" && ! grep -q "$(printf "\033")" "$1" && grep -q "^Mem " "$1" && grep -q "PID.*JOB" "$1"' - "$out"
+check "coverage piped writes no progress (#16.13)" sh -c "$MISH scripts/coverage.lua --minutes 1 --workloads idle,oltp 2>&1 >/dev/null"
+verify "coverage piped: nothing on stderr (#16.13)" test ! -s "$out"
 check "scripts/config.lua" $MISH scripts/config.lua
 verify "scripts/config.lua lists 3001-3046" sh -c "grep -c '^30[0-4][0-9] ' '$out' | grep -qx 46"
 check "scripts/config.lua --json" $MISH scripts/config.lua --json
@@ -169,6 +171,11 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null 
   verify "glance with NO_COLOR: fits, no colour (#16.12)" glance_fits "$out" no
   check "glance at 60x15 with TERM=dumb (#16.12)" glance_small dumb ""
   verify "glance with TERM=dumb: fits, no colour (#16.12)" glance_fits "$out" no
+  # #16.13: long work shows progress on a terminal, and nothing when piped (below)
+  check "coverage on a terminal shows its progress (#16.13)" sh -c "rm -f /tmp/mish-ex-$$.ts; timeout 120 script -qfec \
+    '$MISH scripts/coverage.lua --minutes 1 --workloads idle,oltp --out /tmp/mish-ex-$$.md' /tmp/mish-ex-$$.ts > /dev/null; cat /tmp/mish-ex-$$.ts"
+  verify "coverage's progress names the workload, which of how many, and the sample (#16.13)" \
+    grep -q "coverage: workload oltp (2 of 2), sample 2 of 2" "$out"
   # #11.16: the mish prompt on a terminal. A half-typed chunk and Ctrl-C give a fresh prompt
   # (the shell lives on, the half chunk is dropped); each line is in the history file as soon
   # as it is entered; Ctrl-D leaves with status 0

@@ -442,6 +442,16 @@ function cli.disk_rates(s, prev, cur, ms)
   return rows
 end
 
+local progress_tty
+-- Shows progress of long work on one line of stderr when stderr is a terminal, nothing when it is
+-- piped or redirected (#16.13): cli.progress("coverage: %s", what); cli.progress() clears the line.
+function cli.progress(fmt, ...)
+  if progress_tty == nil then progress_tty = os.execute("test -t 2") == true and os.getenv("TERM") ~= "dumb" end
+  if not progress_tty then return end
+  io.stderr:write("\r\27[K", fmt and string.format(fmt, ...) or "")
+  io.stderr:flush()
+end
+
 -- Opens the shell's session (the default system), privileged and authorized.
 function cli.session() return mi.open() end
 
