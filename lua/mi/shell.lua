@@ -212,7 +212,8 @@ end
 
 -- mish -l [NAME]: prints the scripts in dir with one line each, or runs NAME's --help.
 function M.list_scripts(dir, name)
-  local list = M.scripts(dir or "")
+  if not dir or dir == "" then error("no scripts next to mish (looked for ../scripts and ../share/mish[/scripts])", 0) end
+  local list = M.scripts(dir)
   if name then
     for _, sc in ipairs(list) do
       if sc.name == name or sc.name .. ".lua" == name then
