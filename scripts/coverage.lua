@@ -21,12 +21,29 @@ while arg and arg[i] do
     print("  --out FILE       write the report to FILE instead of standard output")
     print("  --host-map       instead: the table of items the Linux host source drives, and from what")
     os.exit(0)
-  elseif (a == "--minutes" or a == "--seconds") and tonumber(arg[i + 1]) then opts[a:sub(3)] = tonumber(arg[i + 1]); i = i + 1
+  elseif a == "--minutes" or a == "--seconds" then   -- a whole number >= 1, checked now (#16.4)
+    local n = math.tointeger(tonumber(arg[i + 1] or ""))
+    if not n or n < 1 then
+      io.stderr:write("coverage: ", a, " ", arg[i + 1] or "", ": wants a whole number >= 1 (try --help)\n"); os.exit(2)
+    end
+    opts[a:sub(3)] = n; i = i + 1
   elseif a == "--workloads" and arg[i + 1] then opts.workloads = arg[i + 1]; i = i + 1
   elseif a == "--out" and arg[i + 1] then opts.out = arg[i + 1]; i = i + 1
   elseif a == "--host-map" then opts.host_map = true
   else io.stderr:write("coverage.lua: bad option '", a, "' (try --help)\n"); os.exit(2) end
   i = i + 1
+end
+
+-- checked before the run (#16.4): every workload exists, the report's directory is writable
+for w in opts.workloads:gmatch("[^,]+") do
+  local ok, err = pcall(mi.workload, w)
+  if not ok then io.stderr:write("coverage: --workloads ", w, ": ", tostring(err):gsub("^.-:%d+: ", ""), "\n") os.exit(2) end
+end
+if opts.out then
+  local dir = opts.out:match("^(.*)/[^/]*$") or "."
+  if os.execute("test -d '" .. dir:gsub("'", "'\\''") .. "' && test -w '" .. dir:gsub("'", "'\\''") .. "'") ~= true then
+    io.stderr:write("coverage: --out ", opts.out, ": cannot write in directory ", dir, "\n") os.exit(2)
+  end
 end
 
 -- The host source's mapping, as a Markdown table (no sampling: it is the source's own table).

@@ -98,6 +98,16 @@ describe("#16.4 errors name what the user typed, never mish's own files, no trac
     assert.truthy(err:find(f, 1, true), err)
     no_internals(err)
   end)
+  it("coverage.lua checks --minutes, --workloads and --out before the run", function()
+    for a, want in pairs({ ["--minutes -5"] = "coverage: --minutes -5: wants", ["--workloads idle,nosuch"] =
+      "coverage: --workloads nosuch: unknown workload 'nosuch'", ["--out /nonexistent/x.md"] = "coverage: --out /nonexistent/x.md:" }) do
+      local rc, out, err = mish("", "coverage --minutes 1 " .. a)
+      assert.equal(2, rc, a)
+      assert.equal("", out, a)
+      assert.truthy(err:find(want, 1, true), err)
+      assert.falsy(err:find("coverage.lua:", 1, true), err)
+    end
+  end)
   it("scripts check values when parsing options, before the run: --interval 1e9, --count 2.5", function()
     for _, a in ipairs({ "--interval 1e9", "--interval 0", "--interval x", "--count 2.5", "--count -1", "--n x" }) do
       local rc, out, err = mish("", "scripts/top.lua " .. a)
