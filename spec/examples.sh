@@ -171,6 +171,15 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null 
   verify "glance with NO_COLOR: fits, no colour (#16.12)" glance_fits "$out" no
   check "glance at 60x15 with TERM=dumb (#16.12)" glance_small dumb ""
   verify "glance with TERM=dumb: fits, no colour (#16.12)" glance_fits "$out" no
+  # #16.10: a run until interrupted still ends with its average after Ctrl-C
+  cpu_ctrl_c() {
+    ts=/tmp/mish-ex-$$.ts; rm -f "$ts"
+    { for _ in $(seq 100); do grep -q "sample 2" "$ts" 2>/dev/null && break; sleep 0.2; done; printf '\003'; sleep 1; } |
+      timeout 60 script -qfec "trap : INT; $MISH scripts/cpu.lua --interval 0.2 --count 0; echo \"rc=\$?\"" "$ts" > /dev/null
+    cat "$ts"
+  }
+  check "cpu --count 0 on a terminal stops at Ctrl-C (#16.10)" cpu_ctrl_c
+  verify "cpu: after Ctrl-C the run's average, exit 0 (#16.10)" sh -c 'grep -q "Average of [0-9]* samples" "$1" && grep -q "rc=0" "$1"' - "$out"
   # #16.13: long work shows progress on a terminal, and nothing when piped (below)
   check "coverage on a terminal shows its progress (#16.13)" sh -c "rm -f /tmp/mish-ex-$$.ts; timeout 120 script -qfec \
     '$MISH scripts/coverage.lua --minutes 1 --workloads idle,oltp --out /tmp/mish-ex-$$.md' /tmp/mish-ex-$$.ts > /dev/null; cat /tmp/mish-ex-$$.ts"
