@@ -8,7 +8,7 @@
  *   MISH_PROC     the proc root the host system reads (default /proc)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
  * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (MISH_WORKLOAD
- * with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2. */
+ * or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2. */
 #ifndef MISH_ENV_H
 #define MISH_ENV_H
 
@@ -28,6 +28,10 @@ static int mish_env_default(const char *prog) {
   if (!system || !system[0]) system = "sim";
   if (workload && workload[0] && strcmp(system, "sim") != 0) {
     fprintf(stderr, "%s: MISH_WORKLOAD=%s needs the simulated system, not MISH_SYSTEM=%s\n", prog, workload, system);
+    exit(2);
+  }
+  if (cpus && cpus[0] && strncmp(system, "host", 4) == 0 && (system[4] == 0 || system[4] == ':')) {
+    fprintf(stderr, "%s: MISH_CPUS=%s: the host has the processors it has (MISH_SYSTEM=%s)\n", prog, cpus, system);
     exit(2);
   }
   if (proc && proc[0] && strcmp(system, "host") != 0) {
