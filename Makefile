@@ -100,18 +100,25 @@ lua/mish-installed: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HD
 	  lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 FORCE:
 
+# a phase of `make test` named on a terminal (#16.13), nothing when the output is piped
+phase = test -t 1 && echo "make test: $(1)..." || true
+
 test: all
 ifneq ($(TSAN),)
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" ./spec/test_core > .test_c.out 2>&1; rc=$$?; \
 	  grep -E 'FAIL|WARNING: ThreadSanitizer' .test_c.out | head -20; tail -n 1 .test_c.out; \
 	  test $$rc -eq 0 || { echo "ThreadSanitizer or a test failed (exit $$rc): see .test_c.out"; exit 1; }
 else
+	@$(call phase,C core tests)
 	@./spec/test_core > .test_c.out; tail -n 2 .test_c.out | head -n 1; grep FAIL .test_c.out || true
+	@$(call phase,Lua specs)
 	@MI_AIFKUF=$$(mktemp -u) $(SANRUN) $(BUSTED) -o TAP > .test_lua.out 2>&1; \
 	  grep -E '^not ok|^# ' .test_lua.out | head -50; \
 	  echo "Lua specs: $$(grep -c '^ok' .test_lua.out) passed, $$(grep -c '^not ok' .test_lua.out) failed"
+	@$(call phase,examples and scripts)
 	@MI_AIFKUF=$$(mktemp -u) ./spec/examples.sh > .test_ex.out 2>&1; \
 	  grep -A12 '^not ok' .test_ex.out | head -60; tail -n 1 .test_ex.out
+	@$(call phase,fuzz harnesses on their seeds)
 	@FUZZ_CC=$(FUZZ_CC) MAKE=$(MAKE) ./spec/fuzz/run.sh check > .test_fuzz.out 2>&1; \
 	  grep -E '^# skip' .test_fuzz.out; grep -A25 '^not ok' .test_fuzz.out | head -60; tail -n 1 .test_fuzz.out
 	@c=$$(tail -n 1 .test_c.out); lp=$$(grep -c '^ok' .test_lua.out); lf=$$(grep -c '^not ok' .test_lua.out); \

@@ -35,6 +35,8 @@ typedef struct mi_linux_health {
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
+/* Returns the kernel's name of the whole disk that is LDEV ldev ("vda"), NULL if none or sys is not the host. */
+MI_API const char *mi_linux_disk_name(mi_system *sys, int ldev);
 /* Test hook: reads of the file rel (relative to the proc root, e.g. "42/stat"; "" = the listing
  * of the root itself) fail with errno err from now on; err 0 ends that. 0, or -1 if sys is not
  * the host, rel is too long or four paths already fail. */

@@ -4,9 +4,9 @@
 local mi = require("mi")
 local s = mi.open({ system = system })
 -- orders_placed, work_list, sorter_busy and ints_sorted are the program's own counters (mi_userdef.h)
-assert(s:on("global", { "gmt_cs_process", "gmt_idle", "gmc_cs_process", "orders_placed", "work_list", "sorter_busy" }).ok)
-assert(s:on("process", { "pmt_process_time", "pmc_launch", "pmc_disc_write", "pmc_disc_write_size", "ints_sorted" }).ok)
-assert(s:on("io", { "imc_logical_wt", "imc_logical_wt_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }).ok)
+assert(s:on("global", { "gmt_cs_process", "gmt_idle", "gmc_cs_process", "orders_placed", "work_list", "sorter_busy" }))
+assert(s:on("process", { "pmt_process_time", "pmc_launch", "pmc_disc_write", "pmc_disc_write_size", "ints_sorted" }))
+assert(s:on("io", { "imc_logical_wt", "imc_logical_wt_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }))
 
 return function(checksum)
   local g, procs, disk = s:get("global"), s:get("process"), s:get("io")[1]

@@ -7,7 +7,8 @@
  *   MISH_CPUS     simulated processors, 1-8
  *   MISH_PROC     the proc root the host system reads (default /proc)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
- * A value that names nothing (MISH_SYSTEM=vax) is an error naming it: exit status 2. */
+ * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (MISH_WORKLOAD
+ * or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2. */
 #ifndef MISH_ENV_H
 #define MISH_ENV_H
 
@@ -16,14 +17,27 @@
 #include <string.h>
 #include "mi_source.h"
 
-/* Installs the default system the environment describes; prints why and exits 2 if it cannot. */
-static void mish_env_default(const char *prog) {
+/* Installs the default system the environment describes and returns its number of processors;
+ * prints why and exits 2 if it cannot. */
+static int mish_env_default(const char *prog) {
   const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
   const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC"), *registry = getenv("MI_AIFKUF");
   char spec[1024], err[256];
   mi_source_args a = {0};
   mi_system_options o = {0};
   if (!system || !system[0]) system = "sim";
+  if (workload && workload[0] && strcmp(system, "sim") != 0) {
+    fprintf(stderr, "%s: MISH_WORKLOAD=%s needs the simulated system, not MISH_SYSTEM=%s\n", prog, workload, system);
+    exit(2);
+  }
+  if (cpus && cpus[0] && strncmp(system, "host", 4) == 0 && (system[4] == 0 || system[4] == ':')) {
+    fprintf(stderr, "%s: MISH_CPUS=%s: the host has the processors it has (MISH_SYSTEM=%s)\n", prog, cpus, system);
+    exit(2);
+  }
+  if (proc && proc[0] && strcmp(system, "host") != 0) {
+    fprintf(stderr, "%s: MISH_PROC=%s needs MISH_SYSTEM=host, not '%s'\n", prog, proc, system);
+    exit(2);
+  }
   if (strcmp(system, "sim") == 0 && workload && workload[0]) snprintf(spec, sizeof spec, "sim:%s", workload);
   else if (strcmp(system, "host") == 0 && proc && proc[0]) snprintf(spec, sizeof spec, "host:%s", proc);
   else snprintf(spec, sizeof spec, "%s", system);
@@ -35,8 +49,14 @@ static void mish_env_default(const char *prog) {
   }
   o.registry = registry && registry[0] ? registry : NULL;
   mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
-  if (!sys) { fprintf(stderr, "%s: %s\n", prog, err); exit(2); }
+  if (!sys) {   /* name the variable the bad part came from */
+    const char *var = strncmp(spec, "sim:", 4) == 0 && workload && workload[0] ? "MISH_WORKLOAD"
+                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : "MISH_SYSTEM";
+    fprintf(stderr, "%s: %s: %s\n", prog, var, err);
+    exit(2);
+  }
   if (mi_set_default_system(sys) != 0) { mi_system_free(sys); fprintf(stderr, "%s: a default system exists already\n", prog); exit(2); }
+  return mi_host_cpus(sys);
 }
 
 #endif

@@ -3,6 +3,8 @@
  * interval's CPU breakdown — paused, idle, ICS (what no counter accounts for), CS,
  * DS, ES — and the counters that moved. We add one column, `other` (memory manager,
  * dispatcher, AS and BS time), which the original leaves out, so each line adds to 100%.
+ * The original ran on one processor; the MI's times add up over all processors, so on N CPUs
+ * each figure is a share of N times the interval (the program says so in its first line).
  * Usage: testmiaif1 [interval-seconds] [samples]   (defaults 1 and 40) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +59,8 @@ int main(int argc, char **argv) {
   void *config_ptrs[2] = {&round_factor, &ticks_per_milli};
   if (wait <= 0 || samples < 1) { fprintf(stderr, "usage: testmiaif1 [interval-seconds] [samples]\n"); return 2; }
 
-  mish_env_default("testmiaif1");   /* the system to measure, as the environment says */
+  int ncpus = mish_env_default("testmiaif1");   /* the system to measure, as the environment says */
+  if (ncpus > 1) printf("%d CPUs: each figure is a share of all processors' time (%d x the interval)\n", ncpus, ncpus);
   GETPRIVMODE();
   AIFGLOBINSTALL(&aif_status, USER_ID);   /* the INSTMI step, harmless when done before */
   AIFACCESSON(&aif_status, USER_ID);
@@ -80,7 +83,7 @@ int main(int argc, char **argv) {
     if (mi_status.all != 0) { write_status(" error from getting mi data ", mi_status); return 100; }
     int64_t current_time = timer_ms();
     int32_t delta_time = (int32_t)(current_time - old_time);
-    int32_t delta_mi_time = (int32_t)((delta_time + 1) * milli_to_mi_time);
+    int32_t delta_mi_time = (int32_t)((delta_time + 1) * milli_to_mi_time) * ncpus;   /* every CPU's time */
     /* unsigned subtraction is the manual's rollover formula for one wrap */
     for (int i = 0; i < NCOUNTERS; i++) delta[i] = (int32_t)((uint32_t)item_data[i] - (uint32_t)old_data[i]);
     /* the MI has no ICS timer: ICS is the interval less everything accounted for */

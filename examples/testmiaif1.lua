@@ -15,13 +15,16 @@ local s = mi.open()                       -- GETPRIVMODE + AIFACCESSON
 local items = { "gmt_cm_time" }
 for _, n in ipairs(times) do items[#items + 1] = n end
 for _, n in ipairs(counts) do items[#items + 1] = n end
-local st = s:on("global", items)          -- MIGLOBON, small map
-if not st.ok then error("trouble enabling the mi: " .. tostring(st)) end
+local st, err = s:on("global", items)          -- MIGLOBON, small map
+if not st then error("trouble enabling the mi: " .. tostring(err)) end
 
--- one MI_Time is round/tpm ms: ICS is the interval less every accounted state
+-- one MI_Time is round/tpm ms: ICS is the interval less every accounted state. The MI's times
+-- add up over all processors: on N CPUs each figure is a share of N times the interval.
+local ncpus = s:info().cpus
+if ncpus > 1 then print(string.format("%d CPUs: each figure is a share of all processors' time (%d x the interval)", ncpus, ncpus)) end
 s:sample(wait, samples, function() return { v = s:get("global"), ms = mi.clock() } end, function(d, _)
   local interval = math.floor(d.ms + 0.5)
-  local mi_time = (interval + 1) / s:ms(1)
+  local mi_time = (interval + 1) / s:ms(1) * ncpus
   local accounted = 0
   for _, n in ipairs(times) do accounted = accounted + d.v[n] end
   local function pct(x) return 100 * x / mi_time end

@@ -6,8 +6,8 @@ local mi = require("mi")
 local wait, samples = tonumber(arg[1]) or 1, tonumber(arg[2]) or 40
 
 local s = mi.open()
-local st = s:on("io", { "imc_swaplist_read", "imc_swaplist_write", "imc_read_objcl_" }, { ldev = "disk", mapping = "small" })
-if not st.ok then error("can't get the aif: " .. tostring(st)) end
+local st, err = s:on("io", { "imc_swaplist_read", "imc_swaplist_write", "imc_read_objcl_" }, { ldev = "disk", mapping = "small" })
+if not st then error("can't get the aif: " .. tostring(err)) end
 local names = mi.objcl_names("small")
 
 s:sample(wait, samples, function() return { d = s:get("io"), ms = mi.clock() } end, function(delta, _)

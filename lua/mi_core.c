@@ -452,6 +452,9 @@ static int sys_info(lua_State *L) {
     lua_pushinteger(L, hh.last_errno); lua_setfield(L, -2, "errno");
     if (hh.last_errno) { lua_pushstring(L, strerror(hh.last_errno)); lua_setfield(L, -2, "error"); }
     lua_pushboolean(L, hh.complete); lua_setfield(L, -2, "complete");
+    lua_newtable(L);   /* disks = {[ldev] = the kernel's name} */
+    for (int l = 1; mi_linux_disk_name(sys, l); l++) { lua_pushstring(L, mi_linux_disk_name(sys, l)); lua_rawseti(L, -2, l); }
+    lua_setfield(L, -2, "disks");
     lua_setfield(L, -2, "host");
   }
   lua_newtable(L);

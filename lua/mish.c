@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <pwd.h>
 #include <sys/select.h>
 #include "lua.h"
@@ -202,15 +203,19 @@ static void history_add(const char *line) {
 
 static int at_prompt;   /* 1 while a line typed at the prompt runs */
 
-/* Message handler: adds a traceback to errors; at the prompt it keeps the traceback for
- * traceback() and leaves only the message, which is what a user at a prompt reads. */
+/* Message handler: leaves only the message, which is what a user reads, and keeps the
+ * traceback for traceback() at the prompt; adds the traceback to an error inside mi itself. */
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
     msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
-  if (at_prompt) {
+  /* at the prompt, and for errors in the user's own code, the message alone (#16.4); an error
+   * placed inside mi's own modules is a bug of ours: its traceback helps the report */
+  const char *colon = strchr(msg, ':');
+  int ours = colon && colon - msg > 3 && memmem(msg, (size_t)(colon - msg), "mi/", 3) != NULL;
+  if (at_prompt || !ours) {
     luaL_traceback(L, L, msg, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "mish.traceback");
     lua_pushstring(L, msg);
@@ -299,6 +304,23 @@ static int loadline(lua_State *L) {
   int status = luaL_loadbufferx(L, retline, strlen(retline), "=stdin", "t");
   if (status == LUA_OK) { lua_remove(L, -2); lua_remove(L, -2); return status; }
   lua_pop(L, 2);
+  /* statements then an expression ("s:on(...); s:get(...)"): the expression's values are
+   * printed too (#16.6); tried at each ';' from the right, a split inside a string fails to load */
+  const char *text = lua_tostring(L, -1);
+  for (const char *semi = strrchr(text, ';'); semi; ) {
+    const char *tail = semi + 1 + strspn(semi + 1, " \t");
+    if (*tail) {
+      const char *both = lua_pushfstring(L, "%s return %s;", lua_pushlstring(L, text, (size_t)(semi - text + 1)), tail);
+      if (luaL_loadbufferx(L, both, strlen(both), "=stdin", "t") == LUA_OK) {
+        lua_replace(L, -4);   /* the line gives way to the chunk */
+        lua_pop(L, 2);
+        return LUA_OK;
+      }
+      lua_pop(L, 3);
+    }
+    while (semi > text && *--semi != ';') {}
+    if (*semi != ';') break;
+  }
   for (;;) {
     size_t len;
     const char *code = lua_tolstring(L, -1, &len);
@@ -327,6 +349,8 @@ static void print_results(lua_State *L) {
 }
 
 #ifdef MISH_READLINE
+static int comp_start;   /* where the word being completed starts in the line */
+
 /* Readline completion: asks mi.shell.complete for candidates. */
 static char *completion_gen(const char *text, int state) {
   static int idx, count;
@@ -334,7 +358,8 @@ static char *completion_gen(const char *text, int state) {
   if (!state) {
     lua_getglobal(L, "__mish_complete");
     lua_pushstring(L, text);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) { lua_pop(L, 1); return NULL; }
+    lua_pushlstring(L, rl_line_buffer, (size_t)comp_start);   /* the line before the word */
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) { lua_pop(L, 1); return NULL; }
     lua_setfield(L, LUA_REGISTRYINDEX, "mish.completions");
     idx = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, "mish.completions");
@@ -370,7 +395,8 @@ static void show_matches(char **matches, int num, int max) {
 
 /* Readline hook: completes Lua names, mi functions and counter names. */
 static char **completion(const char *text, int start, int end) {
-  (void)start; (void)end;
+  (void)end;
+  comp_start = start >= 0 && (size_t)start <= strlen(rl_line_buffer) ? start : 0;
   rl_completion_append_character = '\0';
   return rl_completion_matches(text, completion_gen);
 }
@@ -407,6 +433,7 @@ static void usage(void) {
          "  -e code          run code\n"
          "  -i               enter the prompt after running the script\n"
          "  -                run standard input\n"
+         "  -l [NAME]        list the scripts (mish NAME runs one), or show script NAME's options\n"
          "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
          "                   host (this Linux machine, from /proc) or host:/path/to/proc-root\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
@@ -416,9 +443,126 @@ static void usage(void) {
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
-         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
+         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
+         "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
+         "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
+}
+
+/* ---- options ----
+ * The options that choose the measured system, one row each: the flag, the environment
+ * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
+ * mi.set_default reads). A new option is a new row (and a check in check_options if it
+ * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, NOPTS };
+static const struct { const char *flag, *env, *key; } options[NOPTS] = {
+  {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
+  {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
+  {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
+};
+static const char *optval[NOPTS];   /* each option's value (NULL: not given) */
+static int optcmd[NOPTS];           /* 1 if it came from the command line, 0 from the environment */
+static char optname[NOPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
+
+/* Names option k as the user gave it (for error messages). */
+static const char *opt_said(int k) {
+  if (optcmd[k]) snprintf(optname[k], sizeof optname[k], "%s %s", options[k].flag, optval[k]);
+  else snprintf(optname[k], sizeof optname[k], "%s=%s", options[k].env, optval[k]);
+  return optname[k];
+}
+
+/* Prints an option error (a format and its arguments) and a hint; returns 2, mish's exit status for it. */
+static int opt_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", progname);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (try %s --help)\n", progname);
+  va_end(ap);
+  return 2;
+}
+
+/* Returns 1 if options a and b, both given, cannot go together. */
+static int opts_conflict(int a, int b) {
+  if (a > b) { int t = a; a = b; b = t; }
+  const char *sys = optval[O_SYSTEM] ? optval[O_SYSTEM] : "sim";
+  size_t n = strcspn(sys, ":");
+  if (a == O_SYSTEM && b == O_WORKLOAD) return strcmp(sys, "sim") != 0;   /* sim:W and a workload: twice */
+  if (a == O_SYSTEM && b == O_CPUS) return n == 4 && strncmp(sys, "host", 4) == 0;
+  if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
+  if (b == O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
+  return 0;
+}
+
+/* Checks the options once gathered: an environment value that conflicts with a command-line
+ * option gives way to it; any other conflict or a bad value is an error. Returns 0 or 2. */
+static int check_options(void) {
+  for (int a = 0; a < NOPTS; a++)
+    for (int b = 0; b < NOPTS; b++)
+      if (a != b && optval[a] && optval[b] && optcmd[a] && !optcmd[b] && opts_conflict(a, b)) optval[b] = NULL;
+  for (int a = 0; a < NOPTS; a++)
+    for (int b = a + 1; b < NOPTS; b++)
+      if (optval[a] && optval[b] && opts_conflict(a, b)) {
+        char sa[160];
+        snprintf(sa, sizeof sa, "%s", opt_said(a));
+        return opt_error("'%s' and '%s' do not go together", sa, opt_said(b));
+      }
+  if (optval[O_PROC] && !optval[O_SYSTEM]) {   /* a proc root and the default system (sim) */
+    if (!optcmd[O_PROC] && optcmd[O_WORKLOAD]) optval[O_PROC] = NULL;
+    else return opt_error("'%s' needs the host system (--system host)", opt_said(O_PROC));
+  }
+  for (int k = 0; k < NOPTS; k++)
+    if (optval[k] && !optval[k][0]) return opt_error("%s is empty", optcmd[k] ? options[k].flag : options[k].env);
+  if (optval[O_CPUS]) {
+    char *end;
+    errno = 0;
+    long n = strtol(optval[O_CPUS], &end, 10);
+    if (end == optval[O_CPUS] || *end || errno || n < 1 || n > 8)
+      return opt_error("'%s': the number of CPUs must be a whole number 1-8", opt_said(O_CPUS));
+  }
+  if (optval[O_SYSTEM]) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(optval[O_SYSTEM], ":"), optval[O_SYSTEM]);
+    if (!mi_source_find(name)) {
+      char known[256] = "";
+      for (int i = 0; mi_source_at(i); i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", mi_source_at(i)->name);
+      return opt_error("'%s': no system '%s' (%s)", opt_said(O_SYSTEM), name, known);
+    }
+  }
+  const char *w = optval[O_WORKLOAD];
+  if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0)
+    return opt_error("'%s': no such workload (idle, oltp, batch, memory, disk, or a readable .lua file)", opt_said(O_WORKLOAD));
+  return 0;
+}
+
+/* Finds the scripts: next to the executable's folder (lua/mish -> scripts/) or installed
+ * (bin/mish -> share/mish/scripts, share/mish). Fills dir ("" if none); returns it. */
+static char *scripts_dir(char *dir, size_t size) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  dir[0] = 0;
+  if (n <= 0) return dir;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  static const char *const rel[] = {"../scripts", "../share/mish/scripts", "../share/mish"};
+  for (int k = 0; k < 3; k++) {
+    char cand[PATH_MAX + 64];
+    snprintf(cand, sizeof cand, "%s/%s/cpu.lua", exe, rel[k]);
+    if (access(cand, R_OK) == 0) {
+      char *real = realpath(cand, NULL);
+      if (real) { *strrchr(real, '/') = 0; snprintf(dir, size, "%s", real); free(real); }
+      return dir;
+    }
+  }
+  return dir;
+}
+
+/* Returns 1 if a (the word after an option) is an option of mish rather than a value. */
+static int is_flag(const char *a) {
+  return strncmp(a, "--", 2) == 0 || (a[0] == '-' && strchr("eihvl", a[1]) && a[1] && !a[2]);
 }
 
 /* The protected main: parses arguments, sets up `mi`, `s`, `help`, then runs. */
@@ -426,10 +570,8 @@ static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
   int interactive = 0, script = 0, ran = 0;
-  /* the options of the measured system: the command line, else the environment */
-  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
-  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
-  const char *share = NULL, *attach = NULL;
+  const char *share = NULL, *list = NULL;
+  char sdir[PATH_MAX];
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -444,45 +586,65 @@ static int pmain(lua_State *L) {
   lua_setfield(L, -2, "path");
   lua_pop(L, 1);
 #endif
+  for (int k = 0; k < NOPTS; k++) { optval[k] = options[k].env ? getenv(options[k].env) : NULL; optcmd[k] = 0; }
   int i;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
     if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
-    if ((strcmp(a, "--system") == 0) && i + 1 < argc) { system = argv[++i]; continue; }
-    if ((strcmp(a, "--proc") == 0) && i + 1 < argc) { proc = argv[++i]; continue; }
-    if ((strcmp(a, "--workload") == 0) && i + 1 < argc) { workload = argv[++i]; continue; }
-    if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
-    if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
-    if ((strcmp(a, "--attach") == 0) && i + 1 < argc) { attach = argv[++i]; continue; }
-    if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
-    if (a[0] == '-' && a[1] && strcmp(a, "-") != 0) { fprintf(stderr, "%s: unrecognized option '%s'\n", progname, a); usage(); lua_pushinteger(L, 1); return 1; }
+    if (strcmp(a, "-l") == 0) {   /* mish -l [NAME]: the scripts, or one's help (#16.9) */
+      list = "";
+      if (i + 1 < argc && !is_flag(argv[i + 1])) list = argv[++i];
+      continue;
+    }
+    if (strcmp(a, "-e") == 0) {
+      if (i + 1 >= argc) { lua_pushinteger(L, opt_error("-e needs Lua code after it")); return 1; }
+      i++; continue;
+    }
+    int k;
+    size_t fl = 0;
+    for (k = 0; k < NOPTS; k++) {
+      fl = strlen(options[k].flag);
+      if (strncmp(a, options[k].flag, fl) == 0 && (a[fl] == 0 || a[fl] == '=')) break;
+    }
+    if (k < NOPTS) {   /* --flag VALUE or --flag=VALUE */
+      if (a[fl] == '=') optval[k] = a + fl + 1;
+      else if (i + 1 < argc && !is_flag(argv[i + 1])) optval[k] = argv[++i];
+      else { lua_pushinteger(L, opt_error("%s needs a value", options[k].flag)); return 1; }
+      optcmd[k] = 1;
+      continue;
+    }
+    if (a[0] == '-' && a[1]) { lua_pushinteger(L, opt_error("unknown option '%s'", a)); return 1; }
     script = i;
     break;
   }
-  if (workload && workload[0] && !mi_workload_builtin(workload) && access(workload, R_OK) != 0) {
-    fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
-    lua_pushinteger(L, 1); return 1;
-  }
-  if (share && attach) {
-    fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
-    lua_pushinteger(L, 1); return 1;
-  }
+  int rc = check_options();
+  if (rc) { lua_pushinteger(L, rc); return 1; }
+  share = optval[O_SHARE];
   /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
-  lua_createtable(L, 0, 6);
-  const char *const keys[] = {"system", "workload", "cpus", "proc", "share", "attach"},
-                    *vals[] = {system, workload, cpus, proc, share, attach};
-  for (int k = 0; k < 6; k++)
-    if (vals[k] && vals[k][0]) { lua_pushstring(L, vals[k]); lua_setfield(L, -2, keys[k]); }
+  lua_createtable(L, 0, NOPTS);
+  for (int k = 0; k < NOPTS; k++)
+    if (optval[k]) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
-                  "__mish_complete = function(w) return sh.complete(w, _G) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+                  "__mish_complete = function(w, before) return sh.complete(w, _G, before) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+  if (list) {
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "mi.shell");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "list_scripts");
+    lua_pushstring(L, scripts_dir(sdir, sizeof sdir));
+    if (list[0]) lua_pushstring(L, list); else lua_pushnil(L);
+    lua_pushinteger(L, report(L, docall(L, 2, 0)) == LUA_OK ? 0 : 2);
+    return 1;
+  }
   /* no option at all (#17.2): the default system is the core's built-in one, the very machine
    * mi.set_default({}) would build; it and the global s are made at their first use, so a
    * script that never measures does not pay for a minute of simulated history */
-  int plain = !(system && system[0]) && !(workload && workload[0]) && !(cpus && cpus[0]) && !(proc && proc[0]) && !share && !attach;
+  int plain = 1;
+  for (int k = 0; k < NOPTS; k++) if (optval[k] && optval[k][0]) plain = 0;
   if (plain) {
     if (dostring(L, "setmetatable(_G, {__index = function(g, k) if k == 's' then setmetatable(g, nil)\n"
                     "  local v = mi.open() rawset(g, 's', v) return v end end})", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
@@ -493,7 +655,7 @@ static int pmain(lua_State *L) {
   lua_getglobal(L, "mish_options");
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     fprintf(stderr, "%s: %s\n", progname, lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot build the system");
-    lua_pushinteger(L, 1); return 1;
+    lua_pushinteger(L, 2); return 1;
   }
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
@@ -510,6 +672,11 @@ static int pmain(lua_State *L) {
     }
   if (script) {
     const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
+    char byname[PATH_MAX + 300];   /* "mish cpu": a script of mish -l by its name */
+    if (fname && !strchr(fname, '/') && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
+      snprintf(byname, sizeof byname, "%s/%s%s", sdir, fname, strstr(fname, ".lua") ? "" : ".lua");
+      if (access(byname, R_OK) == 0) fname = byname;
+    }
     int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
     if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");
     if (status == LUA_OK) {

@@ -14,15 +14,21 @@ local opts = cli.parse({
 })
 
 local s = cli.session()
-local values, st = s:config()
-if not st.ok then io.stderr:write("config: AIFSCGET failed: ", tostring(st), "\n") os.exit(1) end
+local values, err = s:config()
+if not values then io.stderr:write("config: AIFSCGET failed: ", tostring(err), "\n") os.exit(1) end
+
+-- The set bits of a mask or boolean array, in numeric order.
+local function bits(v)
+  local on = {}
+  for k, b in pairs(v) do if b == true or b == 1 then on[#on + 1] = k end end
+  table.sort(on)
+  return on
+end
 
 -- Shows a value the way a person reads it.
 local function show(v)
   if type(v) == "table" then
-    local on = {}
-    for k, b in pairs(v) do if b == true or b == 1 then on[#on + 1] = k end end
-    table.sort(on, function(a, b) return tostring(a) < tostring(b) end)
+    local on = bits(v)
     for j, k in ipairs(on) do on[j] = tostring(k) end
     return #on > 0 and ("bits " .. table.concat(on, " ")) or "none"
   end
@@ -30,14 +36,22 @@ local function show(v)
   return tostring(v)
 end
 
+-- JSON keeps the types (#16.10): numbers as numbers, flags as booleans, masks as bit lists.
+local json = opts.json
 local rows = {}
 for _, c in ipairs(mi.config_items) do
   if not opts.match or c.name:lower():find(opts.match:lower(), 1, true) then
-    rows[#rows + 1] = { item = c.item, name = c.name, value = show(values[c.item]), put = c.put and "yes" or "no",
-                        range = c.put and c.min and string.format("%s..%s", c.min, c.max) or "",
-                        meaning = c.label or "" }
+    local v = values[c.item]
+    rows[#rows + 1] = { item = c.item, name = c.name, meaning = c.label or "",
+                        value = not json and show(v) or type(v) == "table" and bits(v) or v,
+                        put = json and c.put == true or not json and (c.put and "yes" or "no"),
+                        range = not json and (c.put and c.min and string.format("%s..%s", c.min, c.max) or "") or nil,
+                        min = json and c.put and c.min or nil, max = json and c.put and c.max or nil }
   end
 end
-cli.output(opts, { { "item", "item" }, { "name", "name" }, { "value", "value" }, { "put", "PUT" },
-                   { "range", "range" }, { "meaning", "meaning" } }).write(rows, { title = "system configuration" })
+local cols = { { "item", "item" }, { "name", "name" }, { "value", "value" }, { "put", "PUT" } }
+if json then cols[#cols + 1] = { "min", "min" }; cols[#cols + 1] = { "max", "max" }
+else cols[#cols + 1] = { "range", "range" } end
+cols[#cols + 1] = { "meaning", "meaning" }
+cli.output(opts, cols).write(rows, { title = "system configuration" })
 s:close()

@@ -6,13 +6,14 @@
 -- fixed seed, so the report is reproducible; with `--system host` the live machine is
 -- sampled for --seconds instead.
 local mi = require("mi")
+local cli = require("mi.cli")
 
 local opts = { minutes = 10, workloads = "idle,oltp,batch,memory,disk", seconds = 3 }
 local i = 1
 while arg and arg[i] do
   local a = arg[i]
   if a == "--help" or a == "-h" then
-    print("usage: mish scripts/coverage.lua [--minutes N] [--workloads a,b] [--seconds N] [--out FILE]")
+    print("usage: mish coverage [--minutes N] [--workloads a,b] [--seconds N] [--out FILE]")
     print("  Marks each catalog item driven if the system ever gives it a non-zero value.")
     print("  --minutes N      virtual minutes per simulated workload (default 10)")
     print("  --workloads L    simulated workloads to run (default idle,oltp,batch,memory,disk)")
@@ -20,12 +21,29 @@ while arg and arg[i] do
     print("  --out FILE       write the report to FILE instead of standard output")
     print("  --host-map       instead: the table of items the Linux host source drives, and from what")
     os.exit(0)
-  elseif (a == "--minutes" or a == "--seconds") and tonumber(arg[i + 1]) then opts[a:sub(3)] = tonumber(arg[i + 1]); i = i + 1
+  elseif a == "--minutes" or a == "--seconds" then   -- a whole number >= 1, checked now (#16.4)
+    local n = math.tointeger(tonumber(arg[i + 1] or ""))
+    if not n or n < 1 then
+      io.stderr:write("coverage: ", a, " ", arg[i + 1] or "", ": wants a whole number >= 1 (try --help)\n"); os.exit(2)
+    end
+    opts[a:sub(3)] = n; i = i + 1
   elseif a == "--workloads" and arg[i + 1] then opts.workloads = arg[i + 1]; i = i + 1
   elseif a == "--out" and arg[i + 1] then opts.out = arg[i + 1]; i = i + 1
   elseif a == "--host-map" then opts.host_map = true
   else io.stderr:write("coverage.lua: bad option '", a, "' (try --help)\n"); os.exit(2) end
   i = i + 1
+end
+
+-- checked before the run (#16.4): every workload exists, the report's directory is writable
+for w in opts.workloads:gmatch("[^,]+") do
+  local ok, err = pcall(mi.workload, w)
+  if not ok then io.stderr:write("coverage: --workloads ", w, ": ", tostring(err):gsub("^.-:%d+: ", ""), "\n") os.exit(2) end
+end
+if opts.out then
+  local dir = opts.out:match("^(.*)/[^/]*$") or "."
+  if os.execute("test -d '" .. dir:gsub("'", "'\\''") .. "' && test -w '" .. dir:gsub("'", "'\\''") .. "'") ~= true then
+    io.stderr:write("coverage: --out ", opts.out, ": cannot write in directory ", dir, "\n") os.exit(2)
+  end
 end
 
 -- The host source's mapping, as a Markdown table (no sampling: it is the source's own table).
@@ -69,11 +87,12 @@ end
 local G, P, IO, C = counters("global"), counters("process"), counters("io"), counters("processor")
 
 -- Samples session s `n` times, calling step() between samples.
-local function survey(s, label, n, step)
-  assert(s:on("global", "*").ok, "global ON failed")
+local function survey(s, label, n, step, shown)
+  assert(s:on("global", "*"), "global ON failed")
   s:on("process", "*")
   s:on("io", "*", { ldev = "all" })
-  for _ = 1, n do
+  for k = 1, n do
+    cli.progress("coverage: %s, sample %d of %d", shown or label, k, n)   -- on a terminal only
     step()
     mark(s:get("global"), G, label)
     for _, r in ipairs(s:get("process")) do mark(r, P, label) end
@@ -91,15 +110,18 @@ if host then
   survey(s, "host", opts.seconds, function() mi.sleep(1) end)
 else
   local names = {}
-  for w in opts.workloads:gmatch("[^,]+") do
+  local all = {}
+  for w in opts.workloads:gmatch("[^,]+") do all[#all + 1] = w end
+  for wi, w in ipairs(all) do
     names[#names + 1] = w
     local s = mi.open({ system = mi.system({ workload = w, cpus = 4, seed = 1 }) })
-    survey(s, w, opts.minutes * 2, function() s:advance(30000) end)
+    survey(s, w, opts.minutes * 2, function() s:advance(30000) end, string.format("workload %s (%d of %d)", w, wi, #all))
   end
   title = string.format("the simulated HP 3000 (workloads %s, 4 CPUs, seed 1, %d virtual minutes each)",
     table.concat(names, ", "), opts.minutes)
 end
 
+cli.progress()
 -- report
 local out = {}
 local function w(...) out[#out + 1] = table.concat({ ... }) end

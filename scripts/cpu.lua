@@ -24,7 +24,7 @@ local parts = {
 }
 local items = {}
 for _, p in ipairs(parts) do for _, n in ipairs(p[2]) do items[#items + 1] = n end end
-assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }).ok, "cannot enable the processor counters")
+assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }), "cannot enable the processor counters")
 
 local cols = { { "cpu", "cpu" } }
 for _, p in ipairs(parts) do cols[#cols + 1] = { p[1], p[1] .. "%", "%.1f" } end
@@ -34,8 +34,7 @@ local out = cli.output(opts, cols)
 
 local function sample() return { cpu = s:get("processor", items), g = s:get("global"), t = mi.clock() } end
 local prev = sample()
-local history = { x = {}, lines = {} }
-for _, p in ipairs(parts) do history.lines[#history.lines + 1] = { title = p[1], y = {} } end
+local plot = cli.recorder(opts, "cpu", { title = "CPU breakdown, all CPUs", ylabel = "% of CPU time", style = "stacked" })
 
 cli.loop(opts, function(i)
   local cur = sample()
@@ -66,15 +65,12 @@ cli.loop(opts, function(i)
   rows[#rows + 1] = sum
   out.write(rows, { sample = i, interval_ms = math.floor(cur.t - prev.t + 0.5),
                     title = string.format("sample %d: %.0f ms, %d CPU%s", i, cur.t - prev.t, ncpu, ncpu > 1 and "s" or "") })
-  history.x[#history.x + 1] = i
-  for j, p in ipairs(parts) do history.lines[j].y[i] = sum[p[1]] end
+  -- the bands add to 100: paused and the rest of idle first, then where the busy time went
+  local bands = { { "paused", sum.paused }, { "idle", sum.idle - sum.paused } }
+  for j = 2, #parts do bands[#bands + 1] = { parts[j][1], sum[parts[j][1]] } end
+  plot.add(bands)
   prev = cur
 end)
-
-if opts.plot then
-  history.title, history.xlabel, history.ylabel, history.style = "CPU breakdown (all CPUs)", "sample", "% of CPU time", "stacked"
-  local ok, err = cli.plot(opts.plot, history)
-  if not ok then io.stderr:write("cpu: ", err, "\n") os.exit(1) end
-  io.stderr:write("cpu: wrote ", opts.plot, "\n")
-end
+out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

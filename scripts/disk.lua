@@ -13,8 +13,8 @@ local opts = cli.parse({
 local s = cli.session()
 local items = { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imc_logical_wt_xfer_size",
   "imt_rd_round_trip_time", "imt_wt_round_trip_time", "imc_q_current", "imc_q_maximum", "imc_read_objcl_" }
-local st = s:on("io", items, { ldev = "disk", mapping = "small" })
-if not st.ok then io.stderr:write("disk: cannot enable disk counters: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("io", items, { ldev = "disk", mapping = "small" })
+if not st then io.stderr:write("disk: cannot enable disk counters: ", tostring(err), "\n") os.exit(1) end
 local names = mi.objcl_names("small")
 
 local out = cli.output(opts, {
@@ -25,6 +25,7 @@ local cls_out = cli.output(opts, { { "class", "object class" }, { "reads", "read
 
 local function sample() return { d = s:get("io"), t = mi.clock() } end
 local prev = sample()
+local plot = cli.recorder(opts, "disk", { title = "disk I/O per LDEV", ylabel = "I/Os per second" })
 cli.loop(opts, function(i)
   local cur = sample()
   local ms = cur.t - prev.t
@@ -40,6 +41,10 @@ cli.loop(opts, function(i)
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total
+  local points = {}
+  for _, row in ipairs(rows) do points[#points + 1] = { "LDEV " .. row.ldev, row.reads_s + row.writes_s } end
+  points[#points][1] = "all disks"
+  plot.add(points)
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), title = string.format("sample %d: %.0f ms", i, ms) })
   if opts.classes and not opts.csv then
     local sum, crow = 0, {}
@@ -49,8 +54,10 @@ cli.loop(opts, function(i)
     end
     table.sort(crow, function(a, b) return a.reads > b.reads end)
     crow[#crow + 1] = { class = "all classes", reads = sum, share = sum > 0 and 100.0 or 0.0 }
-    cls_out.write(crow, { sample = i, kind = "object_class" })
+    cls_out.write(crow, { sample = i, kind = "object_class", title = "reads per object class" })
   end
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

@@ -1,5 +1,6 @@
--- glance.lua: a full-screen live display — CPU bars, the top processes and the busiest
--- disks — refreshed every interval. q quits; so does Ctrl-C; the terminal is restored
+-- glance.lua: a full-screen live display — CPU bars, memory and queues, the top processes and
+-- the busiest disks — refreshed every interval, fitted to the terminal's size. Keys: c/i/f sort,
+-- h or ? help, q quits; so does Ctrl-C; the terminal is restored
 -- either way, and on SIGTERM and SIGHUP too (mish turns them into an error in the running
 -- script, then ends by the signal). Without a terminal it prints --count plain frames.
 local mi = require("mi")
@@ -7,24 +8,33 @@ local cli = require("mi.cli")
 
 local opts = cli.parse({
   name = "glance",
-  about = "Live full-screen view: CPU per processor, top processes, busiest disks. Press q to quit.",
-  options = { { "n", "N", "processes and disks to show", 8 } },
-  footer = "--count defaults to 0 here (run until q); --csv/--json print one record per refresh.",
+  about = "Live full-screen view: CPU per processor, memory and queues, top processes, busiest disks.",
+  options = { { "n", "N", "processes and disks to show at most", 8 }, { "by", "KEY", "sort processes by cpu, io or faults", "cpu" } },
+  footer = "--count defaults to 0 here (run until q); --csv/--json print one record per refresh.\n" ..
+    "Keys on a terminal: c, i, f sort by CPU, I/O or page faults; h or ? help; q quits.\n" ..
+    "Colour on a colour terminal only (not with NO_COLOR set or TERM=dumb); the layout follows the terminal's size.",
 })
+local SORT = { cpu = "cpu_pct", io = "io_s", faults = "faults_s" }
+if not SORT[opts.by] then io.stderr:write("glance: --by wants cpu, io or faults, got '", tostring(opts.by), "'\n") os.exit(2) end
 local count_given = false
 for _, a in ipairs(arg or {}) do if a:match("^%-%-count") then count_given = true end end
 if not count_given then opts.count = 0 end
 
 local s = cli.session()
 local info = s:info()
-assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle" }).ok, "cannot enable processor counters")
-assert(s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write" }).ok, "cannot enable process counters")
+assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle", "gmc_cur_ready_queue", "gmc_cur_blk_disc_io",
+                        "gmc_cur_free_main_mem_pg" }), "cannot enable the global counters")
+assert(s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" }),
+       "cannot enable the process counters")
 local disks = s:on("io", { "imc_logical_rd", "imc_logical_wt", "imt_rd_round_trip_time", "imt_wt_round_trip_time",
-                           "imc_q_current" }, { ldev = "disk" }).ok
+                           "imc_q_current" }, { ldev = "disk" }) ~= nil
 local cpu_items = { "gmt_idle", "gmt_external_ics", "gmt_dispatcher_ics", "gmt_mem_mgr_sys_fetch_ics",
   "gmt_as_process", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process", "gmt_es_process" }
+local mem_pages = (s:config("MEMORY_SIZE") or {}).MEMORY_SIZE or 0   -- 2 KB pages
 
 local tty = os.execute("test -t 0 && test -t 1") == true and not opts.csv and not opts.json
+local term = os.getenv("TERM") or ""
+local colour = tty and term ~= "" and term ~= "dumb" and (os.getenv("NO_COLOR") or "") == ""
 local saved
 -- Puts the terminal in key-at-a-time mode on the alternate screen (and back).
 local function screen_on()
@@ -40,78 +50,153 @@ local function screen_off()
   if saved and saved ~= "" then os.execute("stty " .. saved .. " 2>/dev/null") end
 end
 
-local function sample()
-  local procs = {}
-  for _, r in ipairs(s:get("process")) do procs[r.pid] = r end
-  return { cpu = s:get("processor", cpu_items), p = procs, d = disks and s:get("io") or {}, t = mi.clock() }
+-- The terminal's size (rows, columns); 24 x 80 when it cannot be read (and off a terminal).
+local function term_size()
+  if not tty then return 24, 80 end
+  local p = io.popen("stty size 2>/dev/null")
+  local r, c = (p and p:read("l") or ""):match("^(%d+) (%d+)$")
+  if p then p:close() end
+  r, c = tonumber(r), tonumber(c)
+  if not r or r < 1 or not c or c < 1 then return 24, 80 end
+  return r, c
 end
 
--- Builds one frame from two samples: a list of lines plus a record for --json/--csv.
-local function frame(prev, cur)
+-- Wraps text in an SGR colour when colour is on.
+local function paint(code, text) return colour and ("\27[" .. code .. "m" .. text .. "\27[0m") or text end
+
+local function sample()
+  local procs = {}
+  for _, r in ipairs(s:get("process") or {}) do procs[r.pid] = r end
+  return { cpu = s:get("processor", cpu_items) or {}, g = s:get("global") or {}, p = procs,
+           d = disks and s:get("io") or {}, t = mi.clock() }
+end
+
+local HELP = {
+  "mish glance — keys",
+  "",
+  "  c   sort processes by CPU",
+  "  i   sort processes by disk I/O",
+  "  f   sort processes by page faults",
+  "  h ? this help (any key returns)",
+  "  q   quit (Ctrl-C too)",
+  "",
+  "CPU bars: # user (CS, DS, ES queues), = system; memory in MB; ready: processes",
+  "waiting for a CPU; disk-blocked: processes waiting on a disk I/O.",
+}
+
+-- Builds one frame from two samples for a rows x cols screen: a list of (painted) lines, and a
+-- record for --json/--csv. Lines are cut to cols; processes and disks share the rows left.
+local function frame(prev, cur, rows, cols)
   local ms = cur.t - prev.t
   local lines, rec = {}, { cpus = {}, top = {}, disks = {} }
+  local function add(text, code)
+    local n = utf8.len(text) or #text   -- cut to the screen's width in characters, not bytes
+    if n > cols then text = text:sub(1, (utf8.offset(text, cols + 1) or #text + 1) - 1) end
+    lines[#lines + 1] = code and paint(code, text) or text
+  end
   local w = info.workload
-  lines[#lines + 1] = string.format("mish glance — %s, %d CPU%s — %s — every %gs — q quits",
-    w and ("simulated HP 3000, workload " .. w.name) or "host", info.cpus, info.cpus > 1 and "s" or "",
-    os.date("%H:%M:%S"), opts.interval)
-  lines[#lines + 1] = ""
+  add(string.format("glance %s by %s%s — %s, %d CPU%s, every %gs", os.date("%H:%M:%S"), opts.by,
+    tty and " — h help, q quits" or "", w and ("simulated HP 3000, " .. w.name) or info.source, info.cpus,
+    info.cpus > 1 and "s" or "", opts.interval), "1;7")
+  local width = math.max(10, math.min(40, cols - 42))
   for c = 1, info.cpus do
-    local d = mi.delta(cur.cpu[c], prev.cpu[c])
+    local d = mi.delta(cur.cpu[c] or {}, prev.cpu[c] or {})
     local total = 0
-    for _, n in ipairs(cpu_items) do total = total + d[n] end
-    local busy = 100 - mi.pct(d.gmt_idle, total)
-    local user = mi.pct(d.gmt_cs_process + d.gmt_ds_process + d.gmt_es_process, total)
-    local sys = busy - user
-    local width = 40
+    for _, n in ipairs(cpu_items) do total = total + (d[n] or 0) end
+    local busy = total > 0 and 100 - mi.pct(d.gmt_idle or 0, total) or 0
+    local user = mi.pct((d.gmt_cs_process or 0) + (d.gmt_ds_process or 0) + (d.gmt_es_process or 0), total)
+    local sys = math.max(0, busy - user)
     local nu, ns = math.floor(user * width / 100 + 0.5), math.floor(sys * width / 100 + 0.5)
     if nu + ns > width then ns = width - nu end
-    lines[#lines + 1] = string.format("CPU %d [%s%s%s] %5.1f%%  (user %4.1f  system %4.1f)", c - 1,
-      string.rep("#", nu), string.rep("=", ns), string.rep(".", width - nu - ns), busy, user, sys)
+    local bar = paint("32", string.rep("#", nu)) .. paint("31", string.rep("=", ns)) .. string.rep(".", width - nu - ns)
+    local tail = string.format("] %5.1f%%  user %4.1f  sys %4.1f", busy, user, sys)
+    local head = string.format("CPU %d [", c - 1)
+    lines[#lines + 1] = head .. bar .. tail:sub(1, math.max(0, cols - #head - width))
     rec.cpus[c] = { cpu = c - 1, busy = busy, user = user, system = sys }
   end
-  lines[#lines + 1] = ""
-  local rows = cli.process_rates(s, prev.p, cur.p, ms)
-  table.sort(rows, function(a, b) if a.cpu_pct ~= b.cpu_pct then return a.cpu_pct > b.cpu_pct end return a.pid < b.pid end)
-  lines[#lines + 1] = string.format("%8s  %-16s %-12s %6s %7s", "PID", "PROGRAM", "USER", "CPU%", "I/O/s")
-  for i = 1, math.min(opts.n, #rows) do
-    local r = rows[i]
-    lines[#lines + 1] = string.format("%8d  %-16s %-12s %6.1f %7.1f", r.pid, r.program:sub(1, 16), r.user:sub(1, 12), r.cpu_pct, r.io_s)
-    rec.top[i] = { pid = r.pid, program = r.program, user = r.user, cpu_pct = r.cpu_pct, io_s = r.io_s }
-  end
-  lines[#lines + 1] = ""
+  local g = cur.g
+  local free = g.gmc_cur_free_main_mem_pg or 0
+  rec.memory = { total_mb = mem_pages * 2 // 1024, free_mb = free * 2 // 1024, ready = g.gmc_cur_ready_queue or 0,
+                 disk_blocked = g.gmc_cur_blk_disc_io or 0 }
+  add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d", rec.memory.total_mb,
+    free > 0 and string.format("%d MB free (%.0f%%)", rec.memory.free_mb, mi.pct(free, mem_pages)) or "free not measured",
+    rec.memory.ready, rec.memory.disk_blocked))
+  local prows = cli.process_rates(s, prev.p, cur.p, ms)
+  local k = SORT[opts.by]
+  table.sort(prows, function(a, b) if a[k] ~= b[k] then return a[k] > b[k] end return a.pid < b.pid end)
   local drows = cli.disk_rates(s, prev.d, cur.d, ms)
   table.sort(drows, function(a, b) if a.ios ~= b.ios then return a.ios > b.ios end return a.ldev < b.ldev end)
-  lines[#lines + 1] = string.format("%6s %9s %9s %8s %6s", "LDEV", "READS/s", "WRITES/s", "RTT ms", "QUEUE")
-  for i = 1, math.min(opts.n, #drows) do
-    local d = drows[i]
-    lines[#lines + 1] = string.format("%6d %9.1f %9.1f %8.2f %6d", d.ldev, d.reads_s, d.writes_s, d.rtt_ms, d.queue)
-    rec.disks[i] = { ldev = d.ldev, reads_s = d.reads_s, writes_s = d.writes_s, rtt_ms = d.rtt_ms, queue = d.queue }
+  -- rows left after the lines above and the two headers and blank lines: 60% processes, the rest disks
+  local left = rows - #lines - 4
+  local nd = math.min(opts.n, #drows, math.max(disks and #drows > 0 and 1 or 0, left - math.ceil(left * 0.6)))
+  local np = math.min(opts.n, #prows, math.max(1, left - nd))
+  add("")
+  local pw = math.max(8, math.min(24, cols - 49))
+  add(string.format("%8s  %-" .. pw .. "s %-8s %-5s %6s %7s %8s", "PID", "PROGRAM", "USER", "JOB", "CPU%", "I/O/s", "FAULTS/s"), "1")
+  for i = 1, np do
+    local r = prows[i]
+    add(string.format("%8d  %-" .. pw .. "s %-8s %-5s %6.1f %7.1f %8.1f", r.pid, r.program:sub(1, pw), r.user:sub(1, 8),
+      r.js:sub(1, 5), r.cpu_pct, r.io_s, r.faults_s))
+    rec.top[i] = { pid = r.pid, program = r.program, user = r.user, js = r.js, cpu_pct = r.cpu_pct, io_s = r.io_s,
+                   faults_s = r.faults_s }
   end
+  add("")
+  local names = info.host and info.host.disks or {}
+  add(string.format("%6s %-8s %9s %9s %8s %6s", "LDEV", "DISK", "READS/s", "WRITES/s", "RTT ms", "QUEUE"), "1")
+  for i = 1, nd do
+    local d = drows[i]
+    local name = names[d.ldev] or "disk"
+    add(string.format("%6d %-8s %9.1f %9.1f %8.2f %6d", d.ldev, name:sub(1, 8), d.reads_s, d.writes_s, d.rtt_ms, d.queue))
+    rec.disks[i] = { ldev = d.ldev, name = names[d.ldev], reads_s = d.reads_s, writes_s = d.writes_s, rtt_ms = d.rtt_ms, queue = d.queue }
+  end
+  while #lines > rows do lines[#lines] = nil end
   return lines, rec
 end
 
+local plot = cli.recorder(opts, "glance", { title = "busy per CPU", ylabel = "% busy" })
+
 local function run()
   local prev = sample()
+  local last, help
+  -- Draws the screen: the help, or the frame of the last two samples at the terminal's size now.
+  local function draw()
+    local rows, cols = term_size()
+    local lines = help and HELP or frame(last[1], last[2], rows, cols)
+    for j = #lines, rows + 1, -1 do lines[j] = nil end
+    io.write("\27[H\27[J", table.concat(lines, "\n"))   -- no newline after the last: no scroll
+    io.flush()
+  end
   local i = 0
   while opts.count == 0 or i < opts.count do
     i = i + 1
     if tty then
-      -- wait out the interval a tenth of a second at a time, watching for q
+      -- wait out the interval a tenth of a second at a time, acting on keys
       local deadline = mi.clock() + opts.interval * 1000
       while mi.clock() < deadline do
-        local k = io.read(1)
-        if k == "q" or k == "Q" then return end
+        local key = io.read(1)
+        if key then
+          if help then help = false
+          elseif key == "q" or key == "Q" then return
+          elseif key == "h" or key == "?" then help = true
+          elseif key == "c" or key == "i" or key == "f" then opts.by = ({ c = "cpu", i = "io", f = "faults" })[key] end
+          if last then draw() end
+        end
       end
     else
       mi.sleep(opts.interval)
     end
     local cur = sample()
-    local lines, rec = frame(prev, cur)
-    if opts.json then io.write(cli.json(rec), "\n")
+    last = { prev, cur }
+    local rows, cols = term_size()
+    local lines, rec = frame(prev, cur, tty and rows or 1000, tty and cols or 200)
+    local points = {}
+    for _, c in ipairs(rec.cpus) do points[#points + 1] = { "CPU " .. c.cpu, c.busy } end
+    plot.add(points)
+    if opts.json then rec.time = cli.stamp(); io.write(cli.json(rec), "\n")
     elseif opts.csv then
-      if i == 1 then io.write("sample,cpu,busy,user,system\n") end
-      for _, c in ipairs(rec.cpus) do io.write(string.format("%d,%d,%.2f,%.2f,%.2f\n", i, c.cpu, c.busy, c.user, c.system)) end
-    elseif tty then io.write("\27[H\27[J", table.concat(lines, "\n"), "\n")
+      if i == 1 then io.write("time,sample,cpu,busy,user,system\n") end
+      for _, c in ipairs(rec.cpus) do io.write(string.format("%s,%d,%d,%.2f,%.2f,%.2f\n", cli.stamp(), i, c.cpu, c.busy, c.user, c.system)) end
+    elseif tty then draw()
     else io.write(table.concat(lines, "\n"), "\n\n") end
     io.flush()
     prev = cur
@@ -122,5 +207,6 @@ end
 local ok, err = pcall(function() if tty then screen_on() end run() end)
 if tty then screen_off() end
 s:close()
+plot.finish()
 local e = tostring(err)
 if not ok and not e:find("interrupted!", 1, true) and not e:find("terminated by signal", 1, true) then error(err, 0) end

@@ -26,8 +26,8 @@ local items = {}
 for _, h in ipairs(hist) do for b = 0, 9 do items[#items + 1] = h.first + b end end
 
 local s = cli.session()
-local st = s:on("global", items)
-if not st.ok then io.stderr:write("response: cannot enable the histograms: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("global", items)
+if not st then io.stderr:write("response: cannot enable the histograms: ", tostring(err), "\n") os.exit(1) end
 
 -- The p-th percentile (0-100) of a histogram given as counts per bucket.
 local function percentile(counts, bounds, p)
@@ -84,14 +84,15 @@ cli.loop(opts, function(i)
   end
   local meta = { sample = i, title = string.format("sample %d%s", i, opts.total and " (since start)" or "") }
   out.write(rows, meta)
-  if not opts.csv then pct_out.write(prow, { sample = i, kind = "percentiles" }) end   -- CSV: one table only
+  if not opts.csv then pct_out.write(prow, { sample = i, kind = "percentiles", title = "percentiles" }) end   -- CSV: one table only
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
 
 if opts.plot then
   local d = mi.delta(s:get("global"), start)
-  local series = { title = "terminal response time", xlabel = "response time", ylabel = "transactions",
-                   style = "boxes", x = {}, xtics = {}, lines = { { title = "response", y = {} }, { title = "first response", y = {} } } }
+  local series = { title = "terminal response time, whole run", xlabel = "response time", ylabel = "transactions",
+                   style = "bars", x = {}, xtics = {}, lines = { { title = "response", y = {} }, { title = "first response", y = {} } } }
   for b = 1, 10 do
     series.x[b] = b
     series.xtics[b] = label(RESP, b)

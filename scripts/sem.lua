@@ -11,8 +11,8 @@ local opts = cli.parse({
 })
 
 local s = cli.session()
-local st = s:on("global", { "gmc_semcl_que_1_3", "gmc_semcl_que_4_6", "gmc_semcl_que_7_over" })
-if not st.ok then io.stderr:write("sem: cannot enable the semaphore counters: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("global", { "gmc_semcl_que_1_3", "gmc_semcl_que_4_6", "gmc_semcl_que_7_over" })
+if not st then io.stderr:write("sem: cannot enable the semaphore counters: ", tostring(err), "\n") os.exit(1) end
 local names = mi.semcl_names()
 
 local out = cli.output(opts, {
@@ -22,6 +22,7 @@ local out = cli.output(opts, {
 
 local start = s:get("global")
 local prev = start
+local plot = cli.recorder(opts, "sem", { title = "semaphore classes: blocks", ylabel = "blocks per sample" })
 cli.loop(opts, function(i)
   local cur = s:get("global")
   local d = mi.delta(cur, opts.total and start or prev)
@@ -36,8 +37,13 @@ cli.loop(opts, function(i)
   end
   table.sort(rows, function(p, q) if p.weight ~= q.weight then return p.weight > q.weight end return p.class < q.class end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end
+  local points = {}
+  for _, r in ipairs(rows) do points[#points + 1] = { r.name, r.blocks } end
+  plot.add(points)
   out.write(rows, { sample = i, title = string.format("sample %d: %d busiest semaphore classes%s", i, #rows,
                                                       opts.total and " (since start)" or "") })
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

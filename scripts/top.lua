@@ -11,8 +11,8 @@ local keys = { cpu = "cpu_pct", io = "io_s", faults = "faults_s" }
 if not keys[opts.by] then io.stderr:write("top: --by wants cpu, io or faults, got '", tostring(opts.by), "'\n") os.exit(2) end
 
 local s = cli.session()
-local st = s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" })
-if not st.ok then io.stderr:write("top: cannot enable process counters: ", tostring(st), "\n") os.exit(1) end
+local st, err = s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" })
+if not st then io.stderr:write("top: cannot enable process counters: ", tostring(err), "\n") os.exit(1) end
 
 local out = cli.output(opts, {
   { "pid", "pid" }, { "program", "program" }, { "user", "user" }, { "js", "job/ses" }, { "state", "state" },
@@ -25,6 +25,8 @@ local function sample()
   return { p = by, t = mi.clock() }
 end
 local prev = sample()
+local plot = cli.recorder(opts, "top", { title = "top processes by " .. opts.by,
+  ylabel = ({ cpu = "% of one CPU", io = "disk I/Os per second", faults = "page faults per second" })[opts.by] })
 cli.loop(opts, function(i)
   local cur = sample()
   local ms = cur.t - prev.t
@@ -32,8 +34,13 @@ cli.loop(opts, function(i)
   local k = keys[opts.by]
   table.sort(rows, function(a, b) if a[k] ~= b[k] then return a[k] > b[k] end return a.pid < b.pid end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end
+  local points = {}
+  for _, r in ipairs(rows) do points[#points + 1] = { string.format("%s (%d)", r.program, r.pid), r[k] } end
+  plot.add(points)
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), by = opts.by,
                     title = string.format("sample %d: %.0f ms, top %d by %s", i, ms, #rows, opts.by) })
   prev = cur
 end)
+out.finish()   -- the run's averages (table mode)
+plot.finish()
 s:close()

@@ -28,6 +28,17 @@ check "testmiaif1 (C) runs" env MISH_CPUS=1 examples/testmiaif1 0.3 3
 verify "testmiaif1 (C): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
 check "testmiaif1 (Lua) runs" env MISH_CPUS=1 $MISH examples/testmiaif1.lua 0.3 3
 verify "testmiaif1 (Lua): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
+# #16.2: on the default 2 CPUs (and on 3) the figures are shares of all processors' time, and it says so
+ncpu_sums() { grep -q "^$1 CPUs: each figure is a share" "$2" && cpu_sums "$2"; }
+for n in 2 3; do
+  check "testmiaif1 (C) on $n CPUs runs (#16.2)" env MISH_CPUS=$n examples/testmiaif1 0.3 3
+  verify "testmiaif1 (C) on $n CPUs says so, ICS >= 0, states sum to 100% (#16.2)" ncpu_sums $n "$out"
+  check "testmiaif1 (Lua) on $n CPUs runs (#16.2)" env MISH_CPUS=$n $MISH examples/testmiaif1.lua 0.3 3
+  verify "testmiaif1 (Lua) on $n CPUs says so, ICS >= 0, states sum to 100% (#16.2)" ncpu_sums $n "$out"
+done
+check "testmiaif1: a workload with MISH_SYSTEM=host is an error, exit 2 (#16.3)" sh -c \
+  'MISH_SYSTEM=host MISH_WORKLOAD=batch examples/testmiaif1 0.1 1 2>&1; test $? = 2'
+verify "testmiaif1: the error names MISH_WORKLOAD (#16.3)" grep -q "MISH_WORKLOAD=batch" "$out"
 # testmiaif2: per-class reads add up to the total reads on every interval
 class_sums() { awk '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
                     END { if (t != s) bad++; exit !(n >= 2 && !bad) }' "$1"; }
@@ -58,6 +69,11 @@ for sc in cpu disk top response sem glance; do
   check "scripts/$sc.lua --json" $MISH scripts/$sc.lua --interval 0.3 --count 2 --json
   verify "scripts/$sc.lua --json is one object per line" lua5.4 -e "for l in io.lines('$out') do assert(l:match('^{.*}$'), l) end"
 done
+check "glance without a terminal (#16.12)" $MISH scripts/glance.lua --interval 0.2 --count 1
+verify "glance without a terminal: no keys offered, no escapes, a memory line, a job column (#16.12)" sh -c \
+  '! grep -q "q quits" "$1" && ! grep -q "$(printf "\033")" "$1" && grep -q "^Mem " "$1" && grep -q "PID.*JOB" "$1"' - "$out"
+check "coverage piped writes no progress (#16.13)" sh -c "$MISH scripts/coverage.lua --minutes 1 --workloads idle,oltp 2>&1 >/dev/null"
+verify "coverage piped: nothing on stderr (#16.13)" test ! -s "$out"
 check "scripts/config.lua" $MISH scripts/config.lua
 verify "scripts/config.lua lists 3001-3046" sh -c "grep -c '^30[0-4][0-9] ' '$out' | grep -qx 46"
 check "scripts/config.lua --json" $MISH scripts/config.lua --json
@@ -84,6 +100,31 @@ glance_signal() {  # glance_signal SIG: runs glance on a pty, sends it SIG after
   { for _ in $(seq 100); do grep -q PROGRAM "$ts" 2>/dev/null && break; sleep 0.2; done; kill -"$1" "$(cat "$pf")"; sleep 1; } |
     timeout 60 script -qfec "sh -c 'echo \$\$ > $pf; exec $MISH scripts/glance.lua --interval 0.3'; echo \"rc=\$?\"; stty -a" "$ts" > /dev/null
   cat "$ts"
+}
+glance_small() {  # glance_small TERM NO_COLOR: glance on a 60x15 pty; h (help), a key, i (sort by I/O), q
+  ts=/tmp/mish-ex-$$.ts; rm -f "$ts"
+  { for _ in $(seq 100); do grep -q PROGRAM "$ts" 2>/dev/null && break; sleep 0.2; done
+    sleep 0.4; printf h; sleep 0.8; printf x; sleep 0.4; printf i; sleep 1; printf q; sleep 1; } |
+    TERM=$1 NO_COLOR=$2 timeout 60 script -qfec "stty rows 15 cols 60; $MISH scripts/glance.lua --interval 0.3; echo \"rc=\$?\"" "$ts" > /dev/null
+  cat "$ts"
+}
+# the last frame of a glance capture: what follows the last clear-screen, up to leaving the screen
+last_frame() { lua5.4 -e 'local t = io.read("a"); local f = t:match(".*\27%[H\27%[J(.-)\27%[%?25h") or ""; io.write(f)' < "$1"; }
+# #16.12: the last frame fits 60x15 (escapes aside), with the I/O sort, the help was shown, colour as asked
+glance_fits() {  # glance_fits FILE COLOUR(yes|no)
+  f=$(last_frame "$1")
+  printf '%s\n' "$f" | COLOUR=$2 lua5.4 -e '
+    local n, colour = 0, false
+    for l in io.lines() do
+      n = n + 1
+      if l:find("\27%[[%d;]*m") then colour = true end
+      local plain = l:gsub("\27%[[%d;]*m", ""):gsub("\r", "")
+      assert(utf8.len(plain) <= 60, "wider than 60: " .. plain)
+    end
+    assert(n <= 15, "more than 15 lines: " .. n)
+    assert(colour == (os.getenv("COLOUR") == "yes"), "colour " .. tostring(colour))' &&
+  printf '%s' "$f" | grep -q "by io" && grep -q "sort processes by disk I/O" "$1" && grep -q "rc=0[^0-9]*$" "$1" &&
+  printf '%s' "$f" | grep -q "LDEV" && printf '%s' "$f" | grep -q "JOB"
 }
 hsnap=/tmp/mish-ex-$$.hist
 mish_tty() {  # the prompt on a pty: a half chunk, Ctrl-C, print(6*7), then (history copied) Ctrl-D
@@ -126,6 +167,26 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null < /dev/null 
        tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx icanon && tr " ;" "\n\n" < "$1" | tr -d "\r" | grep -qx echo' \
       - "$out" "$([ $sig = TERM ] && echo 143 || echo 129)"
   done
+  check "glance at 60x15 on a colour terminal: help, sort key, quit (#16.12)" glance_small xterm ""
+  verify "glance at 60x15: the frame fits, sorted by io, help shown, colour on (#16.12)" glance_fits "$out" yes
+  check "glance at 60x15 with NO_COLOR (#16.12)" glance_small xterm 1
+  verify "glance with NO_COLOR: fits, no colour (#16.12)" glance_fits "$out" no
+  check "glance at 60x15 with TERM=dumb (#16.12)" glance_small dumb ""
+  verify "glance with TERM=dumb: fits, no colour (#16.12)" glance_fits "$out" no
+  # #16.10: a run until interrupted still ends with its average after Ctrl-C
+  cpu_ctrl_c() {
+    ts=/tmp/mish-ex-$$.ts; rm -f "$ts"
+    { for _ in $(seq 100); do grep -q "sample 2" "$ts" 2>/dev/null && break; sleep 0.2; done; printf '\003'; sleep 1; } |
+      timeout 60 script -qfec "trap : INT; $MISH scripts/cpu.lua --interval 0.2 --count 0; echo \"rc=\$?\"" "$ts" > /dev/null
+    cat "$ts"
+  }
+  check "cpu --count 0 on a terminal stops at Ctrl-C (#16.10)" cpu_ctrl_c
+  verify "cpu: after Ctrl-C the run's average, exit 0 (#16.10)" sh -c 'grep -q "Average of [0-9]* samples" "$1" && grep -q "rc=0" "$1"' - "$out"
+  # #16.13: long work shows progress on a terminal, and nothing when piped (below)
+  check "coverage on a terminal shows its progress (#16.13)" sh -c "rm -f /tmp/mish-ex-$$.ts; timeout 120 script -qfec \
+    '$MISH scripts/coverage.lua --minutes 1 --workloads idle,oltp --out /tmp/mish-ex-$$.md' /tmp/mish-ex-$$.ts > /dev/null; cat /tmp/mish-ex-$$.ts"
+  verify "coverage's progress names the workload, which of how many, and the sample (#16.13)" \
+    grep -q "coverage: workload oltp (2 of 2), sample 2 of 2" "$out"
   # #11.16: the mish prompt on a terminal. A half-typed chunk and Ctrl-C give a fresh prompt
   # (the shell lives on, the half chunk is dropped); each line is in the history file as soon
   # as it is entered; Ctrl-D leaves with status 0

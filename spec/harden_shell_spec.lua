@@ -60,7 +60,7 @@ describe("#11.15 mish loads Lua source only", function()
     local path = tmpfile(string.dump(function() return { name = "x" } end), ".lua")
     local code, err = run("./lua/mish --workload " .. path .. " -e 'print(1)'")
     os.remove(path)
-    assert.equal(1, code)
+    assert.equal(2, code)   -- a bad option value (#16.3)
     assert.matches("attempt to load a binary chunk", err, 1, true)
   end)
 

@@ -819,6 +819,11 @@ int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
   return 0;
 }
 
+const char *mi_linux_disk_name(mi_system *sys, int ldev) {
+  if (!mi_linux_attached(sys) || ldev < 1 || ldev > of(sys)->ndisks) return NULL;
+  return of(sys)->disk[ldev - 1].name;
+}
+
 int mi_linux_inject_fail(mi_system *sys, const char *rel, int err) {
   if (!mi_linux_attached(sys) || !rel || strlen(rel) >= sizeof ((host *)0)->inject[0].rel) return -1;
   host *h = of(sys);

@@ -10,25 +10,33 @@ local COMMON = {
   { "count", "N", "number of samples (0 = until interrupted)", 5 },
   { "csv", nil, "write CSV (a header, then one row per line) instead of a table" },
   { "json", nil, "write JSON, one object per sample per line, instead of a table" },
+  { "plot", "FILE", "also plot the run over time in FILE (.png or .svg, needs gnuplot)" },
 }
 
 -- Parses argv against spec {name=, about=, options={{name, ARG|nil, help, default}...}, sampling=bool}.
 -- Prints --help and exits; raises a usage error on a bad option. Returns the options table.
 function cli.parse(spec, argv)
   argv = argv or arg or {}
-  local all = {}
-  if spec.sampling ~= false then for _, o in ipairs(COMMON) do all[#all + 1] = o end end
-  for _, o in ipairs(spec.options or {}) do all[#all + 1] = o end
+  local all, at = {}, {}
+  if spec.sampling ~= false then for _, o in ipairs(COMMON) do all[#all + 1] = o; at[o[1]] = #all end end
+  for _, o in ipairs(spec.options or {}) do   -- a script's own text for a common option replaces it
+    if at[o[1]] then all[at[o[1]]] = o else all[#all + 1] = o end
+  end
   local opts, by = {}, {}
   for _, o in ipairs(all) do by[o[1]] = o; opts[o[1]] = o[4] end
   local function usage(out)
-    out:write("usage: mish scripts/", spec.name, ".lua [options]\n", spec.about, "\n\noptions:\n")
+    out:write("usage: mish ", spec.name, " [options]   (or mish path/to/", spec.name, ".lua)\n", spec.about, "\n\noptions:\n")
     for _, o in ipairs(all) do
       local flag = "--" .. o[1] .. (o[2] and (" " .. o[2]) or "")
       out:write(string.format("  %-18s %s%s\n", flag, o[3], o[4] ~= nil and (" (default " .. tostring(o[4]) .. ")") or ""))
     end
     out:write("  --help             show this help\n")
     if spec.footer then out:write("\n", spec.footer, "\n") end
+  end
+  -- Says which option's value is wrong and what it wants; exits 2.
+  local function bad(name, v, want)
+    io.stderr:write(spec.name, ": --", name, " ", v, ": wants ", want, " (try --help)\n")
+    os.exit(2)
   end
   local i = 1
   while argv[i] do
@@ -42,10 +50,12 @@ function cli.parse(spec, argv)
       local v = inline or argv[i + 1]
       if not inline then i = i + 1 end
       if v == nil then io.stderr:write(spec.name, ": option --", name, " needs ", o[2], "\n") os.exit(2) end
-      if o[2] == "N" then
+      if o[2] == "N" then   -- checked now, not after the run (#16.4): seconds for --interval, else a count
         local n = tonumber(v)
-        if not n or n < 0 then io.stderr:write(spec.name, ": --", name, " wants a number >= 0, got '", v, "'\n") os.exit(2) end
-        v = n
+        if name == "interval" then
+          if not n or not (n > 0 and n <= 1e7) then bad(name, v, "seconds, more than 0 and at most 1e7") end
+        elseif not math.tointeger(n) or n < 0 then bad(name, v, "a whole number >= 0") end
+        v = name == "interval" and n or math.tointeger(n)
       end
       opts[name] = v
     else
@@ -54,7 +64,10 @@ function cli.parse(spec, argv)
     i = i + 1
   end
   if opts.csv and opts.json then io.stderr:write(spec.name, ": choose one of --csv and --json\n") os.exit(2) end
-  if opts.interval and opts.interval <= 0 then io.stderr:write(spec.name, ": --interval must be > 0\n") os.exit(2) end
+  if opts.plot then   -- before the run, not after it (#16.11)
+    local ok, err = cli.plot_check(opts.plot)
+    if not ok then io.stderr:write(spec.name, ": --plot ", opts.plot, ": ", err, "\n") os.exit(2) end
+  end
   return opts
 end
 
@@ -111,15 +124,54 @@ local function cell(v, fmt)
   return tostring(v)
 end
 
+-- The wall-clock time of a sample: ISO 8601 with the UTC offset (CSV column and JSON key "time").
+function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t) end
+
 -- An output stream for one script: rows of named columns, printed as a table, CSV or JSON.
--- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once).
+-- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once)
+-- with its wall-clock time (table: in the title line; CSV: a "time" column; JSON: a "time" key);
+-- finish() ends a table run with the average of every row over the samples, sar's "Average"
+-- (rows matched by their first column; numbers averaged, text kept when it never changed).
 function cli.output(opts, cols, out)
   out = out or io.stdout
-  local o = { header_done = false }
+  local o = { header_done = false, samples = 0, avg = {}, order = {} }
+  -- Prints rows as an aligned text table under title (nil: none).
+  local function table_out(rows, title)
+    local width, left = {}, {}
+    for j, c in ipairs(cols) do
+      width[j] = #c[2]
+      for _, r in ipairs(rows) do   -- text columns align left, numbers right
+        if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+      end
+    end
+    local text = {}
+    for i, r in ipairs(rows) do
+      text[i] = {}
+      for j, c in ipairs(cols) do
+        text[i][j] = cell(r[c[1]], c[3])
+        if #text[i][j] > width[j] then width[j] = #text[i][j] end
+      end
+    end
+    if title then out:write(title, "\n") end
+    local h = {}
+    local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
+    for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
+    out:write(table.concat(h, "  "), "\n")
+    for i = 1, #rows do
+      local line = {}
+      for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
+      out:write(table.concat(line, "  "), "\n")
+    end
+    out:write("\n")
+  end
   function o.write(rows, meta)
+    meta = meta or {}
+    local now = os.time()
+    o.first, o.last = o.first or now, now
+    o.samples = o.samples + 1
     if opts.json then
-      local obj = {}
-      for k, v in pairs(meta or {}) do if k ~= "title" then obj[k] = v end end
+      local obj = { time = cli.stamp(now) }
+      for k, v in pairs(meta) do if k ~= "title" then obj[k] = v end end
       local list = {}
       for i, r in ipairs(rows) do
         local x = {}
@@ -130,8 +182,10 @@ function cli.output(opts, cols, out)
       out:write(cli.json(obj), "\n")
     elseif opts.csv then
       local mkeys = {}
-      for k in pairs(meta or {}) do if k ~= "title" then mkeys[#mkeys + 1] = k end end
+      for k in pairs(meta) do if k ~= "title" and k ~= "time" then mkeys[#mkeys + 1] = k end end
       table.sort(mkeys)
+      table.insert(mkeys, 1, "time")
+      meta.time = meta.time or cli.stamp(now)
       if not o.header_done then
         local h = {}
         for _, k in ipairs(mkeys) do h[#h + 1] = csv_field(k) end
@@ -146,107 +200,202 @@ function cli.output(opts, cols, out)
         out:write(table.concat(line, ","), "\n")
       end
     else
-      local width, left = {}, {}
-      for j, c in ipairs(cols) do
-        width[j] = #c[2]
-        for _, r in ipairs(rows) do   -- text columns align left, numbers right
-          if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+      for _, r in ipairs(rows) do   -- the running sums of the Average
+        local id = tostring(r[cols[1][1]])
+        local a = o.avg[id]
+        if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
+        a.n = a.n + 1
+        for _, c in ipairs(cols) do
+          local v = r[c[1]]
+          if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v
+          elseif a.text[c[1]] == nil then a.text[c[1]] = v == nil and false or v
+          elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
         end
       end
-      local text = {}
-      for i, r in ipairs(rows) do
-        text[i] = {}
-        for j, c in ipairs(cols) do
-          text[i][j] = cell(r[c[1]], c[3])
-          if #text[i][j] > width[j] then width[j] = #text[i][j] end
-        end
-      end
-      if meta and meta.title then out:write(meta.title, "\n") end
-      local h = {}
-      local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
-      for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
-      out:write(table.concat(h, "  "), "\n")
-      for i = 1, #rows do
-        local line = {}
-        for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
-        out:write(table.concat(line, "  "), "\n")
-      end
-      out:write("\n")
+      table_out(rows, os.date("%H:%M:%S", now) .. (meta.title and ("  " .. meta.title) or ""))
     end
+    out:flush()
+  end
+  function o.finish()
+    if opts.json or opts.csv or o.samples == 0 then return end
+    local rows = {}
+    for _, id in ipairs(o.order) do
+      local a, r = o.avg[id], {}
+      for _, c in ipairs(cols) do
+        if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.n else r[c[1]] = a.text[c[1]] or nil end
+      end
+      r[cols[1][1]] = a.id
+      rows[#rows + 1] = r
+    end
+    table_out(rows, string.format("Average of %d sample%s, %s to %s", o.samples, o.samples > 1 and "s" or "",
+      os.date("%H:%M:%S", o.first), os.date("%H:%M:%S", o.last)))
     out:flush()
   end
   return o
 end
 
 -- Calls fn(i) for each of opts.count samples (0 = until interrupted), opts.interval seconds apart.
+-- Ctrl-C ends the loop as the count would (so the run's averages still print); returns the
+-- number of samples taken.
 function cli.loop(opts, fn)
   local n = math.floor(opts.count or 1)
   local i = 0
-  while n == 0 or i < n do
-    i = i + 1
-    mi.sleep(opts.interval or 1)
-    fn(i)
-  end
+  local ok, err = pcall(function()
+    while n == 0 or i < n do
+      mi.sleep(opts.interval or 1)
+      fn(i + 1)
+      i = i + 1
+    end
+  end)
+  if not ok and not tostring(err):find("interrupted!", 1, true) then error(err, 0) end
+  return i
 end
 
--- Runs gnuplot to write `file` (.png or .svg) from columns of data; returns true or nil, error.
--- series = {xlabel=, ylabel=, title=, x = {...}, lines = {{title=, y={...}}...}, style="lines"|"boxes", xtics={...}}
-function cli.plot(file, series)
-  local term = file:match("%.svg$") and "svg size 900,500" or file:match("%.png$") and "pngcairo size 900,500"
-  if not term then return nil, "plot file must end in .png or .svg" end
-  if os.execute("command -v gnuplot > /dev/null 2>&1") ~= true then
-    return nil, "gnuplot is not installed (sudo apt-get install gnuplot-nox)"
+-- Distinct colours for plot series, one each (a qualitative palette, then darker variants).
+cli.PALETTE = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+  "#bcbd22", "#17becf", "#000000", "#fdd835", "#00897b", "#5e35b1", "#c2185b", "#6d4c41" }
+
+local T0, C0
+-- Wall-clock seconds (with fractions, from the monotonic clock since the first call).
+function cli.now()
+  if not T0 then T0, C0 = os.time(), mi.clock() end
+  return T0 + (mi.clock() - C0) / 1000
+end
+
+-- Checks a --plot file before the run: .png or .svg, a writable directory, gnuplot installed.
+-- Returns true or nil, why.
+function cli.plot_check(file)
+  if not (file:match("%.svg$") or file:match("%.png$")) then return nil, "the file name must end in .png or .svg" end
+  local dir = file:match("^(.*)/[^/]*$") or "."
+  if dir == "" then dir = "/" end
+  if os.execute("test -d '" .. dir:gsub("'", "'\\''") .. "' && test -w '" .. dir:gsub("'", "'\\''") .. "'") ~= true then
+    return nil, "cannot write in directory " .. dir
   end
+  if os.execute("command -v gnuplot > /dev/null 2>&1") ~= true then
+    return nil, "gnuplot is not installed (apt-get install gnuplot-nox)"
+  end
+  return true
+end
+
+-- Runs gnuplot to write `file` (.png or .svg); returns true or nil, error (gnuplot's own message).
+-- series = {title=, xlabel=, ylabel=, style=, x = {...}, lines = {{title=, y={...}}...}, xtics = {...}}:
+-- style "lines" (default) and "stacked" (bands adding up, 0-100) have a time-of-day axis (x: wall-clock
+-- seconds); "bars" puts the series side by side over the labels xtics. Each series has its own colour.
+function cli.plot(file, series)
+  local ok, err = cli.plot_check(file)
+  if not ok then return nil, err end
+  local svg = file:match("%.svg$")
+  local style = series.style or "lines"
+  local offset = os.time() - os.time(os.date("!*t"))   -- gnuplot shows UTC: show the local time of day
   local data = os.tmpname()
   local f = assert(io.open(data, "w"))
-  for i, x in ipairs(series.x) do
-    local row = { series.xtics and i - 1 or x }
-    for _, l in ipairs(series.lines) do row[#row + 1] = l.y[i] or 0 end
+  for i = 1, #series.x do
+    local row = { style == "bars" and string.format("%q", series.xtics[i]) or string.format("%.3f", series.x[i] + offset) }
+    local acc = 0
+    for _, l in ipairs(series.lines) do
+      local y = l.y[i]
+      if style == "stacked" then acc = acc + (y or 0); y = acc end
+      row[#row + 1] = y and (y == y) and string.format("%.6g", y) or "NaN"
+    end
     f:write(table.concat(row, " "), "\n")
   end
   f:close()
   local p = {}
-  p[#p + 1] = "set terminal " .. term
+  p[#p + 1] = (svg and "set terminal svg size 1000,500 dynamic font 'sans,11'" or "set terminal pngcairo size 1000,500 font 'sans,10'")
   p[#p + 1] = string.format("set output %q", file)
   p[#p + 1] = string.format("set title %q", series.title or "")
-  p[#p + 1] = string.format("set xlabel %q", series.xlabel or "")
   p[#p + 1] = string.format("set ylabel %q", series.ylabel or "")
-  p[#p + 1] = "set key outside right"
+  p[#p + 1] = "set key outside right top"
   p[#p + 1] = "set grid"
-  if series.xtics then
-    local t = {}
-    for i, lab in ipairs(series.xtics) do t[#t + 1] = string.format("%q %d", lab, i - 1) end
-    p[#p + 1] = "set xtics (" .. table.concat(t, ", ") .. ")"
-  end
-  if series.style == "stacked" then
+  if style == "bars" then
+    p[#p + 1] = string.format("set xlabel %q", series.xlabel or "")
     p[#p + 1] = "set style data histograms"
-    p[#p + 1] = "set style histogram rowstacked"
-    p[#p + 1] = "set style fill solid 0.8 border -1"
-    p[#p + 1] = "set yrange [0:100]"
-  elseif series.style == "boxes" then
-    p[#p + 1] = "set style fill solid 0.6 border -1"
-    p[#p + 1] = "set boxwidth 0.8"
+    p[#p + 1] = "set style histogram clustered gap 1"
+    p[#p + 1] = "set style fill solid 0.85 border -1"
+    p[#p + 1] = "set xtics rotate by -30 nomirror"
+    p[#p + 1] = "set yrange [0:*]"
+  else
+    p[#p + 1] = string.format("set xlabel %q", series.xlabel or "time of day")
+    p[#p + 1] = "set xdata time"
+    p[#p + 1] = 'set timefmt "%s"'
+    local span = #series.x > 1 and series.x[#series.x] - series.x[1] or 0
+    p[#p + 1] = span < 30 and 'set format x "%H:%M:%.1S"' or 'set format x "%H:%M:%S"'   -- short runs: tenths
+    p[#p + 1] = "set xtics rotate by -30"
+    p[#p + 1] = "set autoscale xfix"   -- the axis ends at the first and last sample: no empty band
+    if style == "stacked" then
+      p[#p + 1] = "set yrange [0:100]"
+      p[#p + 1] = "set style fill solid 0.9 noborder"
+    else p[#p + 1] = "set yrange [0:*]" end
   end
   local plots = {}
   for j, l in ipairs(series.lines) do
-    if series.style == "stacked" then plots[j] = string.format("%q using %d title %q", data, j + 1, l.title)
-    elseif series.style == "boxes" then plots[j] = string.format("%q using 1:%d with boxes title %q", data, j + 1, l.title)
-    else plots[j] = string.format("%q using 1:%d with linespoints title %q", data, j + 1, l.title) end
+    local colour = cli.PALETTE[(j - 1) % #cli.PALETTE + 1]
+    local src = j == 1 and string.format("%q", data) or "''"
+    if style == "bars" then
+      plots[j] = string.format("%s using %d:xtic(1) title %q lc rgb %q", src, j + 1, l.title, colour)
+    elseif style == "stacked" then
+      plots[j] = j == 1 and string.format("%s using 1:2 with filledcurves x1 title %q lc rgb %q", src, l.title, colour)
+        or string.format("%s using 1:%d:%d with filledcurves title %q lc rgb %q", src, j, j + 1, l.title, colour)
+    else
+      plots[j] = string.format("%s using 1:%d with linespoints lw 2 lc rgb %q pt 7 ps 0.5 title %q", src, j + 1, colour, l.title)
+    end
   end
-  p[#p + 1] = "plot " .. table.concat(plots, ", ")
-  local script = os.tmpname()
+  p[#p + 1] = "plot " .. table.concat(plots, ", \\\n  ")
+  local script, errf = os.tmpname(), os.tmpname()
   f = assert(io.open(script, "w"))
   f:write(table.concat(p, "\n"), "\n")
   f:close()
-  local ok = os.execute("gnuplot " .. script .. " 2>/dev/null")
-  os.remove(script)
-  os.remove(data)
-  if ok ~= true then return nil, "gnuplot failed" end
+  local ran = os.execute("gnuplot " .. script .. " 2> " .. errf)
+  local h = io.open(errf)
+  local msg = h and h:read("a") or ""
+  if h then h:close() end
+  os.remove(script); os.remove(data); os.remove(errf)
+  if ran ~= true then
+    os.remove(file)   -- no empty or half-written plot left behind
+    msg = msg:gsub("^%s+", ""):gsub("%s+$", "")
+    return nil, "gnuplot failed" .. (msg ~= "" and (":\n" .. msg) or " (no message)")
+  end
   return true
+end
+
+-- Collects a run for --plot: add(values) records one sample, values a list of {name, y} in
+-- order (a series not in a sample is a gap); finish() writes opts.plot (if given) with spec
+-- {title=, ylabel=, style=} and says so on stderr, or exits 1 with gnuplot's error.
+function cli.recorder(opts, name, spec)
+  local r = { x = {}, order = {}, ys = {} }
+  function r.add(values)
+    if not opts.plot then return end
+    local i = #r.x + 1
+    r.x[i] = cli.now()
+    for _, v in ipairs(values) do
+      if not r.ys[v[1]] then r.ys[v[1]] = {}; r.order[#r.order + 1] = v[1] end
+      r.ys[v[1]][i] = v[2]
+    end
+  end
+  function r.finish()
+    if not opts.plot then return end
+    local series = { title = spec.title, ylabel = spec.ylabel, xlabel = spec.xlabel, style = spec.style, x = r.x, lines = {} }
+    for _, n in ipairs(r.order) do
+      local y = r.ys[n]
+      if spec.style == "stacked" then for i = 1, #r.x do y[i] = y[i] or 0 end end
+      series.lines[#series.lines + 1] = { title = n, y = y }
+    end
+    local ok, err = cli.plot(opts.plot, series)
+    if not ok then io.stderr:write(name, ": ", err, "\n") os.exit(1) end
+    io.stderr:write(name, ": wrote ", opts.plot, "\n")
+  end
+  return r
 end
 
 -- Sums a list of numbers (an object-class array); 0 for nil.
 local function total(t) local n = 0 for _, v in ipairs(t or {}) do n = n + v end return n end
+
+-- The first part of an MPE name ("PROG.PUB.SYS" -> "PROG", "MGR.SYS" -> "MGR"); any other name
+-- (a Linux program such as "python3.11") whole (#16.12).
+local function mpe_short(name)
+  name = name or ""
+  return name:match("^([%u%d]+)%.[%u%d]+%.[%u%d]+$") or name:match("^([%u%d]+)%.[%u%d]+$") or name
+end
 
 -- Per-process rates between two samples (tables pid -> s:get("process") record) ms apart:
 -- rows {pid, program, user, js, state, cpu_pct, io_s, faults_s}; io_s and faults_s are 0
@@ -258,7 +407,7 @@ function cli.process_rates(s, prev, cur, ms)
     local o = prev[pid]
     local d = o and mi.delta(r, o) or r
     rows[#rows + 1] = {
-      pid = pid, program = (r.program_name or ""):match("^[^.%s]*"), user = (r.user_name or ""):match("^[^.%s]*"),
+      pid = pid, program = mpe_short(r.program_name), user = mpe_short(r.user_name),
       js = r.js_number ~= "" and r.js_number or "-", state = r.state,
       cpu_pct = mi.pct(s:ms(d.pmt_process_time or 0), ms),
       io_s = mi.rate((d.pmc_disc_read or 0) + (d.pmc_disc_write or 0), ms),
@@ -291,6 +440,16 @@ function cli.disk_rates(s, prev, cur, ms)
   end
   table.sort(rows, function(a, b) return a.ldev < b.ldev end)
   return rows
+end
+
+local progress_tty
+-- Shows progress of long work on one line of stderr when stderr is a terminal, nothing when it is
+-- piped or redirected (#16.13): cli.progress("coverage: %s", what); cli.progress() clears the line.
+function cli.progress(fmt, ...)
+  if progress_tty == nil then progress_tty = os.execute("test -t 2") == true and os.getenv("TERM") ~= "dumb" end
+  if not progress_tty then return end
+  io.stderr:write("\r\27[K", fmt and string.format(fmt, ...) or "")
+  io.stderr:flush()
 end
 
 -- Opens the shell's session (the default system), privileged and authorized.

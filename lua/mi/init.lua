@@ -212,7 +212,13 @@ function M.open(opts)
   if type(opts) ~= "table" then error("bad argument #1 to 'open' (table expected, got " .. type(opts) .. ")", 2) end
   local sys = opts.system
   if sys == nil or sys == "default" then sys = M.default_system()
-  elseif type(sys) == "table" then sys = M.system(sys) end
+  elseif type(sys) == "table" or type(sys) == "string" then   -- mi.system's table or a spec: "host", "sim:batch"
+    local ok, r = pcall(type(sys) == "table" and M.system or M.open_system, sys)
+    if not ok then error(r, 2) end
+    sys = r
+  elseif type(sys) ~= "userdata" then
+    error("bad argument 'system' to 'open' (a system, a spec such as \"host\", or a table expected, got " .. type(sys) .. ")", 2)
+  end
   local s = core.session(sys)
   s:priv(true)
   local uid = opts.user_id or M.USER_ID
@@ -399,17 +405,26 @@ function Session:advance(ms) self.sys:advance(ms) end
 -- Returns the system's description: cpus, processes, devices, ticks.
 function Session:info() return self.sys:info() end
 
+-- The domains, for error messages.
+local DOMAINS = "global, process, io or processor"
+
 -- Enables counters: domain "global"|"process"|"io"; items; opts {mapping=, pid=, ldev=}.
--- Returns a Status (with .items per-item statuses and .mapping).
+-- Returns a Status (with .items per-item statuses and .mapping); on failure (a negative status)
+-- nil, that Status, so assert() works. A positive status (an item error: the valid items are on,
+-- .items says which failed) is no failure: the Status comes back, its .ok false. The same holds
+-- for off, get, config, put and time (#16.5).
 function Session:on(domain, items, opts)
   opts = opts or {}
+  if domain ~= "global" and domain ~= "process" and domain ~= "io" then
+    error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2)
+  end
   local map = M.mapping(opts.mapping or "small", 2)
   local nums, its = resolve(items, domain, "items", 2)
   local rc, st, m
   if domain == "global" then rc, st, m = core.globon(self.s, nums, map, 0)
   elseif domain == "process" then rc, st, m = core.procon(self.s, nums, map, opts.pid, 0)
   elseif domain == "io" then rc, st, m = core.ioon(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
-  else error("bad domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
+  else error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
   local r = status(rc)
   r.items, r.mapping = st, MAP_NAMES[m]
   self.queries[domain] = nil
@@ -422,22 +437,26 @@ function Session:on(domain, items, opts)
       for _, n in ipairs(nums) do if n == 21164 then self.cpus_on = true end end
     end
   end
+  if r.code < 0 then return nil, r end
   return r
 end
 
--- Disables counters of a domain ("global", "process" with opts.pid, "io" with opts.ldev). Returns a Status.
+-- Disables counters of a domain ("global", "process" with opts.pid, "io" with opts.ldev).
+-- Returns a Status, or nil, Status on failure.
 function Session:off(domain, opts)
   opts = opts or {}
   local rc
   if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
   elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
   elseif domain == "io" then rc = core.iooff(self.s, ldev_of(opts.ldev, 2), 0)
-  else error("bad domain '" .. tostring(domain) .. "'", 2) end
+  else error("unknown domain '" .. tostring(domain) .. "' (global, process or io)", 2) end
   if rc == 0 and opts.pid == nil and opts.ldev == nil then self.lists[domain] = nil end
   self.queries[domain] = nil
   if self.lists[domain] then self.lists[domain].q = nil end
   if domain == "global" then self.queries.processor = nil end
-  return status(rc)
+  local r = status(rc)
+  if r.code < 0 then return nil, r end
+  return r
 end
 
 -- The item list a GET of a domain reads for a user's list: process records lead with the
@@ -469,8 +488,11 @@ function Session:query(domain, nums, map)
 end
 
 -- Reads counters. global: values keyed by name (item numbers read them too). process/io/processor: one
--- record per entity keyed the same way. Returns data, Status.
+-- record per entity keyed the same way. Returns data, Status; on failure nil, Status in every domain.
 function Session:get(domain, items, opts)
+  if domain ~= "global" and domain ~= "process" and domain ~= "io" and domain ~= "processor" then
+    error("unknown domain '" .. tostring(domain) .. "' (" .. DOMAINS .. ")", 2)
+  end
   local map = self.map
   local sel = -1
   if opts then
@@ -478,9 +500,6 @@ function Session:get(domain, items, opts)
     if domain == "process" then sel = opts.pid or -1
     elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
     elseif domain == "processor" then sel = opts.cpu or -1 end
-  end
-  if domain ~= "global" and domain ~= "process" and domain ~= "io" and domain ~= "processor" then
-    error("bad domain '" .. tostring(domain) .. "'", 2)
   end
   local q
   local list = not items and self.lists[domain]
@@ -496,10 +515,12 @@ function Session:get(domain, items, opts)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
   local rc, st, data = q:get(sel)
   local s = STATUS_BY[rc] or M.status(rc) or { name = "UNKNOWN", message = "unknown status" }
-  return data, setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
+  local r = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
+  if r.code < 0 then return nil, r end
+  return data, r
 end
 
--- Reads configuration items by name or number; returns {NAME = value, [num] = value}, Status.
+-- Reads configuration items by name or number; returns {NAME = value, [num] = value}, Status (nil, Status on failure).
 function Session:config(...)
   local names = select("#", ...) > 0 and { ... } or nil
   local nums, cs = {}, {}
@@ -513,6 +534,7 @@ function Session:config(...)
   local out = {}
   for i, c in ipairs(cs) do out[c.name] = vals[i]; out[c.item] = vals[i] end
   local r = status(rc); r.items = st
+  if r.code < 0 then return nil, r end
   return out, r
 end
 
@@ -532,7 +554,8 @@ local function config_pairs(t, argname)
 end
 
 -- AIFSCPUT by name with optional verification: s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}}).
--- Returns a Status with .items {NAME = Status} and .verify {NAME = Status}; nothing is written unless all pass.
+-- Returns a Status with .items {NAME = Status} and .verify {NAME = Status}; nothing is written unless all
+-- pass; on failure nil, that Status.
 function Session:put(values, opts)
   opts = opts or {}
   local nums, vals = config_pairs(values, "values")
@@ -546,6 +569,7 @@ function Session:put(values, opts)
     r.verify = {}
     for i, n in ipairs(vnums) do r.verify[CONFIG_BY[n].name] = status(vst[i]) end
   end
+  if r.code < 0 then return nil, r end
   return r
 end
 
@@ -553,6 +577,7 @@ end
 function Session:time(t)
   if t ~= nil and type(t) ~= "table" then error("bad argument #1 to 'time' (nil or {ticks=} / {micro=} expected)", 2) end
   local rc, r = core.time(self.s, t, 0)
+  if rc < 0 then return nil, status(rc) end
   if r then r.text = string.format("%s %s %02d %04d %02d:%02d:%02d.%d", r.weekday, r.month_name, r.day, r.year, r.hour, r.min, r.sec, r.tenths) end
   return r, status(rc)
 end
@@ -615,6 +640,9 @@ end
 -- Sleeps for sec seconds (fractions allowed).
 function M.sleep(sec)
   if M._sleep then return M._sleep(sec) end
+  if type(sec) ~= "number" or not (sec >= 0 and sec <= 1e7) then
+    error("bad argument #1 to 'sleep' (seconds 0..1e7 expected, got " .. tostring(sec) .. ")", 2)
+  end
   return core.sleep(sec)
 end
 

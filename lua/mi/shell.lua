@@ -20,11 +20,11 @@ local DOCS = {
   ["mi.default_system"] = "mi.default_system() -> the system the shell measures (--system, --workload, --cpus)",
   ["mi.userdef"] = "mi.userdef{system=, counters={{name=, kind='accum'|'faccum'|'busy'|'queue'|'qbusy', unit=, help=, per_process=, elements=}}} -> u; u.name:add(n [, pid]), :set(level), :value()",
   ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
-  ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status; domain 'global'|'process'|'io'",
-  ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status; domain also 'processor'",
-  ["s:off"] = "s:off(domain [, {pid=, ldev=}]) -> Status",
-  ["s:config"] = "s:config([names...]) -> {NAME = value} from AIFSCGET",
-  ["s:put"] = "s:put({NAME = value} [, {expect = {NAME = value}}]) -> Status with .items and .verify (AIFSCPUT)",
+  ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status (.items per item), or nil, Status on failure; domain 'global'|'process'|'io'",
+  ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=}]) -> values (or records), Status, or nil, Status; domain also 'processor'",
+  ["s:off"] = "s:off(domain [, {pid=, ldev=}]) -> Status, or nil, Status on failure",
+  ["s:config"] = "s:config([names...]) -> {NAME = value}, Status from AIFSCGET (nil, Status on failure)",
+  ["s:put"] = "s:put({NAME = value} [, {expect = {NAME = value}}]) -> Status with .items and .verify, or nil, Status (AIFSCPUT)",
   ["s:time"] = "s:time([{ticks=}|{micro=}]) -> {year,month,day,hour,min,sec,tenths,month_name,weekday,text}, Status (AIFTIME)",
   ["s:advance"] = "s:advance(ms): run a simulated system forward (virtual time)",
   ["s:info"] = "s:info() -> {cpus, processes, devices, ticks}",
@@ -36,17 +36,22 @@ M.DOCS = DOCS
 -- Prints help for a function name, an item, a configuration item or a status.
 function M.help(x)
   if x == nil then
-    print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the simulated HP 3000.
-  s:on("global", {"gmt_paused", "gmt_idle", "gmt_cs_process"})   enable counters (names, numbers, "gmt_*")
-  s:get("global")                       read them: values by name (r[21177] works too)
+    print([[mish — the MPE/iX Measurement Interface at a prompt. `s` is a session on the measured system.
+Each line below, typed as shown (in this order), prints what it says:
+  s:on("global", {"gmt_paused", "gmt_idle", "gmc_pauses"})   enable counters (names, numbers, "gmt_*")
+  s:get("global")                          read them: values by name (r[21177] works too), Status
+  s:get("processor")                       one record per CPU (global item 21164 gmc_pauses is on)
   s:on("process", "pmt_process_time"); s:get("process")   one record per process
-  s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")
-  s:get("processor")                    per CPU (after global item 21164 gmc_pauses is on)
-  s:config("JOB_FENCE")  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})
-  s:time()  s:time{ticks = 0}           AIFTIME
-  mi.find("gmc_stop_*")  mi.describe(21177)  help(-20006)  help("s:get")  help(mi)
-Tab completes names; Ctrl-C stops a running loop or drops the line being typed; traceback() shows where
-the last error came from; lines are kept in ~/.mish_history as they are entered; Ctrl-D leaves.]])
+  s:on("io", {"imc_completed_read", "imc_read_objcl_"}, {ldev = "disk"}); s:get("io")   one per disk
+  s:config("JOB_FENCE", "JOB_COUNT")       configuration items (AIFSCGET)
+  s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}})   AIFSCPUT: written only if the fence is 6
+  s:time()                                 AIFTIME now ({ticks = 0}: the time base)
+  mi.find("gmc_stop_*")                    items by pattern
+  mi.describe(21177)                       one item in a line
+  help(-20006)                             a status; help("s:get"), help(mi): the functions
+A failure is nil and a Status, so assert(s:on(...)) stops at it. Tab completes names; Ctrl-C stops a
+running loop or drops the line being typed; traceback() shows where the last error came from; lines
+are kept in ~/.mish_history as they are entered; Ctrl-D leaves.]])
     return
   end
   if x == mi then
@@ -114,24 +119,64 @@ function M.pretty(v, indent, seen)
   return "{\n" .. indent .. "  " .. table.concat(parts, ",\n" .. indent .. "  ") .. "\n" .. indent .. "}"
 end
 
--- Returns completion candidates for the word being typed.
-function M.complete(word, env)
+-- What a string argument of a method is: the domains each method takes (#16.8).
+local ARG_DOMAINS = {
+  on = { "global", "process", "io" }, off = { "global", "process", "io" },
+  get = { "global", "process", "io", "processor" }, records = { "global", "process", "io", "processor" },
+}
+
+-- Names completion keeps to itself: mish's options table, the session's query cache.
+local HIDDEN = { mish_options = true, query = true }
+
+-- Returns completion candidates for the word being typed; before is the line up to the word
+-- (optional). A method's or field's candidates leave out internals (names with '_' first, an
+-- object's own fields); a domain argument (s:get("pro) offers domains, an item argument of a
+-- domain (s:on("io", "imc_) that domain's items, s:config("/s:put{ configuration names.
+function M.complete(word, env, before)
   local out = {}
+  before = before or ""
+  local function offer(list, pre)
+    for _, n in ipairs(list) do if n:sub(1, #word) == word then out[#out + 1] = (pre or "") .. n end end
+    table.sort(out)
+    return out
+  end
+  local method = before:match("[%w_]+[:.]([%w_]+)%(%s*[\"']$")
+  if method and ARG_DOMAINS[method] then return offer(ARG_DOMAINS[method]) end
+  local domain = before:match("[%w_]+:[%w_]+%(%s*[\"'](%a+)[\"']%s*,[^)]*[\"']$")
+  if domain == "global" or domain == "process" or domain == "io" or domain == "processor" then
+    local names = {}
+    for _, it in ipairs(mi.items) do if it.domain == domain then names[#names + 1] = it.name end end
+    return offer(names)
+  end
+  if before:match("[%w_]+:config%([^)]*[\"']$") or before:match("[%w_]+:put%(%s*{[^}]*$") then
+    local names = {}
+    for _, c in ipairs(mi.config_items) do names[#names + 1] = c.name end
+    return offer(names)
+  end
   local base, sep, part = word:match("^(.-)([%.:])([%w_]*)$")
   if base and base ~= "" then
     local t = env
     for name in base:gmatch("[^%.:]+") do t = type(t) == "table" and t[name] or nil end
+    local mt = type(t) == "table" and getmetatable(t)
+    local methods = mt and type(mt.__index) == "table" and mt.__index
     local function add(tab)
       if type(tab) ~= "table" then return end
-      for k in pairs(tab) do if type(k) == "string" and k:sub(1, #part) == part then out[#out + 1] = base .. sep .. k end end
+      for k, v in pairs(tab) do
+        if type(k) == "string" and k:sub(1, #part) == part and k:sub(1, 1) ~= "_" and not HIDDEN[k]
+           and (sep == "." or type(v) == "function") then
+          out[#out + 1] = base .. sep .. k
+        end
+      end
     end
-    add(t)
-    local mt = getmetatable(t)
-    if mt and type(mt.__index) == "table" then add(mt.__index) end
+    if methods then add(methods) else add(t) end   -- an object: its methods, not its own fields
   else
     local prefix = word:match("([%w_]*)$") or ""
     local head = word:sub(1, #word - #prefix)
-    for k in pairs(env) do if type(k) == "string" and k:sub(1, #prefix) == prefix then out[#out + 1] = head .. k end end
+    for k in pairs(env) do
+      if type(k) == "string" and k:sub(1, #prefix) == prefix and not HIDDEN[k] and (k:sub(1, 1) ~= "_" or prefix:sub(1, 1) == "_") then
+        out[#out + 1] = head .. k
+      end
+    end
     if #prefix >= 2 then
       mi.sync_items()   -- user-defined counters (#14.2) installed meanwhile
       for _, it in ipairs(mi.items) do if it.name:sub(1, #prefix) == prefix then out[#out + 1] = head .. it.name end end
@@ -158,6 +203,49 @@ function M.listing(cands)
   if not any then return nil end
   if #cands > 40 then lines[#lines + 1] = string.format("... and %d more", #cands - 40) end
   return table.concat(lines, "\n") .. "\n"
+end
+
+-- Returns the scripts in dir, sorted: {name=, path=, about=} (about: the first sentence of the
+-- header comment, "-- NAME.lua: what it does. ...").
+function M.scripts(dir)
+  local list = {}
+  local p = io.popen("ls -1 '" .. dir:gsub("'", "'\\''") .. "' 2>/dev/null")
+  for f in p:lines() do
+    local name = f:match("^([%w_%-]+)%.lua$")
+    local h = name and io.open(dir .. "/" .. f)
+    if h then
+      local head = {}
+      for l in h:lines() do
+        local c = l:match("^%-%-%s?(.*)$")
+        if not c then break end
+        head[#head + 1] = c
+      end
+      h:close()
+      local text = table.concat(head, " "):gsub("^[%w_%-]+%.lua:%s*", "")
+      list[#list + 1] = { name = name, path = dir .. "/" .. f, about = text:match("^(.-%.)%s") or text:match("^(.-%.)$") or text }
+    end
+  end
+  p:close()
+  table.sort(list, function(a, b) return a.name < b.name end)
+  return list
+end
+
+-- mish -l [NAME]: prints the scripts in dir with one line each, or runs NAME's --help.
+function M.list_scripts(dir, name)
+  if not dir or dir == "" then error("no scripts next to mish (looked for ../scripts and ../share/mish[/scripts])", 0) end
+  local list = M.scripts(dir)
+  if name then
+    for _, sc in ipairs(list) do
+      if sc.name == name or sc.name .. ".lua" == name then
+        _G.arg = { [0] = sc.path, "--help" }
+        return dofile(sc.path)
+      end
+    end
+    error("no script '" .. name .. "' in " .. tostring(dir) .. " (mish -l lists them)", 0)
+  end
+  if #list == 0 then error("no scripts found (looked in " .. tostring(dir) .. ")", 0) end
+  print("scripts in " .. dir .. " (run one: mish NAME [options]; its options: mish -l NAME):")
+  for _, sc in ipairs(list) do print(string.format("  %-10s %s", sc.name, sc.about)) end
 end
 
 M.banner = "mish %s — HP MPE/iX Measurement Interface shell, measuring %s.\n" ..
