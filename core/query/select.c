@@ -314,42 +314,49 @@ static void select_smallest(uint64_t *key, int32_t *cand, int n, int fit) {
   }
 }
 
-/* Chooses the processes of a read (inside the seqlock read): the caller's monitored live
- * processes and unreported deaths with born > after that the descriptors select. */
+/* Chooses the processes of a read (inside the seqlock read): the caller's monitored processes
+ * (a mon bit: alive, or dead with the death unreported when the dead bit is set too) with
+ * born > after that the descriptors select. Births are loaded only when needed: to resume
+ * after a context, to choose the `fit` first of more, and for CHANGED. */
 static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
   struct mi_ra *ra = arg;
   const mi_urec *u = ra->u;
-  int hi = MI_LD(g->proc_hi), nc = 0;
+  int hi = MI_LD(g->proc_hi), nc = 0, keyed = ra->after > 0;
   if (hi < 0 || hi > MI_MAX_PROCESSES) return -1;
   memset(ra->told, 0, sizeof ra->told);
-  for (int slot = 0; slot < hi; slot++) {
-    const mi_proc *p = &g->procs[slot];
-    int state = MI_LD(p->state);
-    if (state == MI_PS_FREE || !mi_abit(u->mon, slot)) continue;
-    if (state == MI_PS_DEAD && !mi_abit(u->dead, slot)) continue;
-    uint64_t born = MI_LD(p->born);
-    if (born <= ra->after) continue;
-    if (ra->n) {
-      mi_entity_info e;
-      info_of(p, &e);
-      if (!match_group(ra->d, NULL, ra->n, 0, &e)) continue;
+  for (int w = 0; w < (hi + 63) / 64; w++)
+    for (uint64_t bits = MI_LD(u->mon[w]); bits; bits &= bits - 1) {
+      int slot = w * 64 + __builtin_ctzll(bits);
+      if (slot >= hi) break;
+      const mi_proc *p = &g->procs[slot];
+      if (keyed) {
+        uint64_t born = MI_LD(p->born);
+        if (born <= ra->after) continue;
+        ra->key[nc] = born;
+      }
+      if (ra->n) {
+        mi_entity_info e;
+        info_of(p, &e);
+        if (!match_group(ra->d, NULL, ra->n, 0, &e)) continue;
+      }
+      ra->cand[nc++] = slot;
     }
-    ra->key[nc] = born;
-    ra->cand[nc++] = slot;
-  }
   if (ra->mode == MI_RA_EXACT && nc > 1) fit = 1;
   int take = nc;
   ra->complete = 1;
   ra->next = 0;
   if (nc > fit) {
+    if (!keyed) for (int i = 0; i < nc; i++) ra->key[i] = MI_LD(g->procs[ra->cand[i]].born);
+    keyed = 1;
     select_smallest(ra->key, ra->cand, nc, fit);
     take = fit;
     ra->complete = ra->mode == MI_RA_EXACT;
     for (int i = 0; i < take; i++) if (ra->key[i] > ra->next) ra->next = ra->key[i];
   }
   for (int i = 0; i < take; i++) {
-    ents[i] = ra->cand[i];
-    if (MI_LD(g->procs[ents[i]].state) == MI_PS_DEAD) mi_bit_set(ra->told, ents[i]);
+    int slot = ents[i] = ra->cand[i];
+    if (mi_abit(u->dead, slot)) mi_bit_set(ra->told, slot);
+    if (!keyed && ra->mode == MI_RA_CHANGED) ra->key[i] = MI_LD(g->procs[slot].born);
   }
   return take;
 }
@@ -374,13 +381,18 @@ static int pick_ldevs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
   return take;
 }
 
-/* A 64-bit hash of a record's bytes (CHANGED mode). */
+/* A 64-bit hash of a record's bytes (CHANGED mode, records are 4-byte multiples): the sum over
+ * its 4-byte words of (word + position key) times an odd constant. Each term is a bijection of
+ * its word, so a record whose values differ in one word always hashes differently; the terms do
+ * not chain, so the multiplies run in parallel. */
 static uint64_t rec_hash(const uint8_t *p, int32_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-  int32_t i = 0;
-  for (; i + 8 <= n; i += 8) { uint64_t w; memcpy(&w, p + i, 8); h = (h ^ w) * 0xFF51AFD7ED558CCDull; h ^= h >> 29; }
-  for (; i < n; i++) { h = (h ^ p[i]) * 0x100000001B3ull; }
-  return h ^ (h >> 32);
+  uint64_t h = (uint64_t)n;
+  for (int32_t i = 0; i + 4 <= n; i += 4) {
+    uint32_t w;
+    memcpy(&w, p + i, 4);
+    h += ((uint64_t)w + ((uint64_t)(uint32_t)i << 32 | 0x9E3779B9u)) * 0xFF51AFD7ED558CCDull;
+  }
+  return h;
 }
 
 /* The caller's read-active state with its query bound to nums (n items) at mapping for domain
