@@ -2464,6 +2464,7 @@ static void i14_name(char out[48], const char *a, const char *b, const char *c) 
 }
 
 static void test_i14_descriptors(void) {
+  const char *field = NULL;
   /* the name matcher's truth table: pattern, FILE, GROUP, ACCOUNT, parts, want */
   static const struct { const char *pat, *f, *g, *a; int parts, want; } t[] = {
     {"*.PUB.PROD", "EDITOR", "PUB", "PROD", 3, 1}, {"*.PUB.PROD", "EDITOR", "PUB", "SYS", 3, 0},
@@ -2504,18 +2505,23 @@ static void test_i14_descriptors(void) {
     snprintf(d[1].user, sizeof d[1].user, "%s", bad[i].user);
     d[1].ptype = bad[i].ptype; d[1].ldev_lo = bad[i].lo; d[1].ldev_hi = bad[i].hi; d[1].devtype = bad[i].dt;
     d[1].js_type = bad[i].jst; d[1].js_num = bad[i].jsn; d[1].pid = bad[i].pid;
-    int at = -9; const char *field = NULL, *why = NULL;
+    int at = -9; const char *why = NULL;
+    field = NULL;
     char what[128];
     snprintf(what, sizeof what, "#14.1 bad descriptor %zu is MI_E_BAD_DESCRIPTOR", i);
     EQ(mi_sel_check(d, 2, &at, &field, &why), MI_E_BAD_DESCRIPTOR, what);
     snprintf(what, sizeof what, "#14.1 bad descriptor %zu: field %s named (got %s)", i, bad[i].field, field ? field : "none");
     CHECK(at == 1 && field && strcmp(field, bad[i].field) == 0 && why && *why, what);
   }
+  mi_entity_desc tmin; mi_sel_init(&tmin, INT32_MIN);
+  field = NULL;
+  CHECK(mi_sel_check(&tmin, 1, NULL, &field, NULL) == MI_E_BAD_DESCRIPTOR && field && !strcmp(field, "type"),
+        "#14.1 a descriptor type of INT32_MIN is refused without overflowing (fuzz_select)");
   char unterminated[sizeof(mi_entity_desc)];
   mi_entity_desc *u = (mi_entity_desc *)(void *)unterminated;
   mi_sel_init(u, MI_SEL_PROCESS);
   memset(u->program, 'A', sizeof u->program);
-  const char *field = NULL;
+  field = NULL;
   CHECK(mi_sel_check(u, 1, NULL, &field, NULL) == MI_E_BAD_DESCRIPTOR && field && !strcmp(field, "program"),
         "#14.1 a pattern not terminated within its field is refused");
   /* include/exclude truth table: includes *.PUB.PROD or user MGR.*, exclude system processes */

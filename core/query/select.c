@@ -12,6 +12,10 @@
 
 /* ---- descriptors ---- */
 
+/* The entity type a descriptor type names (2 or 3, its sign dropped), 0 for anything else
+ * (INT32_MIN included: no negation overflows). */
+static inline int ent_type(int32_t t) { return t == 2 || t == -2 ? 2 : t == 3 || t == -3 ? 3 : 0; }
+
 void mi_sel_init(mi_entity_desc *d, int32_t type) {
   if (!d) return;
   memset(d, 0, sizeof *d);
@@ -57,9 +61,9 @@ int mi_sel_check(const mi_entity_desc *d, int n, int *bad, const char **field, c
   if (n < 0 || (n > 0 && !d)) return bad_field(0, "type", "no descriptor list", bad, field, why);
   for (int i = 0; i < n; i++) {
     const mi_entity_desc *e = &d[i];
-    int t = e->type < 0 ? -e->type : e->type;
+    int t = ent_type(e->type);
     const char *w;
-    if (t != MI_SEL_PROCESS && t != MI_SEL_LDEV) return bad_field(i, "type", "not PROCESS (2) or LDEV (3), or their negatives", bad, field, why);
+    if (!t) return bad_field(i, "type", "not PROCESS (2) or LDEV (3), or their negatives", bad, field, why);
     if (e->len != (int32_t)sizeof *e) return bad_field(i, "len", "not sizeof(mi_entity_desc)", bad, field, why);
     if (t == MI_SEL_PROCESS) {
       if (e->pid != MI_SEL_ANY && e->pid <= 0) return bad_field(i, "pid", "not a pid > 0 or MI_SEL_ANY", bad, field, why);
@@ -139,8 +143,7 @@ static int match_group(const mi_entity_desc *d, const int32_t *groups, int n, in
   int inc = 0, hit = 0;
   for (int i = 0; i < n; i++) {
     if (groups && groups[i] != g) continue;
-    int t = d[i].type < 0 ? -d[i].type : d[i].type;
-    if (t != e->type) continue;
+    if (ent_type(d[i].type) != e->type) continue;
     if (d[i].type > 0) { inc = 1; if (!hit && one(&d[i], e)) hit = 1; }
     else if (one(&d[i], e)) return 0;
   }
