@@ -270,3 +270,45 @@ describe("#14 read-active", function()
     os.remove(path)
   end)
 end)
+
+describe("#14 on the host and across processes", function()
+  it("selects live Linux processes by program and type on the host source (#14.4)", function()
+    local sys = mi.system({ host = true, age_ms = 0 })
+    local s, all = mi.open { system = sys }, mi.open { system = sys }
+    all:on("process", { 25047 })
+    local sel = { include = { { program = "lua*" }, { program = "busted*" } }, exclude = { { program = "kworker*" }, { pid = 1 } } }
+    assert.equal(0, s:on("process", { 25047 }, sel).code)
+    local mine, everyone = alive(s:get("process")), alive(all:get("process"))
+    local want = 0
+    for pid, r in pairs(everyone) do
+      if selected(sel, r) and mine[pid] == nil then
+        -- born between the two reads: the selection took it if the host's refresh saw it in time
+      elseif selected(sel, r) then want = want + 1 end
+    end
+    for pid, r in pairs(mine) do assert.is_true(selected(sel, r), "pid " .. pid .. " " .. r.program_name) end
+    assert.is_true(count(mine) >= 1, "this very Lua process is selected")
+    local n = 0
+    for rec in s:active("process", nil, { max = 7 }) do if rec.state == "alive" then n = n + 1 end end
+    assert.is_true(n >= want)
+    s:close(); all:close(); sys:close()
+  end)
+
+  it("a second mish process (--attach) selects, and the owner's births follow its selection (#14.4)", function()
+    local path = os.tmpname(); os.remove(path); path = path .. "-selattach"
+    local sys = churning({ share = path, realtime = true })
+    local script = "local st = s:on('process', {25047}, {include = {{js = 'job'}}}); assert(st.code == 0, tostring(st)); " ..
+      "local first = {}; for _, r in ipairs(s:get('process')) do first[r.pid] = true end; mi.sleep(2); " ..
+      "local born, bad = 0, 0; for rec in s:active('process', nil, {max = 7}) do " ..
+      "if rec.js_number:sub(1, 2) ~= '#J' then bad = bad + 1 end; if not first[rec.pid] then born = born + 1 end end; " ..
+      "print('born=' .. born .. ' bad=' .. bad)"
+    local f = io.popen("lua/mish --attach " .. path .. " -e \"" .. script .. "\" 2>&1")
+    local out = f:read("a")
+    f:close()
+    local born, bad = out:match("born=(%d+) bad=(%d+)")
+    assert.is_truthy(born, out)
+    assert.equal("0", bad, out)
+    assert.is_true(tonumber(born) > 0, "jobs were born after the attached ON and selected: " .. out)
+    sys:close()
+    os.remove(path)
+  end)
+end)
