@@ -78,8 +78,9 @@ MI_API int mi_sel_name_match(const char *pattern, const char name[48], int parts
 /* MIPROCONSEL: MIPROCON for the processes the n descriptors select — those alive now and every
  * one born later. Parameters and statuses as MIPROCON's, plus MI_E_BAD_DESCRIPTOR for a bad
  * list (nothing enabled) and MI_E_SELECTION_FULL when the caller's selections would hold more
- * than MI_SEL_MAX descriptors. A later call adds its selection (union); MIPROCON of all
- * processes ends any selection (everything is monitored). */
+ * than MI_SEL_MAX descriptors. No descriptor (num_descs 0) selects everything, as MIPROCON of
+ * all. A later call adds its selection (union); MIPROCON of all processes makes everything
+ * monitored; MIPROCOFF ends the selection. */
 MI_API void MIPROCONSEL(status_type *overall_status, int32_t *item_nums, int32_t *item_statuses,
                         int32_t *mapping, const mi_entity_desc *descs, int32_t num_descs, int32_t user_id);
 /* MIIOONSEL: MIIOON for the configured LDEVs the n descriptors select (fixed at the call). */

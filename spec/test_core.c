@@ -2626,6 +2626,14 @@ static void test_i14_proconsel(void) {
   mi_entity_desc ldv; mi_sel_init(&ldv, MI_SEL_LDEV);
   mi_proconsel(s, &st, items, stats, &map, &ldv, 1, 0);
   EQ(INFO(st), MI_E_BAD_DESCRIPTOR, "#14.1 an LDEV descriptor in a process selection");
+  /* an empty selection is everything, births included */
+  mi_procoff(s, &st, NULL, 0);
+  mi_proconsel(s, &st, items, stats, &map, NULL, 0, 0);
+  EQ(st.all, 0, "#14.1 MIPROCONSEL of no descriptor");
+  mi_proc_desc l4 = i14_proc(43, "A", "B", "C", "D", 0, 0, MI_PT_SYSTEM);
+  mi_host_proc_create(sys, &l4);
+  i14_pids(s, seen);
+  CHECK(seen[43] && seen[13], "#14.1 MIPROCONSEL of no descriptor monitors every process, births included");
   mi_system_free(sys);
 }
 

@@ -204,7 +204,11 @@ void mi_proconsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats,
   mi_wlock(sys);   /* one write section: no birth between the ON and the selection */
   const mi_urec *old = s->u;
   int had = old->proc_on, all = old->proc_all, nsel = old->nsel;
-  if (had && all) { mi_procon(s, st, nums, stats, mapping, NULL, user_id); mi_wunlock(sys); return; }
+  if ((had && all) || n == 0) {   /* everything is (or becomes) monitored: an empty selection is all */
+    mi_procon(s, st, nums, stats, mapping, NULL, user_id);
+    mi_wunlock(sys);
+    return;
+  }
   if (had && nsel + n > MI_SEL_MAX) { mi_wunlock(sys); MI_STATUS(st, MI_E_SELECTION_FULL); return; }
   uint64_t before[MI_PROC_WORDS];
   for (int w = 0; w < MI_PROC_WORDS; w++) before[w] = had ? old->mon[w] : 0;
