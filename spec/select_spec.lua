@@ -160,7 +160,7 @@ describe("#14 entity selection", function()
     for _, r in ipairs(s:get("io")) do got[r.ldev] = true end
     assert.same(want, got)
     local some = s:get("io", nil, { include = { { devtype = "disk" } } })
-    for _, r in ipairs(some) do assert.equal("disk", devices[r.ldev]) end
+    for _, r in ipairs(some) do assert.equal("disk", devices[r.ldev]); assert.equal("disk", r.type) end
     local ok, err = pcall(s.get, s, "io", nil, { include = { { ldev = "9-3" } } })
     assert.is_false(ok)
     assert.is_truthy(err:find("include[1].ldev: ", 1, true), err)

@@ -417,10 +417,12 @@ function Session:read_active(kind, items, opts)
   local names = {}
   for i, n in ipairs(nums) do local it = BY_NUM[n]; names[i] = it and it.name or n end
   local recs, changed = {}, opts.mode == "changed"
+  local devices = domain == "io" and #raw > 0 and self.sys:info().devices
   for r, vals in ipairs(raw) do
     local rec = setmetatable({}, BY_NUMBER)
     for i, v in ipairs(vals) do if rec[names[i]] == nil then rec[names[i]] = v end end
     if domain == "process" then rec.state = rec.pid_state == 1 and "dead" or "alive" end
+    if devices then rec.type = devices[rec.ldev] end   -- as s:get("io") names the device type
     if changed then rec.changed = flags[r] end
     recs[r] = rec
   end
