@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "mi_host.h"
 #include "mi_userdef.h"
+#include "mi_select.h"
 
 #define MI_PATH_MAX 4096   /* registry and share paths: a longer one is refused, never cut */
 #define MI_NCONFIG 46
@@ -62,6 +63,7 @@ typedef struct mi_proc {
   int32_t ptype;
   uint8_t state;
   uint16_t unreported;            /* users that still have to be told of the death */
+  uint64_t born;                  /* birth sequence (seg births at create): read-active's order */
 } mi_proc;
 
 #define MI_EN_WORDS (MI_HOST_INDEX_LIMIT / 64)
@@ -83,6 +85,9 @@ typedef struct mi_urec {
   uint64_t dead[MI_PROC_WORDS];    /* monitored slots whose death is not yet reported */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t prcsr_held;       /* 1 while this user holds a reference on every processor counter (21164 on) */
+  int32_t nsel;             /* MIPROCONSEL descriptors kept: births they select are monitored */
+  int32_t sel_group[MI_SEL_MAX];   /* each descriptor's call (a selection is a union of calls) */
+  mi_entity_desc sel[MI_SEL_MAX];
 } mi_urec;
 
 /* A domain's bookkeeping beside its public lane (blk->lane[d], blk->off). */
@@ -147,6 +152,7 @@ typedef struct mi_seg {
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
   int32_t nproc_alive, proc_hi;
+  uint64_t births;                   /* processes created so far (mi_proc.born) */
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty; linear probing, backward-shift deletion */
   mi_proc procs[MI_MAX_PROCESSES];
   /* counters */
@@ -184,6 +190,7 @@ struct mi_session {
   mi_urec *u;               /* seg->users[slot], or `local` (all zero) while holding no slot */
   /* MIGLOBGET plan cache: the last list resolved, valid while seg gen and the mapping hold */
   struct mi_glob_cache *gcache;
+  struct mi_ra *ra;         /* read-active state (select.c), NULL until the first MIREADACTIVE */
   mi_urec local;
 };
 
@@ -309,6 +316,10 @@ void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
 void mi_io_forget_ldev(mi_system *sys, int ldev);
 void mi_default_forget(mi_system *sys);   /* defsys.c: sys is being freed; it is no longer the default */
+
+/* select.c */
+int mi_sel_birth(const mi_urec *u, const mi_proc *p);   /* 1 if u's selection takes a process born now */
+void mi_ra_free(struct mi_ra *ra);
 
 /* registry.c */
 int mi_registry_load(mi_system *sys);

@@ -87,6 +87,12 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t pid, int
                        int32_t *stats);
 int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats);
 int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int32_t *count, int32_t *stats);
+/* Read-active (select.c): pick, called inside the seqlock read, writes at most fit entities
+ * (slots or ldevs) of the read segment to ents and returns how many (-1: a torn read); the
+ * gather runs over them. Returns the overall status; *count the records written. */
+typedef int (*mi_query_pick)(const mi_seg *g, void *arg, int32_t *ents, int32_t fit);
+int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pick, void *arg, int32_t *ents,
+                       int32_t *count, int32_t *stats);
 #endif
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #include "mi_query.h"
 #include "mi_source.h"
 #include "mi_userdef.h"
+#include "mi_select.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
@@ -1026,6 +1027,177 @@ static int l_procoff(lua_State *L) {
   return 1;
 }
 
+/* ---- entity selection and read-active (issue 14, mi_select.h) ---- */
+
+/* Raises "<list>[k].<field>: ..." (no position: the Lua layer adds the caller's). */
+static int sel_error(lua_State *L, const char *list, int k, const char *field, const char *msg) {
+  if (field) lua_pushfstring(L, "%s[%d].%s: %s", list, k, field, msg);
+  else lua_pushfstring(L, "%s[%d]: %s", list, k, msg);
+  return lua_error(L);
+}
+
+/* Reads an integer field value at the top of the stack; raises naming it. */
+static lua_Integer sel_int(lua_State *L, const char *list, int k, const char *field, lua_Integer lo, lua_Integer hi) {
+  int ok = 0;
+  lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &ok) : 0;
+  if (!ok) sel_error(L, list, k, field, lua_pushfstring(L, "integer expected, got %s", luaL_typename(L, -1)));
+  if (v < lo || v > hi) sel_error(L, list, k, field, lua_pushfstring(L, "%I out of range %I-%I", v, lo, hi));
+  return v;
+}
+
+/* Reads the string field value at the top of the stack; raises naming it. */
+static const char *sel_str(lua_State *L, const char *list, int k, const char *field) {
+  if (lua_type(L, -1) != LUA_TSTRING) sel_error(L, list, k, field, lua_pushfstring(L, "string expected, got %s", luaL_typename(L, -1)));
+  return lua_tostring(L, -1);
+}
+
+/* Fills d from the descriptor table at index t (entry k of list `list`, an exclude if sign < 0)
+ * for entities of kind (MI_SEL_PROCESS or MI_SEL_LDEV); raises naming the descriptor and field. */
+static void sel_desc(lua_State *L, int t, const char *list, int k, int kind, int sign, mi_entity_desc *d) {
+  static const char *const ptypes[] = {"system", "jsmain", "ci", "user", "son", NULL};
+  static const char *const jskinds[] = {"none", "session", "job", NULL};
+  if (lua_type(L, t) != LUA_TTABLE) sel_error(L, list, k, NULL, lua_pushfstring(L, "descriptor table expected, got %s", luaL_typename(L, t)));
+  mi_sel_init(d, sign * kind);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    const char *f = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (!f) sel_error(L, list, k, NULL, lua_pushfstring(L, "field names are strings (got a %s key)", luaL_typename(L, -2)));
+    if (kind == MI_SEL_PROCESS && !strcmp(f, "pid")) d->pid = sel_int(L, list, k, f, 1, INT64_MAX);
+    else if (kind == MI_SEL_PROCESS && (!strcmp(f, "program") || !strcmp(f, "user"))) {
+      size_t len;
+      const char *v = sel_str(L, list, k, f);
+      len = lua_rawlen(L, -1);
+      if (len >= MI_SEL_PATTERN) sel_error(L, list, k, f, lua_pushfstring(L, "pattern '%s' longer than %d characters", v, MI_SEL_PATTERN - 1));
+      memcpy(*f == 'p' ? d->program : d->user, v, len + 1);
+    } else if (kind == MI_SEL_PROCESS && (!strcmp(f, "session") || !strcmp(f, "job"))) {
+      d->js_num = (int32_t)sel_int(L, list, k, f, 1, 16383);
+      d->js_type = *f == 's' ? MI_SEL_JS_SESSION : MI_SEL_JS_JOB;
+    } else if (kind == MI_SEL_PROCESS && (!strcmp(f, "type") || !strcmp(f, "js"))) {
+      const char *const *names = *f == 't' ? ptypes : jskinds;
+      const char *v = sel_str(L, list, k, f);
+      int i = 0;
+      while (names[i] && strcasecmp(names[i], v)) i++;
+      if (!names[i]) sel_error(L, list, k, f, lua_pushfstring(L, "'%s' is not %s", v, *f == 't' ? "a process type (system, jsmain, ci, user, son)" : "a job/session kind (none, session, job)"));
+      if (*f == 't') d->ptype = i; else d->js_type = i;
+    } else if (kind == MI_SEL_LDEV && !strcmp(f, "ldev")) {
+      lua_Integer lo = 0, hi = 0;
+      if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *v = lua_tostring(L, -1);
+        char tail;
+        long long a, b;
+        int m = sscanf(v, "%lld-%lld%c", &a, &b, &tail);
+        if (m == 1 && sscanf(v, "%lld%c", &a, &tail) == 1) b = a, m = 2;
+        if (m != 2) sel_error(L, list, k, f, lua_pushfstring(L, "'%s' is not an LDEV number or range 'lo-hi'", v));
+        lo = a; hi = b;
+      } else lo = hi = sel_int(L, list, k, f, INT32_MIN, INT32_MAX);
+      if (lo < 1 || hi > MI_MAX_LDEV || lo > hi) sel_error(L, list, k, f, "not an LDEV or range within 1-999 (lo <= hi)");
+      d->ldev_lo = (int32_t)lo; d->ldev_hi = (int32_t)hi;
+    } else if (kind == MI_SEL_LDEV && !strcmp(f, "devtype")) {
+      const char *v = sel_str(L, list, k, f);
+      const mi_devtype_info *dt = mi_devtype_find(v);
+      if (!dt) {   /* a plural: "disks" */
+        char one[32];
+        size_t n = strlen(v);
+        if (n > 1 && n < sizeof one && v[n - 1] == 's') { memcpy(one, v, n - 1); one[n - 1] = 0; dt = mi_devtype_find(one); }
+      }
+      if (!dt) sel_error(L, list, k, f, lua_pushfstring(L, "'%s' is not a device type (disk, tape, terminal, ...)", v));
+      d->devtype = dt->code;
+    } else sel_error(L, list, k, NULL, lua_pushfstring(L, "unknown field '%s' of %s descriptor (%s)", f, kind == MI_SEL_PROCESS ? "a process" : "an LDEV",
+                                                    kind == MI_SEL_PROCESS ? "pid, program, user, js, session, job, type" : "ldev, devtype"));
+    lua_pop(L, 1);
+  }
+  const char *field = NULL, *why = NULL;
+  if (mi_sel_check(d, 1, NULL, &field, &why)) {
+    const char *lf = !strcmp(field, "ptype") ? "type" : !strcmp(field, "js_num") ? (d->js_type == MI_SEL_JS_JOB ? "job" : "session") : !strcmp(field, "js_type") ? "js" : field;
+    const char *v = !strcmp(field, "program") ? d->program : !strcmp(field, "user") ? d->user : NULL;
+    if (v) sel_error(L, list, k, lf, lua_pushfstring(L, "malformed pattern '%s' (%s)", v, why));
+    sel_error(L, list, k, lf, why);
+  }
+}
+
+/* Reads the include (index inc) and exclude (index exc) lists (nil or arrays of descriptor
+ * tables) into d; returns the count. */
+static int sel_list(lua_State *L, int inc, int exc, int kind, mi_entity_desc *d) {
+  int n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int i = pass ? exc : inc;
+    const char *name = pass ? "exclude" : "include";
+    if (lua_isnoneornil(L, i)) continue;
+    if (lua_type(L, i) != LUA_TTABLE) { lua_pushfstring(L, "%s: a list of descriptor tables expected, got %s", name, luaL_typename(L, i)); lua_error(L); }
+    size_t len = lua_rawlen(L, i);
+    for (size_t k = 1; k <= len; k++) {
+      if (n == MI_SEL_MAX) { lua_pushfstring(L, "%s: more than %d descriptors", name, MI_SEL_MAX); lua_error(L); }
+      lua_rawgeti(L, i, (lua_Integer)k);
+      sel_desc(L, lua_gettop(L), name, (int)k, kind, pass ? -1 : 1, &d[n++]);
+      lua_pop(L, 1);
+    }
+  }
+  return n;
+}
+
+/* core.proconsel / core.ioonsel(session, items, mapping, include, exclude [, user_id])
+ * -> overall, statuses, mapping */
+static int on_sel(lua_State *L, int kind) {
+  lses *u = checkses(L, 1);
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  int n = get_items(L, 2, nums);
+  int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 6, 0);
+  mi_entity_desc d[MI_SEL_MAX];
+  int nd = sel_list(L, 4, 5, kind, d);
+  status_type st;
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);
+  if (kind == MI_SEL_PROCESS) mi_proconsel(u->s, &st, nums, stats, &map, d, nd, uid);
+  else mi_ioonsel(u->s, &st, nums, stats, &map, d, nd, uid);
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_pushinteger(L, map);
+  return 3;
+}
+static int l_proconsel(lua_State *L) { return on_sel(L, MI_SEL_PROCESS); }
+static int l_ioonsel(lua_State *L) { return on_sel(L, MI_SEL_LDEV); }
+
+/* core.readactive(session, "process"|"ldev", items, mapping, "exact"|"list"|"changed", include,
+ * exclude, max, context [, user_id]) -> overall, statuses, records (arrays of values in item
+ * order), context (nil when the iteration is complete), flags (true = changed) */
+static int l_readactive(lua_State *L) {
+  static const char *const kinds[] = {"process", "ldev", NULL}, *const modes[] = {"exact", "list", "changed", NULL};
+  lses *u = checkses(L, 1);
+  int kind = luaL_checkoption(L, 2, NULL, kinds) == 0 ? MI_SEL_PROCESS : MI_SEL_LDEV;
+  int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
+  slot sl[MI_MAX_ITEMS];
+  int n = get_items(L, 3, nums);
+  int32_t map = opt_int32(L, 4, 1);
+  int mode = luaL_checkoption(L, 5, "list", modes);
+  mi_entity_desc d[MI_SEL_MAX];
+  int nd = sel_list(L, 6, 7, kind, d);
+  lua_Integer max = luaL_optinteger(L, 8, kind == MI_SEL_PROCESS ? MI_MAX_PROCESSES : MI_MAX_LDEV);
+  luaL_argcheck(L, max >= 1 && max <= MI_MAX_PROCESSES, 8, "max must be in 1..2700");
+  longint_type ctx;
+  mi_longint_set(&ctx, luaL_optinteger(L, 9, 0));
+  int32_t uid = opt_int32(L, 10, 0);
+  size_t rec = plan_slots(u->sys ? u->sys->sys : NULL, nums, n, kind == MI_SEL_PROCESS ? MI_DOM_PROCESS : MI_DOM_IO, map, sl);
+  size_t want = (size_t)max;
+  if (rec && want > INT32_MAX / rec) want = INT32_MAX / rec;
+  stackbuf sb;
+  int bi;
+  uint8_t *buf = get_buffer(L, 1, rec * want, &sb, &bi);
+  int32_t *flags = lua_newuserdatauv(L, sizeof(int32_t) * want, 0), count = 0;
+  status_type st;
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);
+  mi_readactive(u->s, &st, nums, buf, stats, (int32_t)(rec * want), map, kind, mode, d, nd, &count, flags, &ctx, uid);
+  if (count < 0 || (size_t)count > want) count = 0;
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_createtable(L, count, 0);
+  const uint8_t *p = buf;
+  for (int r = 0; r < count; r++) { p = push_record(L, sl, n, p); lua_rawseti(L, -2, r + 1); }
+  if (mi_longint_get(&ctx) != 0 && count) lua_pushinteger(L, mi_longint_get(&ctx)); else lua_pushnil(L);
+  lua_createtable(L, count, 0);
+  for (int r = 0; r < count; r++) { lua_pushboolean(L, flags[r]); lua_rawseti(L, -2, r + 1); }
+  if (bi) { lua_pushvalue(L, bi); lua_setiuservalue(L, 1, BUF_UV(L, 1)); }
+  return 5;
+}
+
 /* core.ioon(session, items, mapping, ldev, user_id) -> overall, statuses, mapping */
 static int l_ioon(lua_State *L) {
   lses *u = checkses(L, 1);
@@ -1466,7 +1638,7 @@ static const luaL_Reg funcs[] = {
   {"system", l_system}, {"attach", l_attach}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
   {"sources", l_sources}, {"session", l_session}, {"query", l_query}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
   {"globinstall", l_globinstall}, {"globon", l_globon}, {"globget", l_globget}, {"globoff", l_globoff},
-  {"procon", l_procon}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
+  {"procon", l_procon}, {"proconsel", l_proconsel}, {"ioonsel", l_ioonsel}, {"readactive", l_readactive}, {"procget", l_procget}, {"procoff", l_procoff}, {"ioon", l_ioon}, {"ioget", l_ioget},
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},

@@ -333,6 +333,7 @@ void mi_procoff_all(mi_session *s) {
   disable_all(s, MI_DOM_PROCESS, u->proc_en);
   u->proc_on = 0;
   MI_ST(u->proc_all, 0);
+  u->nsel = 0;   /* and any MIPROCONSEL selection */
   u->proc_nitems = 0;
   mi_user_release_if_idle(s);
 }
@@ -349,6 +350,7 @@ void mi_procoff(mi_session *s, status_type *st, longint_type *pid, int32_t user_
   int slot = mi_host_proc_slot(s->sys, want);
   if (slot < 0 || !mi_bit(s->u->mon, slot)) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
   MI_ST(s->u->proc_all, 0);  /* turning one process off ends "all processes" */
+  s->u->nsel = 0;            /* and any selection (MIPROCONSEL) */
   mi_proc_release_user(s->sys, s, slot);
   mi_wunlock(s->sys);
   MI_STATUS(st, 0);

@@ -47,6 +47,7 @@ void mi_session_free(mi_session *s) {
   if (current == s) current = NULL;
   if (default_session == s) default_session = NULL;
   mi_glob_cache_free(s->gcache);
+  mi_ra_free(s->ra);
   free(s);
 }
 

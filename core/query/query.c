@@ -532,6 +532,38 @@ int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int
   return exec_records(q, prcsr_run, buf, size, id, count, stats);
 }
 
+/* ---- read-active (select.c): a GET over the entities a picker chooses ---- */
+
+int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pick, void *arg, int32_t *ents,
+                       int32_t *count, int32_t *stats) {
+  mi_system *sys = q->s->sys;
+  int rc = 0, locked = 0, fresh = 0, need = q->domain == MI_DOM_PROCESS ? MI_MAX_PROCESSES : MI_MAX_LDEV + 1;
+  int32_t done = 0, stride;
+  rd r;
+  READ_LOOP(sys, locked, {
+    rd_start(&r, sys);
+    const int64_t *rows = rd_rows(&r, q->domain, need, &stride);
+    fresh = prepare(q, &r, stride);
+    if (q->reach > stride) rows = NULL;
+    done = 0;
+    if (q->n > 0 && !q->good) rc = MI_E_NO_VALID_ITEMS;
+    else if (q->rec > size || q->rec == 0) rc = MI_E_BUFFER_TOO_SMALL;
+    else {
+      rc = 0;
+      done = pick(r.g, arg, ents, size / q->rec);
+      if (done < 0) { r.torn = 1; done = 0; }
+      gather(&r, q, rows, stride, ents, done, buf);
+    }
+  });
+  if (locked) mi_wunlock(sys);
+  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  settle(q, &r, fresh);
+  put_stats(q, stats);
+  if (rc) return rc;
+  if (count) *count = done;
+  return finish(q, 0);
+}
+
 /* ---- the public face ---- */
 
 mi_query *mi_query_new(mi_session *s, int domain, const int32_t *items, int n, int mapping) {

@@ -490,7 +490,7 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
     if (g->procs[i].state == MI_PS_FREE) { slot = i; break; }
   if (slot < 0) {
     for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-      if (g->users[i].used && g->users[i].proc_all) MI_ST(g->users[i].untracked, g->users[i].untracked + 1);
+      if (g->users[i].used && (g->users[i].proc_all || g->users[i].nsel)) MI_ST(g->users[i].untracked, g->users[i].untracked + 1);
     return -1;
   }
   uint32_t h = hash_pid(d->pid);
@@ -504,6 +504,8 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
   MI_ST(p->js, d->js_type == 1 || d->js_type == 2 ? (uint32_t)(uint16_t)((d->js_type << 14) | (d->js_num & 0x3FFF)) : 0u);
   MI_ST(p->ptype, d->proc_type);
   p->unreported = 0;
+  MI_ST(g->births, g->births + 1);
+  MI_ST(p->born, g->births);
   mi_host_lane *ln = &g->blk.lane[MI_DOM_PROCESS];
   int64_t *cells = MI_CELLS(g, ln);
   if (cells) cells_zero(cells + (size_t)slot * ln->stride, (size_t)ln->stride);
@@ -513,7 +515,8 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
   if (slot >= g->proc_hi) MI_ST(g->proc_hi, slot + 1);
   MI_ST(g->nproc_alive, g->nproc_alive + 1);
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-    if (g->users[i].used && g->users[i].proc_all) mi_abit_set(g->users[i].mon, slot);
+    if (g->users[i].used && (g->users[i].proc_all || (g->users[i].nsel && mi_sel_birth(&g->users[i], p))))
+      mi_abit_set(g->users[i].mon, slot);
   return slot;
 }
 

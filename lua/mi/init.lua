@@ -421,7 +421,11 @@ function Session:on(domain, items, opts)
   local map = M.mapping(opts.mapping or "small", 2)
   local nums, its = resolve(items, domain, "items", 2)
   local rc, st, m
-  if domain == "global" then rc, st, m = core.globon(self.s, nums, map, 0)
+  if (opts.include or opts.exclude) and (domain == "process" or domain == "io") then   -- a selection (mi_select.h)
+    local ok, a, b, c = pcall(domain == "process" and core.proconsel or core.ioonsel, self.s, nums, map, opts.include, opts.exclude, 0)
+    if not ok then error("bad selection: " .. tostring(a), 2) end
+    rc, st, m = a, b, c
+  elseif domain == "global" then rc, st, m = core.globon(self.s, nums, map, 0)
   elseif domain == "process" then rc, st, m = core.procon(self.s, nums, map, opts.pid, 0)
   elseif domain == "io" then rc, st, m = core.ioon(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
   else error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
@@ -501,6 +505,16 @@ function Session:get(domain, items, opts)
     elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
     elseif domain == "processor" then sel = opts.cpu or -1 end
   end
+  if opts and (opts.include or opts.exclude) and (domain == "process" or domain == "io") then   -- narrowed: a read-active LIST
+    local all, ctx, st = {}, nil, nil
+    repeat
+      local recs
+      recs, ctx, st = self:read_active(domain, items, { include = opts.include, exclude = opts.exclude, mapping = opts.mapping, context = ctx, level = 3 })
+      if not recs then return nil, st end
+      for _, r in ipairs(recs) do all[#all + 1] = r end
+    until not ctx
+    return all, st
+  end
   local q
   local list = not items and self.lists[domain]
   if list then   -- the enabled list: its queries hang on it (per mapping)
@@ -518,6 +532,66 @@ function Session:get(domain, items, opts)
   local r = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
   if r.code < 0 then return nil, r end
   return data, r
+end
+
+-- A read-active record's metatable: rec[25047] reads the value kept under the item's name.
+local BY_NUMBER = { __index = function(t, k) local it = math.type(k) == "integer" and BY_NUM[k]; if it then return rawget(t, it.name) end end }
+-- Read-active (mi_select.h): the records of the active entities ("process", or "io"/"ldev") that the
+-- caller measures and opts.include/opts.exclude select; opts.mode "list" (default), "exact" or
+-- "changed" (each record's .changed says whether it changed since this session's last read of it),
+-- opts.max records per call (default all), opts.context to continue an iteration. Returns records
+-- (keyed by item name, process records with state "alive"/"dead"), the context to pass next (nil
+-- when the iteration is complete) and a Status; records nil on an error status.
+function Session:read_active(kind, items, opts)
+  opts = opts or {}
+  local level = opts.level or 2
+  local domain = (kind == "ldev" or kind == "io") and "io" or kind
+  if domain ~= "process" and domain ~= "io" then error("bad entity kind '" .. tostring(kind) .. "' (process or ldev)", level) end
+  local nums
+  if items then nums = resolve(items, domain, "items", level)
+  elseif self.lists[domain] then nums = self.lists[domain].nums
+  else error("nothing enabled in domain '" .. domain .. "' and no items given", level) end
+  nums = get_list(domain, nums)
+  local map = opts.mapping and M.mapping(opts.mapping, level) or self.map
+  local ok, rc, st, raw, ctx, flags = pcall(core.readactive, self.s, domain == "io" and "ldev" or "process", nums, map,
+    opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
+  if not ok then error("bad read_active: " .. tostring(rc), level) end
+  local s = STATUS_BY[rc] or { name = "UNKNOWN", message = "unknown status" }
+  local status_ = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
+  if rc < 0 then return nil, nil, status_ end
+  local names = {}
+  for i, n in ipairs(nums) do local it = BY_NUM[n]; names[i] = it and it.name or n end
+  local recs, changed = {}, opts.mode == "changed"
+  local devices = domain == "io" and #raw > 0 and self.sys:info().devices
+  for r, vals in ipairs(raw) do
+    local rec = setmetatable({}, BY_NUMBER)
+    for i, v in ipairs(vals) do if rec[names[i]] == nil then rec[names[i]] = v end end
+    if domain == "process" then rec.state = rec.pid_state == 1 and "dead" or "alive" end
+    if devices then rec.type = devices[rec.ldev] end   -- as s:get("io") names the device type
+    if changed then rec.changed = flags[r] end
+    recs[r] = rec
+  end
+  return recs, ctx, status_
+end
+
+-- Iterates the records of read-active (opts as Session:read_active, paging opts.max or 64 at a
+-- time): `for rec in s:active("process", items, {mode = "changed"}) do ... end`. Raises on an error status.
+function Session:active(kind, items, opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  o.max, o.level = o.max or 64, 3
+  local recs, i, done = {}, 0, false
+  return function()
+    while i >= #recs do
+      if done then return nil end
+      local st
+      recs, o.context, st = self:read_active(kind, items, o)
+      if not recs then error("read_active: " .. tostring(st), 2) end
+      i, done = 0, o.context == nil
+    end
+    i = i + 1
+    return recs[i]
+  end
 end
 
 -- Reads configuration items by name or number; returns {NAME = value, [num] = value}, Status (nil, Status on failure).

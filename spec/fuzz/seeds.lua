@@ -162,6 +162,30 @@ write("registry", "junk_lines", reg(0, 9, 12, "# a comment\n12abc\n-3\n0\n214748
 write("registry", "directory", reg(6, 100, 100, ""))
 write("registry", "install_existing", reg(0, 31, 31, "31\n"))
 
+-- ---------------------------------------------------------------- fuzz_select
+-- n descriptors, each: how (low 3 bits: type 2, -2, 3, -3, 2, -2, 0, 4; 0xFF raw struct bytes;
+-- bit 7: a len byte follows), a field mask (1 pid, 2 program, 4 user, 8 js_type, 16 js_num,
+-- 32 ptype, 64 ldev lo/span, 128 devtype) and the fields in that order; a text is a length
+-- byte (bit 7: raw bytes) and its characters; then 4 entities (type, pid, ptype, js kind, js
+-- number, ldev/4, devtype, program FILE GROUP ACCOUNT texts, user USER GROUP ACCOUNT texts).
+local function txt(s) return u8(0x80 | #s) .. s end
+local function ent(ty, pid, pt, jk, jn, ldev4, dt, names)
+  local t = { u8(ty, pid, pt, jk, jn, ldev4, dt) }
+  for _, n in ipairs(names) do t[#t + 1] = txt(n) end
+  return table.concat(t)
+end
+local ENTS = ent(0, 5, 3, 1, 2, 0, 0, { "EDITOR", "PUB", "PROD", "MGR", "PUB", "PROD" })
+  .. ent(0, 6, 0, 0, 0, 0, 0, { "LOAD", "PUB", "SYS", "OPERATOR", "PUB", "SYS" })
+  .. ent(1, 0, 0, 0, 0, 2, 1, { "", "", "", "", "", "" })
+  .. ent(0, 7, 2, 2, 3, 0, 0, { "ci", "pub", "sys", "joe", "x", "acct" })
+write("select", "include_exclude", u8(3) .. u8(0, 2) .. txt("*.PUB.PROD") .. u8(0, 4) .. txt("MGR.*")
+  .. u8(1, 32, 0) .. ENTS)
+write("select", "wildcards_case", u8(2) .. u8(0, 2) .. txt("e?i*") .. u8(1, 2 | 4) .. txt("*.*.SYS") .. txt("?*.S*") .. ENTS)
+write("select", "jobs_and_ldevs", u8(3) .. u8(0, 8 | 16, 2, 3, 0) .. u8(2, 64 | 128, 1, 3, 1) .. u8(3, 128, 3) .. ENTS)
+write("select", "bad_pattern", u8(2) .. u8(0, 2) .. txt("A..B") .. u8(0, 2) .. txt("A.B.C.D") .. ENTS)
+write("select", "bad_len_raw", u8(2) .. u8(0x80, 0, 12) .. u8(0xFF) .. string.rep("\1", 200) .. ENTS)
+write("select", "excludes_only", u8(2) .. u8(1, 1, 6) .. u8(3, 64, 0, 200) .. ENTS)
+
 -- ---------------------------------------------------------------- fuzz_lua_workload
 local mfile = io.open("examples/workloads/month_end.lua", "rb")
 if mfile then write("lua_workload", "month_end.lua", mfile:read("a")) mfile:close() end

@@ -1,0 +1,495 @@
+/* select.c — entity selection (descriptors with wildcards, include and exclude) and
+ * read-active (EXACT, LIST, CHANGED with a resumable context); see mi_select.h and
+ * core/README.md "Selection and read-active". The descriptors of MIPROCONSEL live in the
+ * caller's MI-user record in the segment, so the writer that creates a process (this process
+ * or the owner of a shared store) evaluates them at every birth (mi_sel_birth). Read-active
+ * is a prepared query (query.c) over the entities a picker chooses inside the seqlock read:
+ * processes in birth order (mi_proc.born, a sequence that only grows), LDEVs by number. */
+#include <stdlib.h>
+#include <string.h>
+#include "mi_internal.h"
+#include "mi_query.h"
+
+/* ---- descriptors ---- */
+
+/* The entity type a descriptor type names (2 or 3, its sign dropped), 0 for anything else
+ * (INT32_MIN included: no negation overflows). */
+static inline int ent_type(int32_t t) { return t == 2 || t == -2 ? 2 : t == 3 || t == -3 ? 3 : 0; }
+
+void mi_sel_init(mi_entity_desc *d, int32_t type) {
+  if (!d) return;
+  memset(d, 0, sizeof *d);
+  d->type = type;
+  d->len = (int32_t)sizeof *d;
+  d->pid = MI_SEL_ANY;
+  d->js_type = d->js_num = d->ptype = MI_SEL_ANY;
+  d->ldev_lo = d->ldev_hi = d->devtype = MI_SEL_ANY;
+}
+
+/* Checks a name pattern field of at most `parts` parts; NULL or the reason it is malformed. */
+static const char *check_pattern(const char *f, int parts) {
+  size_t len = strnlen(f, MI_SEL_PATTERN);
+  if (len == MI_SEL_PATTERN) return "not terminated within its field";
+  if (len == 0) return NULL;
+  int np = 1, plen = 0;
+  for (size_t i = 0; i <= len; i++) {
+    unsigned char c = (unsigned char)f[i];
+    if (c == '.' || c == 0) {
+      if (plen == 0) return "an empty name part";
+      if (c == '.' && ++np > parts) return parts == 3 ? "more than 3 parts (FILE.GROUP.ACCOUNT)" : "more than 2 parts (USER.ACCOUNT)";
+      plen = 0;
+      continue;
+    }
+    if (c <= ' ' || c > '~') return "a blank or non-printable character";
+    if (++plen > 16) return "a name part longer than 16 characters";
+  }
+  return NULL;
+}
+
+/* Records a bad field; returns MI_E_BAD_DESCRIPTOR. */
+static int bad_field(int i, const char *f, const char *w, int *bad, const char **field, const char **why) {
+  if (bad) *bad = i;
+  if (field) *field = f;
+  if (why) *why = w;
+  return MI_E_BAD_DESCRIPTOR;
+}
+
+int mi_sel_check(const mi_entity_desc *d, int n, int *bad, const char **field, const char **why) {
+  if (bad) *bad = -1;
+  if (field) *field = NULL;
+  if (why) *why = NULL;
+  if (n < 0 || (n > 0 && !d)) return bad_field(0, "type", "no descriptor list", bad, field, why);
+  for (int i = 0; i < n; i++) {
+    const mi_entity_desc *e = &d[i];
+    int t = ent_type(e->type);
+    const char *w;
+    if (!t) return bad_field(i, "type", "not PROCESS (2) or LDEV (3), or their negatives", bad, field, why);
+    if (e->len != (int32_t)sizeof *e) return bad_field(i, "len", "not sizeof(mi_entity_desc)", bad, field, why);
+    if (t == MI_SEL_PROCESS) {
+      if (e->pid != MI_SEL_ANY && e->pid <= 0) return bad_field(i, "pid", "not a pid > 0 or MI_SEL_ANY", bad, field, why);
+      if ((w = check_pattern(e->program, 3)) != NULL) return bad_field(i, "program", w, bad, field, why);
+      if ((w = check_pattern(e->user, 2)) != NULL) return bad_field(i, "user", w, bad, field, why);
+      if (e->js_type < MI_SEL_ANY || e->js_type > MI_SEL_JS_JOB) return bad_field(i, "js_type", "not none, session, job or any", bad, field, why);
+      if (e->js_num != MI_SEL_ANY && (e->js_num < 1 || e->js_num > 16383 || e->js_type == MI_SEL_JS_NONE))
+        return bad_field(i, "js_num", "not a job/session number 1-16383 (of a session or job)", bad, field, why);
+      if (e->ptype < MI_SEL_ANY || e->ptype > MI_PT_SON) return bad_field(i, "ptype", "not system, JSMAIN, CI, user or son", bad, field, why);
+      if (e->ldev_lo != MI_SEL_ANY || e->ldev_hi != MI_SEL_ANY) return bad_field(i, "ldev", "not a field of a process descriptor", bad, field, why);
+      if (e->devtype != MI_SEL_ANY) return bad_field(i, "devtype", "not a field of a process descriptor", bad, field, why);
+    } else {
+      if (e->pid != MI_SEL_ANY) return bad_field(i, "pid", "not a field of an LDEV descriptor", bad, field, why);
+      if (e->program[0]) return bad_field(i, "program", "not a field of an LDEV descriptor", bad, field, why);
+      if (e->user[0]) return bad_field(i, "user", "not a field of an LDEV descriptor", bad, field, why);
+      if (e->js_type != MI_SEL_ANY) return bad_field(i, "js_type", "not a field of an LDEV descriptor", bad, field, why);
+      if (e->js_num != MI_SEL_ANY) return bad_field(i, "js_num", "not a field of an LDEV descriptor", bad, field, why);
+      if (e->ptype != MI_SEL_ANY) return bad_field(i, "ptype", "not a field of an LDEV descriptor", bad, field, why);
+      if ((e->ldev_lo == MI_SEL_ANY) != (e->ldev_hi == MI_SEL_ANY) ||
+          (e->ldev_lo != MI_SEL_ANY && (e->ldev_lo < 1 || e->ldev_hi > MI_MAX_LDEV || e->ldev_lo > e->ldev_hi)))
+        return bad_field(i, "ldev", "not a range within 1-999 (lo <= hi) or both MI_SEL_ANY", bad, field, why);
+      if (e->devtype != MI_SEL_ANY && (e->devtype < 1 || e->devtype > 10))
+        return bad_field(i, "devtype", "not a device type 1-10", bad, field, why);
+    }
+  }
+  return 0;
+}
+
+/* Upper-cases an ASCII letter. */
+static inline unsigned char up(unsigned char c) { return c >= 'a' && c <= 'z' ? (unsigned char)(c - 32) : c; }
+
+/* Matches glob p[0..pn) ('*', '?') against s[0..sn), case-insensitively. */
+static int glob(const char *p, size_t pn, const char *s, size_t sn) {
+  size_t i = 0, j = 0, star = (size_t)-1, mark = 0;
+  while (j < sn) {
+    if (i < pn && (p[i] == '?' || (p[i] != '*' && up((unsigned char)p[i]) == up((unsigned char)s[j])))) { i++; j++; }
+    else if (i < pn && p[i] == '*') { star = i++; mark = j; }
+    else if (star != (size_t)-1) { i = star + 1; j = ++mark; }
+    else return 0;
+  }
+  while (i < pn && p[i] == '*') i++;
+  return i == pn;
+}
+
+int mi_sel_name_match(const char *pattern, const char name[48], int parts) {
+  const char *p = pattern;
+  for (int k = 0; k < parts && *p; k++) {
+    const char *dot = strchr(p, '.');
+    size_t pn = dot ? (size_t)(dot - p) : strlen(p);
+    int field = parts == 2 && k == 1 ? 2 : k;   /* USER.ACCOUNT: the account is field 3 */
+    const char *f = name + 16 * field;
+    size_t fn = 16;
+    while (fn && (f[fn - 1] == ' ' || f[fn - 1] == 0)) fn--;
+    if (!glob(p, pn, f, fn)) return 0;
+    p += pn + (dot != NULL);
+  }
+  return 1;
+}
+
+/* Returns 1 if descriptor d (of e's type) matches e. */
+static int one(const mi_entity_desc *d, const mi_entity_info *e) {
+  if (e->type == MI_SEL_LDEV) {
+    if (d->ldev_lo != MI_SEL_ANY && (e->ldev < d->ldev_lo || e->ldev > d->ldev_hi)) return 0;
+    return d->devtype == MI_SEL_ANY || d->devtype == e->devtype;
+  }
+  if (d->pid != MI_SEL_ANY && d->pid != e->pid) return 0;
+  if (d->ptype != MI_SEL_ANY && d->ptype != e->ptype) return 0;
+  if (d->js_type != MI_SEL_ANY && d->js_type != (int)(e->js >> 14 & 3)) return 0;
+  if (d->js_num != MI_SEL_ANY && (d->js_num != (int)(e->js & 0x3FFF) || !(e->js >> 14 & 3))) return 0;
+  if (d->program[0] && !mi_sel_name_match(d->program, e->program, 3)) return 0;
+  if (d->user[0] && !mi_sel_name_match(d->user, e->user, 2)) return 0;
+  return 1;
+}
+
+/* The selection of descriptors d[0..n) whose group is g (groups NULL: all) for e. */
+static int match_group(const mi_entity_desc *d, const int32_t *groups, int n, int32_t g, const mi_entity_info *e) {
+  int inc = 0, hit = 0;
+  for (int i = 0; i < n; i++) {
+    if (groups && groups[i] != g) continue;
+    if (ent_type(d[i].type) != e->type) continue;
+    if (d[i].type > 0) { inc = 1; if (!hit && one(&d[i], e)) hit = 1; }
+    else if (one(&d[i], e)) return 0;
+  }
+  return inc ? hit : 1;
+}
+
+int mi_sel_match(const mi_entity_desc *d, int n, const mi_entity_info *e) {
+  if (!e || n < 0 || (n && !d)) return 0;
+  return match_group(d, NULL, n, 0, e);
+}
+
+/* Reads a process slot's identity (atomic loads: a reader may race a writer; the seqlock
+ * then discards what was read). */
+static void info_of(const mi_proc *p, mi_entity_info *e) {
+  e->type = MI_SEL_PROCESS;
+  e->pid = MI_LD(p->pid);
+  e->ptype = MI_LD(p->ptype);
+  e->js = MI_LD(p->js);
+  for (int k = 0; k < 6; k++) {
+    uint64_t a = MI_LD(p->program[k]), b = MI_LD(p->user[k]);
+    memcpy(e->program + 8 * k, &a, 8);
+    memcpy(e->user + 8 * k, &b, 8);
+  }
+  e->ldev = e->devtype = 0;
+}
+
+int mi_sel_birth(const mi_urec *u, const mi_proc *p) {
+  mi_entity_info e;
+  info_of(p, &e);
+  int32_t seen = -1;
+  for (int i = 0; i < u->nsel && i < MI_SEL_MAX; i++) {   /* each group once, in order */
+    if (u->sel_group[i] <= seen) continue;
+    seen = u->sel_group[i];
+    if (match_group(u->sel, u->sel_group, u->nsel, seen, &e)) return 1;
+  }
+  return 0;
+}
+
+/* ---- MIPROCONSEL, MIIOONSEL ---- */
+
+/* Checks a descriptor list of one entity type for an ON; 0 or the status. */
+static int check_for(const mi_entity_desc *d, int32_t n, int type) {
+  if (n < 0 || n > MI_SEL_MAX || (n && !d)) return MI_E_BAD_DESCRIPTOR;
+  if (mi_sel_check(d, n, NULL, NULL, NULL)) return MI_E_BAD_DESCRIPTOR;
+  for (int i = 0; i < n; i++)
+    if (d[i].type != type && d[i].type != -type) return MI_E_BAD_DESCRIPTOR;
+  return 0;
+}
+
+void mi_proconsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
+                  const mi_entity_desc *descs, int32_t n, int32_t user_id) {
+  if (!st) return;
+  int rc = mi_enter(s, user_id);
+  if (!rc) rc = check_for(descs, n, MI_SEL_PROCESS);
+  if (rc) { MI_STATUS(st, rc); return; }
+  mi_system *sys = s->sys;
+  mi_sys_refresh(sys);
+  mi_wlock(sys);   /* one write section: no birth between the ON and the selection */
+  const mi_urec *old = s->u;
+  int had = old->proc_on, all = old->proc_all, nsel = old->nsel;
+  if ((had && all) || n == 0) {   /* everything is (or becomes) monitored: an empty selection is all */
+    mi_procon(s, st, nums, stats, mapping, NULL, user_id);
+    mi_wunlock(sys);
+    return;
+  }
+  if (had && nsel + n > MI_SEL_MAX) { mi_wunlock(sys); MI_STATUS(st, MI_E_SELECTION_FULL); return; }
+  uint64_t before[MI_PROC_WORDS];
+  for (int w = 0; w < MI_PROC_WORDS; w++) before[w] = had ? old->mon[w] : 0;
+  mi_procon(s, st, nums, stats, mapping, NULL, user_id);   /* monitors every live process */
+  if (st->all != 0 && st->s.info < 0) { mi_wunlock(sys); return; }
+  mi_urec *u = s->u;
+  int32_t group = 0;
+  for (int i = 0; i < u->nsel; i++) if (u->sel_group[i] >= group) group = u->sel_group[i] + 1;
+  for (int i = 0; i < n; i++) { u->sel[u->nsel] = descs[i]; u->sel_group[u->nsel++] = group; }
+  mi_seg *g = sys->seg;
+  for (int slot = 0; slot < g->proc_hi; slot++) {
+    if (!mi_bit(u->mon, slot) || mi_bit(before, slot) || g->procs[slot].state != MI_PS_ALIVE) continue;
+    mi_entity_info e;
+    info_of(&g->procs[slot], &e);
+    if (!match_group(descs, NULL, n, 0, &e)) mi_abit_clr(u->mon, slot);
+  }
+  MI_ST(u->proc_all, 0);
+  MI_ST(g->h.gen, g->h.gen + 1);
+  mi_wunlock(sys);
+}
+
+void MIPROCONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, const mi_entity_desc *descs,
+                 int32_t n, int32_t user_id) {
+  mi_proconsel(mi_session_current(), st, nums, stats, mapping, descs, n, user_id);
+}
+
+void mi_ioonsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
+                const mi_entity_desc *descs, int32_t n, int32_t user_id) {
+  if (!st) return;
+  int rc = mi_enter(s, user_id);
+  if (!rc) rc = check_for(descs, n, MI_SEL_LDEV);
+  if (rc) { MI_STATUS(st, rc); return; }
+  mi_system *sys = s->sys;
+  mi_sys_refresh(sys);
+  mi_wlock(sys);
+  mi_seg *g = sys->seg;
+  if (s->u->io_on) { mi_wunlock(sys); MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }   /* one selection per caller */
+  int first = 0, need = 0, fresh = 0;
+  for (int l = 1; l <= MI_MAX_LDEV; l++) {
+    mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = g->devtype[l]};
+    if (!g->devtype[l] || !match_group(descs, NULL, n, 0, &e)) continue;
+    if (!first) first = l;
+    need++;
+    fresh += !g->ldev_refs[l];
+  }
+  rc = !first ? MI_E_BAD_LDEV : need > g->max_ldevs_per_user ? MI_E_LDEV_LIMIT
+     : g->ldevs_enabled + fresh > g->max_ldevs ? MI_E_LDEV_TABLE_FULL : 0;
+  if (rc) { mi_wunlock(sys); MI_STATUS(st, rc); return; }
+  mi_ioon(s, st, nums, stats, mapping, &first, user_id);   /* the ON itself, with the first LDEV */
+  if (st->all != 0 && st->s.info < 0) { mi_wunlock(sys); return; }
+  mi_urec *u = s->u;
+  for (int l = first + 1; l <= MI_MAX_LDEV; l++) {
+    mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = g->devtype[l]};
+    if (!g->devtype[l] || mi_bit(u->ldevs, l) || !match_group(descs, NULL, n, 0, &e)) continue;
+    if (!g->ldev_refs[l]++) g->ldevs_enabled++;   /* as MIIOON adds an LDEV (room checked above) */
+    mi_bit_set(u->ldevs, l);
+    u->nldevs++;
+    u->io_types |= (uint16_t)(1u << g->devtype[l]);
+  }
+  mi_wunlock(sys);
+}
+
+void MIIOONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, const mi_entity_desc *descs,
+               int32_t n, int32_t user_id) {
+  mi_ioonsel(mi_session_current(), st, nums, stats, mapping, descs, n, user_id);
+}
+
+/* ---- read-active ---- */
+
+/* A caller's read-active state: its query (rebound when the list changes), the picker's
+ * scratch, and for CHANGED the birth and record hash each entity had at its last read. */
+struct mi_ra {
+  mi_query q;
+  void *mem;
+  int cap, domain;
+  int32_t ents[MI_MAX_PROCESSES];
+  uint64_t key[MI_MAX_PROCESSES];
+  int32_t cand[MI_MAX_PROCESSES];
+  uint64_t told[MI_PROC_WORDS];
+  uint64_t seen_born[MI_MAX_PROCESSES], seen_hash[MI_MAX_PROCESSES];
+  /* the picker's arguments and results */
+  const mi_urec *u;
+  const mi_entity_desc *d;
+  int n, mode, complete;
+  uint64_t after, next;
+};
+
+void mi_ra_free(struct mi_ra *ra) {
+  if (!ra) return;
+  free(ra->mem);
+  free(ra);
+}
+
+/* Puts the `fit` smallest keys of key/cand[0..n) first (quickselect; keys are unique). */
+static void select_smallest(uint64_t *key, int32_t *cand, int n, int fit) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    uint64_t pv = key[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (key[i] < pv) i++;
+      while (key[j] > pv) j--;
+      if (i <= j) {
+        uint64_t tk = key[i]; key[i] = key[j]; key[j] = tk;
+        int32_t tc = cand[i]; cand[i] = cand[j]; cand[j] = tc;
+        i++; j--;
+      }
+    }
+    if (fit - 1 <= j) hi = j; else if (fit - 1 >= i) lo = i; else break;
+  }
+}
+
+/* Chooses the processes of a read (inside the seqlock read): the caller's monitored processes
+ * (a mon bit: alive, or dead with the death unreported when the dead bit is set too) with
+ * born > after that the descriptors select. Births are loaded only when needed: to resume
+ * after a context, to choose the `fit` first of more, and for CHANGED. */
+static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
+  struct mi_ra *ra = arg;
+  const mi_urec *u = ra->u;
+  int hi = MI_LD(g->proc_hi), nc = 0, keyed = ra->after > 0;
+  if (hi < 0 || hi > MI_MAX_PROCESSES) return -1;
+  memset(ra->told, 0, sizeof ra->told);
+  for (int w = 0; w < (hi + 63) / 64; w++)
+    for (uint64_t bits = MI_LD(u->mon[w]); bits; bits &= bits - 1) {
+      int slot = w * 64 + __builtin_ctzll(bits);
+      if (slot >= hi) break;
+      const mi_proc *p = &g->procs[slot];
+      if (keyed) {
+        uint64_t born = MI_LD(p->born);
+        if (born <= ra->after) continue;
+        ra->key[nc] = born;
+      }
+      if (ra->n) {
+        mi_entity_info e;
+        info_of(p, &e);
+        if (!match_group(ra->d, NULL, ra->n, 0, &e)) continue;
+      }
+      ra->cand[nc++] = slot;
+    }
+  if (ra->mode == MI_RA_EXACT && nc > 1) fit = 1;
+  int take = nc;
+  ra->complete = 1;
+  ra->next = 0;
+  if (nc > fit) {
+    if (!keyed) for (int i = 0; i < nc; i++) ra->key[i] = MI_LD(g->procs[ra->cand[i]].born);
+    keyed = 1;
+    select_smallest(ra->key, ra->cand, nc, fit);
+    take = fit;
+    ra->complete = ra->mode == MI_RA_EXACT;
+    for (int i = 0; i < take; i++) if (ra->key[i] > ra->next) ra->next = ra->key[i];
+  }
+  for (int i = 0; i < take; i++) {
+    int slot = ents[i] = ra->cand[i];
+    if (mi_abit(u->dead, slot)) mi_bit_set(ra->told, slot);
+    if (!keyed && ra->mode == MI_RA_CHANGED) ra->key[i] = MI_LD(g->procs[slot].born);
+  }
+  return take;
+}
+
+/* Chooses the LDEVs of a read: the caller's enabled LDEVs above `after` that the descriptors
+ * select, by number. */
+static int pick_ldevs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
+  struct mi_ra *ra = arg;
+  int take = 0;
+  ra->complete = 1;
+  ra->next = 0;
+  for (int l = (int)ra->after + 1; l <= MI_MAX_LDEV; l++) {
+    int t = MI_LD(g->devtype[l]);
+    if (!t || !(MI_LD(ra->u->ldevs[l >> 6]) >> (l & 63) & 1)) continue;
+    mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = t};
+    if (ra->n && !match_group(ra->d, NULL, ra->n, 0, &e)) continue;
+    if (take == fit || (ra->mode == MI_RA_EXACT && take == 1)) { ra->complete = ra->mode == MI_RA_EXACT; break; }
+    ents[take++] = l;
+    ra->next = (uint64_t)l;
+  }
+  if (ra->complete) ra->next = 0;
+  return take;
+}
+
+/* A 64-bit hash of a record's bytes (CHANGED mode, records are 4-byte multiples): the sum over
+ * its 4-byte words of (word + position key) times an odd constant. Each term is a bijection of
+ * its word, so a record whose values differ in one word always hashes differently; the terms do
+ * not chain, so the multiplies run in parallel. */
+static uint64_t rec_hash(const uint8_t *p, int32_t n) {
+  uint64_t h = (uint64_t)n;
+  for (int32_t i = 0; i + 4 <= n; i += 4) {
+    uint32_t w;
+    memcpy(&w, p + i, 4);
+    h += ((uint64_t)w + ((uint64_t)(uint32_t)i << 32 | 0x9E3779B9u)) * 0xFF51AFD7ED558CCDull;
+  }
+  return h;
+}
+
+/* The caller's read-active state with its query bound to nums (n items) at mapping for domain
+ * d; NULL when memory is short. A rebind forgets what CHANGED saw. */
+static struct mi_ra *ra_for(mi_session *s, int d, const int32_t *nums, int n, int mapping) {
+  struct mi_ra *ra = s->ra;
+  if (!ra) {
+    ra = s->ra = calloc(1, sizeof *ra);
+    if (!ra) return NULL;
+  }
+  if (ra->mem && ra->domain == d && mi_query_same(&ra->q, nums, n, mapping)) return ra;
+  if (!ra->mem || ra->cap < n || ra->domain != d) {
+    int cap = n < 32 ? 32 : n;
+    void *mem = malloc(MI_QUERY_MEM(cap));
+    if (!mem) return NULL;
+    free(ra->mem);
+    ra->mem = mem;
+    ra->cap = cap;
+    ra->domain = d;
+    mi_query_init(&ra->q, s, d, mapping, mem, cap);
+  }
+  mi_query_bind(&ra->q, nums, n, mapping);
+  memset(ra->seen_born, 0, sizeof ra->seen_born);
+  return ra;
+}
+
+void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
+                   int32_t mapping, int32_t type, int32_t mode, const mi_entity_desc *descs, int32_t n,
+                   int32_t *num_of_recs, int32_t *rec_flags, longint_type *context, int32_t user_id) {
+  if (!st) return;
+  if (num_of_recs && !((uintptr_t)num_of_recs & 3)) *num_of_recs = 0;
+  int rc = mi_enter(s, user_id);
+  if (rc) { MI_STATUS(st, rc); return; }
+  if (!nums || !context) { MI_STATUS(st, MI_E_BAD_POINTER); return; }
+  if ((uintptr_t)nums & 3) { MI_STATUS(st, MI_E_PARM2_ALIGNMENT); return; }
+  if (!stats) { MI_STATUS(st, MI_E_BAD_ITEM_STATUS); return; }
+  if (((uintptr_t)stats | (uintptr_t)context | (uintptr_t)num_of_recs | (uintptr_t)rec_flags) & 3) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
+  int ni = mi_list_len(nums);
+  if (ni < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
+  if ((rc = mi_query_check_buffer(buf, size, mapping)) != 0) { MI_STATUS(st, rc); return; }
+  if ((type != MI_SEL_PROCESS && type != MI_SEL_LDEV) || mode < MI_RA_EXACT || mode > MI_RA_CHANGED) { MI_STATUS(st, MI_E_BAD_MODE); return; }
+  if (n < 0 || (n && !descs) || mi_sel_check(descs, n, NULL, NULL, NULL)) { MI_STATUS(st, MI_E_BAD_DESCRIPTOR); return; }
+  int64_t ctx = mi_longint_get(context);
+  int procs = type == MI_SEL_PROCESS;
+  if (ctx < -1 || (!procs && ctx > MI_MAX_LDEV) || (procs && ctx > (int64_t)MI_LD(s->sys->seg->births))) {
+    MI_STATUS(st, MI_E_BAD_CONTEXT);
+    return;
+  }
+  if (procs ? !s->u->proc_on : !s->u->io_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
+  struct mi_ra *ra = ra_for(s, procs ? MI_DOM_PROCESS : MI_DOM_IO, nums, ni, mapping);
+  if (!ra) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
+  ra->u = s->u; ra->d = descs; ra->n = n; ra->mode = mode;
+  ra->after = ctx > 0 ? (uint64_t)ctx : 0;
+  mi_sys_refresh(s->sys);
+  int32_t count = 0;
+  rc = mi_query_exec_pick(&ra->q, buf, size, procs ? pick_procs : pick_ldevs, ra, ra->ents, &count, stats);
+  if (rc < 0) { MI_STATUS(st, rc); return; }
+  if (procs) {   /* deaths reported here are forgotten for this caller, as MIPROCGET's are */
+    int any = 0;
+    for (int w = 0; w < MI_PROC_WORDS; w++) any |= ra->told[w] != 0;
+    if (any) {
+      mi_wlock(s->sys);
+      for (int w = 0; w < MI_PROC_WORDS; w++)
+        for (uint64_t b = ra->told[w]; b; b &= b - 1) {
+          int slot = w * 64 + __builtin_ctzll(b);
+          if (mi_bit(s->u->dead, slot)) mi_proc_release_user(s->sys, s, slot);
+        }
+      mi_wunlock(s->sys);
+    }
+  }
+  int32_t rec = mi_query_record_size(&ra->q);
+  for (int32_t r = 0; r < count; r++) {
+    int flag = 1;
+    if (mode == MI_RA_CHANGED) {
+      int e = ra->ents[r];
+      uint64_t born = procs ? ra->key[r] : 1, h = rec_hash((const uint8_t *)buf + (size_t)r * (size_t)rec, rec);
+      flag = !(ra->seen_born[e] == born && ra->seen_hash[e] == h);
+      ra->seen_born[e] = born;
+      ra->seen_hash[e] = h;
+    }
+    if (rec_flags) rec_flags[r] = flag;
+  }
+  mi_longint_set(context, ra->complete ? 0 : (int64_t)ra->next);
+  if (num_of_recs) *num_of_recs = count;
+  MI_STATUS(st, rc);
+}
+
+void MIREADACTIVE(status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size, int32_t mapping,
+                  int32_t type, int32_t mode, const mi_entity_desc *descs, int32_t n, int32_t *num_of_recs,
+                  int32_t *rec_flags, longint_type *context, int32_t user_id) {
+  mi_readactive(mi_session_current(), st, nums, buf, stats, size, mapping, type, mode, descs, n, num_of_recs,
+                rec_flags, context, user_id);
+}
