@@ -672,10 +672,11 @@ static int pmain(lua_State *L) {
     }
   if (script) {
     const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
-    char byname[PATH_MAX + 300];   /* "mish cpu": a script of mish -l by its name */
-    if (fname && !strchr(fname, '/') && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
-      snprintf(byname, sizeof byname, "%s/%s%s", sdir, fname, strstr(fname, ".lua") ? "" : ".lua");
-      if (access(byname, R_OK) == 0) fname = byname;
+    char byname[PATH_MAX + 300];   /* "mish cpu" (or scripts/cpu.lua from elsewhere): a script of mish -l */
+    if (fname && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
+      const char *base = strrchr(fname, '/') ? strrchr(fname, '/') + 1 : fname;
+      snprintf(byname, sizeof byname, "%s/%s%s", sdir, base, strstr(base, ".lua") ? "" : ".lua");
+      if ((base == fname || strncmp(fname, "scripts/", 8) == 0) && access(byname, R_OK) == 0) fname = byname;
     }
     int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
     if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");

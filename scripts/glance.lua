@@ -159,8 +159,10 @@ local function run()
   local prev = sample()
   local last, help
   -- Draws the screen: the help, or the frame of the last two samples at the terminal's size now.
+  local size   -- the size last drawn at, "rows x cols"
   local function draw()
     local rows, cols = term_size()
+    size = rows .. "x" .. cols
     local lines = help and HELP or frame(last[1], last[2], rows, cols)
     for j = #lines, rows + 1, -1 do lines[j] = nil end
     io.write("\27[H\27[J", table.concat(lines, "\n"))   -- no newline after the last: no scroll
@@ -171,8 +173,10 @@ local function run()
     i = i + 1
     if tty then
       -- wait out the interval a tenth of a second at a time, acting on keys
-      local deadline = mi.clock() + opts.interval * 1000
+      local deadline, polls = mi.clock() + opts.interval * 1000, 0
       while mi.clock() < deadline do
+        polls = polls + 1   -- about once a second: a resized terminal is redrawn at once
+        if polls % 10 == 0 and last and size ~= table.concat({ term_size() }, "x") then draw() end
         local key = io.read(1)
         if key then
           if help then help = false

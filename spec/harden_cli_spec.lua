@@ -277,6 +277,11 @@ describe("#16.9 mish -l lists the scripts, mish -l NAME shows one's help, mish N
     local rc, out, err = run("cd / && " .. here .. "/lua/mish top --count 1 --interval 0.1 --n 2 --csv")
     assert.equal(0, rc, err)
     assert.truthy(out:find("^[^\n]*pid,program"), out)
+    rc, out, err = run("cd / && " .. here .. "/lua/mish scripts/top.lua --count 1 --interval 0.1 --n 2 --csv")
+    assert.equal(0, rc, err)   -- the README's "lua/mish scripts/top.lua", typed elsewhere
+    rc, _, err = run("cd / && " .. here .. "/lua/mish other/top.lua")
+    assert.equal(1, rc)
+    assert.truthy(err:find("cannot open other/top.lua", 1, true), err)
   end)
 end)
 
