@@ -20,13 +20,15 @@ LDLIBS   = -lm -pthread
 
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
-CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC)
+CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC)
 STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c
 AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
 SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c
+# the exporter (a reader of the public headers): formatter and HTTP server
+EXPORT_SRC = core/export/openmetrics.c core/export/serve.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
