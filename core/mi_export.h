@@ -38,6 +38,13 @@ enum { MI_EXPORT_TEXT = 0,         /* Prometheus text format 0.0.4 */
 /* Creates an exporter reading sys (NULL = the default system): a session of its own with its
  * counters on. NULL on failure, with the reason in err (may be NULL). Free it before sys. */
 MI_API mi_export *mi_export_new(mi_system *sys, const mi_export_options *o, char *err, size_t errlen);
+/* Creates an exporter on a caller's own session s (nothing on yet; the exporter makes it
+ * privileged, authorizes it and turns its counters on); mi_export_free turns them off and leaves
+ * s to its owner. For bindings that manage sessions (Lua). NULL on failure, with err. */
+MI_API mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err, size_t errlen);
+/* Tells an exporter made by mi_export_new_on that its session is gone (freed by its owner):
+ * it no longer touches it, and a scrape fails with MI_E_INTERNAL_NO_CALLER. */
+MI_API void mi_export_forget_session(mi_export *x);
 /* Reads the system once (runs the source's refresh): the values the next format writes. 0, or
  * the failing GET's status (e.g. MI_E_STORE_OWNER_GONE); the last good scrape is kept. */
 MI_API int mi_export_scrape(mi_export *x);
@@ -49,7 +56,7 @@ MI_API const char *mi_export_format(mi_export *x, int fmt, size_t *len);
 MI_API long mi_export_series(const mi_export *x);
 /* Returns the system an exporter reads. */
 MI_API mi_system *mi_export_system(const mi_export *x);
-/* Frees an exporter and its session (its counters go off); accepts NULL. */
+/* Frees an exporter and its own session (a caller's session: only its counters go off); accepts NULL. */
 MI_API void mi_export_free(mi_export *x);
 
 /* Returns 1 if an item is exported as a gauge (a level: current, maximum, minimum, priority...),

@@ -17,6 +17,7 @@
 #include "mi_host.h"
 #include "mi_sim.h"
 #include "mi_source.h"
+#include "mi_export.h"
 
 #define MISH_VERSION "0.1.0"
 
@@ -382,6 +383,44 @@ static void repl(lua_State *L) {
   fputs("\n", stdout);
 }
 
+/* ---- --serve: the exporter's HTTP server on the default system (core/export/) ---- */
+static volatile int serve_stop;
+static void serve_signal(int sig) { (void)sig; serve_stop = 1; }
+static void serve_ready(const char *addr, void *arg) {
+  (void)arg;
+  fprintf(stderr, "%s: serving http://%s/metrics (Ctrl-C to stop)\n", progname, addr);
+}
+
+/* Serves /metrics for the default system until SIGINT/SIGTERM; the exit status. */
+static int serve(const char *addr, const char *min_interval, const char *pids) {
+  char *end = NULL, err[256];
+  double mi = min_interval ? strtod(min_interval, &end) : 0.5;
+  if (min_interval && (end == min_interval || *end || !(mi >= 0 && mi <= 3600))) {
+    fprintf(stderr, "%s: --min-interval wants seconds (0-3600), got '%s'\n", progname, min_interval);
+    return 1;
+  }
+  long np = pids ? strtol(pids, &end, 10) : 0;
+  if (pids && (end == pids || *end || np < 0 || np > 100000)) {
+    fprintf(stderr, "%s: --pids wants a count (0-100000), got '%s'\n", progname, pids);
+    return 1;
+  }
+  mi_export *x = mi_export_new(mi_default_system(), &(mi_export_options){.pids = (int)np}, err, sizeof err);
+  if (!x) { fprintf(stderr, "%s: --serve: %s\n", progname, err); return 1; }
+  struct sigaction sa, old[2];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = serve_signal;   /* no SA_RESTART: poll returns at once */
+  sigaction(SIGINT, &sa, &old[0]);
+  sigaction(SIGTERM, &sa, &old[1]);
+  mi_serve_options o = {.listen = addr, .min_interval_ms = mi > 0 ? (int)(mi * 1000 + 0.5) : 1, .stop = &serve_stop,
+                        .ready = serve_ready};
+  int rc = mi_serve(x, &o, err, sizeof err);
+  sigaction(SIGINT, &old[0], NULL);
+  sigaction(SIGTERM, &old[1], NULL);
+  mi_export_free(x);
+  if (rc) fprintf(stderr, "%s: --serve: %s\n", progname, err);
+  return rc ? 1 : 0;
+}
+
 static void usage(void) {
   printf("usage: %s [options] [script [args]]\n"
          "  -e code          run code\n"
@@ -396,6 +435,9 @@ static void usage(void) {
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
+         "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
+         "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
+         "                   (0.5) between reads and --pids N (per-PID series, 0)\n"
          "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
@@ -409,7 +451,7 @@ static int pmain(lua_State *L) {
   /* the options of the measured system: the command line, else the environment */
   const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
   const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
-  const char *share = NULL, *attach = NULL;
+  const char *share = NULL, *attach = NULL, *serve_at = NULL, *min_interval = NULL, *pids = NULL;
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -428,6 +470,9 @@ static int pmain(lua_State *L) {
     if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
     if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
     if ((strcmp(a, "--attach") == 0) && i + 1 < argc) { attach = argv[++i]; continue; }
+    if ((strcmp(a, "--serve") == 0) && i + 1 < argc) { serve_at = argv[++i]; continue; }
+    if ((strcmp(a, "--min-interval") == 0) && i + 1 < argc) { min_interval = argv[++i]; continue; }
+    if ((strcmp(a, "--pids") == 0) && i + 1 < argc) { pids = argv[++i]; continue; }
     if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
     if (a[0] == '-' && a[1] && strcmp(a, "-") != 0) { fprintf(stderr, "%s: unrecognized option '%s'\n", progname, a); usage(); lua_pushinteger(L, 1); return 1; }
     script = i;
@@ -461,6 +506,7 @@ static int pmain(lua_State *L) {
   }
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
+  if (serve_at) { lua_pushinteger(L, serve(serve_at, min_interval, pids)); return 1; }
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   /* arg table as lua.c does */
   lua_createtable(L, argc, 1);

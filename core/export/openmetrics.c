@@ -65,6 +65,7 @@ typedef struct pstate {
 struct mi_export {
   mi_system *sys;
   mi_session *s;
+  int owns_session;
   int32_t uid;
   int mapping, pids, no_proc, no_io;
   int64_t enabled;         /* ticks of the ON */
@@ -226,10 +227,21 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
 }
 
 mi_export *mi_export_new(mi_system *sys, const mi_export_options *o, char *err, size_t errlen) {
-  mi_export_options def = {0};
-  if (!o) o = &def;
   if (!sys) sys = mi_default_system();
   if (!sys) { set_err(err, errlen, "no system", 0); return NULL; }
+  mi_session *s = mi_session_new(sys);
+  if (!s) { set_err(err, errlen, "out of memory", 0); return NULL; }
+  mi_export *x = mi_export_new_on(s, o, err, errlen);
+  if (!x) { mi_session_free(s); return NULL; }
+  x->owns_session = 1;
+  return x;
+}
+
+mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err, size_t errlen) {
+  mi_export_options def = {0};
+  if (!o) o = &def;
+  if (!s) { set_err(err, errlen, "no session", 0); return NULL; }
+  mi_system *sys = mi_session_system(s);
   int map = MI_MAP_STANDARD;
   if (o->mapping) {
     if (strcmp(o->mapping, "large") == 0) map = MI_MAP_LARGE;
@@ -242,8 +254,7 @@ mi_export *mi_export_new(mi_system *sys, const mi_export_options *o, char *err, 
   x->sys = sys;
   x->uid = o->user_id ? o->user_id : 666;
   x->pids = o->pids; x->no_proc = o->no_processes; x->no_io = o->no_io;
-  x->s = mi_session_new(sys);
-  if (!x->s) { free(x); set_err(err, errlen, "out of memory", 0); return NULL; }
+  x->s = s;
   mi_session_set_priv(x->s, 1);
   status_type st;
   mi_globinstall(x->s, &st, x->uid);
@@ -291,7 +302,13 @@ void mi_export_free(mi_export *x) {
     free(x->d[d].x);
     free(x->d[d].buf);
   }
-  mi_session_free(x->s);
+  if (x->owns_session) mi_session_free(x->s);
+  else if (x->s) {   /* the caller's session: its counters go off, the session stays */
+    status_type st;
+    mi_globoff(x->s, &st, 0);
+    mi_iooff(x->s, &st, &(int32_t){-1}, 0);
+    mi_procoff(x->s, &st, NULL, 0);
+  }
   for (int i = 0; i < x->ng; i++) { free(x->g[i].dead); free(x->g[i].live); free(x->g[i].seen); }
   for (int i = 0; i < x->np; i++) { free(x->p[i].base); free(x->p[i].seen); }
   free(x->g); free(x->gh); free(x->p); free(x->ph);
@@ -301,6 +318,7 @@ void mi_export_free(mi_export *x) {
 }
 
 mi_system *mi_export_system(const mi_export *x) { return x ? x->sys : NULL; }
+void mi_export_forget_session(mi_export *x) { if (x && !x->owns_session) x->s = NULL; }
 long mi_export_series(const mi_export *x) { return x ? x->series : 0; }
 
 /* ---- scraping ---- */
@@ -531,7 +549,7 @@ static int run_all(mi_export *x, int d, int64_t sel) {
 }
 
 int mi_export_scrape(mi_export *x) {
-  if (!x) return MI_E_INTERNAL_NO_CALLER;
+  if (!x || !x->s) return MI_E_INTERNAL_NO_CALLER;
   xdom *G = &x->d[MI_DOM_GLOBAL];
   if (room_for(G, 1) < 0) return MI_E_BUFFER_TOO_SMALL;
   int rc = mi_query_run(G->q, G->buf, (int32_t)G->cap, -1, NULL, NULL, 0);
