@@ -213,6 +213,10 @@ static void put_warray(const rd *r, const mi_qitem *p, const int64_t *row, int m
   int time = p->it->unit == MI_UNIT_MI_TIME;
   int n = p->words, m = n;
   int64_t acc[MI_NLARGE > MI_NSEMCL ? MI_NLARGE : MI_NSEMCL];
+  if (!p->fold && !time) {   /* the common case: a straight copy */
+    for (int k = 0; k < n; k++) { int64_t v = MI_LD(c[k]); memcpy(dst + 8 * k, &v, 8); }
+    return;
+  }
   if (!p->fold) for (int k = 0; k < n; k++) acc[k] = MI_LD(c[k]);
   else {
     m = mi_objcl_len(mapping);
