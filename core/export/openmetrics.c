@@ -176,15 +176,18 @@ static void set_err(char *err, size_t n, const char *msg, int code) {
   }
 }
 
-/* Lists the exported counters of domain d (instrumented ones; 21164 always for global). */
+/* Lists the exported counters of domain d (instrumented ones; 21164 always for global): simple
+ * counters first, class arrays last, since the store grows every row at each enable of an ON
+ * (the big arrays last make turning 279 process items on 4 times faster). */
 static int list_items(int d, int32_t *nums, int room) {
   int n = 0;
-  for (int i = 0, c = mi_item_count(); i < c && n < room; i++) {
-    const mi_item_info *it = mi_item_at(i);
-    if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO) continue;
-    if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
-    nums[n++] = it->item;
-  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0, c = mi_item_count(); i < c && n < room; i++) {
+      const mi_item_info *it = mi_item_at(i);
+      if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO || (it->kind == MI_KIND_SIMPLE) != (pass == 0)) continue;
+      if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
+      nums[n++] = it->item;
+    }
   nums[n] = 0;
   return n;
 }
@@ -491,6 +494,10 @@ static int account(mi_export *x, const uint8_t *r, int ri) {
     p->group = -1;
     p->selected = 0;
   }
+  if (p->group < 0 && p->selected) {   /* a pid seen before, dead since: a new process */
+    p->selected = 0;
+    free(p->seen); p->seen = NULL;
+  }
   const uint8_t *cells = cells_of(D, r);
   if (p->group < 0 || strcmp(p->program, prog) != 0 || x->g[p->group].kind != kind) {
     int gi = group_of(x, prog, kind);
@@ -583,12 +590,12 @@ int mi_export_scrape(mi_export *x) {
   x->untracked = 0;
   if (x->d[MI_DOM_PROCESS].q) {
     xdom *D = &x->d[MI_DOM_PROCESS];
+    if ((rc = run_all(x, MI_DOM_PROCESS, -1)) < 0) return rc;   /* a failed read keeps the last sums */
     for (int i = 0; i < x->ng; i++) {
       memset(x->g[i].live, 0, sizeof(int64_t) * (size_t)D->ncell);
       x->g[i].live_procs = 0;
     }
     for (int i = 0; i < x->np; i++) x->p[i].rec = -1;
-    if ((rc = run_all(x, MI_DOM_PROCESS, -1)) < 0) return rc;
     for (int i = 0; i < D->nrec; i++)
       if (account(x, D->buf + (size_t)i * (size_t)D->rec, i) < 0) return MI_E_BUFFER_TOO_SMALL;
     /* processes not seen (none should be: every death is reported) are forgotten; then the
