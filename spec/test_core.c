@@ -2541,6 +2541,31 @@ static void test_export(void) {
   CHECK(mi_http_parse(post, strlen(post), &r) > 0 && r.method == 0 && r.has_body, "#15 a POST with a body is seen as such");
 }
 
+/* #15: a wide query reads 64-bit values (MI_Time too) where the manual's 32-bit view wraps. */
+static void test_query_wide(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t items[] = {21000, 21177, 0}, stats[2], map = 2;
+  mi_globon(s, &st, items, stats, &map, 0);
+  mi_host_add(sys, mi_host_counter(21000), 0, 5000000000LL);
+  mi_host_add(sys, mi_host_counter(21177), 0, 3000000000000LL);   /* 3e9 MI_Time units */
+  mi_query *q = mi_query_new(s, MI_DOM_GLOBAL, items, 2, MI_MAP_STANDARD);
+  int32_t narrow[2];
+  EQ(mi_query_run(q, narrow, sizeof narrow, -1, NULL, NULL, 0), 0, "#15 the narrow read");
+  EQ(narrow[0], (int32_t)(uint32_t)5000000000ULL, "#15 the manual's view wraps to 32 bits");
+  EQ(mi_query_set_wide(q, 1), 0, "#15 a query turns wide");
+  EQ(mi_query_record_size(q), 16, "#15 a wide record holds 8 bytes per value");
+  int64_t wide[2] = {0, 0};
+  EQ(mi_query_run(q, wide, sizeof wide, -1, NULL, NULL, 0), 0, "#15 the wide read");
+  EQ(wide[0], 5000000000LL, "#15 a wide query reads the whole 64-bit count");
+  EQ(wide[1], 3000000000LL, "#15 a wide query reads MI_Time (ticks / 3042) unwrapped");
+  EQ(mi_query_set_wide(NULL, 1), -1, "#15 set_wide of NULL");
+  mi_query_free(q);
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2558,6 +2583,7 @@ int main(void) {
   test_get_cache();
   test_writer();
   test_export();
+  test_query_wide();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
