@@ -482,6 +482,14 @@ static int pmain(lua_State *L) {
     fprintf(stderr, "%s: unknown workload '%s' (idle, oltp, batch, memory, disk, or a readable .lua file)\n", progname, workload);
     lua_pushinteger(L, 1); return 1;
   }
+  if ((min_interval || pids) && !serve_at) {
+    fprintf(stderr, "%s: --min-interval and --pids go with --serve\n", progname);
+    lua_pushinteger(L, 1); return 1;
+  }
+  if (serve_at && (script || interactive)) {
+    fprintf(stderr, "%s: --serve serves until stopped: no script or prompt with it\n", progname);
+    lua_pushinteger(L, 1); return 1;
+  }
   if (share && attach) {
     fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
     lua_pushinteger(L, 1); return 1;
