@@ -2494,6 +2494,8 @@ static void test_export(void) {
   EQ(expo_lines(t, "mish_pid_pmc_disc_read_total{"), 1, "#15 per-PID series are capped (pids = 1)");
   EQ(expo_value(t, "mish_exporter_pids_dropped"), 2, "#15 the processes over the cap are counted");
   EQ(expo_lines(t, "# EOF"), 0, "#15 text 0.0.4 has no # EOF");
+  EQ(expo_value(t, "mish_exporter_info{source=\"custom\",mapping=\"standard\"}"), 1,
+     "#15 the info series names the source and the mapping in use");
   /* a process dies: its group's counter keeps its total (never goes down) */
   mi_host_proc_exit(sys, a);
   mi_host_add(sys, rd, b, 1);

@@ -11,6 +11,7 @@
 #include "mi_export.h"
 #include "mi_host.h"
 #include "mi_query.h"
+#include "mi_source.h"
 
 #define NCPU MI_MAX_PROCESSORS
 #define NLDEV (MI_MAX_LDEV + 1)
@@ -896,6 +897,14 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
           entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), p->seen, 1, p->start > x->enabled ? p->start : x->enabled);
         }
       }
+  }
+  {   /* what is measured and the mapping that names the classes */
+    static const char *const maps[3] = {"large", "small", "standard"};
+    fam_begin(&f, "", "exporter_info", "the measured system's source and the object-class mapping in use", 0, 0, om);
+    memset(&l, 0, sizeof l);
+    l.k[0] = "source"; l.v[0] = mi_system_source_name(x->sys);
+    l.k[1] = "mapping"; l.v[1] = x->mapping >= 0 && x->mapping <= 2 ? maps[x->mapping] : "none"; l.n = 2;
+    sample(x, &f, &l, 1, 0);
   }
   self_metric(x, om, "scrapes", "reads of the measured system by this exporter", 1, x->scrapes);
   self_metric(x, om, "processes", "live processes the exporter reads", 0, x->live);
