@@ -34,13 +34,15 @@ MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
 
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
-CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/query/select.c core/gen/catalog_data.c $(SOURCE_SRC)
+CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/query/select.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC)
 STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c core/store/udef.c
 AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
 SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c
+# the exporter (a reader of the public headers): formatter and HTTP server
+EXPORT_SRC = core/export/openmetrics.c core/export/serve.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)
@@ -56,7 +58,7 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
-               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select
+               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish

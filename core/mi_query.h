@@ -27,6 +27,11 @@ MI_API mi_query *mi_query_new(mi_session *s, int domain, const int32_t *items, i
  * written, stats (may be NULL) the item statuses. user_id 0 = the AIFACCESSON of the caller. */
 MI_API int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *count, int32_t *stats,
                         int32_t user_id);
+/* Makes q wide (on = 1) or back to the manual's format (0): a wide query writes each counter
+ * value (each class of a class counter too) as an int64_t, time counters in MI_Time, never
+ * wrapped to 32 bits (pseudo-items keep their format). For readers that keep long-running
+ * totals (the exporter, mi_export.h). 0, or -1 for a NULL query. */
+MI_API int mi_query_set_wide(mi_query *q, int on);
 /* Returns the bytes of one record (the buffer size a single-record GET needs). */
 MI_API int32_t mi_query_record_size(const mi_query *q);
 /* Returns the number of items of the query. */
@@ -60,6 +65,7 @@ struct mi_query {
   mi_session *s;
   int32_t domain, mapping, n, cap;
   int32_t rec, good, last;
+  int wide;                /* int64 values (mi_query_set_wide) */
   int valid;               /* plan resolved (in a consistent read) at generation gen */
   uint64_t gen;            /* the segment's gen then */
   int32_t sysmap;          /* the system mapping then */

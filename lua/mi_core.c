@@ -19,10 +19,12 @@
 #include "mi_source.h"
 #include "mi_userdef.h"
 #include "mi_select.h"
+#include "mi_export.h"
 
 #define SYS_MT "mi.system"
 #define SES_MT "mi.session"
 #define QRY_MT "mi.query"
+#define EXP_MT "mi.exporter"
 
 struct lses;
 /* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions
@@ -1628,12 +1630,81 @@ static void udef_mt(lua_State *L) {
   lua_pop(L, 1);
 }
 
+/* ---- the exporter (#15, mi_export.h) ---- */
+/* An exporter userdata: the exporter (NULL once closed) on a session userdata (user value 1). */
+typedef struct lexp { mi_export *x; lses *ses; } lexp;
+
+/* Returns the open exporter at i; raises if it, its session or its system is closed. */
+static lexp *checkexp(lua_State *L, int i) {
+  lexp *e = luaL_checkudata(L, i, EXP_MT);
+  if (!e->x) luaL_error(L, "exporter is closed");
+  if (!e->ses->s) {
+    mi_export_forget_session(e->x);
+    luaL_error(L, e->ses->sys_closed ? "system is closed" : "session is closed");
+  }
+  return e;
+}
+
+/* core.exporter(session, {pids=, mapping=, processes=, io=}) -> an exporter on that (fresh) session. */
+static int l_exporter(lua_State *L) {
+  lses *u = checkses(L, 1);
+  mi_export_options o = {0};
+  char err[256];
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (opt_field(L, 2, "pids", LUA_TNUMBER) != LUA_TNIL) {
+      lua_Integer n = lua_tointeger(L, -1);
+      luaL_argcheck(L, lua_isinteger(L, -1) && n >= 0 && n <= 1000000, 2, "field 'pids': a count 0-1000000 expected");
+      o.pids = (int)n;
+    }
+    if (opt_field(L, 2, "mapping", LUA_TSTRING) != LUA_TNIL) o.mapping = lua_tostring(L, -1);
+    if (opt_field(L, 2, "processes", LUA_TBOOLEAN) != LUA_TNIL) o.no_processes = !lua_toboolean(L, -1);
+    if (opt_field(L, 2, "io", LUA_TBOOLEAN) != LUA_TNIL) o.no_io = !lua_toboolean(L, -1);
+    if (opt_field(L, 2, "user_id", LUA_TNUMBER) != LUA_TNIL) o.user_id = (int32_t)luaL_checkinteger(L, -1);
+  }
+  lexp *e = lua_newuserdatauv(L, sizeof *e, 1);
+  memset(e, 0, sizeof *e);
+  luaL_setmetatable(L, EXP_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);   /* keeps the session userdata alive */
+  e->ses = u;
+  e->x = mi_export_new_on(u->s, &o, err, sizeof err);
+  if (!e->x) return luaL_error(L, "cannot export: %s", err);
+  return 1;
+}
+
+/* exporter:format(["openmetrics"|"text"]) -> the exposition of a fresh read of the system. */
+static int exp_format(lua_State *L) {
+  static const char *const fmts[] = {"text", "openmetrics", NULL};
+  lexp *e = checkexp(L, 1);
+  int f = luaL_checkoption(L, 2, "openmetrics", fmts);
+  int rc = mi_export_scrape(e->x);
+  if (rc < 0) return luaL_error(L, "cannot read the system: %d %s", rc, mi_status_message(rc));
+  size_t n;
+  const char *t = mi_export_format(e->x, f == 1 ? MI_EXPORT_OPENMETRICS : MI_EXPORT_TEXT, &n);
+  if (!t) return luaL_error(L, "out of memory");
+  lua_pushlstring(L, t, n);
+  return 1;
+}
+
+/* __gc/__close/close of an exporter: its counters go off (its session stays), once. */
+static int exp_close(lua_State *L) {
+  lexp *e = luaL_checkudata(L, 1, EXP_MT);
+  if (e->x) {
+    if (!e->ses || !e->ses->s) mi_export_forget_session(e->x);
+    mi_export_free(e->x);
+    e->x = NULL;
+  }
+  return 0;
+}
+
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},
   {"closed", sys_isclosed}, {"udef_install", sys_udef_install}, {"udef_items", sys_udef_items},
   {"udef_count", sys_udef_count}, {"udef", sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg qry_methods[] = {{"get", qry_get}, {"close", qry_close}, {NULL, NULL}};
+static const luaL_Reg exp_methods[] = {{"format", exp_format}, {"close", exp_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
   {"system", l_system}, {"attach", l_attach}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
   {"sources", l_sources}, {"session", l_session}, {"query", l_query}, {"accesson", l_accesson}, {"accessoff", l_accessoff},
@@ -1642,7 +1713,7 @@ static const luaL_Reg funcs[] = {
   {"iooff", l_iooff}, {"prcsrget", l_prcsrget}, {"scget", l_scget}, {"scput", l_scput}, {"time", l_time},
   {"items", l_items}, {"objcl_names", l_objcl_names}, {"semcl_names", l_semcl_names},
   {"config_items", l_config_items}, {"statuses", l_statuses}, {"devtypes", l_devtypes},
-  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {"fold", l_fold}, {NULL, NULL}};
+  {"workloads", l_workloads}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep}, {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {"fold", l_fold}, {"exporter", l_exporter}, {NULL, NULL}};
 
 /* Creates a metatable with methods, __gc and __close. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close) {
@@ -1701,6 +1772,7 @@ int luaopen_mi_core(lua_State *L) {
   new_mt(L, SES_MT, ses_methods, ses_close);
   new_mt(L, QRY_MT, qry_methods, qry_close);
   udef_mt(L);
+  new_mt(L, EXP_MT, exp_methods, exp_close);
   luaL_newlib(L, funcs);
   lua_pushinteger(L, MI_MAX_ITEMS); lua_setfield(L, -2, "MAX_ITEMS");
   return 1;

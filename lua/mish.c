@@ -18,6 +18,7 @@
 #include "mi_host.h"
 #include "mi_sim.h"
 #include "mi_source.h"
+#include "mi_export.h"
 
 #define MISH_VERSION "0.1.0"
 
@@ -428,6 +429,35 @@ static void repl(lua_State *L) {
   fputs("\n", stdout);
 }
 
+/* ---- --serve: the exporter's HTTP server on the default system (core/export/) ---- */
+static volatile int serve_stop;
+static void serve_signal(int sig) { (void)sig; serve_stop = 1; }
+static void serve_ready(const char *addr, void *arg) {
+  (void)arg;
+  fprintf(stderr, "%s: serving http://%s/metrics (Ctrl-C to stop)\n", progname, addr);
+}
+
+/* Serves /metrics for the default system until SIGINT/SIGTERM (min_interval seconds between reads,
+ * pids per-PID series at most); the exit status. */
+static int serve(const char *addr, double min_interval, long pids) {
+  char err[256];
+  mi_export *x = mi_export_new(mi_default_system(), &(mi_export_options){.pids = (int)pids}, err, sizeof err);
+  if (!x) { fprintf(stderr, "%s: --serve: %s\n", progname, err); return 1; }
+  struct sigaction sa, old[2];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = serve_signal;   /* no SA_RESTART: poll returns at once */
+  sigaction(SIGINT, &sa, &old[0]);
+  sigaction(SIGTERM, &sa, &old[1]);
+  mi_serve_options o = {.listen = addr, .min_interval_ms = min_interval > 0 ? (int)(min_interval * 1000 + 0.5) : 1, .stop = &serve_stop,
+                        .ready = serve_ready};
+  int rc = mi_serve(x, &o, err, sizeof err);
+  sigaction(SIGINT, &old[0], NULL);
+  sigaction(SIGTERM, &old[1], NULL);
+  mi_export_free(x);
+  if (rc) fprintf(stderr, "%s: --serve: %s\n", progname, err);
+  return rc ? 1 : 0;
+}
+
 static void usage(void) {
   printf("usage: %s [options] [script [args]]\n"
          "  -e code          run code\n"
@@ -443,6 +473,9 @@ static void usage(void) {
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
+         "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
+         "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
+         "                   (0.5) between reads and --pids N (per-PID series, 0)\n"
          "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
          "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
          "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
@@ -455,12 +488,15 @@ static void usage(void) {
  * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
  * mi.set_default reads). A new option is a new row (and a check in check_options if it
  * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, NOPTS };
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, NOPTS };
 static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
   {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
   {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
+  {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
 };
+static double serve_interval = 0.5;   /* --min-interval, checked */
+static long serve_pids;               /* --pids, checked */
 static const char *optval[NOPTS];   /* each option's value (NULL: not given) */
 static int optcmd[NOPTS];           /* 1 if it came from the command line, 0 from the environment */
 static char optname[NOPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
@@ -534,6 +570,20 @@ static int check_options(void) {
   const char *w = optval[O_WORKLOAD];
   if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0)
     return opt_error("'%s': no such workload (idle, oltp, batch, memory, disk, or a readable .lua file)", opt_said(O_WORKLOAD));
+  if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
+  if (optval[O_MININT]) {
+    char *end;
+    serve_interval = strtod(optval[O_MININT], &end);
+    if (end == optval[O_MININT] || *end || !(serve_interval >= 0 && serve_interval <= 3600))
+      return opt_error("'%s': the interval is seconds, 0-3600", opt_said(O_MININT));
+  }
+  if (optval[O_PIDS]) {
+    char *end;
+    errno = 0;
+    serve_pids = strtol(optval[O_PIDS], &end, 10);
+    if (end == optval[O_PIDS] || *end || errno || serve_pids < 0 || serve_pids > 100000)
+      return opt_error("'%s': per-PID series are a count, 0-100000", opt_said(O_PIDS));
+  }
   return 0;
 }
 
@@ -622,10 +672,12 @@ static int pmain(lua_State *L) {
   int rc = check_options();
   if (rc) { lua_pushinteger(L, rc); return 1; }
   share = optval[O_SHARE];
+  if (optval[O_SERVE] && (script || interactive || list))
+    { lua_pushinteger(L, opt_error("--serve serves until stopped: no script or prompt with it, nor -l")); return 1; }
   /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
   lua_createtable(L, 0, NOPTS);
   for (int k = 0; k < NOPTS; k++)
-    if (optval[k]) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
+    if (optval[k] && options[k].key) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"
@@ -659,6 +711,7 @@ static int pmain(lua_State *L) {
   }
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
+  if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids)); return 1; }
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   }
   /* arg table as lua.c does */

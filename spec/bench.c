@@ -5,7 +5,8 @@
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
  * process deaths; an attached reader's MIGLOBGET against the owner's; writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
- * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those). */
+ * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
+ * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,10 @@
 #include <sys/wait.h>
 #include <sys/resource.h>
 #include <dirent.h>
+#include "mi_export.h"
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include "lua.h"
 #include "lauxlib.h"
@@ -319,6 +324,129 @@ static void bench_host(void) {
   close(p2n[1]);
   waitpid(nur, NULL, 0);
   close(n2p[0]);
+}
+
+/* ---- #15 the exporter ---- */
+
+/* Times scrape + OpenMetrics format of x (best of 3 runs of n, each scrape after gap_ms of
+ * untimed sleep): ms per scrape; *series, *bytes. */
+static double time_export(mi_export *x, int n, int gap_ms, long *series, size_t *bytes) {
+  size_t len = 0;
+  mi_export_scrape(x);
+  mi_export_format(x, MI_EXPORT_OPENMETRICS, &len);   /* warm: buffers grown */
+  double best = 1e18;
+  for (int r = 0; r < 3; r++) {
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+      if (gap_ms) usleep((useconds_t)gap_ms * 1000);
+      double t0 = now_ns();
+      mi_export_scrape(x);
+      mi_export_format(x, MI_EXPORT_OPENMETRICS, &len);
+      t += now_ns() - t0;
+    }
+    t = t / n / 1e6;
+    if (t < best) best = t;
+  }
+  *series = mi_export_series(x);
+  *bytes = len;
+  return best;
+}
+
+/* GETs http://127.0.0.1:port/metrics; the sample lines of the answer, or -1. */
+static long http_scrape(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { if (fd >= 0) close(fd); return -1; }
+  static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  if (write(fd, req, sizeof req - 1) < 0) { close(fd); return -1; }
+  static char buf[1 << 16];
+  long lines = 0;
+  int bol = 1, body = 0, nl = 0;
+  ssize_t k;
+  while ((k = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < k; i++) {
+      char c = buf[i];
+      if (!body) { if (c == '\n') { if (++nl == 2) body = 1; } else if (c != '\r') nl = 0; continue; }
+      if (bol && c != '#' && c != '\n') lines++;
+      bol = c == '\n';
+    }
+  close(fd);
+  return body ? lines : -1;
+}
+
+/* One scrape of the host (its processes aggregated) and of a 2,000-process sim, per series, and
+ * prometheus-node-exporter's scrape of this machine when it is installed. */
+static void bench_exporter(void) {
+  long series;
+  size_t bytes;
+  double host = 0;
+  long hseries = 0;
+  mi_export *x = NULL;
+  for (int age = 0; age < 2; age++) {   /* one /proc read per scrape (as mish --serve); the exporter's part alone */
+    mi_system *hs = mi_linux_new(NULL, age ? 3600000 : 100);
+    x = hs ? mi_export_new(hs, NULL, NULL, 0) : NULL;
+    if (x) {
+      double t = time_export(x, 5, age ? 0 : 110, &series, &bytes);
+      if (!age) { host = t; hseries = series; }
+      printf("export host scrape%s %6.2f ms  (%d processes aggregated, %ld series, %zu KB; %.0f ns/series)\n",
+             age ? ", no /proc: " : " + /proc:   ", t, mi_host_proc_count(hs), series, bytes / 1024, t * 1e6 / (double)series);
+    }
+    mi_export_free(x);
+    mi_system_free(hs);
+  }
+  mi_workload w = *mi_workload_builtin("oltp");
+  w.cpus = 8; w.sessions = 995; w.jobs = 0; w.terminals = 20; w.disks = 8;
+  mi_system *big = mi_sim_new(&w, 0);
+  mi_sim_advance(big, 45000);   /* logons ramp at 50 per second */
+  x = mi_export_new(big, NULL, NULL, 0);
+  mi_sim_advance(big, 1000);
+  if (x) {
+    double t = time_export(x, 10, 0, &series, &bytes);
+    printf("export sim scrape:           %6.2f ms  (%d processes aggregated, %ld series, %zu KB; %.0f ns/series)\n",
+           t, mi_host_proc_count(big), series, bytes / 1024, t * 1e6 / (double)series);
+    mi_export_free(x);
+    x = mi_export_new(big, &(mi_export_options){.pids = 2000}, NULL, 0);
+    mi_sim_advance(big, 1000);
+    t = time_export(x, 5, 0, &series, &bytes);
+    printf("export sim, per-PID series:  %6.2f ms  (%ld series, %zu KB; %.0f ns/series)\n", t, series, bytes / 1024,
+           t * 1e6 / (double)series);
+  }
+  mi_export_free(x);
+  mi_system_free(big);
+  const char *ne = "/usr/bin/prometheus-node-exporter";
+  if (access(ne, X_OK) != 0) { printf("node exporter: not installed (Debian package prometheus-node-exporter)\n"); return; }
+  int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t al = sizeof a;
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &al) == 0)
+    port = ntohs(a.sin_port);
+  if (fd >= 0) close(fd);
+  char listen[64];
+  snprintf(listen, sizeof listen, "--web.listen-address=127.0.0.1:%d", port);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int dn = open("/dev/null", 1);
+    if (dn >= 0) { dup2(dn, 1); dup2(dn, 2); }
+    execl(ne, ne, listen, (char *)NULL);
+    _exit(127);
+  }
+  long ns = -1;
+  for (int i = 0; i < 100 && ns < 0; i++) { usleep(50000); ns = http_scrape(port); }
+  if (ns > 0) {
+    double best = 1e18;
+    for (int r = 0; r < 3; r++) {
+      double t0 = now_ns();
+      for (int i = 0; i < 5; i++) ns = http_scrape(port);
+      double t = (now_ns() - t0) / 5 / 1e6;
+      if (t < best) best = t;
+    }
+    printf("node exporter scrape:        %6.2f ms  (%ld series; %.0f ns/series)  mish host / node exporter: %.2f (per series %.2f)\n",
+           best, ns, best * 1e6 / (double)ns, host / best, (host / (double)hseries) / (best / (double)ns));
+  } else printf("node exporter: did not answer on port %d\n", port);
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
 }
 
 int main(void) {
@@ -743,6 +871,7 @@ int main(void) {
   }
   bench_host();
   bench_startup();
+  bench_exporter();   /* #15: the host's scrape with the processes it has */
   free(pbuf);
   mi_system_free(sys);
   return 0;

@@ -25,6 +25,8 @@ enum {
   OP_ENTITY,     /* the entity number: ldev (20020), processor (20040) */
   OP_PID,        /* the process's pid (20001) as a longint */
   OP_UDEF,       /* a user-defined counter other than a single ACCUM (store/udef.c) */
+  OP_WIDE,       /* one cell as an int64 (time counters in MI_Time): a wide query */
+  OP_WARRAY,     /* object- or semaphore-class cells as int64s: a wide query */
   OP_PROC        /* another process pseudo-item 20002-20012 (op + item - 20001); keep last */
 };
 
@@ -78,8 +80,9 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 
 /* ---- plans ---- */
 
-/* Lays out item num of domain d at mapping: catalog entry and size (fixed for the query). */
-static void layout(mi_system *sys, int d, int32_t num, int mapping, mi_qitem *p) {
+/* Lays out item num of domain d at mapping: catalog entry and size (fixed for the query); a
+ * wide query's counters take 8 bytes per value. */
+static void layout(mi_system *sys, int d, int32_t num, int mapping, int wide, mi_qitem *p) {
   const mi_item_info *it = mi_sys_item_fast(sys, num);
   memset(p, 0, sizeof *p);
   p->op = OP_ZERO;
@@ -88,11 +91,16 @@ static void layout(mi_system *sys, int d, int32_t num, int mapping, mi_qitem *p)
   p->it = it;
   int32_t sz = mi_item_size(it, mapping);
   p->size = sz < 4 ? 4 : sz;   /* a mapping outside 0-2: never gathered (-20007) */
+  if (wide && it->kind != MI_KIND_PSEUDO) p->size *= 2;
+  if (wide && (uint32_t)num - MI_UDEF_FIRST < MI_UDEF_MAX) {   /* 8 bytes per value it shows */
+    const mi_udef_info *u = (const mi_udef_info *)(const void *)it;
+    p->size = 8 * (u->kind == MI_UDEF_ACCUM ? u->elements : u->kind == MI_UDEF_QBUSY ? 2 : 1);
+  }
 }
 
 /* Resolves item p (laid out) against the segment as r reads it and the caller's enable set
  * en (NULL: none). */
-static void resolve(rd *r, int d, int32_t num, const uint64_t *en, int mapping, mi_qitem *p) {
+static void resolve(rd *r, int d, int32_t num, const uint64_t *en, int mapping, int wide, mi_qitem *p) {
   const mi_item_info *it = p->it;
   p->off = 0; p->words = 0; p->fold = 0; p->status = 0; p->op = OP_ZERO;
   if (!it) { p->status = MI_E_BAD_ITEM; return; }
@@ -118,6 +126,7 @@ static void resolve(rd *r, int d, int32_t num, const uint64_t *en, int mapping, 
     p->words = u->kind == MI_UDEF_ACCUM ? u->elements : u->kind == MI_UDEF_FACCUM ? 1 : u->kind == MI_UDEF_QBUSY ? 4 : 3;
     if (!(u->kind == MI_UDEF_ACCUM && u->elements == 1)) p->op = OP_UDEF;
   }
+  if (wide && p->op != OP_UDEF) p->op = p->op == OP_ARRAY ? OP_WARRAY : OP_WIDE;
 }
 
 /* The caller's enable set for domain d (processors: none of their own). */
@@ -139,7 +148,7 @@ static inline int prepare(mi_query *q, rd *r, int32_t stride) {
     q->reach = 0;
     for (int i = 0; i < q->n; i++) {
       mi_qitem *p = &q->pl[i];
-      resolve(r, q->domain, q->nums[i], en, q->mapping, p);
+      resolve(r, q->domain, q->nums[i], en, q->mapping, q->wide, p);
       q->stats[i] = p->status;
       if (p->status) q->last = i + 1; else q->good++;
       if (p->words && p->off + p->words > q->reach) q->reach = p->off + p->words;
@@ -174,7 +183,7 @@ void mi_query_bind(mi_query *q, const int32_t *nums, int n, int mapping) {
   q->udef_seen = -1;
   for (int i = 0; i < n; i++) {
     q->nums[i] = nums[i];
-    layout(q->s->sys, q->domain, nums[i], mapping, &q->pl[i]);
+    layout(q->s->sys, q->domain, nums[i], mapping, q->wide, &q->pl[i]);
     q->rec += q->pl[i].size;
     if (!q->pl[i].it && (uint32_t)nums[i] - MI_UDEF_FIRST < MI_UDEF_MAX) q->udef_seen = q->s->sys->udef_seen;
   }
@@ -212,6 +221,29 @@ static void put_array(const rd *r, const mi_qitem *p, const int64_t *row, int ma
   for (int k = 0; k < m; k++) { int32_t v = view(r, acc[k], time); memcpy(dst + 4 * k, &v, 4); }
 }
 
+/* put_array for a wide query: int64 values, time counters in MI_Time, never wrapped. */
+static void put_warray(const rd *r, const mi_qitem *p, const int64_t *row, int mapping, uint8_t *dst) {
+  const int64_t *c = row + p->off;
+  int time = p->it->unit == MI_UNIT_MI_TIME;
+  int n = p->words, m = n;
+  int64_t acc[MI_NLARGE > MI_NSEMCL ? MI_NLARGE : MI_NSEMCL];
+  if (!p->fold && !time) {   /* the common case: a straight copy */
+    for (int k = 0; k < n; k++) { int64_t v = MI_LD(c[k]); memcpy(dst + 8 * k, &v, 8); }
+    return;
+  }
+  if (!p->fold) for (int k = 0; k < n; k++) acc[k] = MI_LD(c[k]);
+  else {
+    m = mi_objcl_len(mapping);
+    memset(acc, 0, sizeof(int64_t) * (size_t)m);
+    const uint16_t *f = mi_fold_[r->mapping][mapping];
+    for (int k = 0; k < n; k++) acc[f[k]] += MI_LD(c[k]);
+  }
+  for (int k = 0; k < m; k++) {
+    int64_t v = time ? mi_round_div(&r->rnd, acc[k]) : acc[k];
+    memcpy(dst + 8 * k, &v, 8);
+  }
+}
+
 /* Copies a 48-byte name kept as words. */
 static void put_name(uint8_t *dst, const uint64_t w[6]) {
   for (int k = 0; k < 6; k++) { uint64_t x = MI_LD(w[k]); memcpy(dst + 8 * k, &x, 8); }
@@ -246,20 +278,32 @@ static void put_pseudo_proc(const rd *r, const mi_proc *pr, int k, uint8_t *dst)
 }
 
 /* Writes a user-defined counter (not a single ACCUM) of entity ent from its cells in row. */
-static void put_udef(const rd *r, const mi_qitem *p, const int64_t *row, int ent, int procs, uint8_t *dst) {
+static void put_udef(const rd *r, const mi_qitem *p, const int64_t *row, int ent, int procs, int wide, uint8_t *dst) {
   const mi_udef_info *u = (const mi_udef_info *)(const void *)p->it;
   const int64_t *c = row + p->off;
   int64_t now = MI_LD(r->g->now);
   if (procs && MI_LD(r->g->procs[ent].state) == MI_PS_DEAD) now = MI_LD(r->g->procs[ent].end_ticks);
-  int32_t v;
+  int64_t x[2];
+  int nv = 1, time = 1;
   switch (u->kind) {
   case MI_UDEF_ACCUM:
-    for (int k = 0; k < u->elements; k++) { v = view(r, MI_LD(c[k]), 0); memcpy(dst + 4 * k, &v, 4); }
-    break;
-  case MI_UDEF_FACCUM: put_longint(dst, MI_LD(c[0])); break;
+    for (int k = 0; k < u->elements; k++) {
+      int64_t w = MI_LD(c[k]);
+      int32_t v = view(r, w, 0);
+      if (wide) memcpy(dst + 8 * k, &w, 8); else memcpy(dst + 4 * k, &v, 4);
+    }
+    return;
+  case MI_UDEF_FACCUM:
+    x[0] = MI_LD(c[0]);
+    if (wide) memcpy(dst, &x[0], 8); else put_longint(dst, x[0]);
+    return;
   default:   /* BUSY, QUEUE: one time value; QBUSY: busy, then queue */
-    v = view(r, mi_udef_level_value(c, u->kind, now, 0), 1); memcpy(dst, &v, 4);
-    if (u->kind == MI_UDEF_QBUSY) { v = view(r, mi_udef_level_value(c, u->kind, now, 1), 1); memcpy(dst + 4, &v, 4); }
+    x[0] = mi_udef_level_value(c, u->kind, now, 0);
+    if (u->kind == MI_UDEF_QBUSY) { x[1] = mi_udef_level_value(c, u->kind, now, 1); nv = 2; }
+  }
+  for (int k = 0; k < nv; k++) {
+    if (wide) { int64_t w = time ? mi_round_div(&r->rnd, x[k]) : x[k]; memcpy(dst + 8 * k, &w, 8); }
+    else { int32_t v = view(r, x[k], time); memcpy(dst + 4 * k, &v, 4); }
   }
 }
 
@@ -287,6 +331,16 @@ static void gather(const rd *r, const mi_query *q, const int64_t *rows, int32_t 
         continue;
       }
       switch (p->op) {
+      case OP_WIDE: {
+        int64_t c = row ? MI_LD(row[p->off]) : 0;
+        if (p->it->unit == MI_UNIT_MI_TIME) c = mi_round_div(&rnd, c);
+        memcpy(out, &c, 8);
+        break;
+      }
+      case OP_WARRAY:
+        if (row) put_warray(r, p, row, q->mapping, out);
+        else memset(out, 0, (size_t)p->size);
+        break;
       case OP_PID: put_longint(out, MI_LD(g->procs[ent].pid)); break;
       case OP_ARRAY:
         if (row) put_array(r, p, row, q->mapping, out);
@@ -294,7 +348,7 @@ static void gather(const rd *r, const mi_query *q, const int64_t *rows, int32_t 
         break;
       case OP_ZERO: memset(out, 0, (size_t)p->size); break;
       case OP_UDEF:
-        if (row) put_udef(r, p, row, ent, procs, out);
+        if (row) put_udef(r, p, row, ent, procs, q->wide, out);
         else memset(out, 0, (size_t)p->size);
         break;
       case OP_ENTITY: v = ent; memcpy(out, &v, 4); break;
@@ -599,6 +653,15 @@ int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *cou
   default:
     return mi_query_exec_prcsr(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? -2 : (int32_t)sel, count, stats);
   }
+}
+
+int mi_query_set_wide(mi_query *q, int on) {
+  if (!q) return -1;
+  q->wide = on != 0;
+  int32_t nums[MI_MAX_ITEMS];
+  memcpy(nums, q->nums, sizeof(int32_t) * (size_t)q->n);
+  mi_query_bind(q, nums, q->n, q->mapping);
+  return 0;
 }
 
 int32_t mi_query_record_size(const mi_query *q) { return q ? q->rec : 0; }

@@ -755,4 +755,40 @@ function L.MIPRCSRGET(s, items, mapping, id, uid) return core.prcsrget(raw(s), s
 function L.session(sys) return core.session(sys or core.system("default")) end
 M.literal = L
 
+-- ---------------------------------------------------------------- OpenMetrics (#15)
+-- Exporters by system userdata and options: a later call reads what happened since the first.
+local EXPORTERS = setmetatable({}, { __mode = "k" })
+
+-- Returns the system's counters as an OpenMetrics 1.0.0 exposition (opts.format = "text": the
+-- Prometheus text format 0.0.4), e.g. for node_exporter's textfile collector. x: a session, a
+-- system or nil (the default system); opts: {format =, pids = N (per-PID series), mapping =,
+-- processes = false, io = false}. The first call on a system turns the exporter's counters on
+-- (they count from then on); later calls with the same options reuse it.
+function M.openmetrics(x, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("bad argument #2 to 'openmetrics' (table expected, got " .. type(opts) .. ")", 2) end
+  local sys = x
+  if x == nil or x == "default" then sys = M.default_system()
+  elseif getmetatable(x) == Session then sys = x.sys end
+  if type(sys) ~= "userdata" then error("bad argument #1 to 'openmetrics' (session or system expected, got " .. type(x) .. ")", 2) end
+  local fmt = opts.format or "openmetrics"
+  if fmt ~= "openmetrics" and fmt ~= "text" then error("bad format '" .. tostring(fmt) .. "' (openmetrics or text)", 2) end
+  local key = table.concat({ tostring(opts.pids), tostring(opts.mapping), tostring(opts.processes), tostring(opts.io) }, "|")
+  local byopts = EXPORTERS[sys] or {}
+  EXPORTERS[sys] = byopts
+  local e = byopts[key]
+  if not e then
+    local ok, r = pcall(function()
+      local s = core.session(sys)
+      return core.exporter(s, { pids = opts.pids, mapping = opts.mapping, processes = opts.processes, io = opts.io })
+    end)
+    if not ok then error(r, 2) end
+    e = r
+    byopts[key] = e
+  end
+  local ok, text = pcall(e.format, e, fmt)
+  if not ok then error(text, 2) end
+  return text
+end
+
 return M
