@@ -124,7 +124,7 @@ typedef struct sproc {
   int slot, kind, state, queue, term, cm, js;
   int32_t pri;
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
-  int ios_left, first_done, disk, ran;
+  int ios_left, first_done, disk;
   int rpos;   /* index in the ready list while READY */
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
   int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
@@ -163,6 +163,14 @@ typedef struct sim {
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
   int nheap;
   int rdy[MAXP], nrdy;      /* READY processes */
+  struct rh_ent { uint64_t key; int32_t slot; } rh[MAXP];  /* dispatch heap: READY processes not */
+  int nrh;                  /* run this step, the largest key (priority, then ready-list place) on top */
+  int hidx[MAXP];           /* process slot -> 1 + its index in the dispatch heap, 0 when not in it */
+  int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
+  int nq[5];                /* READY processes by queue */
+  int64_t tpm;              /* ticks per ms (3043), read at each step's start */
+  int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
+  int64_t qt[5];            /* each queue's quantum in ticks (3029-3032), read at each step's start */
   int nio, nthink;          /* processes waiting on I/O (any device) / at the terminal */
   int nio_other, ntimer, nchild;  /* ... on a non-disc device / a pause of <= 1 s / their children */
   int64_t rq_entries;       /* entries into the ready queue since the last step */
@@ -224,7 +232,8 @@ static int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
   if (dist == MI_DIST_CONSTANT) x = 1.0;
   else if (dist == MI_DIST_UNIFORM) x = 2.0 * u;
   else x = -log(1.0 - u);
-  return (int64_t)(x * mean_ms * mi_host_ticks_per_ms(sys));
+  (void)sys;
+  return (int64_t)(x * mean_ms * s->tpm);
 }
 #define think(s, sys, ms) draw((s), (sys), (ms), (s)->w.think_dist)
 #define expo(s, sys, ms) draw((s), (sys), (ms), (s)->w.service_dist)
@@ -238,11 +247,16 @@ static sim *of(mi_system *sys) {
 /* Orders wake-ups by time, then by process index, so equal times wake deterministically. */
 static int ev_less(wake_ev a, wake_ev b) { return a.at < b.at || (a.at == b.at && a.idx < b.idx); }
 
+/* The wake-up queue is a 4-ary min-heap: half the levels of a binary one, and the four
+ * children of a node share a cache line. (at, idx) is a strict order, so any heap wakes the
+ * same processes in the same order. */
+#define WH_D 4
+
 /* Queues process idx to wake at `at`. */
 static void heap_push(sim *s, int64_t at, int idx) {
   int i = s->nheap++;
   wake_ev e = {at, idx};
-  while (i > 0 && ev_less(e, s->heap[(i - 1) / 2])) { s->heap[i] = s->heap[(i - 1) / 2]; i = (i - 1) / 2; }
+  while (i > 0 && ev_less(e, s->heap[(i - 1) / WH_D])) { s->heap[i] = s->heap[(i - 1) / WH_D]; i = (i - 1) / WH_D; }
   s->heap[i] = e;
 }
 
@@ -251,9 +265,10 @@ static void heap_pop(sim *s) {
   wake_ev last = s->heap[--s->nheap];
   int i = 0, n = s->nheap;
   for (;;) {
-    int c = 2 * i + 1;
+    int c = WH_D * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && ev_less(s->heap[c + 1], s->heap[c])) c++;
+    int end = c + WH_D < n ? c + WH_D : n;
+    for (int k = c + 1; k < end; k++) if (ev_less(s->heap[k], s->heap[c])) c = k;
     if (!ev_less(s->heap[c], last)) break;
     s->heap[i] = s->heap[c];
     i = c;
@@ -272,21 +287,77 @@ static int heap_due(sim *s, int64_t now) {
   return -1;
 }
 
+/* The dispatch order of a READY process as one number, larger first: higher priority, then
+ * earlier in the ready list (the order the one-pass scan of the ready list gave, kept bit for
+ * bit: #17.2). Kept in the heap entry so sifting touches only the heap. */
+static uint64_t rh_key(const sproc *p) {
+  return (uint64_t)((uint32_t)p->pri ^ 0x80000000u) << 32 | (uint32_t)(0xFFFFFFFFu - (uint32_t)p->rpos);
+}
+
+/* Places entry e at heap index i and records where its process is. */
+static void rh_put(sim *s, int i, struct rh_ent e) { s->rh[i] = e; s->hidx[e.slot] = i + 1; }
+
+/* Moves the entry at heap index i up while it dispatches before its parent. */
+static void rh_up(sim *s, int i) {
+  struct rh_ent e = s->rh[i];
+  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { rh_put(s, i, s->rh[(i - 1) / 2]); i = (i - 1) / 2; }
+  rh_put(s, i, e);
+}
+
+/* Moves the entry at heap index i down while a child dispatches before it. */
+static void rh_down(sim *s, int i) {
+  struct rh_ent e = s->rh[i];
+  for (int n = s->nrh;;) {
+    int c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && s->rh[c + 1].key > s->rh[c].key) c++;
+    if (s->rh[c].key <= e.key) break;
+    rh_put(s, i, s->rh[c]);
+    i = c;
+  }
+  rh_put(s, i, e);
+}
+
+/* Adds a READY process to the dispatch heap. */
+static void rh_push(sim *s, const sproc *p) {
+  struct rh_ent e = {rh_key(p), p->slot};
+  rh_put(s, s->nrh++, e);
+  rh_up(s, s->nrh - 1);
+}
+
+/* Takes a process out of the dispatch heap. */
+static void rh_remove(sim *s, int slot) {
+  int i = s->hidx[slot] - 1;
+  struct rh_ent last = s->rh[--s->nrh];
+  s->hidx[slot] = 0;
+  if (last.slot == slot) return;
+  rh_put(s, i, last);
+  rh_down(s, i);
+  rh_up(s, s->hidx[last.slot] - 1);
+}
+
 /* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
  * (p->wake must already hold the wake-up time when entering THINK or IO). */
 static void set_state(sim *s, sproc *p, int state) {
   int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
+    if (s->hidx[p->slot]) rh_remove(s, p->slot);
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
-    s->p[last].rpos = p->rpos;
+    s->p[last].rpos = p->rpos;   /* moved to an earlier place: it can only rise in the heap */
+    if (last != p->slot && s->hidx[last]) {
+      int i = s->hidx[last] - 1;
+      s->rh[i].key = rh_key(&s->p[last]);
+      rh_up(s, i);
+    }
+    s->nq[p->queue]--;
   } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
   else if (p->state == S_SLEEP) s->ntimer -= p->short_sleep;
   else if (p->state == S_IDLE) s->nchild -= child;
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
-  if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; }
+  if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
   else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
   else if (state == S_SLEEP) { s->ntimer += p->short_sleep; heap_push(s, p->wake, p->slot); }
@@ -322,11 +393,21 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
 /* Priority base of a queue (items 3019-3028 by queue). */
 static int32_t qbase(mi_system *sys, int q) { return CFG(sys, 3019 + 2 * q); }
 static int32_t qlimit(mi_system *sys, int q) { return CFG(sys, 3020 + 2 * q); }
+#define QBASE(s, q) ((s)->qb[q])
+#define QLIMIT(s, q) ((s)->ql[q])
+#define QUANTUM(s, q) ((s)->qt[q])
 
 /* Quantum in ticks of a queue (3029 CS max, 3031 DS, 3032 ES; others unlimited). */
 static int64_t quantum(mi_system *sys, int q) {
   int32_t ms = q == Q_CS ? CFG(sys, 3029) : q == Q_DS ? CFG(sys, 3031) : q == Q_ES ? CFG(sys, 3032) : 1000000;
   return (int64_t)ms * mi_host_ticks_per_ms(sys);
+}
+
+/* Reads the configuration a step uses many times: ticks per ms, the queues' priorities and
+ * quanta (a PUT lands between steps, so a step sees one configuration throughout). */
+static void cache_config(mi_system *sys, sim *s) {
+  s->tpm = mi_host_ticks_per_ms(sys);
+  for (int q = 0; q < 5; q++) { s->qb[q] = qbase(sys, q); s->ql[q] = qlimit(sys, q); s->qt[q] = quantum(sys, q); }
 }
 
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
@@ -384,7 +465,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
-  int64_t ms = ticks / mi_host_ticks_per_ms(sys);
+  int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
   ADD(sys, s, base + b, 0, 1);
@@ -468,20 +549,19 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu) {
     ADD(sys, s, P_STOP_PF, p->slot, k == 0);
     ADD(sys, s, C_FETCH_C, cpu, 1);
     ADD(sys, s, G_CLOCK, 0, 1);
-    t += mi_host_ticks_per_ms(sys) / 5;   /* 0.2 ms of memory manager per fault */
+    t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
   if (n) ADD(sys, s, G_PRESS, 0, n > 1);
   return t;
 }
 
-/* Picks the ready process of highest priority not yet run in this step; -1 if none. */
+/* Picks the ready process of highest priority not yet run in this step (the earliest in the
+ * ready list among equals); -1 if none. O(log n): the top of the dispatch heap. */
 static int pick(sim *s) {
-  int best = -1;
-  for (int k = 0; k < s->nrdy; k++) {
-    int i = s->rdy[k];
-    sproc *p = &s->p[i];
-    if (p->state == S_READY && !p->ran && (best < 0 || p->pri > s->p[best].pri)) best = i;
-  }
+  if (!s->nrh) return -1;
+  int best = s->rh[0].slot;
+  rh_remove(s, best);
+  s->ran[s->nran++] = best;
   return best;
 }
 
@@ -494,7 +574,7 @@ static void io_done(mi_system *sys, sim *s, sproc *p) {
 /* A system process wakes for its periodic duty, in the BS queue. */
 static void duty_wake(mi_system *sys, sim *s, sproc *p) {
   p->burst = expo(s, sys, 2.0) + 1;
-  p->pri = qbase(sys, p->queue);
+  p->pri = QBASE(s, p->queue);
   p->quantum_used = 0;
 }
 
@@ -515,7 +595,7 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   p->first_done = 0;
   p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
   p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
-  p->pri = qbase(sys, p->queue);
+  p->pri = QBASE(s, p->queue);
   p->quantum_used = 0;
 }
 
@@ -537,8 +617,13 @@ static int wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts) {
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
 static void queue_accounting(mi_system *sys, sim *s, int64_t len, int woke_cs) {
-  int nq[5] = {0}, nready = s->nrdy;
-  for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
+  int nready = s->nrdy;
+  /* the processes dispatched in the last step that are still READY may run again */
+  for (int k = 0; k < s->nran; k++) {
+    sproc *p = &s->p[s->ran[k]];
+    if (p->state == S_READY && !s->hidx[p->slot]) rh_push(s, p);
+  }
+  s->nran = 0;
   /* a session waking at CS priority preempts a batch process that was running at the step's end */
   int preempt = woke_cs < s->low_running ? woke_cs : s->low_running;
   if (preempt) ADD(sys, s, G_LAUNCH_STOP_PRI, 0, preempt);
@@ -546,20 +631,19 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, int woke_cs) {
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
-  for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, nq[q]);
+  for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
-  int64_t tpm = mi_host_ticks_per_ms(sys);
-  p->ran = 1;
+  int64_t tpm = s->tpm;
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
   ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
   ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
   ADD(sys, s, P_READY, p->slot, now - p->ready_since);
   ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
-  int64_t qleft = quantum(sys, p->queue) - p->quantum_used;
+  int64_t qleft = QUANTUM(s, p->queue) - p->quantum_used;
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
@@ -574,10 +658,10 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
 
 /* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
 static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now) {
-  if (p->quantum_used >= quantum(sys, p->queue)) {   /* quantum expired: decay toward the limit */
+  if (p->quantum_used >= QUANTUM(s, p->queue)) {   /* quantum expired: decay toward the limit */
     p->quantum_used = 0;
     p->pri -= 128;
-    if (p->pri < qlimit(sys, p->queue)) p->pri = qlimit(sys, p->queue);
+    if (p->pri < QLIMIT(s, p->queue)) p->pri = QLIMIT(s, p->queue);
     ADD(sys, s, P_STOP_QX, p->slot, 1); ADD(sys, s, G_STOP_QX, 0, 1); ADD(sys, s, C_STOP_QX, cpu, 1);
   }
   p->ready_since = now;
@@ -586,7 +670,7 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
  * a session's response and think, or a job's end. */
 static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
-  int64_t tpm = mi_host_ticks_per_ms(sys);
+  int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
     p->first_done = 1;
     int64_t first = now + (len - *budget) - p->txn_start;
@@ -627,7 +711,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
  * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
-  int64_t tpm = mi_host_ticks_per_ms(sys), budget = len;
+  int64_t tpm = s->tpm, budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   int64_t ics = (interrupts / ncpu + (cpu < interrupts % ncpu)) * (tpm * 3 / 100);   /* 30 us each */
   if (ics > budget) ics = budget;
@@ -666,7 +750,8 @@ static void levels(mi_system *sys, sim *s, int nready) {
 
 /* Runs one step of ms (1-10) milliseconds of the model. */
 static void step(mi_system *sys, sim *s, int64_t ms) {
-  int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
+  cache_config(sys, s);
+  int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
   /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
@@ -771,6 +856,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
+  cache_config(sys, s);
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   /* the machine is configured for its workload: limits that admit every session and job */
