@@ -131,6 +131,7 @@ typedef struct sproc {
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
   int ios_left, first_done, disk;
   int rpos;   /* index in the ready list while READY */
+  uint64_t hkey;    /* its key in the dispatch heap while in it, else 0 */
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
   int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
   int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
@@ -139,8 +140,12 @@ typedef struct sproc {
   int cpu;          /* the CPU that last ran it (stops are counted on it) */
 } sproc;
 
-/* A pending wake-up: a thinking session's next transaction or a disk I/O's completion. */
-typedef struct wake_ev { int64_t at; int32_t idx; } wake_ev;
+/* A pending wake-up (a thinking session's next transaction, an I/O's completion ...) as one
+ * number: ticks from the queue's base time above 12 bits of process index, so one comparison
+ * orders by time, then by process. */
+typedef uint64_t wake_ev;
+#define WAKE_IDX_BITS 12    /* process slots < 4096 */
+#define WAKE_SPAN ((int64_t)1 << 50)   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -273,18 +278,18 @@ static const struct waitrow { int room; int32_t reason; double chance, ms; } wai
   {R_IMAGE, 25089, 0.02, 10}, {R_IMAGE, 25069, 0.01, 8}, {R_IMAGE, 25078, 0.01, 15}, {R_IMAGE, 25080, 0.01, 10},
   {R_SQL, 25098, 0.03, 40}, {R_SQL, 25099, 0.01, 2}, {R_SQL, 25100, 0.008, 2}, {R_SQL, 25101, 0.006, 2},
   {R_SQL, 25102, 0.004, 2}, {R_SQL, 25103, 0.01, 10},
-  {R_SQL, 25264, .002, 2}, {R_SQL, 25265, .002, 2}, {R_SQL, 25266, .002, 2}, {R_SQL, 25267, .002, 2},
-  {R_SQL, 25268, .002, 2}, {R_SQL, 25269, .002, 2}, {R_SQL, 25270, .002, 2}, {R_SQL, 25271, .002, 2},
-  {R_SQL, 25272, .002, 2}, {R_SQL, 25273, .002, 2}, {R_SQL, 25274, .002, 2}, {R_SQL, 25275, .002, 2},
-  {R_SQL, 25276, .002, 2}, {R_SQL, 25277, .002, 2}, {R_SQL, 25278, .002, 2}, {R_SQL, 25279, .002, 2},
-  {R_SQL, 25280, .002, 2}, {R_SQL, 25281, .002, 2}, {R_SQL, 25282, .002, 2}, {R_SQL, 25283, .002, 2},
-  {R_SQL, 25284, .002, 2}, {R_SQL, 25285, .002, 2}, {R_SQL, 25286, .002, 2}, {R_SQL, 25287, .002, 2},
-  {R_SQL, 25288, .002, 2}, {R_SQL, 25289, .002, 2}, {R_SQL, 25290, .002, 2}, {R_SQL, 25291, .002, 2},
+  {R_SQL, 25264, .002, 5}, {R_SQL, 25265, .002, 5}, {R_SQL, 25266, .002, 5}, {R_SQL, 25267, .002, 5},
+  {R_SQL, 25268, .002, 5}, {R_SQL, 25269, .002, 5}, {R_SQL, 25270, .002, 5}, {R_SQL, 25271, .002, 5},
+  {R_SQL, 25272, .002, 5}, {R_SQL, 25273, .002, 5}, {R_SQL, 25274, .002, 5}, {R_SQL, 25275, .002, 5},
+  {R_SQL, 25276, .002, 5}, {R_SQL, 25277, .002, 5}, {R_SQL, 25278, .002, 5}, {R_SQL, 25279, .002, 5},
+  {R_SQL, 25280, .002, 5}, {R_SQL, 25281, .002, 5}, {R_SQL, 25282, .002, 5}, {R_SQL, 25283, .002, 5},
+  {R_SQL, 25284, .002, 5}, {R_SQL, 25285, .002, 5}, {R_SQL, 25286, .002, 5}, {R_SQL, 25287, .002, 5},
+  {R_SQL, 25288, .002, 5}, {R_SQL, 25289, .002, 5}, {R_SQL, 25290, .002, 5}, {R_SQL, 25291, .002, 5},
   {R_IPC, 25074, 0.1, 30}, {R_IPC, 25075, 0.03, 50}, {R_IPC, 25077, 0.05, 40}, {R_IPC, 25076, 0.005, 10},
   {R_IPC, 25062, 0.03, 5}, {R_IPC, 25088, 0.01, 10}, {R_IPC, 25082, 0.005, 20}, {R_IPC, 25068, 0.005, 30},
   {R_IPC, 25094, 0.01, 100},
-  {R_MEM, 25081, 0.01, 10}, {R_MEM, 25093, 0.02, 12}, {R_MEM, 25105, 0.005, 5}, {R_MEM, 25322, 0.01, 12},
-  {R_MEM, 25323, 0.005, 12},
+  {R_MEM, 25081, 0.01, 10}, {R_MEM, 25093, 0.02, 12}, {R_MEM, 25105, 0.005, 5}, {R_MEM, 25322, 0.03, 30},
+  {R_MEM, 25323, 0.02, 30},
   {R_SYS, 25063, 0.02, 5}, {R_SYS, 25072, 0.01, 5}, {R_SYS, 25073, 0.01, 1}, {R_SYS, 25086, 0.0005, 100},
   {R_SYS, 25106, 0.005, 10}, {R_SYS, 25292, 0.01, 1},
 };
@@ -306,11 +311,12 @@ typedef struct sim {
   int realtime;
   sproc p[MAXP];
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
+  int64_t wbase;            /* the wake-up keys' base time */
   int nheap;
   int rdy[MAXP], nrdy;      /* READY processes */
-  struct rh_ent { uint64_t key; int32_t slot; } rh[MAXP];  /* dispatch heap: READY processes not */
-  int nrh;                  /* run this step, the largest key (priority, then ready-list place) on top */
-  int hidx[MAXP];           /* process slot -> 1 + its index in the dispatch heap, 0 when not in it */
+  struct rh_ent { uint64_t key; int32_t slot; } rh[2 * MAXP];  /* dispatch heap: READY processes */
+  int nrh;                  /* not run this step, the largest key (priority, then first come) on top */
+  uint64_t rseq;            /* entries into the dispatch heap so far (first come, first served) */
   int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
   int nq[5];                /* READY processes by queue */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
@@ -443,19 +449,26 @@ static sim *of(mi_system *sys) {
   return mi_system_source_ops(sys) == &mi_source_sim_ops ? (sim *)mi_system_source(sys) : NULL;
 }
 
-/* Orders wake-ups by time, then by process index, so equal times wake deterministically. */
-static int ev_less(wake_ev a, wake_ev b) { return a.at < b.at || (a.at == b.at && a.idx < b.idx); }
-
-/* The wake-up queue is a 4-ary min-heap: half the levels of a binary one, and the four
- * children of a node share a cache line. (at, idx) is a strict order, so any heap wakes the
- * same processes in the same order. */
+/* The wake-up queue is a 4-ary min-heap of single-number keys: half the levels of a binary
+ * one, the four children of a node in one cache line, one comparison each. (at, idx) is a
+ * strict order, so any heap wakes the same processes in the same order. */
 #define WH_D 4
+
+/* Moves the queue's base time up to its earliest wake-up (or to at when empty), so keys never
+ * outgrow WAKE_SPAN: every pending wake-up is within the run of think and service times. */
+static void heap_rebase(sim *s, int64_t at) {
+  int64_t base = s->nheap ? s->wbase + (int64_t)(s->heap[0] >> WAKE_IDX_BITS) : at;
+  uint64_t shift = (uint64_t)(base - s->wbase) << WAKE_IDX_BITS;
+  for (int i = 0; i < s->nheap; i++) s->heap[i] -= shift;   /* the heap order stays */
+  s->wbase = base;
+}
 
 /* Queues process idx to wake at `at`. */
 static void heap_push(sim *s, int64_t at, int idx) {
+  if (at - s->wbase >= WAKE_SPAN) heap_rebase(s, at);
   int i = s->nheap++;
-  wake_ev e = {at, idx};
-  while (i > 0 && ev_less(e, s->heap[(i - 1) / WH_D])) { s->heap[i] = s->heap[(i - 1) / WH_D]; i = (i - 1) / WH_D; }
+  wake_ev e = (uint64_t)(at > s->wbase ? at - s->wbase : 0) << WAKE_IDX_BITS | (uint64_t)idx;
+  while (i > 0 && e < s->heap[(i - 1) / WH_D]) { s->heap[i] = s->heap[(i - 1) / WH_D]; i = (i - 1) / WH_D; }
   s->heap[i] = e;
 }
 
@@ -466,9 +479,13 @@ static void heap_pop(sim *s) {
   for (;;) {
     int c = WH_D * i + 1;
     if (c >= n) break;
-    int end = c + WH_D < n ? c + WH_D : n;
-    for (int k = c + 1; k < end; k++) if (ev_less(s->heap[k], s->heap[c])) c = k;
-    if (!ev_less(s->heap[c], last)) break;
+    if (c + WH_D <= n) {   /* four children: the least of them without branches */
+      const wake_ev *h = &s->heap[c];
+      int a = h[1] < h[0], b = 2 + (h[3] < h[2]);
+      c += h[b] < h[a] ? b : a;
+    } else
+      for (int k = c + 1; k < n; k++) if (s->heap[k] < s->heap[c]) c = k;
+    if (!(s->heap[c] < last)) break;
     s->heap[i] = s->heap[c];
     i = c;
   }
@@ -477,63 +494,69 @@ static void heap_pop(sim *s) {
 
 /* Returns the next process due by `now` (removing it from the queue), or -1. */
 static int heap_due(sim *s, int64_t now) {
-  while (s->nheap && s->heap[0].at <= now) {
+  uint64_t due = now < s->wbase ? 0 : ((uint64_t)(now - s->wbase) << WAKE_IDX_BITS) | ((1u << WAKE_IDX_BITS) - 1);
+  while (s->nheap && s->heap[0] <= due) {
     wake_ev e = s->heap[0];
     heap_pop(s);
-    const sproc *p = &s->p[e.idx];
-    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == e.at)
-      return e.idx;
+    int idx = (int)(e & ((1u << WAKE_IDX_BITS) - 1));
+    int64_t at = (int64_t)(e >> WAKE_IDX_BITS) + s->wbase;
+    const sproc *p = &s->p[idx];
+    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == at)
+      return idx;
   }
   return -1;
 }
 
 /* The dispatch order of a READY process as one number, larger first: higher priority, then
- * earlier in the ready list (the order the one-pass scan of the ready list gave, kept bit for
- * bit: #17.2). Kept in the heap entry so sifting touches only the heap. */
-static uint64_t rh_key(const sproc *p) {
-  return (uint64_t)((uint32_t)p->pri ^ 0x80000000u) << 32 | (uint32_t)(0xFFFFFFFFu - (uint32_t)p->rpos);
+ * first come, first served (the order it entered the heap: a process whose burst outlasted
+ * the step goes behind its equals, round robin). Priorities are clamped to 0-2^24. */
+static uint64_t rh_key(sim *s, const sproc *p) {
+  int64_t pb = (int64_t)p->pri + (1 << 23);
+  if (pb < 0) pb = 0;
+  if (pb > (1 << 24) - 1) pb = (1 << 24) - 1;
+  uint64_t seq = ++s->rseq & (((uint64_t)1 << 40) - 1);
+  return (uint64_t)pb << 40 | ((((uint64_t)1 << 40) - 1) - seq);
 }
 
-/* Places entry e at heap index i and records where its process is. */
-static void rh_put(sim *s, int i, struct rh_ent e) { s->rh[i] = e; s->hidx[e.slot] = i + 1; }
-
-/* Moves the entry at heap index i up while it dispatches before its parent. */
-static void rh_up(sim *s, int i) {
-  struct rh_ent e = s->rh[i];
-  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { rh_put(s, i, s->rh[(i - 1) / 2]); i = (i - 1) / 2; }
-  rh_put(s, i, e);
+/* Adds a READY process to the dispatch heap. An entry whose process has since left it (its
+ * hkey no longer matches) is dropped when it comes to the top; when the heap is full of them
+ * it is compacted. */
+static void rh_push(sim *s, sproc *p) {
+  if (s->nrh == 2 * MAXP) {
+    int n = 0;
+    for (int i = 0; i < s->nrh; i++) if (s->p[s->rh[i].slot].hkey == s->rh[i].key) s->rh[n++] = s->rh[i];
+    s->nrh = 0;
+    for (int i = 0; i < n; i++) {   /* re-heapify by pushing */
+      struct rh_ent e = s->rh[i];
+      int j = s->nrh++;
+      while (j > 0 && e.key > s->rh[(j - 1) / 2].key) { s->rh[j] = s->rh[(j - 1) / 2]; j = (j - 1) / 2; }
+      s->rh[j] = e;
+    }
+  }
+  struct rh_ent e = {rh_key(s, p), p->slot};
+  p->hkey = e.key;
+  int i = s->nrh++;
+  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { s->rh[i] = s->rh[(i - 1) / 2]; i = (i - 1) / 2; }
+  s->rh[i] = e;
 }
 
-/* Moves the entry at heap index i down while a child dispatches before it. */
-static void rh_down(sim *s, int i) {
-  struct rh_ent e = s->rh[i];
-  for (int n = s->nrh;;) {
+/* Takes the top entry off the dispatch heap; returns its process, -1 when it was stale. */
+static int rh_pop(sim *s) {
+  struct rh_ent top = s->rh[0], last = s->rh[--s->nrh];
+  int i = 0, n = s->nrh;
+  for (;;) {
     int c = 2 * i + 1;
     if (c >= n) break;
     if (c + 1 < n && s->rh[c + 1].key > s->rh[c].key) c++;
-    if (s->rh[c].key <= e.key) break;
-    rh_put(s, i, s->rh[c]);
+    if (s->rh[c].key <= last.key) break;
+    s->rh[i] = s->rh[c];
     i = c;
   }
-  rh_put(s, i, e);
-}
-
-/* Adds a READY process to the dispatch heap. */
-static void rh_push(sim *s, const sproc *p) {
-  struct rh_ent e = {rh_key(p), p->slot};
-  rh_put(s, s->nrh++, e);
-  rh_up(s, s->nrh - 1);
-}
-
-/* Takes a process out of the dispatch heap. */
-static void rh_remove(sim *s, int slot) {
-  int i = s->hidx[slot] - 1;
-  struct rh_ent last = s->rh[--s->nrh];
-  s->hidx[slot] = 0;
-  if (last.slot == slot) return;
-  rh_put(s, i, last);
-  rh_down(s, i);
-  rh_up(s, s->hidx[last.slot] - 1);
+  if (n) s->rh[i] = last;
+  sproc *p = &s->p[top.slot];
+  if (p->hkey != top.key) return -1;
+  p->hkey = 0;
+  return top.slot;
 }
 
 /* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
@@ -541,15 +564,10 @@ static void rh_remove(sim *s, int slot) {
 static void set_state(sim *s, sproc *p, int state) {
   int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
-    if (s->hidx[p->slot]) rh_remove(s, p->slot);
+    p->hkey = 0;   /* its heap entry, if any, is stale now */
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
-    s->p[last].rpos = p->rpos;   /* moved to an earlier place: it can only rise in the heap */
-    if (last != p->slot && s->hidx[last]) {
-      int i = s->hidx[last] - 1;
-      s->rh[i].key = rh_key(&s->p[last]);
-      rh_up(s, i);
-    }
+    s->p[last].rpos = p->rpos;
     s->nq[p->queue]--;
   } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
@@ -972,12 +990,12 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
   return t;
 }
 
-/* Picks the ready process of highest priority not yet run in this step (the earliest in the
- * ready list among equals); -1 if none. O(log n): the top of the dispatch heap. */
+/* Picks the ready process of highest priority not yet run in this step (the first come among
+ * equals); -1 if none. O(log n): the top of the dispatch heap. */
 static int pick(sim *s) {
-  if (!s->nrh) return -1;
-  int best = s->rh[0].slot;
-  rh_remove(s, best);
+  int best = -1;
+  while (s->nrh && (best = rh_pop(s)) < 0) {}
+  if (best < 0) return -1;
   s->ran[s->nran++] = best;
   return best;
 }
@@ -1040,7 +1058,7 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   /* the processes dispatched in the last step that are still READY may run again */
   for (int k = 0; k < s->nran; k++) {
     sproc *p = &s->p[s->ran[k]];
-    if (p->state == S_READY && !s->hidx[p->slot]) rh_push(s, p);
+    if (p->state == S_READY && !p->hkey) rh_push(s, p);
   }
   s->nran = 0;
   /* a session waking at CS priority (its terminal read: priority preemption; its disc I/O: disc
@@ -1393,6 +1411,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   resolve(s);
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
+  s->wbase = s->boot;
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   /* the machine is configured for its workload: limits that admit every session and job */
