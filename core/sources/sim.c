@@ -135,6 +135,8 @@ typedef struct sproc {
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
   int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
   int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
+  int long_sleep;   /* while SLEEP: 1 when the pause is two seconds or more (21156) */
+  int sysno;        /* a system process's place in the default machine's list (6 = SYSMAIN) */
   int reason;       /* while WAIT: the stop reason (NREASON index) */
   int after_wait;   /* 1 after a room's wait: the next burst goes straight to its disc I/O */
   int cpu;          /* the CPU that last ran it (stops are counted on it) */
@@ -328,7 +330,7 @@ typedef struct sim {
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
-  int nsleep;               /* system processes between duties (timer and long pauses) */
+  int nlong;                /* system processes in a pause of two seconds or more */
   int low_slot[8];          /* the DS/ES process each CPU held at the end of the last step, -1 none */
   double pressure;          /* memory in use / memory size (item 3039), from the last census */
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
@@ -571,7 +573,7 @@ static void set_state(sim *s, sproc *p, int state) {
     s->nq[p->queue]--;
   } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
-  else if (p->state == S_SLEEP) { s->ntimer -= p->short_sleep; s->nsleep--; }
+  else if (p->state == S_SLEEP) { s->ntimer -= p->short_sleep; s->nlong -= p->long_sleep; }
   else if (p->state == S_WAIT) { s->nblk[p->reason]--; s->blk_dirty[p->reason] = 1; }
   else if (p->state == S_IDLE) s->nchild -= child;
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
@@ -579,7 +581,7 @@ static void set_state(sim *s, sproc *p, int state) {
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
   else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
-  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nsleep++; heap_push(s, p->wake, p->slot); }
+  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; heap_push(s, p->wake, p->slot); }
   else if (state == S_WAIT) { s->nblk[p->reason]++; s->blk_dirty[p->reason] = 1; heap_push(s, p->wake, p->slot); }
   else if (state == S_IDLE) s->nchild += child;
 }
@@ -1159,10 +1161,12 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
   } else if (p->kind == K_SYS) {
     if (p->after_wait) p->after_wait = 0;
     else if (room_op(sys, s, p, R_SYS, now + (len - *budget))) return;   /* its duty waits */
-    double pause_ms = 500 + 1000 * rnd(s);
+    /* duties every 0.5-1.5 s; SYSMAIN's every 2-5 s (a long pause) */
+    double pause_ms = p->sysno == 6 ? 2000 + 3000 * rnd(s) : 500 + 1000 * rnd(s);
     p->wake = now + (len - *budget) + (int64_t)(pause_ms * tpm);
     p->short_sleep = pause_ms <= 1000;
-    stop(sys, s, p, p->short_sleep ? K_TIMER : K_LONG_PAUSE, p->wake - now - (len - *budget));
+    p->long_sleep = pause_ms >= 2000;
+    stop(sys, s, p, p->long_sleep ? K_LONG_PAUSE : K_TIMER, p->wake - now - (len - *budget));
     set_state(s, p, S_SLEEP);
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
@@ -1231,7 +1235,7 @@ static void levels(mi_system *sys, sim *s, int nready) {
   mi_host_set(sys, s->c[G_BLK_TRM], 0, s->nthink);
   mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
   mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
-  mi_host_set(sys, s->rs[K_LONG_PAUSE][RS_G_BLK], 0, s->nsleep - s->ntimer);
+  mi_host_set(sys, s->rs[K_LONG_PAUSE][RS_G_BLK], 0, s->nlong);
   for (int k = 0; k < NREASON; k++)
     if (s->blk_dirty[k]) { s->blk_dirty[k] = 0; mi_host_set(sys, s->rs[k][RS_G_BLK], 0, s->nblk[k]); }
 }
@@ -1425,6 +1429,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->slot = slot; p->kind = K_SYS; p->queue = i == 3 ? Q_AS : Q_BS;   /* MEMMGR runs in the linear AS queue */
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
     p->short_sleep = (i + 1) * 137 <= 1000;
+    p->sysno = i;
     p->cpu = slot % mi_host_cpus(sys);
     set_state(s, p, S_SLEEP);
     storage(sys, s, p, 1);
