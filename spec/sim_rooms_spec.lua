@@ -183,6 +183,19 @@ describe("the simulator's rooms (#18)", function()
     end
   end)
 
+  it("runs the same model whether anybody watches it or not", function()
+    local function run(watch)
+      local sys = mi.system({ workload = "memory-pressure", cpus = 2, seed = 8 })
+      local s = mi.open({ system = sys })
+      if watch then s:on("global", "*") s:on("process", "*") s:on("io", "*", { ldev = "all" }) end
+      s:advance(60000)
+      local out = { sys:info().transactions, sys:info().processes }
+      s:close()
+      return out
+    end
+    assert.same(run(true), run(false))
+  end)
+
   it("gives the same counters for a seed whatever else is enabled", function()
     local names = { "gmc_sm_read_count", "gmc_sl_log_writes", "gmc_vpn_cache_dummy", "gmc_stop_port_wait",
       "gmc_ipc_transfer_to_ics", "gmc_mem_ko_insert" }

@@ -336,6 +336,7 @@ typedef struct sim {
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
+  int cnt;                  /* 1 while any domain counts anything (read at each step's start) */
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
   uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
   uint64_t step_no;
@@ -586,12 +587,16 @@ static void set_state(sim *s, sproc *p, int state) {
   else if (state == S_IDLE) s->nchild += child;
 }
 
-#define ADD(sys, s, role, e, v) mi_host_add((sys), (s)->c[role], (e), (v))
+/* Adds to a role's counter; nothing while nobody counts anything (s->cnt, read at each step's
+ * start), so an unwatched model pays for no writes. The arguments must not draw: a skipped
+ * draw would change the model. */
+#define ADD(sys, s, role, e, v) do { if ((s)->cnt) mi_host_add((sys), (s)->c[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
+  if (!s->cnt) return;
   mi_host_add(sys, s->rs[k][RS_G_STOP], 0, 1);
   mi_host_add(sys, s->rs[k][RS_P_STOP], p->slot, 1);
   mi_host_add(sys, s->rs[k][RS_P_TIME], p->slot, ticks);
@@ -1023,7 +1028,8 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   ADD(sys, s, P_THINK_T, p->slot, think);
   stop(sys, s, p, K_TERM_READ, think);
   ADD(sys, s, P_TERM_READS, p->slot, 1);
-  ADD(sys, s, P_TRD_SZ, p->slot, 8 + (int64_t)(72 * rnd(s)));
+  int64_t rd_bytes = 8 + (int64_t)(72 * rnd(s));   /* drawn whether counted or not: the model's stream */
+  ADD(sys, s, P_TRD_SZ, p->slot, rd_bytes);
   if (rnd(s) < 0.05) {   /* the read's timer popped: the user typed nothing */
     ADD(sys, s, P_TIMED_C, p->slot, 1); ADD(sys, s, P_TIMED_T, p->slot, think);
     ADD(sys, s, I_TIMED_C, p->term, 1); ADD(sys, s, I_TIMED_T, p->term, think);
@@ -1175,7 +1181,8 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     ADD(sys, s, I_TRESP, p->term, resp);
     /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
     stop(sys, s, p, K_TERM_WRITE, tpm * 2);
-    ADD(sys, s, P_TWT_SZ, p->slot, 200 + (int64_t)(1600 * rnd(s)));
+    int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
+    ADD(sys, s, P_TWT_SZ, p->slot, wt_bytes);
     room_events(sys, s, p, R_TERM, 7);
     if (rnd(s) < 0.01) { stop(sys, s, p, reason_of(25071), tpm * 50); ADD(sys, s, P_TERM_OTHER, p->slot, 1); }
     else if (rnd(s) < 0.002) stop(sys, s, p, reason_of(25079), tpm * 200);
@@ -1301,6 +1308,11 @@ static void repair_second(mi_system *sys, sim *s, int64_t now) {
 static void step(mi_system *sys, sim *s, int64_t ms) {
   cache_config(sys, s);
   s->step_no++;
+  {
+    const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+    s->cnt = 0;
+    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= b->lane[d].cells != 0;
+  }
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) {
