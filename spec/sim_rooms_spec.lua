@@ -183,6 +183,22 @@ describe("the simulator's rooms (#18)", function()
     end
   end)
 
+  it("gives the CS queue a quantum of the transactions' average CPU within CS_QUANTUM_MIN..MAX", function()
+    local function expiries(lo, hi)
+      local s = session("oltp", 1, { txn_cpu_ms = 50, txn_ios = 0, sessions = 8, think_ms = 1000 })
+      s:put({ CS_QUANTUM_MIN = lo, CS_QUANTUM_MAX = hi })
+      s:on("global", { "gmc_stop_quantum_expiration" })
+      s:advance(60000)
+      local n = s:get("global").gmc_stop_quantum_expiration
+      s:close()
+      return n
+    end
+    -- a 2 s maximum: the quantum is the ~50 ms average, and a third of the bursts outlast it;
+    -- a 1 s minimum: none do
+    local short, long = expiries(10, 2000), expiries(1000, 2000)
+    assert.is_true(short > 20 and short > 10 * long, short .. " vs " .. long)
+  end)
+
   it("runs the same model whether anybody watches it or not", function()
     local function run(watch)
       local sys = mi.system({ workload = "memory-pressure", cpus = 2, seed = 8 })

@@ -129,6 +129,7 @@ typedef struct sproc {
   int slot, kind, state, queue, term, cm, js;
   int32_t pri;
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
+  int64_t txn_cpu;  /* CPU ticks of a session's transaction so far */
   int ios_left, first_done, disk;
   int rpos;   /* index in the ready list while READY */
   uint64_t hkey;    /* its key in the dispatch heap while in it, else 0 */
@@ -337,6 +338,7 @@ typedef struct sim {
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
   int cnt;                  /* 1 while any domain counts anything (read at each step's start) */
+  double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
   uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
   uint64_t step_no;
@@ -718,6 +720,9 @@ static int64_t quantum(mi_system *sys, int q) {
 static void cache_config(mi_system *sys, sim *s) {
   s->tpm = mi_host_ticks_per_ms(sys);
   for (int q = 0; q < 5; q++) { s->qb[q] = qbase(sys, q); s->ql[q] = qlimit(sys, q); s->qt[q] = quantum(sys, q); }
+  /* the CS quantum follows the sessions' average CPU per transaction, within 3030..3029 */
+  double lo = CFG(sys, 3030), hi = CFG(sys, 3029), avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
+  s->qt[Q_CS] = (int64_t)((avg < lo ? lo : avg > hi ? (hi > lo ? hi : lo) : avg) * (double)s->tpm);
 }
 
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
@@ -1118,6 +1123,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
   ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
   ADD(sys, s, P_TIME, p->slot, run);
+  p->txn_cpu += run;
   mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
   if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
                ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1); }
@@ -1179,6 +1185,9 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     histo(sys, s, G_RESP, resp_bounds, resp);
     ADD(sys, s, P_RESP_T, p->slot, resp);
     ADD(sys, s, I_TRESP, p->term, resp);
+    double cpu_ms = (double)p->txn_cpu / (double)tpm;
+    s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
+    p->txn_cpu = 0;
     /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
     stop(sys, s, p, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
