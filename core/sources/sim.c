@@ -328,6 +328,8 @@ typedef struct sim {
   mi_ctr rs[NREASON][5];    /* stop reason -> its global stop, global cur_blk, process count, process time, processor counters */
   mi_ctr ev[NEVROW][2];     /* room event row -> its global and process counters */
   uint8_t ev_objcl[NEVROW]; /* 1 when the row's global counter is by object class */
+  int32_t ev_whole[NEVROW]; /* each row's whole count per operation ... */
+  uint32_t ev_thr[NEVROW];  /* ... and the chance of one more, in 1/65536 */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
@@ -423,6 +425,8 @@ static void resolve(sim *s) {
     s->ev[i][0] = inst_counter(evrows[i].gitem); s->ev[i][1] = inst_counter(evrows[i].pitem);
     const mi_item_info *it = mi_item_lookup(evrows[i].gitem);
     s->ev_objcl[i] = it && it->kind == MI_KIND_OBJCL;
+    s->ev_whole[i] = (int32_t)evrows[i].per_op;
+    s->ev_thr[i] = (uint32_t)((evrows[i].per_op - s->ev_whole[i]) * 65536.0 + 0.5);
   }
   /* each room's rows are consecutive in its table */
   for (int r = 0; r < NROOM; r++) s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
@@ -892,15 +896,14 @@ static void wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t
   set_state(s, p, S_WAIT);
 }
 
-/* A uniform number in [0, 1) from (seed, operation, row): the rooms' event counts draw from it
- * rather than from the model's stream, so counting them or not (nobody enabled them) leaves
- * the model, and every other count, the same. */
-static double ev_rnd(const sim *s, uint64_t op, int row) {
-  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)row << 40);
+/* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
+ * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
+ * every other count, the same. One hash serves four rows (16 bits each). */
+static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
+  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return (double)(x >> 11) * (1.0 / 9007199254740992.0);
+  return x ^ (x >> 31);
 }
 
 /* 1 if anybody counts the global or process domain now (else the event rows are skipped). */
@@ -914,18 +917,20 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
+  uint64_t h = 0;
   for (int i = s->ev_lo[room]; i < s->ev_hi[room]; i++) {
     const struct evrow *r = &evrows[i];
     if (r->room != room) continue;
-    if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) continue;
-    double u = ev_rnd(s, op, i);
-    int64_t n = (int64_t)r->per_op + (u < r->per_op - (int64_t)r->per_op);
+    int j = i - s->ev_lo[room];
+    if ((j & 3) == 0) h = ev_hash(s, op, j >> 2);
+    int64_t n = s->ev_whole[i] + ((uint32_t)(h >> (16 * (j & 3)) & 0xFFFF) < s->ev_thr[i]);
     if (!n) continue;
     if (r->n > 1) {   /* a histogram: one bucket per event */
-      int b = (int)(ev_rnd(s, op, i + 4096) * r->n) % r->n;
+      int b = (int)(ev_hash(s, op, 4096 + j) % (uint64_t)r->n);
       mi_host_add(sys, inst_counter(r->gitem + b), 0, 1);
       continue;
     }
+    if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) continue;
     if (s->ev_objcl[i]) { mi_host_add_objcl(sys, s->ev[i][0], 0, cls, n); continue; }
     mi_host_add(sys, s->ev[i][0], 0, n);
     mi_host_add(sys, s->ev[i][1], p->slot, n);
