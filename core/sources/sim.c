@@ -333,6 +333,7 @@ typedef struct sim {
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
+  int dirty[NREASON], ndirty;  /* the reasons whose blocked count changed since the last step */
   int nlong;                /* system processes in a pause of two seconds or more */
   int low_slot[8];          /* the DS/ES process each CPU held at the end of the last step, -1 none */
   double pressure;          /* memory in use / memory size (item 3039), from the last census */
@@ -568,6 +569,11 @@ static int rh_pop(sim *s) {
   return top.slot;
 }
 
+/* Notes that the count of processes blocked for reason k changed (levels() writes it). */
+static void blk_changed(sim *s, int k) {
+  if (!s->blk_dirty[k]) { s->blk_dirty[k] = 1; s->dirty[s->ndirty++] = k; }
+}
+
 /* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
  * (p->wake must already hold the wake-up time when entering THINK or IO). */
 static void set_state(sim *s, sproc *p, int state) {
@@ -581,7 +587,7 @@ static void set_state(sim *s, sproc *p, int state) {
   } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
   else if (p->state == S_SLEEP) { s->ntimer -= p->short_sleep; s->nlong -= p->long_sleep; }
-  else if (p->state == S_WAIT) { s->nblk[p->reason]--; s->blk_dirty[p->reason] = 1; }
+  else if (p->state == S_WAIT) { s->nblk[p->reason]--; blk_changed(s, p->reason); }
   else if (p->state == S_IDLE) s->nchild -= child;
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
@@ -589,7 +595,7 @@ static void set_state(sim *s, sproc *p, int state) {
   else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
   else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; heap_push(s, p->wake, p->slot); }
-  else if (state == S_WAIT) { s->nblk[p->reason]++; s->blk_dirty[p->reason] = 1; heap_push(s, p->wake, p->slot); }
+  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); heap_push(s, p->wake, p->slot); }
   else if (state == S_IDLE) s->nchild += child;
 }
 
@@ -598,6 +604,8 @@ static void set_state(sim *s, sproc *p, int state) {
  * draw would change the model. */
 #define ADD(sys, s, role, e, v) do { if ((s)->cnt) mi_host_add((sys), (s)->c[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
+/* Adds to an object-class counter, nothing while nobody counts anything (as ADD). */
+#define OBJCL(sys, c, e, cls, v) do { if (s->cnt) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
@@ -634,9 +642,9 @@ static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
     if (dir > 0) {
       mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, v[0]); ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]);
       mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, v[1]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]);
-      mi_host_add_objcl(sys, s->c[P_MAIN_PG], p->slot, c, sz[c] / 4);
+      OBJCL(sys, s->c[P_MAIN_PG], p->slot, c, sz[c] / 4);
     }
-    mi_host_add_objcl(sys, s->c[G_RES_PG], 0, c, dir * (sz[c] / 4));
+    OBJCL(sys, s->c[G_RES_PG], 0, c, dir * (sz[c] / 4));
     pages += sz[c] / 4;
   }
   if (dir > 0) { ADD(sys, s, G_CUM_ALLOC, 0, pages); ADD(sys, s, P_CUM_ALLOC, p->slot, pages); ADD(sys, s, G_ROC_CUM, 0, sz[4] / 4 + sz[5] / 4); }
@@ -668,11 +676,11 @@ static void refresh_levels(mi_system *sys, sim *s) {
     for (int c = 0; c < 10; c++) {
       if (fresh >> c & 1) mi_host_set(sys, s->c[P_SEC_CUR + c], i, sz[c]);
       if (fresh >> (10 + c) & 1) mi_host_set(sys, s->c[P_VM_CUR + c], i, 2 * sz[c]);
-      if (fresh >> 20 & 1) mi_host_add_objcl(sys, s->c[P_MAIN_PG], i, c, sz[c] / 4);
+      if (fresh >> 20 & 1) OBJCL(sys, s->c[P_MAIN_PG], i, c, sz[c] / 4);
     }
   }
   if (fresh >> 21 & 1)
-    for (int c = 0; c < 10; c++) mi_host_add_objcl(sys, s->c[G_RES_PG], 0, c, s->store_cur[0][c] / 4);
+    for (int c = 0; c < 10; c++) OBJCL(sys, s->c[G_RES_PG], 0, c, s->store_cur[0][c] / 4);
 }
 
 /* Creates a model process; returns its index or -1. */
@@ -736,7 +744,7 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) ci++;
+    if (p->kind == K_CI) { ci++; mi_host_add(sys, s->rs[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
     else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
     else user++;
     sessions += p->kind == K_USER;
@@ -776,9 +784,6 @@ static void logon(mi_system *sys, sim *s) {
   mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
   mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
   s->pressure = (double)used / (double)(mem > 0 ? mem : 1);
-  /* each CI has waited another second for its program */
-  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
-    if (s->p[i].state != S_FREE && s->p[i].kind == K_CI) mi_host_add(sys, s->rs[K_CHILD][RS_P_TIME], i, 1000 * s->tpm);
 }
 
 /* Ends a job: its process dies. */
@@ -829,14 +834,14 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   mi_host_set(sys, s->c[I_QCUR], ldev, s->disk_out[ldev]);
   ADD(sys, s, I_QCUM, ldev, depth + 1);
   if (!dev) {
-    mi_host_add_objcl(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
+    OBJCL(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
     ADD(sys, s, write ? I_SWWT : I_SWRD, ldev, 1);   /* 23009/23010: disk read and write requests */
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
     int pages = bytes / 2048 ? bytes / 2048 : 1;
-    mi_host_add_objcl(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
+    OBJCL(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
+    OBJCL(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
+    OBJCL(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
+    OBJCL(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
     if (!write) stop(sys, s, p, K_PREFETCH, done - now);
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands */
@@ -855,16 +860,16 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     ADD(sys, s, write ? I_VWSVT : I_VRSVT, ldev, service);
     ADD(sys, s, write ? I_WTLEN : I_RDLEN, ldev, bytes);
     ADD(sys, s, I_REQ_SECS, ldev, done - now);
-    mi_host_add_objcl(sys, s->c[write ? I_OBJ_WT : I_OBJ_RD], ldev, dev ? 0 : cls, bytes);
+    OBJCL(sys, s->c[write ? I_OBJ_WT : I_OBJ_RD], ldev, dev ? 0 : cls, bytes);
     if (p->kind == K_JOB && !dev) ADD(sys, s, write ? I_NONMM_WT : I_NONMM_RD, ldev, 1);   /* a job's own buffers */
     if (p->cm) { ADD(sys, s, write ? I_CM_WT : I_CM_RD, ldev, 1); ADD(sys, s, write ? I_CM_BWT : I_CM_BRD, ldev, 1); }
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
     ADD(sys, s, write ? P_DWRITE : P_DREAD, p->slot, 1);
     ADD(sys, s, write ? P_DWRITE_SZ : P_DREAD_SZ, p->slot, bytes);
-    mi_host_add_objcl(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
+    OBJCL(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
     ADD(sys, s, write ? P_LWT_SZ : P_LRD_SZ, p->slot, bytes);
-    mi_host_add_objcl(sys, s->c[write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ], p->slot, cls, bytes);
+    OBJCL(sys, s->c[write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ], p->slot, cls, bytes);
     (void)cpu;
     stop(sys, s, p, K_DISC_IO, done - now);
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
@@ -931,7 +936,7 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
       continue;
     }
     if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) continue;
-    if (s->ev_objcl[i]) { mi_host_add_objcl(sys, s->ev[i][0], 0, cls, n); continue; }
+    if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); continue; }
     mi_host_add(sys, s->ev[i][0], 0, n);
     mi_host_add(sys, s->ev[i][1], p->slot, n);
   }
@@ -983,17 +988,17 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
   int wait_k = -1;
   for (int64_t i = 0; i < n; i++) {
     int k = (int)(rnd(s) * 7) % 7, cls = pf_classes[k][0];
-    mi_host_add_objcl(sys, s->c[G_PF], 0, cls, 1);
-    mi_host_add_objcl(sys, s->c[G_PF_LEN], 0, cls, 2);
-    mi_host_add_objcl(sys, s->c[P_PF], p->slot, cls, 1);
+    OBJCL(sys, s->c[G_PF], 0, cls, 1);
+    OBJCL(sys, s->c[G_PF_LEN], 0, cls, 2);
+    OBJCL(sys, s->c[P_PF], p->slot, cls, 1);
     int io = rnd(s) < 0.25 + s->pressure / 4;
     if (io) {
-      mi_host_add_objcl(sys, s->c[G_PF_IO_PG], 0, cls, 2);
-      mi_host_add_objcl(sys, s->c[G_PF_IO_MIBS], 0, cls, 1);
+      OBJCL(sys, s->c[G_PF_IO_PG], 0, cls, 2);
+      OBJCL(sys, s->c[G_PF_IO_MIBS], 0, cls, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
     else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
-    if (cls == 0) mi_host_add_objcl(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
+    if (cls == 0) OBJCL(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
     ADD(sys, s, C_FETCH_C, cpu, 1);
     ADD(sys, s, G_FETCH_C, 0, 1);
     ADD(sys, s, G_CLOCK, 0, 1);
@@ -1094,7 +1099,7 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
-  for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
+  if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
@@ -1112,7 +1117,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
     int64_t sw = tpm / 2 < *budget ? tpm / 2 : *budget;
     *budget -= sw;
     ADD(sys, s, G_SWAPIN_T, 0, sw); ADD(sys, s, G_SWAPIN_C, 0, 1); ADD(sys, s, C_SWAP_T, cpu, sw); ADD(sys, s, C_SWAP_C, cpu, 1);
-    mi_host_add_objcl(sys, s->c[G_SWAP_PG], 0, p->cm ? 3 : 2, 8);
+    OBJCL(sys, s->c[G_SWAP_PG], 0, p->cm ? 3 : 2, 8);
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
   if (++s->dispatches % 1009 == 0 && *budget > 0) {
@@ -1249,6 +1254,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
 
 /* The level counters as the step leaves them, which is what the next GET sees. */
 static void levels(mi_system *sys, sim *s, int nready) {
+  if (!s->cnt) return;
   mi_host_set(sys, s->c[G_CUR_RQ], 0, s->nrdy);
   mi_host_max(sys, s->c[G_MAX_RQ], 0, s->nrdy > nready ? s->nrdy : nready);
   mi_host_set(sys, s->c[G_BLK_DISC], 0, s->nio - s->nio_other);
@@ -1257,8 +1263,12 @@ static void levels(mi_system *sys, sim *s, int nready) {
   mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
   mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
   mi_host_set(sys, s->rs[K_LONG_PAUSE][RS_G_BLK], 0, s->nlong);
-  for (int k = 0; k < NREASON; k++)
-    if (s->blk_dirty[k]) { s->blk_dirty[k] = 0; mi_host_set(sys, s->rs[k][RS_G_BLK], 0, s->nblk[k]); }
+  for (int i = 0; i < s->ndirty; i++) {
+    int k = s->dirty[i];
+    s->blk_dirty[k] = 0;
+    mi_host_set(sys, s->rs[k][RS_G_BLK], 0, s->nblk[k]);
+  }
+  s->ndirty = 0;
 }
 
 /* The transaction manager's logs, once a second: the system log (file system, TurboIMAGE) and
@@ -1324,8 +1334,10 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   s->step_no++;
   {
     const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+    int was = s->cnt;
     s->cnt = 0;
     for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= b->lane[d].cells != 0;
+    if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
   }
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
