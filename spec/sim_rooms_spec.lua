@@ -81,6 +81,22 @@ describe("the simulator's rooms (#18)", function()
     q:close()
   end)
 
+  it("sums the processes' mode switches, directory reads and stop times to the system's", function()
+    local s = session("oltp", 2)
+    s:on("global", { "gmc_sw2nm_count", "gmc_sw2cm_count", "gmc_sm_open_file", "gmc_stop_quantum_expiration" })
+    s:on("process", { "pmc_sw2nm_count", "pmc_sw2cm_count", "pmc_disc_other", "pmc_sm_open_file",
+      "pmc_stop_quantum_expiration", "pmt_stop_quantum_expiration" })
+    s:advance(120000)
+    local g, procs = s:get("global"), s:get("process")
+    assert.equal(g.gmc_sw2nm_count, sum_field(procs, "pmc_sw2nm_count"))
+    assert.equal(g.gmc_sw2cm_count, sum_field(procs, "pmc_sw2cm_count"))
+    -- every open reads the directory and the label: one "other" disc request each
+    assert.equal(sum_field(procs, "pmc_sm_open_file"), sum_field(procs, "pmc_disc_other"))
+    assert.equal(g.gmc_sm_open_file, sum_field(procs, "pmc_sm_open_file"))
+    assert.is_true(g.gmc_sw2nm_count > 0 and g.gmc_sm_open_file > 0)
+    s:close()
+  end)
+
   it("keeps the system's storage, virtual memory and objects the sums of its processes'", function()
     local s = session("oltp", 2)
     local classes = { "temp_data", "perm_data", "nm_stack", "nm_code", "file_object", "nm_sys_lib", "cm_code" }

@@ -141,6 +141,7 @@ typedef struct sproc {
   int reason;       /* while WAIT: the stop reason (NREASON index) */
   int after_wait;   /* 1 after a room's wait: the next burst goes straight to its disc I/O */
   int cpu;          /* the CPU that last ran it (stops are counted on it) */
+  int stopped;      /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
 } sproc;
 
 /* A pending wake-up (a thinking session's next transaction, an I/O's completion ...) as one
@@ -178,7 +179,7 @@ enum {
   P_LRD_SZ, P_LWT_SZ, P_TRD_SZ, P_TWT_SZ, P_TIMED_T, P_TIMED_C, P_TAPE_RD, P_TAPE_RD_SZ, P_PRN_WT, P_PRN_WT_SZ,
   P_TAPE_OTHER, P_PRN_OTHER, P_TERM_OTHER, P_SW2CM_WRAP, G_SW2CM_WRAP, G_MAX_PF_DEPTH,
   G_PGM_ALLOC, G_LIB_ALLOC, G_CUR_PGM, G_CUR_LIB, G_THINK_UNDER, I_REP_START, I_REP_STOP, I_REP_KB, I_REP_MIBS,
-  I_REP_T, I_REP_PCT, NCTR
+  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, NCTR
 };
 
 /* Stop reasons: the 56 of the manual's table (gmc_stop_* 21187-21242), the SQL latch levels 5-32
@@ -405,6 +406,8 @@ static const struct { int role; int32_t item; int n; } roles[] = {
   {P_PRN_OTHER, 25184}, {P_TERM_OTHER, 25176}, {G_MAX_PF_DEPTH, 21460}, {G_PGM_ALLOC, 21246},
   {G_LIB_ALLOC, 21247}, {G_CUR_PGM, 21250}, {G_CUR_LIB, 21251}, {G_THINK_UNDER, 21032}, {I_REP_START, 23069},
   {I_REP_STOP, 23070}, {I_REP_KB, 23071}, {I_REP_MIBS, 23072}, {I_REP_T, 23073}, {I_REP_PCT, 23074},
+  {P_SW2NM, 25196}, {G_DISP_C, 21169}, {P_DOTHER, 25171}, {I_CTRL, 23039}, {P_TAPE_WT, 25178},
+  {P_TAPE_WT_SZ, 25180},
 };
 
 /* A counter only if the manual says it is instrumented: the rest must stay zero, so the model
@@ -703,6 +706,7 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   if (kind == K_USER) { p->think_start = now; p->wake = now + think(s, sys, s->w.think_ms); p->term = s->next_term; }
   if (kind == K_JOB) { p->work_left = expo(s, sys, s->w.job_ms); p->burst = expo(s, sys, s->w.job_cpu_ms); }
   p->cpu = slot % mi_host_cpus(sys);
+  p->stopped = -1;
   set_state(s, p, kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE);
   storage(sys, s, p, 1);
   if (kind == K_CI) stop(sys, s, p, K_CHILD, 0);   /* the CI waits for its program from now on */
@@ -874,6 +878,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     stop(sys, s, p, K_DISC_IO, done - now);
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
     if (dev == UNIT_PRINTER) { ADD(sys, s, P_PRN_WT, p->slot, 1); ADD(sys, s, P_PRN_WT_SZ, p->slot, bytes); }
+    else if (write) { ADD(sys, s, P_TAPE_WT, p->slot, 1); ADD(sys, s, P_TAPE_WT_SZ, p->slot, bytes); }
     else { ADD(sys, s, P_TAPE_RD, p->slot, 1); ADD(sys, s, P_TAPE_RD_SZ, p->slot, bytes); }
     if (rnd(s) < 0.05) ADD(sys, s, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, p->slot, 1);
     stop(sys, s, p, K_OTHER_IO, done - now);
@@ -946,6 +951,11 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
  * Returns 1 when p now waits. */
 static int room_op(mi_system *sys, sim *s, sproc *p, int room, int64_t at) {
   room_events(sys, s, p, room, 7);
+  if (room == R_FILE) {   /* an open reads the directory and the file label: a control request to the first disc */
+    ADD(sys, s, P_DOTHER, p->slot, 1);
+    OBJCL(sys, s->c[P_DOTHER_OBJ], p->slot, 7, 1);
+    ADD(sys, s, I_CTRL, 1, 1);
+  }
   for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
     if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
       int cls = semrows[i].cls[(int)(rnd(s) * 6) % 6], q = 1 + (int)(rnd(s) * 8);
@@ -1093,6 +1103,7 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
       int slot = s->low_slot[cpu];
       if (slot < 0 || s->p[slot].state != S_READY) continue;
       stop(sys, s, &s->p[slot], why[w], 0);
+      s->p[slot].stopped = why[w];
       n--;
     }
   ADD(sys, s, G_CUM_RQ, 0, s->rq_entries);
@@ -1108,6 +1119,11 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
   ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  ADD(sys, s, G_DISP_C, 0, 1);
+  if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
+    if (s->cnt) mi_host_add(sys, s->rs[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
+    p->stopped = -1;
+  }
   ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
   ADD(sys, s, P_READY, p->slot, now - p->ready_since);
   ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
@@ -1136,7 +1152,8 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   p->txn_cpu += run;
   mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
   if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1); }
+               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1);
+               ADD(sys, s, P_SW2NM, p->slot, 1); }
   if (p->kind == K_JOB) p->work_left -= run;
 }
 
@@ -1148,6 +1165,7 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now
     if (p->pri < QLIMIT(s, p->queue)) p->pri = QLIMIT(s, p->queue);
     (void)cpu;
     stop(sys, s, p, K_QUANTUM, 0);
+    p->stopped = K_QUANTUM;
   }
   p->ready_since = now;
 }
@@ -1179,7 +1197,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
     /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
     int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
-    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER);
+    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER || (dev && p->work_left % 3 == 0));
   } else if (p->kind == K_SYS) {
     if (p->after_wait) p->after_wait = 0;
     else if (room_op(sys, s, p, R_SYS, now + (len - *budget))) return;   /* its duty waits */
@@ -1306,7 +1324,7 @@ static void xm_second(mi_system *sys, sim *s, int64_t now) {
       mi_host_set(sys, inst_counter(21571 + o), 0, s->xm_min_dur[l]);
       mi_host_max(sys, inst_counter(21572 + o), 0, dur);
       mi_host_set(sys, inst_counter(21573 + o), 0, now - s->boot);
-      if (ops[l] % 5 == 0) {
+      if (sec / 60 % 5 == 1) {
         int64_t blk = dur / 4;
         mi_host_add(sys, inst_counter(21574 + o), 0, 1);
         mi_host_add(sys, inst_counter(21575 + o), 0, blk);
@@ -1468,6 +1486,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
     p->short_sleep = (i + 1) * 137 <= 1000;
     p->sysno = i;
+    p->stopped = -1;
     p->cpu = slot % mi_host_cpus(sys);
     set_state(s, p, S_SLEEP);
     storage(sys, s, p, 1);
