@@ -97,6 +97,17 @@ describe("the simulator's rooms (#18)", function()
     s:close()
   end)
 
+  it("preempts only batch processes: without jobs nothing is preempted", function()
+    for _, seed in ipairs({ 1, 2, 3, 4, 5, 6, 7, 8 }) do
+      local s = mi.open({ system = mi.system({ workload = "oltp", cpus = 2, seed = seed, jobs = 0 }) })
+      s:on("global", { "gmc_stop_preemption", "gmc_stop_disc_io_preemption", "gmc_stop_priority_preemption" })
+      s:advance(5000)
+      local g = s:get("global")
+      assert.same({ 0, 0, 0 }, { g.gmc_stop_preemption, g.gmc_stop_disc_io_preemption, g.gmc_stop_priority_preemption })
+      s:close()
+    end
+  end)
+
   it("keeps the system's storage, virtual memory and objects the sums of its processes'", function()
     local s = session("oltp", 2)
     local classes = { "temp_data", "perm_data", "nm_stack", "nm_code", "file_object", "nm_sys_lib", "cm_code" }

@@ -1472,6 +1472,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
   s->wbase = s->boot;
+  for (int c = 0; c < 8; c++) s->low_slot[c] = -1;   /* no CPU held by a batch process yet */
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   /* the machine is configured for its workload: limits that admit every session and job */
