@@ -329,8 +329,11 @@ typedef struct sim {
   mi_ctr rs[NREASON][5];    /* stop reason -> its global stop, global cur_blk, process count, process time, processor counters */
   mi_ctr ev[NEVROW][2];     /* room event row -> its global and process counters */
   uint8_t ev_objcl[NEVROW]; /* 1 when the row's global counter is by object class */
-  int32_t ev_whole[NEVROW]; /* each row's whole count per operation ... */
-  uint32_t ev_thr[NEVROW];  /* ... and the chance of one more, in 1/65536 */
+  int32_t ev_whole[NEVROW]; /* each row's whole count per operation */
+  int whole[NROOM][NEVROW], nwhole[NROOM];     /* each room's rows with a whole count */
+  int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
+  double cum[NROOM][NEVROW];                   /* their cumulative fractions, */
+  double ev_lambda[NROOM], ev_exp[NROOM];      /* the fractions' sum and e to its minus */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
@@ -429,11 +432,21 @@ static void resolve(sim *s) {
     s->ev[i][0] = inst_counter(evrows[i].gitem); s->ev[i][1] = inst_counter(evrows[i].pitem);
     const mi_item_info *it = mi_item_lookup(evrows[i].gitem);
     s->ev_objcl[i] = it && it->kind == MI_KIND_OBJCL;
+    int r = evrows[i].room;
+    double frac = evrows[i].per_op - (int32_t)evrows[i].per_op;
     s->ev_whole[i] = (int32_t)evrows[i].per_op;
-    s->ev_thr[i] = (uint32_t)((evrows[i].per_op - s->ev_whole[i]) * 65536.0 + 0.5);
+    if (s->ev_whole[i]) s->whole[r][s->nwhole[r]++] = i;
+    if (frac > 0) {
+      s->ev_lambda[r] += frac;
+      s->cum[r][s->nchance[r]] = s->ev_lambda[r];
+      s->chance[r][s->nchance[r]++] = i;
+    }
   }
   /* each room's rows are consecutive in its table */
-  for (int r = 0; r < NROOM; r++) s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
+  for (int r = 0; r < NROOM; r++) {
+    s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
+    s->ev_exp[r] = exp(-s->ev_lambda[r]);
+  }
   for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
   for (int i = NWAITROW - 1; i >= 0; i--) { s->wt_lo[waitrows[i].room] = i; if (!s->wt_hi[waitrows[i].room]) s->wt_hi[waitrows[i].room] = i + 1; }
 }
@@ -908,7 +921,7 @@ static void wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t
 
 /* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
  * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
- * every other count, the same. One hash serves four rows (16 bits each). */
+ * every other count, the same. */
 static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
   uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -922,28 +935,40 @@ static int counting(const mi_system *sys) {
   return b->lane[MI_DOM_GLOBAL].cells || b->lane[MI_DOM_PROCESS].cells;
 }
 
-/* The event counters of one operation of a room by p (evrows) on an object of class cls. */
+/* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
+ * per-process twin). */
+static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
+  if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) return;
+  if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
+  mi_host_add(sys, s->ev[i][0], 0, n);
+  mi_host_add(sys, s->ev[i][1], p->slot, n);
+}
+
+/* The event counters of one operation of a room by p (evrows) on an object of class cls: each
+ * row's whole count, and its fraction by chance. */
 static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
-  uint64_t h = 0;
-  for (int i = s->ev_lo[room]; i < s->ev_hi[room]; i++) {
-    const struct evrow *r = &evrows[i];
-    if (r->room != room) continue;
-    int j = i - s->ev_lo[room];
-    if ((j & 3) == 0) h = ev_hash(s, op, j >> 2);
-    int64_t n = s->ev_whole[i] + ((uint32_t)(h >> (16 * (j & 3)) & 0xFFFF) < s->ev_thr[i]);
-    if (!n) continue;
-    if (r->n > 1) {   /* a histogram: one bucket per event */
-      int b = (int)(ev_hash(s, op, 4096 + j) % (uint64_t)r->n);
-      mi_host_add(sys, inst_counter(r->gitem + b), 0, 1);
+  for (int k = 0; k < s->nwhole[room]; k++) ev_count(sys, s, p, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
+  /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
+   * chosen by its fraction */
+  int nch = s->nchance[room];
+  if (!nch) return;
+  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0), pk = s->ev_exp[room], f = pk;
+  int hits = 0;
+  while (u > f && hits < 64) { hits++; pk *= s->ev_lambda[room] / hits; f += pk; }
+  for (int h = 1; h <= hits; h++) {
+    uint64_t x = ev_hash(s, op, h);
+    double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
+    int lo = 0, hi = nch - 1;   /* the first row whose cumulative fraction exceeds v */
+    while (lo < hi) { int mid = (lo + hi) / 2; if (s->cum[room][mid] > v) hi = mid; else lo = mid + 1; }
+    int i = s->chance[room][lo];
+    if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
+      mi_host_add(sys, inst_counter(evrows[i].gitem + (int32_t)((x & 0x7FF) % (uint64_t)evrows[i].n)), 0, 1);
       continue;
     }
-    if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) continue;
-    if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); continue; }
-    mi_host_add(sys, s->ev[i][0], 0, n);
-    mi_host_add(sys, s->ev[i][1], p->slot, n);
+    ev_count(sys, s, p, i, 1, cls);
   }
 }
 
