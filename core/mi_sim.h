@@ -36,9 +36,16 @@ typedef struct mi_workload {
   int service_dist;      /* MI_DIST_* of CPU bursts and disk service times */
   uint64_t seed;         /* same seed + same calls = same counters */
   const char *about;     /* one line for people */
+  /* the rooms of the machine beyond CPU, disc and terminal (issue 18): operations per
+   * transaction of a session, per burst of a job (0 = the room is quiet) */
+  double file_opens;     /* file-system opens (each with its reads, writes, close, space) */
+  double image_calls;    /* TurboIMAGE intrinsic calls (locks, buffers, the DB monitor) */
+  double sql_stmts;      /* SQL statements (locks, latches, the transaction logs) */
+  double ipc_msgs;       /* messages through ports, mail and message files */
 } mi_workload;
 
-/* Returns a built-in workload: "idle", "oltp", "batch", "memory", "disk"; NULL if none. */
+/* Returns a built-in workload: "idle", "oltp", "batch", "memory", "disk", "image", "sql", "ipc",
+ * "memory-pressure" (core/catalog/workloads.tsv); NULL if none. */
 MI_API const mi_workload *mi_workload_builtin(const char *name);
 /* Returns the name of built-in workload i, or NULL past the end. */
 MI_API const char *mi_workload_name(int i);

@@ -8,7 +8,7 @@
 local mi = require("mi")
 local cli = require("mi.cli")
 
-local opts = { minutes = 10, workloads = "idle,oltp,batch,memory,disk", seconds = 3 }
+local opts = { minutes = 10, workloads = table.concat(mi.workloads(), ","), seconds = 3 }
 local i = 1
 while arg and arg[i] do
   local a = arg[i]
@@ -16,7 +16,7 @@ while arg and arg[i] do
     print("usage: mish coverage [--minutes N] [--workloads a,b] [--seconds N] [--out FILE]")
     print("  Marks each catalog item driven if the system ever gives it a non-zero value.")
     print("  --minutes N      virtual minutes per simulated workload (default 10)")
-    print("  --workloads L    simulated workloads to run (default idle,oltp,batch,memory,disk)")
+    print("  --workloads L    simulated workloads to run (default: every built-in)")
     print("  --seconds N      real seconds to sample a live (host) system (default 3)")
     print("  --out FILE       write the report to FILE instead of standard output")
     print("  --host-map       instead: the table of items the Linux host source drives, and from what")
@@ -69,15 +69,51 @@ if opts.host_map then
 end
 
 local driven = {}   -- item number -> first workload that drove it
+local by_workload = {}   -- workload -> set of items it drove
 local function mark(rec, its, label)
+  local mine = by_workload[label] or {}
+  by_workload[label] = mine
   for _, it in ipairs(its) do
     local v = rec[it.item]
     local nz = false
     if type(v) == "table" then for _, x in pairs(v) do if x ~= 0 then nz = true break end end
     elseif type(v) == "number" then nz = v ~= 0 end
-    if nz and not driven[it.item] then driven[it.item] = label end
+    if nz then
+      mine[it.item] = true
+      if not driven[it.item] then driven[it.item] = label end
+    end
   end
 end
+
+-- The catalog's families: runs of item numbers that measure one thing (the manual's order).
+local families = {
+  { 21000, 21009, "response-time histogram" }, { 21010, 21019, "first-response histogram" },
+  { 21020, 21033, "think-time histogram and filters" }, { 21034, 21080, "TurboIMAGE buffers and intrinsics" },
+  { 21081, 21087, "IPC on the ICS, the PFP" }, { 21088, 21090, "semaphore classes (global)" },
+  { 21091, 21102, "ready queue" }, { 21103, 21158, "processes blocked now, by reason" },
+  { 21159, 21163, "queue populations" }, { 21164, 21186, "CPU time and counts by activity" },
+  { 21187, 21242, "stop reasons (global)" }, { 21246, 21253, "program and library allocation" },
+  { 21254, 21260, "page faults by object class" }, { 21261, 21268, "prefetches by object class" },
+  { 21269, 21273, "posts by object class" }, { 21274, 21294, "overlay candidates, frozen and resident pages" },
+  { 21295, 21312, "memory manager tables, traps, clock, free memory" }, { 21313, 21317, "CM switches and CM time" },
+  { 21318, 21322, "process populations" }, { 21323, 21365, "storage management (mapped files)" },
+  { 21366, 21389, "space allocation" }, { 21390, 21409, "secondary storage by class" },
+  { 21410, 21429, "virtual memory by class" }, { 21430, 21449, "objects by class" },
+  { 21450, 21482, "VPN caches" }, { 21483, 21483, "extent faults" }, { 21549, 21599, "system log (XM)" },
+  { 21600, 21650, "user log (XM)" }, { 21651, 21681, "blocked now: SQL latches 5-32, release, pseudo I/O" },
+  { 23000, 23012, "logical and swap-list I/O" }, { 23013, 23021, "CM and ordered I/O" },
+  { 23022, 23049, "requests, queue, round trips" }, { 23050, 23053, "I/O by object class" },
+  { 23054, 23059, "terminals" }, { 23060, 23068, "volume queue depth" }, { 23069, 23074, "mirror repair" },
+  { 23075, 23100, "volume queue waits and service" },
+  { 25000, 25046, "TurboIMAGE per process" }, { 25047, 25050, "process CPU, ready, launches, priority" },
+  { 25051, 25106, "stop counts (process)" }, { 25107, 25162, "stop times (process)" },
+  { 25163, 25198, "process I/O by device, terminal times, CM switches" },
+  { 25199, 25202, "process CM time, memory, page faults" }, { 25203, 25242, "process storage and virtual memory" },
+  { 25243, 25247, "process disc I/O by object class" }, { 25248, 25258, "process storage management" },
+  { 25259, 25260, "process IPC" }, { 25261, 25263, "semaphore classes (process)" },
+  { 25264, 25325, "SQL latch 5-32, release, pseudo I/O stops (process)" },
+  { 27000, 27026, "processor time and counts" }, { 27027, 27113, "stop reasons (processor)" },
+}
 
 local function counters(domain)
   local out = {}
@@ -87,6 +123,7 @@ end
 local G, P, IO, C = counters("global"), counters("process"), counters("io"), counters("processor")
 
 -- Samples session s `n` times, calling step() between samples.
+local names = {}
 local function survey(s, label, n, step, shown)
   assert(s:on("global", "*"), "global ON failed")
   s:on("process", "*")
@@ -109,7 +146,6 @@ if host then
   local s = mi.open()
   survey(s, "host", opts.seconds, function() mi.sleep(1) end)
 else
-  local names = {}
   local all = {}
   for w in opts.workloads:gmatch("[^,]+") do all[#all + 1] = w end
   for wi, w in ipairs(all) do
@@ -141,6 +177,38 @@ for _, d in ipairs({ { "global", G }, { "process", P }, { "io", IO }, { "process
   w(string.format("| %s | %d | %d | %d | %.0f%% |\n", d[1], #d[2], inst, drv, inst > 0 and 100 * drv / inst or 0))
 end
 w(string.format("| **all** | %d | %d | %d | **%.0f%%** |\n\n", #G + #P + #IO + #C, all_inst, all_drv, 100 * all_drv / all_inst))
+-- each workload on its own
+if #names > 0 then
+  w("## By workload\n\nInstrumented items each workload drives on its own.\n\n")
+  w("| workload | global | process | io | processor | all |\n|---|---:|---:|---:|---:|---:|\n")
+  for _, name in ipairs(names) do
+    local row, tot = {}, 0
+    for _, list in ipairs({ G, P, IO, C }) do
+      local n = 0
+      for _, it in ipairs(list) do if it.instrumented == "yes" and by_workload[name][it.item] then n = n + 1 end end
+      row[#row + 1] = n
+      tot = tot + n
+    end
+    w(string.format("| %s | %d | %d | %d | %d | %d |\n", name, row[1], row[2], row[3], row[4], tot))
+  end
+  w("\n")
+end
+-- each family: instrumented members and driven ones
+local byitem = {}
+for _, list in ipairs({ G, P, IO, C }) do for _, it in ipairs(list) do byitem[it.item] = it end end
+local silent = {}
+w("## By family\n\n| items | family | instrumented | driven |\n|---|---|---:|---:|\n")
+for _, f in ipairs(families) do
+  local inst, drv = 0, 0
+  for n = f[1], f[2] do
+    local it = byitem[n]
+    if it and it.instrumented == "yes" then inst = inst + 1; if driven[n] then drv = drv + 1 end end
+  end
+  if inst > 0 and drv == 0 then silent[#silent + 1] = f[3] end
+  w(string.format("| %d-%d | %s | %d | %d |\n", f[1], f[2], f[3], inst, drv))
+end
+w("\n")
+if #silent > 0 then w("Families with no driven member: ", table.concat(silent, "; "), ".\n\n") end
 if #violations > 0 then
   w("## Violations (not instrumented, yet non-zero)\n\n")
   for _, it in ipairs(violations) do w("- ", it.item, " ", it.name, "\n") end
@@ -157,8 +225,8 @@ if opts.out then
   local f = assert(io.open(opts.out, "w"))
   f:write(text)
   f:close()
-  print(string.format("%s: %d of %d instrumented items driven (%.0f%%), %d violations", opts.out, all_drv, all_inst,
-    100 * all_drv / all_inst, #violations))
+  print(string.format("%s: %d of %d instrumented items driven (%.0f%%), %d violations, %d silent families", opts.out,
+    all_drv, all_inst, 100 * all_drv / all_inst, #violations, #silent))
 else
   io.write(text)
 end

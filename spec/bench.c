@@ -841,13 +841,15 @@ int main(void) {
   lua_close(L);
 
   /* simulate one hour of 8 CPUs with 2000 processes: unobserved, then with a user measuring
-   * every global item and 10 items of every process (all cells live) */
-  for (int watched = 0; watched < 2; watched++) {
+   * every global item and 10 items of every process (all cells live); then the same machine
+   * with one CPU, saturated (a long ready list: the dispatch heap's case, #17.2) */
+  double sim8 = 0;
+  for (int watched = 0; watched < 3; watched++) {
     mi_workload w = *mi_workload_builtin("oltp");
-    w.cpus = 8; w.sessions = 995; w.jobs = 0; w.terminals = 20; w.disks = 8;
+    w.cpus = watched == 2 ? 1 : 8; w.sessions = 995; w.jobs = 0; w.terminals = 20; w.disks = 8;
     mi_system *big = mi_sim_new(&w, 0);
     mi_session *ws = NULL;
-    if (watched) {
+    if (watched == 1) {
       ws = mi_session_new(big);
       mi_session_set_priv(ws, 1);
       mi_globinstall(ws, &st, 666);
@@ -864,9 +866,14 @@ int main(void) {
     mi_sim_advance(big, 2000);
     t0 = now_ns();
     mi_sim_advance(big, 3600 * 1000);
-    printf("simulate 1 h, 8 CPUs, %s: %5.2f s  (%d processes, %lld transactions; target <= 2 s)\n",
-           watched ? "measured" : "idle MI", (now_ns() - t0) / 1e9, mi_host_proc_count(big),
-           (long long)mi_sim_transactions(big));
+    double secs = (now_ns() - t0) / 1e9;
+    if (watched == 0) sim8 = secs;
+    if (watched < 2)
+      printf("simulate 1 h, 8 CPUs, %s: %5.2f s  (%d processes, %lld transactions; target <= 0.5 s)\n",
+             watched ? "measured" : "idle MI", secs, mi_host_proc_count(big), (long long)mi_sim_transactions(big));
+    else
+      printf("simulate 1 h, 1 CPU, idle MI:   %5.2f s  (%d processes, %lld transactions; %.2fx the 8-CPU run, target <= 2x)\n",
+             secs, mi_host_proc_count(big), (long long)mi_sim_transactions(big), sim8 > 0 ? secs / sim8 : 0);
     mi_system_free(big);
   }
   bench_host();

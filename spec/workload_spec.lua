@@ -12,7 +12,7 @@ end
 
 describe("workloads", function()
   it("lists the built-ins with every field", function()
-    assert.same({ "idle", "oltp", "batch", "memory", "disk" }, mi.workloads())
+    assert.same({ "idle", "oltp", "batch", "memory", "disk", "image", "sql", "ipc", "memory-pressure" }, mi.workloads())
     local w = mi.workload("oltp")
     assert.equal("oltp", w.name)
     assert.equal(32, w.sessions)
@@ -52,7 +52,7 @@ describe("workloads", function()
     assert.has_error(function() mi.workload(syntax) end)
     os.remove(syntax)
     assert.has_error(function() mi.workload("no-such-workload") end,
-      "unknown workload 'no-such-workload' (built-in: idle, oltp, batch, memory, disk; or a .lua file)")
+      "unknown workload 'no-such-workload' (built-in: idle, oltp, batch, memory, disk, image, sql, ipc, memory-pressure; or a .lua file)")
     assert.has_error(function() mi.system({ cpus = 9 }) end, "workload field 'cpus' must be an integer in 1..8, got 9")
     assert.has_error(function() mi.system({ sesions = 4 }) end, "unknown workload field 'sesions' (see mi.workload_fields())")
     assert.has_error(function() mi.system({ think_dist = "normal" }) end,

@@ -112,6 +112,10 @@ for _, r in ipairs(wls) do
     q(r.name), r.cpus, r.disks, r.terminals, r.sessions, r.jobs, r.think_ms, r.txn_cpu_ms, r.txn_ios,
     r.job_cpu_ms, r.job_ms, r.disk_ms, r.faults_per_io, r.memory_pages, d(r.think_dist), d(r.service_dist),
     r.seed, q(r.about)))
+  -- the rooms' rates (fields after `about`) by name: every other column of the table
+  for _, f in ipairs({ "file_opens", "image_calls", "sql_stmts", "ipc_msgs" }) do
+    if r[f] then o[#o] = o[#o]:gsub("},\n$", string.format(", .%s = %s},\n", f, r[f])) end
+  end
 end
 w("};\nconst int mi_nworkloads_ = ", #wls, ";\n")
 

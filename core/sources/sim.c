@@ -50,6 +50,10 @@ static const struct wfield {
   {"think_dist", offsetof(mi_workload, think_dist), 't', 0, 2, "think-time distribution"},
   {"service_dist", offsetof(mi_workload, service_dist), 't', 0, 2, "CPU and disk service distribution"},
   {"seed", offsetof(mi_workload, seed), 'u', 0, 9007199254740992.0, "random seed (same seed, same counters)"},
+  {"file_opens", offsetof(mi_workload, file_opens), 'd', 0, 1000, "file-system opens per transaction (per 4 job bursts)"},
+  {"image_calls", offsetof(mi_workload, image_calls), 'd', 0, 1000, "TurboIMAGE calls per transaction (per 4 job bursts)"},
+  {"sql_stmts", offsetof(mi_workload, sql_stmts), 'd', 0, 1000, "SQL statements per transaction (per 4 job bursts)"},
+  {"ipc_msgs", offsetof(mi_workload, ipc_msgs), 'd', 0, 1000, "IPC messages per transaction (per 4 job bursts)"},
 };
 #define NFIELDS ((int)(sizeof wfields / sizeof wfields[0]))
 
@@ -117,22 +121,35 @@ const char *mi_workload_field(int i, double *min, double *max, int *kind, const 
 
 enum { K_SYS, K_JSMAIN, K_CI, K_USER, K_JOB };
 enum { UNIT_PRINTER = 6, UNIT_TAPE = 7 };   /* LDEVs of the default machine (defsys.c) */
-enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE, S_SLEEP /* system process between duties */ };
+enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE, S_SLEEP /* system process between duties */,
+       S_WAIT /* blocked in a room (a lock, a port, a page fault ...) for reason p->reason */ };
 enum { Q_AS, Q_BS, Q_CS, Q_DS, Q_ES };
 
 typedef struct sproc {
   int slot, kind, state, queue, term, cm, js;
   int32_t pri;
   int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
-  int ios_left, first_done, disk, ran;
+  int64_t txn_cpu;  /* CPU ticks of a session's transaction so far */
+  int ios_left, first_done, disk;
   int rpos;   /* index in the ready list while READY */
+  uint64_t hkey;    /* its key in the dispatch heap while in it, else 0 */
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
   int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
   int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
+  int long_sleep;   /* while SLEEP: 1 when the pause is two seconds or more (21156) */
+  int sysno;        /* a system process's place in the default machine's list (6 = SYSMAIN) */
+  int reason;       /* while WAIT: the stop reason (NREASON index) */
+  int after_wait;   /* 1 after a room's wait: the next burst goes straight to its disc I/O */
+  int cpu;          /* the CPU that last ran it (stops are counted on it) */
+  int stopped;      /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
 } sproc;
 
-/* A pending wake-up: a thinking session's next transaction or a disk I/O's completion. */
-typedef struct wake_ev { int64_t at; int32_t idx; } wake_ev;
+/* A pending wake-up (a thinking session's next transaction, an I/O's completion ...) as one
+ * number: ticks from the queue's base time above 12 bits of process index, so one comparison
+ * orders by time, then by process. */
+typedef uint64_t wake_ev;
+#define WAKE_IDX_BITS 12    /* process slots < 4096 */
+#define WAKE_SPAN ((int64_t)1 << 50)   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -149,7 +166,144 @@ enum {
   I_QDELAY, I_SERVICE, I_COMPLETED, I_CRD, I_CWR, I_RD_OBJ, I_WT_OBJ, I_TRESP, I_TTHINK, I_TREADS, I_SWRD, I_SWWT,
   C_IDLE_C, C_IDLE_T, C_FETCH_C, C_FETCH_T, C_DISP_C, C_DISP_T, C_EXT_ICS, C_LAUNCH, C_INTR, C_Q_C, C_Q_T = C_Q_C + 5,
   C_CM_T = C_Q_T + 5, C_STOP_DISC, C_STOP_TRM, C_STOP_QX,
-  G_REQ_SECS, G_RQ_T, G_BLK_OTHER = G_RQ_T + 8, G_BLK_TIMER, G_BLK_CHILD, NCTR
+  G_REQ_SECS, G_RQ_T, G_BLK_OTHER = G_RQ_T + 8, G_BLK_TIMER, G_BLK_CHILD,
+  G_SWAPIN_C, G_TOS_C, G_FETCH_C, G_TOS_TRAP, /* +3 */ C_REPL_C = G_TOS_TRAP + 3, C_REPL_T, C_SWAP_C, C_SWAP_T,
+  C_TOS_C, C_TOS_T, C_COMPL, G_SEC_CUR, G_SEC_CUM = G_SEC_CUR + 10, G_VM_CUR = G_SEC_CUM + 10,
+  G_VM_CUM = G_VM_CUR + 10, G_OBJ_CUR = G_VM_CUM + 10, G_OBJ_CUM = G_OBJ_CUR + 10, P_SEC_CUR = G_OBJ_CUM + 10,
+  P_SEC_CUM = P_SEC_CUR + 10, P_VM_CUR = P_SEC_CUM + 10, P_VM_CUM = P_VM_CUR + 10, G_CUM_ALLOC = P_VM_CUM + 10,
+  P_CUM_ALLOC, P_MAIN_PG, G_CUM_ALLOC_FREE, G_ROC_CUR, G_ROC_CUM, G_SWAP_PG, G_RES_PG, G_FRZ_PG_CUR,
+  G_PF_VIRGIN, G_PF_IO_PG, G_PF_IO_MIBS, G_PROC_CI, G_PROC_NONCI, P_DOTHER_OBJ, P_DRD_SZ_OBJ, P_DWT_SZ_OBJ,
+  I_OBJ_RD, I_OBJ_WT, I_RDLEN, I_WTLEN, I_REQ_SECS, I_NONMM_RD, I_NONMM_WT, I_CM_RD, I_CM_WT, I_CM_BRD, I_CM_BWT,
+  I_FIRST_T, I_TIMED_T, I_TIMED_C, I_VQD, I_VQMAX = I_VQD + 8, I_VRQCUM, I_VWQCUM, I_VRQW, I_VWQW = I_VRQW + 5,
+  I_VRQWT = I_VWQW + 5, I_VWQWT, I_VRSV, I_VWSV = I_VRSV + 5, I_VRSVT = I_VWSV + 5, I_VWSVT,
+  P_LRD_SZ, P_LWT_SZ, P_TRD_SZ, P_TWT_SZ, P_TIMED_T, P_TIMED_C, P_TAPE_RD, P_TAPE_RD_SZ, P_PRN_WT, P_PRN_WT_SZ,
+  P_TAPE_OTHER, P_PRN_OTHER, P_TERM_OTHER, P_SW2CM_WRAP, G_SW2CM_WRAP, G_MAX_PF_DEPTH,
+  G_PGM_ALLOC, G_LIB_ALLOC, G_CUR_PGM, G_CUR_LIB, G_THINK_UNDER, I_REP_START, I_REP_STOP, I_REP_KB, I_REP_MIBS,
+  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, NCTR
+};
+
+/* Stop reasons: the 56 of the manual's table (gmc_stop_* 21187-21242), the SQL latch levels 5-32
+ * and release (only per process, per processor and as cur_blk levels), the memory manager's
+ * pseudo I/O read and write. Index k's items follow from k (reason_item); those the manual
+ * marks not instrumented are left unresolved, so they stay zero. */
+#define NREASON 87
+enum { RS_G_STOP, RS_G_BLK, RS_P_STOP, RS_P_TIME, RS_C_STOP };
+enum {   /* reasons the code names (the rest come from the room tables) */
+  K_PF0 = 0 /* 7 page-fault kinds */, K_TERM_READ = 7, K_TERM_WRITE, K_DISC_IO, K_OTHER_IO, K_PREFETCH = 14,
+  K_QUANTUM = 15, K_TIMER = 16, K_CHILD = 19, K_PREEMPT = 44, K_DISC_PREEMPT, K_PRI_PREEMPT, K_LONG_PAUSE = 53,
+  K_PSEUDO_RD = 85, K_PSEUDO_WT = 86
+};
+
+/* The item of stop reason k in place RS_* (0 when the manual has none there). */
+static int32_t reason_item(int k, int place) {
+  static const int32_t base[5] = {21187, 21103, 25051, 25107, 27027};       /* k 0-55 */
+  static const int32_t ext[5] = {0, 21651, 25264, 25293, 27083};            /* k 56-84: latch 5-32, release */
+  static const int32_t pseudo[5] = {0, 21680, 25322, 25324, 27112};         /* k 85-86 */
+  if (k < 56) return base[place] + k;
+  if (k < 85) return ext[place] ? ext[place] + k - 56 : 0;
+  return pseudo[place] ? pseudo[place] + k - 85 : 0;
+}
+
+/* The stop reason of a pmc_stop_* item (the room tables name reasons by it). */
+static int reason_of(int32_t pmc) { return pmc <= 25106 ? pmc - 25051 : pmc <= 25292 ? 56 + pmc - 25264 : 85 + pmc - 25322; }
+
+/* The rooms of the machine: each has operations (a workload field gives their rate) that move
+ * its counters (room_events) and may make the process wait (room_waits). */
+enum { R_FILE, R_IMAGE, R_SQL, R_IPC, R_MEM, R_TERM, R_SYS, NROOM };
+
+/* What one operation of a room counts: global item, process item (0 none), how many per
+ * operation on average (whole part always, the fraction by chance), and for a run of n
+ * consecutive items (a histogram) one of them chosen at random. Pairs keep "the processes'
+ * sum is the global". */
+static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n; } evrows[] = {
+  /* file system: opens, closes, the mapped-file reads and writes, space for new files */
+  {R_FILE, 21359, 25256, 1}, {R_FILE, 21360, 25257, 1}, {R_FILE, 21358, 25255, 0.15}, {R_FILE, 21361, 25258, 0.05},
+  {R_FILE, 21334, 25248, 3}, {R_FILE, 21335, 25249, 1}, {R_FILE, 21342, 25250, 0.6}, {R_FILE, 21344, 25252, 0.2},
+  {R_FILE, 21349, 0, 0.1}, {R_FILE, 21350, 0, 0.05}, {R_FILE, 21351, 25251, 0.3}, {R_FILE, 21352, 25254, 0.1},
+  {R_FILE, 21353, 25253, 0.05}, {R_FILE, 21336, 0, 2.4}, {R_FILE, 21337, 0, 0.6}, {R_FILE, 21338, 0, 1.3},
+  {R_FILE, 21339, 0, 4}, {R_FILE, 21340, 0, 0.3}, {R_FILE, 21324, 0, 0.1}, {R_FILE, 21325, 0, 0.05},
+  {R_FILE, 21326, 0, 0.3}, {R_FILE, 21327, 0, 0.1}, {R_FILE, 21328, 0, 0.1}, {R_FILE, 21329, 0, 0.03},
+  {R_FILE, 21330, 0, 0.1}, {R_FILE, 21331, 0, 0.02}, {R_FILE, 21332, 0, 0.02}, {R_FILE, 21333, 0, 0.01},
+  {R_FILE, 21345, 0, 0.01}, {R_FILE, 21346, 0, 0.01}, {R_FILE, 21347, 0, 0.02}, {R_FILE, 21348, 0, 0.01},
+  {R_FILE, 21354, 0, 0.01}, {R_FILE, 21355, 0, 0.01}, {R_FILE, 21356, 0, 0.02}, {R_FILE, 21357, 0, 0.02},
+  {R_FILE, 21362, 0, 1}, {R_FILE, 21363, 0, 0.4}, {R_FILE, 21364, 0, 2}, {R_FILE, 21365, 0, 0.6},
+  {R_FILE, 21366, 0, 0.15}, {R_FILE, 21367, 0, 0.05}, {R_FILE, 21368, 0, 1.2}, {R_FILE, 21369, 0, 0.4},
+  {R_FILE, 21370, 0, 0.002}, {R_FILE, 21371, 0, 0.001}, {R_FILE, 21372, 0, 0.001}, {R_FILE, 21373, 0, 0.001},
+  {R_FILE, 21374, 0, 0.3}, {R_FILE, 21375, 0, 0.1}, {R_FILE, 21376, 0, 0.2}, {R_FILE, 21377, 0, 0.07},
+  {R_FILE, 21378, 0, 0.05}, {R_FILE, 21379, 0, 0.02}, {R_FILE, 21380, 0, 0.03}, {R_FILE, 21381, 0, 0.01},
+  {R_FILE, 21382, 0, 0.05}, {R_FILE, 21383, 0, 0.01}, {R_FILE, 21384, 0, 0.4}, {R_FILE, 21385, 0, 0.08},
+  {R_FILE, 21386, 0, 0.02}, {R_FILE, 21387, 0, 0.01}, {R_FILE, 21388, 0, 0.01}, {R_FILE, 21389, 0, 0.005},
+  /* the system log (file system and TurboIMAGE recovery): transactions, writes, freezes by pages */
+  {R_FILE, 21549, 0, 0.2}, {R_FILE, 21551, 0, 0.19}, {R_FILE, 21552, 0, 0.01}, {R_FILE, 21550, 0, 0.02},
+  {R_FILE, 21553, 0, 0.2}, {R_FILE, 21557, 0, 0.001}, {R_FILE, 21558, 0, 0.01}, {R_FILE, 21560, 0, 0.01},
+  {R_FILE, 21561, 0, 0.005}, {R_FILE, 21563, 0, 0.01}, {R_FILE, 21564, 0, 0.005}, {R_FILE, 21565, 0, 0.005},
+  {R_FILE, 21578, 0, 0.05}, {R_FILE, 21579, 0, 0.01}, {R_FILE, 21580, 0, 0.6}, {R_FILE, 21581, 0, 0.6},
+  {R_FILE, 21582, 0, 0.1, 10}, {R_FILE, 21592, 0, 0.2, 8},
+  {R_IMAGE, 21549, 0, 0.3}, {R_IMAGE, 21551, 0, 0.29}, {R_IMAGE, 21552, 0, 0.01}, {R_IMAGE, 21553, 0, 0.3},
+  {R_IMAGE, 21582, 0, 0.1, 10}, {R_IMAGE, 21592, 0, 0.3, 8}, {R_IMAGE, 21580, 0, 0.5}, {R_IMAGE, 21581, 0, 0.5},
+  {R_IMAGE, 21334, 25248, 2}, {R_IMAGE, 21336, 0, 1.8}, {R_IMAGE, 21337, 0, 0.2},
+  /* the user log of SQL: transactions, nested ones, aborts, log writes and freezes by pages */
+  {R_SQL, 21600, 0, 0.3}, {R_SQL, 21601, 0, 0.03}, {R_SQL, 21602, 0, 0.29}, {R_SQL, 21603, 0, 0.01},
+  {R_SQL, 21604, 0, 0.3}, {R_SQL, 21608, 0, 0.001}, {R_SQL, 21609, 0, 0.02}, {R_SQL, 21611, 0, 0.02},
+  {R_SQL, 21612, 0, 0.005}, {R_SQL, 21614, 0, 0.01}, {R_SQL, 21615, 0, 0.005}, {R_SQL, 21616, 0, 0.005},
+  {R_SQL, 21629, 0, 0.05}, {R_SQL, 21630, 0, 0.01}, {R_SQL, 21631, 0, 0.8}, {R_SQL, 21632, 0, 0.8},
+  {R_SQL, 21633, 0, 0.1, 10}, {R_SQL, 21643, 0, 0.3, 8},
+  /* IPC: transfers on the ICS, the PFP's ports and pools, make-present */
+  {R_IPC, 21081, 25259, 0.3}, {R_IPC, 21085, 25260, 0.02}, {R_IPC, 21082, 0, 0.01}, {R_IPC, 21083, 0, 0.01},
+  {R_IPC, 21084, 0, 0.005}, {R_IPC, 21086, 0, 0.05}, {R_IPC, 21087, 0, 0.02},
+  /* the memory manager, per page fault: virgin pages, overlays, the VPN caches, the KO and PP tables */
+  {R_MEM, 21477, 0, 0.2}, {R_MEM, 21478, 0, 0.02}, {R_MEM, 21479, 0, 0.3}, {R_MEM, 21480, 0, 0.1},
+  {R_MEM, 21481, 0, 0.1}, {R_MEM, 21482, 0, 0.2}, {R_MEM, 21450, 0, 0.3}, {R_MEM, 21451, 0, 0.1},
+  {R_MEM, 21452, 0, 0.05}, {R_MEM, 21453, 0, 0.1}, {R_MEM, 21454, 0, 0.05}, {R_MEM, 21455, 0, 0.02},
+  {R_MEM, 21456, 0, 0.01}, {R_MEM, 21457, 0, 0.05}, {R_MEM, 21458, 0, 0.02}, {R_MEM, 21459, 0, 0.01},
+  {R_MEM, 21461, 0, 0.02}, {R_MEM, 21462, 0, 0.01}, {R_MEM, 21463, 0, 0.01}, {R_MEM, 21464, 0, 0.6},
+  {R_MEM, 21465, 0, 0.3}, {R_MEM, 21466, 0, 0.1}, {R_MEM, 21467, 0, 0.2}, {R_MEM, 21468, 0, 0.1},
+  {R_MEM, 21469, 0, 0.05}, {R_MEM, 21470, 0, 0.02}, {R_MEM, 21471, 0, 0.01}, {R_MEM, 21472, 0, 0.01},
+  {R_MEM, 21473, 0, 0.05}, {R_MEM, 21474, 0, 0.1}, {R_MEM, 21475, 0, 0.2}, {R_MEM, 21476, 0, 0.4},
+  {R_MEM, 21296, 0, 0.3}, {R_MEM, 21297, 0, 0.5}, {R_MEM, 21298, 0, 0.05}, {R_MEM, 21299, 0, 0.5},
+  {R_MEM, 21300, 0, 0.05}, {R_MEM, 21304, 0, 0.3}, {R_MEM, 21305, 0, 0.01}, {R_MEM, 21312, 0, 8},
+  /* ... and by the faulting object's class: overlay candidates made, kicked out, recovered,
+   * frozen pages, background and unknown-purpose transfers, extent faults */
+  {R_MEM, 21274, 0, 0.2}, {R_MEM, 21275, 0, 0.4}, {R_MEM, 21276, 0, 0.5}, {R_MEM, 21277, 0, 0.3},
+  {R_MEM, 21278, 0, 0.1}, {R_MEM, 21279, 0, 0.2}, {R_MEM, 21280, 0, 0.1}, {R_MEM, 21281, 0, 0.05},
+  {R_MEM, 21282, 0, 0.05}, {R_MEM, 21283, 0, 0.1}, {R_MEM, 21284, 0, 0.05}, {R_MEM, 21287, 0, 0.05},
+  {R_MEM, 21288, 0, 0.02}, {R_MEM, 21289, 0, 0.01}, {R_MEM, 21290, 0, 0.02}, {R_MEM, 21291, 0, 0.01},
+  {R_MEM, 21292, 0, 0.1}, {R_MEM, 21293, 0, 0.05}, {R_MEM, 21483, 0, 0.01}, {R_MEM, 21263, 0, 0.05},
+  {R_MEM, 21264, 0, 0.02}, {R_MEM, 21265, 0, 0.03}, {R_MEM, 21266, 0, 0.1}, {R_MEM, 21271, 0, 0.1},
+  {R_MEM, 21257, 0, 0.02}, {R_MEM, 21258, 0, 0.02},
+};
+#define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
+
+/* The waits an operation of a room may end in: the stop reason (by its pmc_stop_* item), the
+ * chance per operation and the mean wait in ms. */
+static const struct waitrow { int room; int32_t reason; double chance, ms; } waitrows[] = {
+  {R_FILE, 25083, 0.01, 30}, {R_FILE, 25084, 0.01, 5}, {R_FILE, 25085, 0.01, 20}, {R_FILE, 25090, 0.005, 40},
+  {R_FILE, 25091, 0.02, 15}, {R_FILE, 25092, 0.02, 10}, {R_FILE, 25087, 0.001, 50}, {R_FILE, 25064, 0.005, 20},
+  {R_IMAGE, 25089, 0.02, 10}, {R_IMAGE, 25069, 0.01, 8}, {R_IMAGE, 25078, 0.01, 15}, {R_IMAGE, 25080, 0.01, 10},
+  {R_SQL, 25098, 0.03, 40}, {R_SQL, 25099, 0.01, 2}, {R_SQL, 25100, 0.008, 2}, {R_SQL, 25101, 0.006, 2},
+  {R_SQL, 25102, 0.004, 2}, {R_SQL, 25103, 0.01, 10},
+  {R_SQL, 25264, .002, 5}, {R_SQL, 25265, .002, 5}, {R_SQL, 25266, .002, 5}, {R_SQL, 25267, .002, 5},
+  {R_SQL, 25268, .002, 5}, {R_SQL, 25269, .002, 5}, {R_SQL, 25270, .002, 5}, {R_SQL, 25271, .002, 5},
+  {R_SQL, 25272, .002, 5}, {R_SQL, 25273, .002, 5}, {R_SQL, 25274, .002, 5}, {R_SQL, 25275, .002, 5},
+  {R_SQL, 25276, .002, 5}, {R_SQL, 25277, .002, 5}, {R_SQL, 25278, .002, 5}, {R_SQL, 25279, .002, 5},
+  {R_SQL, 25280, .002, 5}, {R_SQL, 25281, .002, 5}, {R_SQL, 25282, .002, 5}, {R_SQL, 25283, .002, 5},
+  {R_SQL, 25284, .002, 5}, {R_SQL, 25285, .002, 5}, {R_SQL, 25286, .002, 5}, {R_SQL, 25287, .002, 5},
+  {R_SQL, 25288, .002, 5}, {R_SQL, 25289, .002, 5}, {R_SQL, 25290, .002, 5}, {R_SQL, 25291, .002, 5},
+  {R_IPC, 25074, 0.1, 30}, {R_IPC, 25075, 0.03, 50}, {R_IPC, 25077, 0.05, 40}, {R_IPC, 25076, 0.005, 10},
+  {R_IPC, 25062, 0.03, 5}, {R_IPC, 25088, 0.01, 10}, {R_IPC, 25082, 0.005, 20}, {R_IPC, 25068, 0.005, 30},
+  {R_IPC, 25094, 0.01, 100},
+  {R_MEM, 25081, 0.01, 10}, {R_MEM, 25093, 0.02, 12}, {R_MEM, 25105, 0.005, 5}, {R_MEM, 25322, 0.03, 30},
+  {R_MEM, 25323, 0.02, 30},
+  {R_SYS, 25063, 0.02, 5}, {R_SYS, 25072, 0.01, 5}, {R_SYS, 25073, 0.01, 1}, {R_SYS, 25086, 0.0005, 100},
+  {R_SYS, 25106, 0.005, 10}, {R_SYS, 25292, 0.01, 1},
+};
+#define NWAITROW ((int)(sizeof waitrows / sizeof waitrows[0]))
+
+/* Semaphore classes each room blocks on (semcl.tsv), with the chance an operation blocks. */
+static const struct { int room; int cls[6]; double chance; } semrows[] = {
+  {R_FILE, {19, 20, 21, 22, 23, 24}, 0.05}, {R_IMAGE, {55, 56, 57, 59, 60, 75}, 0.1},
+  {R_SQL, {29, 30, 31, 34, 63, 64}, 0.08}, {R_IPC, {1, 3, 6, 7, 8, 27}, 0.08},
+  {R_MEM, {9, 10, 13, 42, 44, 72}, 0.03}, {R_TERM, {28, 38, 41, 70, 71, 73}, 0.01},
 };
 
 typedef struct sim {
@@ -161,8 +315,42 @@ typedef struct sim {
   int realtime;
   sproc p[MAXP];
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
+  int64_t wbase;            /* the wake-up keys' base time */
   int nheap;
   int rdy[MAXP], nrdy;      /* READY processes */
+  struct rh_ent { uint64_t key; int32_t slot; } rh[2 * MAXP];  /* dispatch heap: READY processes */
+  int nrh;                  /* not run this step, the largest key (priority, then first come) on top */
+  uint64_t rseq;            /* entries into the dispatch heap so far (first come, first served) */
+  int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
+  int nq[5];                /* READY processes by queue */
+  int64_t tpm;              /* ticks per ms (3043), read at each step's start */
+  int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
+  int64_t qt[5];            /* each queue's quantum in ticks (3029-3032), read at each step's start */
+  mi_ctr rs[NREASON][5];    /* stop reason -> its global stop, global cur_blk, process count, process time, processor counters */
+  mi_ctr ev[NEVROW][2];     /* room event row -> its global and process counters */
+  uint8_t ev_objcl[NEVROW]; /* 1 when the row's global counter is by object class */
+  int32_t ev_whole[NEVROW]; /* each row's whole count per operation */
+  int whole[NROOM][NEVROW], nwhole[NROOM];     /* each room's rows with a whole count */
+  int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
+  double cum[NROOM][NEVROW];                   /* their cumulative fractions, */
+  double ev_lambda[NROOM], ev_exp[NROOM];      /* the fractions' sum and e to its minus */
+  int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
+  int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
+  uint8_t blk_dirty[NREASON];
+  int dirty[NREASON], ndirty;  /* the reasons whose blocked count changed since the last step */
+  int nlong;                /* system processes in a pause of two seconds or more */
+  int low_slot[8];          /* the DS/ES process each CPU held at the end of the last step, -1 none */
+  double pressure;          /* memory in use / memory size (item 3039), from the last census */
+  int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
+  int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
+  int64_t dispatches;
+  int cnt;                  /* 1 while any domain counts anything (read at each step's start) */
+  double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
+  int64_t boot;             /* the clock when the model started: time stamps are kept from it */
+  uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
+  uint64_t step_no;
+  uint64_t opseq;           /* rooms' operations so far (the event rows' draws are keyed by it) */
+  int ev_lo[NROOM], ev_hi[NROOM], wt_lo[NROOM], wt_hi[NROOM];   /* each room's rows in the tables */
   int nio, nthink;          /* processes waiting on I/O (any device) / at the terminal */
   int nio_other, ntimer, nchild;  /* ... on a non-disc device / a pause of <= 1 s / their children */
   int64_t rq_entries;       /* entries into the ready queue since the last step */
@@ -203,13 +391,64 @@ static const struct { int role; int32_t item; int n; } roles[] = {
   {C_LAUNCH, 27013}, {C_INTR, 27014}, {C_Q_C, 27016, 5}, {C_Q_T, 27021, 5}, {C_CM_T, 27026},
   {C_STOP_DISC, 27036}, {C_STOP_TRM, 27034}, {C_STOP_QX, 27042}, {G_REQ_SECS, 21094}, {G_RQ_T, 21095, 8},
   {G_BLK_OTHER, 21113}, {G_BLK_TIMER, 21119}, {G_BLK_CHILD, 21122},
+  {G_SWAPIN_C, 21167}, {G_TOS_C, 21168}, {G_FETCH_C, 21166}, {G_TOS_TRAP, 21301, 3}, {C_REPL_C, 27001},
+  {C_REPL_T, 27007}, {C_SWAP_C, 27003}, {C_SWAP_T, 27009}, {C_TOS_C, 27004}, {C_TOS_T, 27010}, {C_COMPL, 27015},
+  {G_SEC_CUR, 21390, 10}, {G_SEC_CUM, 21400, 10}, {G_VM_CUR, 21410, 10}, {G_VM_CUM, 21420, 10},
+  {G_OBJ_CUR, 21430, 10}, {G_OBJ_CUM, 21440, 10}, {P_SEC_CUR, 25203, 10}, {P_SEC_CUM, 25213, 10},
+  {P_VM_CUR, 25223, 10}, {P_VM_CUM, 25233, 10}, {G_CUM_ALLOC, 21295}, {P_CUM_ALLOC, 25200}, {P_MAIN_PG, 25201},
+  {G_CUM_ALLOC_FREE, 21308}, {G_ROC_CUR, 21310}, {G_ROC_CUM, 21311}, {G_SWAP_PG, 21294}, {G_RES_PG, 21286},
+  {G_FRZ_PG_CUR, 21285}, {G_PF_VIRGIN, 21256}, {G_PF_IO_PG, 21259}, {G_PF_IO_MIBS, 21260}, {G_PROC_CI, 21321},
+  {P_DOTHER_OBJ, 25247}, {P_DRD_SZ_OBJ, 25245}, {P_DWT_SZ_OBJ, 25246}, {I_OBJ_RD, 23052}, {I_OBJ_WT, 23053},
+  {I_RDLEN, 23036}, {I_WTLEN, 23037}, {I_REQ_SECS, 23043}, {I_NONMM_RD, 23004}, {I_NONMM_WT, 23005},
+  {I_CM_RD, 23013}, {I_CM_WT, 23015}, {I_CM_BRD, 23014}, {I_CM_BWT, 23016}, {I_FIRST_T, 23055},
+  {I_TIMED_T, 23057}, {I_TIMED_C, 23058}, {I_VQD, 23060, 8}, {I_VQMAX, 23068}, {I_VRQCUM, 23075},
+  {I_VWQCUM, 23076}, {I_VRQW, 23077, 5}, {I_VWQW, 23082, 5}, {I_VRQWT, 23087}, {I_VWQWT, 23088},
+  {I_VRSV, 23089, 5}, {I_VWSV, 23094, 5}, {I_VRSVT, 23099}, {I_VWSVT, 23100}, {P_LRD_SZ, 25165},
+  {P_LWT_SZ, 25166}, {P_TRD_SZ, 25174}, {P_TWT_SZ, 25175}, {P_TIMED_T, 25193}, {P_TIMED_C, 25194},
+  {P_TAPE_RD, 25177}, {P_TAPE_RD_SZ, 25179}, {P_PRN_WT, 25182}, {P_PRN_WT_SZ, 25183}, {P_TAPE_OTHER, 25181},
+  {P_PRN_OTHER, 25184}, {P_TERM_OTHER, 25176}, {G_MAX_PF_DEPTH, 21460}, {G_PGM_ALLOC, 21246},
+  {G_LIB_ALLOC, 21247}, {G_CUR_PGM, 21250}, {G_CUR_LIB, 21251}, {G_THINK_UNDER, 21032}, {I_REP_START, 23069},
+  {I_REP_STOP, 23070}, {I_REP_KB, 23071}, {I_REP_MIBS, 23072}, {I_REP_T, 23073}, {I_REP_PCT, 23074},
+  {P_SW2NM, 25196}, {G_DISP_C, 21169}, {P_DOTHER, 25171}, {I_CTRL, 23039}, {P_TAPE_WT, 25178},
+  {P_TAPE_WT_SZ, 25180},
 };
+
+/* A counter only if the manual says it is instrumented: the rest must stay zero, so the model
+ * never gets a handle to them. */
+static mi_ctr inst_counter(int32_t item) {
+  const mi_item_info *it = item ? mi_item_lookup(item) : NULL;
+  mi_ctr none = {-1};
+  return it && it->instrumented == MI_INST_YES ? mi_host_counter(item) : none;
+}
 
 /* Resolves every role's counter handle from the table above (a role left out stays id -1). */
 static void resolve(sim *s) {
   for (int i = 0; i < NCTR; i++) s->c[i].id = -1;
   for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++)
-    for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) s->c[roles[r].role + k] = mi_host_counter(roles[r].item + k);
+    for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) s->c[roles[r].role + k] = inst_counter(roles[r].item + k);
+  for (int k = 0; k < NREASON; k++)
+    for (int place = 0; place < 5; place++) s->rs[k][place] = inst_counter(reason_item(k, place));
+  for (int i = 0; i < NEVROW; i++) {
+    s->ev[i][0] = inst_counter(evrows[i].gitem); s->ev[i][1] = inst_counter(evrows[i].pitem);
+    const mi_item_info *it = mi_item_lookup(evrows[i].gitem);
+    s->ev_objcl[i] = it && it->kind == MI_KIND_OBJCL;
+    int r = evrows[i].room;
+    double frac = evrows[i].per_op - (int32_t)evrows[i].per_op;
+    s->ev_whole[i] = (int32_t)evrows[i].per_op;
+    if (s->ev_whole[i]) s->whole[r][s->nwhole[r]++] = i;
+    if (frac > 0) {
+      s->ev_lambda[r] += frac;
+      s->cum[r][s->nchance[r]] = s->ev_lambda[r];
+      s->chance[r][s->nchance[r]++] = i;
+    }
+  }
+  /* each room's rows are consecutive in its table */
+  for (int r = 0; r < NROOM; r++) {
+    s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
+    s->ev_exp[r] = exp(-s->ev_lambda[r]);
+  }
+  for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
+  for (int i = NWAITROW - 1; i >= 0; i--) { s->wt_lo[waitrows[i].room] = i; if (!s->wt_hi[waitrows[i].room]) s->wt_hi[waitrows[i].room] = i + 1; }
 }
 
 /* xorshift64*: the model's only source of randomness. */
@@ -224,7 +463,8 @@ static int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
   if (dist == MI_DIST_CONSTANT) x = 1.0;
   else if (dist == MI_DIST_UNIFORM) x = 2.0 * u;
   else x = -log(1.0 - u);
-  return (int64_t)(x * mean_ms * mi_host_ticks_per_ms(sys));
+  (void)sys;
+  return (int64_t)(x * mean_ms * s->tpm);
 }
 #define think(s, sys, ms) draw((s), (sys), (ms), (s)->w.think_dist)
 #define expo(s, sys, ms) draw((s), (sys), (ms), (s)->w.service_dist)
@@ -235,14 +475,26 @@ static sim *of(mi_system *sys) {
   return mi_system_source_ops(sys) == &mi_source_sim_ops ? (sim *)mi_system_source(sys) : NULL;
 }
 
-/* Orders wake-ups by time, then by process index, so equal times wake deterministically. */
-static int ev_less(wake_ev a, wake_ev b) { return a.at < b.at || (a.at == b.at && a.idx < b.idx); }
+/* The wake-up queue is a 4-ary min-heap of single-number keys: half the levels of a binary
+ * one, the four children of a node in one cache line, one comparison each. (at, idx) is a
+ * strict order, so any heap wakes the same processes in the same order. */
+#define WH_D 4
+
+/* Moves the queue's base time up to its earliest wake-up (or to at when empty), so keys never
+ * outgrow WAKE_SPAN: every pending wake-up is within the run of think and service times. */
+static void heap_rebase(sim *s, int64_t at) {
+  int64_t base = s->nheap ? s->wbase + (int64_t)(s->heap[0] >> WAKE_IDX_BITS) : at;
+  uint64_t shift = (uint64_t)(base - s->wbase) << WAKE_IDX_BITS;
+  for (int i = 0; i < s->nheap; i++) s->heap[i] -= shift;   /* the heap order stays */
+  s->wbase = base;
+}
 
 /* Queues process idx to wake at `at`. */
 static void heap_push(sim *s, int64_t at, int idx) {
+  if (at - s->wbase >= WAKE_SPAN) heap_rebase(s, at);
   int i = s->nheap++;
-  wake_ev e = {at, idx};
-  while (i > 0 && ev_less(e, s->heap[(i - 1) / 2])) { s->heap[i] = s->heap[(i - 1) / 2]; i = (i - 1) / 2; }
+  wake_ev e = (uint64_t)(at > s->wbase ? at - s->wbase : 0) << WAKE_IDX_BITS | (uint64_t)idx;
+  while (i > 0 && e < s->heap[(i - 1) / WH_D]) { s->heap[i] = s->heap[(i - 1) / WH_D]; i = (i - 1) / WH_D; }
   s->heap[i] = e;
 }
 
@@ -251,10 +503,15 @@ static void heap_pop(sim *s) {
   wake_ev last = s->heap[--s->nheap];
   int i = 0, n = s->nheap;
   for (;;) {
-    int c = 2 * i + 1;
+    int c = WH_D * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && ev_less(s->heap[c + 1], s->heap[c])) c++;
-    if (!ev_less(s->heap[c], last)) break;
+    if (c + WH_D <= n) {   /* four children: the least of them without branches */
+      const wake_ev *h = &s->heap[c];
+      int a = h[1] < h[0], b = 2 + (h[3] < h[2]);
+      c += h[b] < h[a] ? b : a;
+    } else
+      for (int k = c + 1; k < n; k++) if (s->heap[k] < s->heap[c]) c = k;
+    if (!(s->heap[c] < last)) break;
     s->heap[i] = s->heap[c];
     i = c;
   }
@@ -263,13 +520,74 @@ static void heap_pop(sim *s) {
 
 /* Returns the next process due by `now` (removing it from the queue), or -1. */
 static int heap_due(sim *s, int64_t now) {
-  while (s->nheap && s->heap[0].at <= now) {
+  uint64_t due = now < s->wbase ? 0 : ((uint64_t)(now - s->wbase) << WAKE_IDX_BITS) | ((1u << WAKE_IDX_BITS) - 1);
+  while (s->nheap && s->heap[0] <= due) {
     wake_ev e = s->heap[0];
     heap_pop(s);
-    const sproc *p = &s->p[e.idx];
-    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP) && p->wake == e.at) return e.idx;
+    int idx = (int)(e & ((1u << WAKE_IDX_BITS) - 1));
+    int64_t at = (int64_t)(e >> WAKE_IDX_BITS) + s->wbase;
+    const sproc *p = &s->p[idx];
+    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == at)
+      return idx;
   }
   return -1;
+}
+
+/* The dispatch order of a READY process as one number, larger first: higher priority, then
+ * first come, first served (the order it entered the heap: a process whose burst outlasted
+ * the step goes behind its equals, round robin). Priorities are clamped to 0-2^24. */
+static uint64_t rh_key(sim *s, const sproc *p) {
+  int64_t pb = (int64_t)p->pri + (1 << 23);
+  if (pb < 0) pb = 0;
+  if (pb > (1 << 24) - 1) pb = (1 << 24) - 1;
+  uint64_t seq = ++s->rseq & (((uint64_t)1 << 40) - 1);
+  return (uint64_t)pb << 40 | ((((uint64_t)1 << 40) - 1) - seq);
+}
+
+/* Adds a READY process to the dispatch heap. An entry whose process has since left it (its
+ * hkey no longer matches) is dropped when it comes to the top; when the heap is full of them
+ * it is compacted. */
+static void rh_push(sim *s, sproc *p) {
+  if (s->nrh == 2 * MAXP) {
+    int n = 0;
+    for (int i = 0; i < s->nrh; i++) if (s->p[s->rh[i].slot].hkey == s->rh[i].key) s->rh[n++] = s->rh[i];
+    s->nrh = 0;
+    for (int i = 0; i < n; i++) {   /* re-heapify by pushing */
+      struct rh_ent e = s->rh[i];
+      int j = s->nrh++;
+      while (j > 0 && e.key > s->rh[(j - 1) / 2].key) { s->rh[j] = s->rh[(j - 1) / 2]; j = (j - 1) / 2; }
+      s->rh[j] = e;
+    }
+  }
+  struct rh_ent e = {rh_key(s, p), p->slot};
+  p->hkey = e.key;
+  int i = s->nrh++;
+  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { s->rh[i] = s->rh[(i - 1) / 2]; i = (i - 1) / 2; }
+  s->rh[i] = e;
+}
+
+/* Takes the top entry off the dispatch heap; returns its process, -1 when it was stale. */
+static int rh_pop(sim *s) {
+  struct rh_ent top = s->rh[0], last = s->rh[--s->nrh];
+  int i = 0, n = s->nrh;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && s->rh[c + 1].key > s->rh[c].key) c++;
+    if (s->rh[c].key <= last.key) break;
+    s->rh[i] = s->rh[c];
+    i = c;
+  }
+  if (n) s->rh[i] = last;
+  sproc *p = &s->p[top.slot];
+  if (p->hkey != top.key) return -1;
+  p->hkey = 0;
+  return top.slot;
+}
+
+/* Notes that the count of processes blocked for reason k changed (levels() writes it). */
+static void blk_changed(sim *s, int k) {
+  if (!s->blk_dirty[k]) { s->blk_dirty[k] = 1; s->dirty[s->ndirty++] = k; }
 }
 
 /* Moves p to a new state, keeping the ready list, the wait counts and the wake queue
@@ -277,24 +595,109 @@ static int heap_due(sim *s, int64_t now) {
 static void set_state(sim *s, sproc *p, int state) {
   int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
+    p->hkey = 0;   /* its heap entry, if any, is stale now */
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
     s->p[last].rpos = p->rpos;
+    s->nq[p->queue]--;
   } else if (p->state == S_IO) { s->nio--; s->nio_other -= p->io_other; }
   else if (p->state == S_THINK) s->nthink--;
-  else if (p->state == S_SLEEP) s->ntimer -= p->short_sleep;
+  else if (p->state == S_SLEEP) { s->ntimer -= p->short_sleep; s->nlong -= p->long_sleep; }
+  else if (p->state == S_WAIT) { s->nblk[p->reason]--; blk_changed(s, p->reason); }
   else if (p->state == S_IDLE) s->nchild -= child;
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
-  if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; }
+  if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
   else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
   else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
-  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; heap_push(s, p->wake, p->slot); }
+  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; heap_push(s, p->wake, p->slot); }
+  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); heap_push(s, p->wake, p->slot); }
   else if (state == S_IDLE) s->nchild += child;
 }
 
-#define ADD(sys, s, role, e, v) mi_host_add((sys), (s)->c[role], (e), (v))
+/* Adds to a role's counter; nothing while nobody counts anything (s->cnt, read at each step's
+ * start), so an unwatched model pays for no writes. The arguments must not draw: a skipped
+ * draw would change the model. */
+#define ADD(sys, s, role, e, v) do { if ((s)->cnt) mi_host_add((sys), (s)->c[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
+/* Adds to an object-class counter, nothing while nobody counts anything (as ADD). */
+#define OBJCL(sys, c, e, cls, v) do { if (s->cnt) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
+
+/* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
+ * the process's time (the manual's "stop" tables: each place sums what the others count). */
+static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
+  if (!s->cnt) return;
+  mi_host_add(sys, s->rs[k][RS_G_STOP], 0, 1);
+  mi_host_add(sys, s->rs[k][RS_P_STOP], p->slot, 1);
+  mi_host_add(sys, s->rs[k][RS_P_TIME], p->slot, ticks);
+  mi_host_add(sys, s->rs[k][RS_C_STOP], p->cpu, 1);
+}
+
+/* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
+ * stack, CM stack, NM code, CM code, CM data, file objects, NM and CM system libraries): a
+ * system process, a CI, a native-mode user program or job, a compatibility-mode one. Its
+ * virtual memory is twice that; an object per class it uses; a quarter of it resident. */
+static const int32_t store_sz[4][10] = {
+  {32, 0, 64, 0, 256, 0, 0, 16, 512, 0}, {16, 0, 32, 0, 64, 0, 0, 8, 128, 0},
+  {64, 32, 48, 0, 192, 0, 0, 128, 64, 0}, {32, 16, 16, 24, 0, 96, 32, 64, 0, 96},
+};
+
+/* A process comes (dir 1) or goes (dir -1): its storage, virtual memory and objects by class,
+ * its resident pages, and the system's totals, which are the sums over the live processes. */
+static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
+  const int32_t *sz = store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
+  int64_t pages = 0;
+  for (int c = 0; c < 10; c++) {
+    if (!sz[c]) continue;
+    int64_t v[3] = {sz[c], 2 * sz[c], 1};
+    for (int m = 0; m < 3; m++) {
+      s->store_cur[m][c] += dir * v[m];
+      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
+      if (dir > 0) ADD(sys, s, (m == 0 ? G_SEC_CUM : m == 1 ? G_VM_CUM : G_OBJ_CUM) + c, 0, v[m]);
+    }
+    if (dir > 0) {
+      mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, v[0]); ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]);
+      mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, v[1]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]);
+      OBJCL(sys, s->c[P_MAIN_PG], p->slot, c, sz[c] / 4);
+    }
+    OBJCL(sys, s->c[G_RES_PG], 0, c, dir * (sz[c] / 4));
+    pages += sz[c] / 4;
+  }
+  if (dir > 0) { ADD(sys, s, G_CUM_ALLOC, 0, pages); ADD(sys, s, P_CUM_ALLOC, p->slot, pages); ADD(sys, s, G_ROC_CUM, 0, sz[4] / 4 + sz[5] / 4); }
+  else ADD(sys, s, G_CUM_ALLOC_FREE, 0, pages);
+  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+}
+
+/* Once a second: the system's storage levels again, and the processes' ones for counters
+ * enabled since the last second (a level set while nobody counted it was not kept). */
+static void refresh_levels(mi_system *sys, sim *s) {
+  for (int c = 0; c < 10; c++)
+    for (int m = 0; m < 3; m++)
+      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
+  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+  uint32_t mask = 0;
+  for (int c = 0; c < 10; c++) {
+    mask |= (uint32_t)mi_host_active(sys, s->c[P_SEC_CUR + c]) << c;
+    mask |= (uint32_t)mi_host_active(sys, s->c[P_VM_CUR + c]) << (10 + c);
+  }
+  mask |= (uint32_t)mi_host_active(sys, s->c[P_MAIN_PG]) << 20;
+  mask |= (uint32_t)mi_host_active(sys, s->c[G_RES_PG]) << 21;
+  uint32_t fresh = mask & ~s->level_mask;
+  s->level_mask = mask;
+  if (!fresh) return;
+  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
+    const sproc *p = &s->p[i];
+    if (p->state == S_FREE) continue;
+    const int32_t *sz = store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
+    for (int c = 0; c < 10; c++) {
+      if (fresh >> c & 1) mi_host_set(sys, s->c[P_SEC_CUR + c], i, sz[c]);
+      if (fresh >> (10 + c) & 1) mi_host_set(sys, s->c[P_VM_CUR + c], i, 2 * sz[c]);
+      if (fresh >> 20 & 1) OBJCL(sys, s->c[P_MAIN_PG], i, c, sz[c] / 4);
+    }
+  }
+  if (fresh >> 21 & 1)
+    for (int c = 0; c < 10; c++) OBJCL(sys, s->c[G_RES_PG], 0, c, s->store_cur[0][c] / 4);
+}
 
 /* Creates a model process; returns its index or -1. */
 static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char *user, int js_type, int js) {
@@ -315,18 +718,40 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   p->ready_since = now;
   if (kind == K_USER) { p->think_start = now; p->wake = now + think(s, sys, s->w.think_ms); p->term = s->next_term; }
   if (kind == K_JOB) { p->work_left = expo(s, sys, s->w.job_ms); p->burst = expo(s, sys, s->w.job_cpu_ms); }
+  p->cpu = slot % mi_host_cpus(sys);
+  p->stopped = -1;
   set_state(s, p, kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE);
+  storage(sys, s, p, 1);
+  if (kind == K_CI) stop(sys, s, p, K_CHILD, 0);   /* the CI waits for its program from now on */
+  if (kind == K_USER || kind == K_JOB) {   /* the loader maps its program and the system XL */
+    ADD(sys, s, G_PGM_ALLOC, 0, 1); ADD(sys, s, G_LIB_ALLOC, 0, 1);
+    mi_host_set(sys, s->c[G_CUR_PGM], 0, (s->w.sessions > 0) + (s->w.sessions > 1) + (s->w.jobs > 0) + (s->w.jobs > 1));
+    mi_host_set(sys, s->c[G_CUR_LIB], 0, 1);
+  }
   return slot;
 }
 
 /* Priority base of a queue (items 3019-3028 by queue). */
 static int32_t qbase(mi_system *sys, int q) { return CFG(sys, 3019 + 2 * q); }
 static int32_t qlimit(mi_system *sys, int q) { return CFG(sys, 3020 + 2 * q); }
+#define QBASE(s, q) ((s)->qb[q])
+#define QLIMIT(s, q) ((s)->ql[q])
+#define QUANTUM(s, q) ((s)->qt[q])
 
 /* Quantum in ticks of a queue (3029 CS max, 3031 DS, 3032 ES; others unlimited). */
 static int64_t quantum(mi_system *sys, int q) {
   int32_t ms = q == Q_CS ? CFG(sys, 3029) : q == Q_DS ? CFG(sys, 3031) : q == Q_ES ? CFG(sys, 3032) : 1000000;
   return (int64_t)ms * mi_host_ticks_per_ms(sys);
+}
+
+/* Reads the configuration a step uses many times: ticks per ms, the queues' priorities and
+ * quanta (a PUT lands between steps, so a step sees one configuration throughout). */
+static void cache_config(mi_system *sys, sim *s) {
+  s->tpm = mi_host_ticks_per_ms(sys);
+  for (int q = 0; q < 5; q++) { s->qb[q] = qbase(sys, q); s->ql[q] = qlimit(sys, q); s->qt[q] = quantum(sys, q); }
+  /* the CS quantum follows the sessions' average CPU per transaction, within 3030..3029 */
+  double lo = CFG(sys, 3030), hi = CFG(sys, 3029), avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
+  s->qt[Q_CS] = (int64_t)((avg < lo ? lo : avg > hi ? (hi > lo ? hi : lo) : avg) * (double)s->tpm);
 }
 
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
@@ -336,7 +761,7 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) ci++;
+    if (p->kind == K_CI) { ci++; mi_host_add(sys, s->rs[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
     else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
     else user++;
     sessions += p->kind == K_USER;
@@ -362,6 +787,7 @@ static void logon(mi_system *sys, sim *s) {
     int sl = spawn(sys, s, K_JOB, jobs % 2 ? "BILLING" : "REPORTS", "BATCH", 2, num);
     if (sl < 0) break;
     s->p[sl].unit = jobs % 2 ? UNIT_TAPE : UNIT_PRINTER;
+    if (jobs % 4 == 3) { s->p[sl].queue = Q_ES; s->nq[Q_DS]--; s->nq[Q_ES]++; }   /* every fourth job runs in ES */
     user++;
     jobs++;
   }
@@ -373,10 +799,13 @@ static void logon(mi_system *sys, sim *s) {
   mi_host_set(sys, s->c[G_CUR_USER], 0, user);
   int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
   mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
+  mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
+  s->pressure = (double)used / (double)(mem > 0 ? mem : 1);
 }
 
 /* Ends a job: its process dies. */
 static void end_proc(mi_system *sys, sim *s, sproc *p) {
+  storage(sys, s, p, -1);
   mi_host_proc_exit(sys, p->slot);
   set_state(s, p, S_FREE);
   ADD(sys, s, G_COMPL, 0, 1);
@@ -384,7 +813,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
-  int64_t ms = ticks / mi_host_ticks_per_ms(sys);
+  int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
   ADD(sys, s, base + b, 0, 1);
@@ -422,25 +851,51 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   mi_host_set(sys, s->c[I_QCUR], ldev, s->disk_out[ldev]);
   ADD(sys, s, I_QCUM, ldev, depth + 1);
   if (!dev) {
-    mi_host_add_objcl(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
+    OBJCL(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
     ADD(sys, s, write ? I_SWWT : I_SWRD, ldev, 1);   /* 23009/23010: disk read and write requests */
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
     int pages = bytes / 2048 ? bytes / 2048 : 1;
-    mi_host_add_objcl(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
-    mi_host_add_objcl(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
-    if (!write) ADD(sys, s, G_STOP_PREF, 0, 1);
+    OBJCL(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
+    OBJCL(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
+    OBJCL(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
+    OBJCL(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
+    if (!write) stop(sys, s, p, K_PREFETCH, done - now);
+  }
+  /* the same request seen by the disc's volume manager: queue depth, waits and service by bands */
+  {
+    static const int band_ms[4] = {25, 50, 100, 200};
+    int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
+    int bq = 0, bs = 0;
+    while (bq < 4 && qw >= band_ms[bq]) bq++;
+    while (bs < 4 && sv >= band_ms[bs]) bs++;
+    ADD(sys, s, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
+    mi_host_max(sys, s->c[I_VQMAX], ldev, depth + 1);
+    ADD(sys, s, write ? I_VWQCUM : I_VRQCUM, ldev, depth + 1);
+    ADD(sys, s, (write ? I_VWQW : I_VRQW) + bq, ldev, 1);
+    ADD(sys, s, write ? I_VWQWT : I_VRQWT, ldev, start - now);
+    ADD(sys, s, (write ? I_VWSV : I_VRSV) + bs, ldev, 1);
+    ADD(sys, s, write ? I_VWSVT : I_VRSVT, ldev, service);
+    ADD(sys, s, write ? I_WTLEN : I_RDLEN, ldev, bytes);
+    ADD(sys, s, I_REQ_SECS, ldev, done - now);
+    OBJCL(sys, s->c[write ? I_OBJ_WT : I_OBJ_RD], ldev, dev ? 0 : cls, bytes);
+    if (p->kind == K_JOB && !dev) ADD(sys, s, write ? I_NONMM_WT : I_NONMM_RD, ldev, 1);   /* a job's own buffers */
+    if (p->cm) { ADD(sys, s, write ? I_CM_WT : I_CM_RD, ldev, 1); ADD(sys, s, write ? I_CM_BWT : I_CM_BRD, ldev, 1); }
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
     ADD(sys, s, write ? P_DWRITE : P_DREAD, p->slot, 1);
     ADD(sys, s, write ? P_DWRITE_SZ : P_DREAD_SZ, p->slot, bytes);
-    mi_host_add_objcl(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
-    ADD(sys, s, P_STOP_DISC, p->slot, 1);
-    ADD(sys, s, P_STOP_DISC_T, p->slot, done - now);
-    ADD(sys, s, G_STOP_DISC, 0, 1);
-    ADD(sys, s, C_STOP_DISC, cpu, 1);
-  } else ADD(sys, s, G_STOP_OTHER_IO, 0, 1);
+    OBJCL(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
+    ADD(sys, s, write ? P_LWT_SZ : P_LRD_SZ, p->slot, bytes);
+    OBJCL(sys, s->c[write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ], p->slot, cls, bytes);
+    (void)cpu;
+    stop(sys, s, p, K_DISC_IO, done - now);
+  } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
+    if (dev == UNIT_PRINTER) { ADD(sys, s, P_PRN_WT, p->slot, 1); ADD(sys, s, P_PRN_WT_SZ, p->slot, bytes); }
+    else if (write) { ADD(sys, s, P_TAPE_WT, p->slot, 1); ADD(sys, s, P_TAPE_WT_SZ, p->slot, bytes); }
+    else { ADD(sys, s, P_TAPE_RD, p->slot, 1); ADD(sys, s, P_TAPE_RD_SZ, p->slot, bytes); }
+    if (rnd(s) < 0.05) ADD(sys, s, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, p->slot, 1);
+    stop(sys, s, p, K_OTHER_IO, done - now);
+  }
   /* a file-system semaphore now and then, queue length from the disk queue */
   if (rnd(s) < 0.2) {
     static const int sem[4] = {19, 20, 23, 59};
@@ -454,34 +909,151 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   set_state(s, p, S_IO);
 }
 
-/* Page faults that accompany an I/O under memory pressure; returns memory-manager ticks. */
-static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu) {
+/* p stops for reason k at time at and waits ticks (a room's lock, port, fault ...). */
+static void wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t ticks) {
+  stop(sys, s, p, k, ticks);
+  p->reason = k;
+  p->wake = at + ticks;
+  p->after_wait = 1;
+  p->burst = s->tpm / 2 + 1;   /* half a millisecond to pick up where it stopped */
+  set_state(s, p, S_WAIT);
+}
+
+/* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
+ * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
+ * every other count, the same. */
+static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
+  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* 1 if anybody counts the global or process domain now (else the event rows are skipped). */
+static int counting(const mi_system *sys) {
+  const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+  return b->lane[MI_DOM_GLOBAL].cells || b->lane[MI_DOM_PROCESS].cells;
+}
+
+/* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
+ * per-process twin). */
+static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
+  if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) return;
+  if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
+  mi_host_add(sys, s->ev[i][0], 0, n);
+  mi_host_add(sys, s->ev[i][1], p->slot, n);
+}
+
+/* The event counters of one operation of a room by p (evrows) on an object of class cls: each
+ * row's whole count, and its fraction by chance. */
+static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cls) {
+  uint64_t op = ++s->opseq;
+  s->room_ops[room]++;
+  if (!counting(sys)) return;
+  for (int k = 0; k < s->nwhole[room]; k++) ev_count(sys, s, p, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
+  /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
+   * chosen by its fraction */
+  int nch = s->nchance[room];
+  if (!nch) return;
+  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0), pk = s->ev_exp[room], f = pk;
+  int hits = 0;
+  while (u > f && hits < 64) { hits++; pk *= s->ev_lambda[room] / hits; f += pk; }
+  for (int h = 1; h <= hits; h++) {
+    uint64_t x = ev_hash(s, op, h);
+    double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
+    int lo = 0, hi = nch - 1;   /* the first row whose cumulative fraction exceeds v */
+    while (lo < hi) { int mid = (lo + hi) / 2; if (s->cum[room][mid] > v) hi = mid; else lo = mid + 1; }
+    int i = s->chance[room][lo];
+    if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
+      mi_host_add(sys, inst_counter(evrows[i].gitem + (int32_t)((x & 0x7FF) % (uint64_t)evrows[i].n)), 0, 1);
+      continue;
+    }
+    ev_count(sys, s, p, i, 1, cls);
+  }
+}
+
+/* One operation of a room by p at time at: its events, maybe a semaphore block, maybe a wait.
+ * Returns 1 when p now waits. */
+static int room_op(mi_system *sys, sim *s, sproc *p, int room, int64_t at) {
+  room_events(sys, s, p, room, 7);
+  if (room == R_FILE) {   /* an open reads the directory and the file label: a control request to the first disc */
+    ADD(sys, s, P_DOTHER, p->slot, 1);
+    OBJCL(sys, s->c[P_DOTHER_OBJ], p->slot, 7, 1);
+    ADD(sys, s, I_CTRL, 1, 1);
+  }
+  for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
+    if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
+      int cls = semrows[i].cls[(int)(rnd(s) * 6) % 6], q = 1 + (int)(rnd(s) * 8);
+      mi_host_sem_block(sys, MI_DOM_GLOBAL, 0, cls, q);
+      mi_host_sem_block(sys, MI_DOM_PROCESS, p->slot, cls, q);
+    }
+  double u = rnd(s), acc = 0;
+  for (int i = s->wt_lo[room]; i < s->wt_hi[room]; i++) {
+    if (waitrows[i].room != room) continue;
+    acc += waitrows[i].chance;
+    if (u < acc) {
+      wait_on(sys, s, p, reason_of(waitrows[i].reason), at, expo(s, sys, waitrows[i].ms) + 1);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The rooms' operations between two bursts of p: a session spreads its transaction's
+ * operations over its I/Os, a job makes a quarter of the rates per burst. 1 when p waits. */
+static int rooms(mi_system *sys, sim *s, sproc *p, int64_t at) {
+  const double rate[4] = {s->w.file_opens, s->w.image_calls, s->w.sql_stmts, s->w.ipc_msgs};
+  double per = p->kind == K_USER ? 1.0 / (s->w.txn_ios + 1) : 0.25;
+  for (int r = 0; r < 4; r++) {
+    for (double x = rate[r] * per; x > 0; x -= 1) {
+      if (x < 1 && rnd(s) >= x) break;
+      if (room_op(sys, s, p, r, at)) return 1;
+    }
+  }
+  return 0;
+}
+
+/* Page faults that accompany an I/O under memory pressure; returns memory-manager ticks. A
+ * fault that must read its page (one in four, more under pressure) makes p wait for it:
+ * *waits is set then. */
+static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int *waits) {
   int64_t n = 0, t = 0;
   double f = s->w.faults_per_io;
   while (f > 0) { if (rnd(s) < f) n++; f -= 1.0; }
+  int wait_k = -1;
   for (int64_t i = 0; i < n; i++) {
-    int k = (int)(rnd(s) * 7) % 7;
-    mi_host_add_objcl(sys, s->c[G_PF], 0, pf_classes[k][0], 1);
-    mi_host_add_objcl(sys, s->c[G_PF_LEN], 0, pf_classes[k][0], 2);
-    mi_host_add_objcl(sys, s->c[P_PF], p->slot, pf_classes[k][0], 1);
-    ADD(sys, s, G_STOP_PF + pf_classes[k][1], 0, 1);
-    ADD(sys, s, P_STOP_PF, p->slot, k == 0);
+    int k = (int)(rnd(s) * 7) % 7, cls = pf_classes[k][0];
+    OBJCL(sys, s->c[G_PF], 0, cls, 1);
+    OBJCL(sys, s->c[G_PF_LEN], 0, cls, 2);
+    OBJCL(sys, s->c[P_PF], p->slot, cls, 1);
+    int io = rnd(s) < 0.25 + s->pressure / 4;
+    if (io) {
+      OBJCL(sys, s->c[G_PF_IO_PG], 0, cls, 2);
+      OBJCL(sys, s->c[G_PF_IO_MIBS], 0, cls, 1);
+    }
+    if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
+    else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
+    if (cls == 0) OBJCL(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
     ADD(sys, s, C_FETCH_C, cpu, 1);
+    ADD(sys, s, G_FETCH_C, 0, 1);
     ADD(sys, s, G_CLOCK, 0, 1);
-    t += mi_host_ticks_per_ms(sys) / 5;   /* 0.2 ms of memory manager per fault */
+    room_events(sys, s, p, R_MEM, cls);
+    t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
-  if (n) ADD(sys, s, G_PRESS, 0, n > 1);
+  if (n) { ADD(sys, s, G_PRESS, 0, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
+  *waits = 0;
+  if (wait_k >= 0) { wait_on(sys, s, p, wait_k, at, expo(s, sys, s->w.disk_ms) + 1); *waits = 1; }
+  else if (n && room_op(sys, s, p, R_MEM, at)) *waits = 1;
   return t;
 }
 
-/* Picks the ready process of highest priority not yet run in this step; -1 if none. */
+/* Picks the ready process of highest priority not yet run in this step (the first come among
+ * equals); -1 if none. O(log n): the top of the dispatch heap. */
 static int pick(sim *s) {
   int best = -1;
-  for (int k = 0; k < s->nrdy; k++) {
-    int i = s->rdy[k];
-    sproc *p = &s->p[i];
-    if (p->state == S_READY && !p->ran && (best < 0 || p->pri > s->p[best].pri)) best = i;
-  }
+  while (s->nrh && (best = rh_pop(s)) < 0) {}
+  if (best < 0) return -1;
+  s->ran[s->nran++] = best;
   return best;
 }
 
@@ -494,7 +1066,7 @@ static void io_done(mi_system *sys, sim *s, sproc *p) {
 /* A system process wakes for its periodic duty, in the BS queue. */
 static void duty_wake(mi_system *sys, sim *s, sproc *p) {
   p->burst = expo(s, sys, 2.0) + 1;
-  p->pri = qbase(sys, p->queue);
+  p->pri = QBASE(s, p->queue);
   p->quantum_used = 0;
 }
 
@@ -502,11 +1074,16 @@ static void duty_wake(mi_system *sys, sim *s, sproc *p) {
 static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   int64_t think = now - p->think_start;
   histo(sys, s, G_THINK, think_bounds, think);
+  if (think < 100 * s->tpm) ADD(sys, s, G_THINK_UNDER, 0, 1);   /* under 21030's 100 ms */
   ADD(sys, s, P_THINK_T, p->slot, think);
-  ADD(sys, s, P_STOP_TRM, p->slot, 1);
-  ADD(sys, s, P_STOP_TRM_T, p->slot, think);
-  ADD(sys, s, G_STOP_TRM, 0, 1);
+  stop(sys, s, p, K_TERM_READ, think);
   ADD(sys, s, P_TERM_READS, p->slot, 1);
+  int64_t rd_bytes = 8 + (int64_t)(72 * rnd(s));   /* drawn whether counted or not: the model's stream */
+  ADD(sys, s, P_TRD_SZ, p->slot, rd_bytes);
+  if (rnd(s) < 0.05) {   /* the read's timer popped: the user typed nothing */
+    ADD(sys, s, P_TIMED_C, p->slot, 1); ADD(sys, s, P_TIMED_T, p->slot, think);
+    ADD(sys, s, I_TIMED_C, p->term, 1); ADD(sys, s, I_TIMED_T, p->term, think);
+  }
   ADD(sys, s, P_LTRD, p->slot, 1);
   ADD(sys, s, P_TREAD, p->slot, 1);
   ADD(sys, s, I_TTHINK, p->term, think);
@@ -515,70 +1092,105 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   p->first_done = 0;
   p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
   p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
-  p->pri = qbase(sys, p->queue);
+  p->pri = QBASE(s, p->queue);
   p->quantum_used = 0;
 }
 
 /* The wake-ups due by now, earliest first, made ready; counts the interrupts (I/O completions)
  * and returns how many sessions woke at CS priority. */
-static int wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts) {
-  int woke_cs = 0;
+static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int woke[3]) {
   for (int i; (i = heap_due(s, now)) >= 0;) {
     sproc *p = &s->p[i];
-    if (p->state == S_IO) { io_done(sys, s, p); (*interrupts)++; }
-    else if (p->state == S_SLEEP) duty_wake(sys, s, p);
-    else { terminal_read(sys, s, p, now); woke_cs++; }
+    if (p->state == S_IO) { io_done(sys, s, p); (*interrupts)++; woke[1] += p->queue == Q_CS; }
+    else if (p->state == S_SLEEP) { duty_wake(sys, s, p); woke[2]++; }
+    else if (p->state == S_THINK) { terminal_read(sys, s, p, now); woke[0]++; }
     p->ready_since = now;
     set_state(s, p, S_READY);
   }
-  return woke_cs;
 }
 
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
-static void queue_accounting(mi_system *sys, sim *s, int64_t len, int woke_cs) {
-  int nq[5] = {0}, nready = s->nrdy;
-  for (int k = 0; k < s->nrdy; k++) { sproc *p = &s->p[s->rdy[k]]; p->ran = 0; nq[p->queue]++; }
-  /* a session waking at CS priority preempts a batch process that was running at the step's end */
-  int preempt = woke_cs < s->low_running ? woke_cs : s->low_running;
-  if (preempt) ADD(sys, s, G_LAUNCH_STOP_PRI, 0, preempt);
+static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke[3]) {
+  int nready = s->nrdy;
+  /* the processes dispatched in the last step that are still READY may run again */
+  for (int k = 0; k < s->nran; k++) {
+    sproc *p = &s->p[s->ran[k]];
+    if (p->state == S_READY && !p->hkey) rh_push(s, p);
+  }
+  s->nran = 0;
+  /* a session waking at CS priority (its terminal read: priority preemption; its disc I/O: disc
+   * I/O preemption) or a system process waking for its duty (preemption) preempts a batch
+   * process that held a CPU at the step's end */
+  static const int why[3] = {K_PRI_PREEMPT, K_DISC_PREEMPT, K_PREEMPT};
+  for (int w = 0, cpu = 0; w < 3; w++)
+    for (int n = woke[w]; n > 0 && cpu < 8; cpu++) {
+      int slot = s->low_slot[cpu];
+      if (slot < 0 || s->p[slot].state != S_READY) continue;
+      stop(sys, s, &s->p[slot], why[w], 0);
+      s->p[slot].stopped = why[w];
+      n--;
+    }
   ADD(sys, s, G_CUM_RQ, 0, s->rq_entries);
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
-  for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, nq[q]);
+  if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
-  int64_t tpm = mi_host_ticks_per_ms(sys);
-  p->ran = 1;
+  int64_t tpm = s->tpm;
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
   ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  ADD(sys, s, G_DISP_C, 0, 1);
+  if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
+    if (s->cnt) mi_host_add(sys, s->rs[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
+    p->stopped = -1;
+  }
   ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
   ADD(sys, s, P_READY, p->slot, now - p->ready_since);
   ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
-  int64_t qleft = quantum(sys, p->queue) - p->quantum_used;
+  p->cpu = cpu;
+  /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
+  if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
+    int64_t sw = tpm / 2 < *budget ? tpm / 2 : *budget;
+    *budget -= sw;
+    ADD(sys, s, G_SWAPIN_T, 0, sw); ADD(sys, s, G_SWAPIN_C, 0, 1); ADD(sys, s, C_SWAP_T, cpu, sw); ADD(sys, s, C_SWAP_C, cpu, 1);
+    OBJCL(sys, s->c[G_SWAP_PG], 0, p->cm ? 3 : 2, 8);
+  }
+  /* a stack overflow trap every 1,009th launch (20 us) */
+  if (++s->dispatches % 1009 == 0 && *budget > 0) {
+    int64_t tt = tpm / 50 < *budget ? tpm / 50 : *budget;
+    *budget -= tt;
+    ADD(sys, s, G_TOS_T, 0, tt); ADD(sys, s, G_TOS_C, 0, 1); ADD(sys, s, C_TOS_T, cpu, tt); ADD(sys, s, C_TOS_C, cpu, 1);
+    ADD(sys, s, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 0, 1);
+  }
+  int64_t qleft = QUANTUM(s, p->queue) - p->quantum_used;
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
   ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
   ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
   ADD(sys, s, P_TIME, p->slot, run);
+  p->txn_cpu += run;
   mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
   if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1); }
+               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1);
+               ADD(sys, s, P_SW2NM, p->slot, 1); }
   if (p->kind == K_JOB) p->work_left -= run;
 }
 
 /* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
 static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now) {
-  if (p->quantum_used >= quantum(sys, p->queue)) {   /* quantum expired: decay toward the limit */
+  if (p->quantum_used >= QUANTUM(s, p->queue)) {   /* quantum expired: decay toward the limit */
     p->quantum_used = 0;
     p->pri -= 128;
-    if (p->pri < qlimit(sys, p->queue)) p->pri = qlimit(sys, p->queue);
-    ADD(sys, s, P_STOP_QX, p->slot, 1); ADD(sys, s, G_STOP_QX, 0, 1); ADD(sys, s, C_STOP_QX, cpu, 1);
+    if (p->pri < QLIMIT(s, p->queue)) p->pri = QLIMIT(s, p->queue);
+    (void)cpu;
+    stop(sys, s, p, K_QUANTUM, 0);
+    p->stopped = K_QUANTUM;
   }
   p->ready_since = now;
 }
@@ -586,34 +1198,56 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
  * a session's response and think, or a job's end. */
 static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
-  int64_t tpm = mi_host_ticks_per_ms(sys);
+  int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
     p->first_done = 1;
     int64_t first = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_FIRST, resp_bounds, first);
     ADD(sys, s, P_FIRST_T, p->slot, first);
+    ADD(sys, s, I_FIRST_T, p->term, first);
     ADD(sys, s, P_LTWT, p->slot, 1); ADD(sys, s, P_TWRITE, p->slot, 1);
   }
+  ADD(sys, s, C_COMPL, cpu, 1);
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
-    int64_t mm = faults(sys, s, p, cpu);
-    if (mm > *budget) mm = *budget;
-    *budget -= mm;
-    ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
+    if (p->after_wait) p->after_wait = 0;   /* back from a room's wait: on to the I/O */
+    else {
+      int waits;
+      int64_t mm = faults(sys, s, p, cpu, now + (len - *budget), &waits);
+      if (mm > *budget) mm = *budget;
+      *budget -= mm;
+      ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
+      if (waits || rooms(sys, s, p, now + (len - *budget))) return;
+    }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
     else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
     /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
     int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
-    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER);
+    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER || (dev && p->work_left % 3 == 0));
   } else if (p->kind == K_SYS) {
-    double pause_ms = 500 + 1000 * rnd(s);
+    if (p->after_wait) p->after_wait = 0;
+    else if (room_op(sys, s, p, R_SYS, now + (len - *budget))) return;   /* its duty waits */
+    /* duties every 0.5-1.5 s; SYSMAIN's every 2-5 s (a long pause) */
+    double pause_ms = p->sysno == 6 ? 2000 + 3000 * rnd(s) : 500 + 1000 * rnd(s);
     p->wake = now + (len - *budget) + (int64_t)(pause_ms * tpm);
     p->short_sleep = pause_ms <= 1000;
+    p->long_sleep = pause_ms >= 2000;
+    stop(sys, s, p, p->long_sleep ? K_LONG_PAUSE : K_TIMER, p->wake - now - (len - *budget));
     set_state(s, p, S_SLEEP);
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_RESP, resp_bounds, resp);
     ADD(sys, s, P_RESP_T, p->slot, resp);
     ADD(sys, s, I_TRESP, p->term, resp);
+    double cpu_ms = (double)p->txn_cpu / (double)tpm;
+    s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
+    p->txn_cpu = 0;
+    /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
+    stop(sys, s, p, K_TERM_WRITE, tpm * 2);
+    int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
+    ADD(sys, s, P_TWT_SZ, p->slot, wt_bytes);
+    room_events(sys, s, p, R_TERM, 7);
+    if (rnd(s) < 0.01) { stop(sys, s, p, reason_of(25071), tpm * 50); ADD(sys, s, P_TERM_OTHER, p->slot, 1); }
+    else if (rnd(s) < 0.002) stop(sys, s, p, reason_of(25079), tpm * 200);
     s->txns++;
     p->think_start = now + (len - *budget);
     p->wake = p->think_start + think(s, sys, s->w.think_ms);
@@ -627,19 +1261,27 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
  * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
-  int64_t tpm = mi_host_ticks_per_ms(sys), budget = len;
+  int64_t tpm = s->tpm, budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   int64_t ics = (interrupts / ncpu + (cpu < interrupts % ncpu)) * (tpm * 3 / 100);   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
   ADD(sys, s, C_EXT_ICS, cpu, ics);
   ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
+  /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
+   * each CPU every 10th step (0.1 ms) */
+  if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
+    int64_t rp = tpm / 10 < budget ? tpm / 10 : budget;
+    budget -= rp;
+    ADD(sys, s, C_REPL_C, cpu, 1); ADD(sys, s, C_REPL_T, cpu, rp);
+  }
+  s->low_slot[cpu] = -1;
   for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
     sproc *p = &s->p[idx];
     dispatch(sys, s, p, cpu, now, &budget);
     if (p->burst > 0) {
       burst_stopped(sys, s, p, cpu, now);
-      if (p->queue >= Q_DS && budget == 0) low_left++;   /* a batch process held this CPU to the end */
+      if (p->queue >= Q_DS && budget == 0) { low_left++; s->low_slot[cpu] = p->slot; }   /* held to the end */
       continue;
     }
     burst_done(sys, s, p, cpu, now, len, &budget);
@@ -655,6 +1297,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
 
 /* The level counters as the step leaves them, which is what the next GET sees. */
 static void levels(mi_system *sys, sim *s, int nready) {
+  if (!s->cnt) return;
   mi_host_set(sys, s->c[G_CUR_RQ], 0, s->nrdy);
   mi_host_max(sys, s->c[G_MAX_RQ], 0, s->nrdy > nready ? s->nrdy : nready);
   mi_host_set(sys, s->c[G_BLK_DISC], 0, s->nio - s->nio_other);
@@ -662,19 +1305,99 @@ static void levels(mi_system *sys, sim *s, int nready) {
   mi_host_set(sys, s->c[G_BLK_TRM], 0, s->nthink);
   mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
   mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
+  mi_host_set(sys, s->rs[K_LONG_PAUSE][RS_G_BLK], 0, s->nlong);
+  for (int i = 0; i < s->ndirty; i++) {
+    int k = s->dirty[i];
+    s->blk_dirty[k] = 0;
+    mi_host_set(sys, s->rs[k][RS_G_BLK], 0, s->nblk[k]);
+  }
+  s->ndirty = 0;
+}
+
+/* The transaction manager's logs, once a second: the system log (file system, TurboIMAGE) and
+ * the user log (SQL) write when their rooms worked in the second, and checkpoint every minute.
+ * The two logs' items are 51 apart (21554.., 21605..). */
+static void xm_second(mi_system *sys, sim *s, int64_t now) {
+  int64_t tpm = s->tpm, sec = s->sim_ms / 1000;
+  int64_t ops[2] = {s->room_ops[R_FILE] + s->room_ops[R_IMAGE], s->room_ops[R_SQL]};
+  for (int l = 0; l < 2; l++) {
+    int32_t o = 51 * l;
+    if (ops[l] == s->xm_commits[l]) continue;   /* the log was idle this second */
+    s->xm_commits[l] = ops[l];
+    mi_host_add(sys, inst_counter(21562 + o), 0, 1);                     /* timer pops */
+    if (s->xm_last_write[l]) {
+      int64_t between = now - s->xm_last_write[l];
+      mi_host_add(sys, inst_counter(21554 + o), 0, between);
+      mi_host_max(sys, inst_counter(21555 + o), 0, between);
+    }
+    s->xm_last_write[l] = now;
+    mi_host_set(sys, inst_counter(21556 + o), 0, now - s->boot);
+    mi_host_max(sys, inst_counter(21559 + o), 0, 1 + ops[l] % 7);          /* pins blocked by one write */
+    if (sec % 60 == 0) {   /* a checkpoint: 20-80 ms, one in five blocked by a busy log */
+      int64_t dur = (20 + ops[l] % 61) * tpm;
+      mi_host_add(sys, inst_counter(21566 + o), 0, 1);
+      if (s->xm_last_ckpt[l]) {
+        int64_t between = now - s->xm_last_ckpt[l];
+        mi_host_add(sys, inst_counter(21567 + o), 0, between);
+        if (!s->xm_min_between[l] || between < s->xm_min_between[l]) s->xm_min_between[l] = between;
+        mi_host_set(sys, inst_counter(21568 + o), 0, s->xm_min_between[l]);
+        mi_host_max(sys, inst_counter(21569 + o), 0, between);
+      }
+      s->xm_last_ckpt[l] = now;
+      mi_host_add(sys, inst_counter(21570 + o), 0, dur);
+      if (!s->xm_min_dur[l] || dur < s->xm_min_dur[l]) s->xm_min_dur[l] = dur;
+      mi_host_set(sys, inst_counter(21571 + o), 0, s->xm_min_dur[l]);
+      mi_host_max(sys, inst_counter(21572 + o), 0, dur);
+      mi_host_set(sys, inst_counter(21573 + o), 0, now - s->boot);
+      if (sec / 60 % 5 == 1) {
+        int64_t blk = dur / 4;
+        mi_host_add(sys, inst_counter(21574 + o), 0, 1);
+        mi_host_add(sys, inst_counter(21575 + o), 0, blk);
+        mi_host_max(sys, inst_counter(21576 + o), 0, blk);
+        mi_host_set(sys, inst_counter(21577 + o), 0, blk);
+      }
+    }
+  }
+}
+
+/* A mirrored disc's repair, once a second: the first disc resynchronizes its mirror from the
+ * 2nd to the 4th minute of every hour, 512 KB a second. */
+static void repair_second(mi_system *sys, sim *s, int64_t now) {
+  int64_t t = s->sim_ms / 1000 % 3600;
+  if (t < 120 || t > 240) return;
+  if (t == 120) mi_host_set(sys, s->c[I_REP_START], 1, now - s->boot);
+  if (t == 240) { mi_host_set(sys, s->c[I_REP_STOP], 1, now - s->boot); return; }
+  ADD(sys, s, I_REP_KB, 1, 512); ADD(sys, s, I_REP_MIBS, 1, 1); ADD(sys, s, I_REP_T, 1, 1000 * s->tpm);
+  mi_host_set(sys, s->c[I_REP_PCT], 1, (t - 120) * 100 / 120);
 }
 
 /* Runs one step of ms (1-10) milliseconds of the model. */
 static void step(mi_system *sys, sim *s, int64_t ms) {
-  int64_t tpm = mi_host_ticks_per_ms(sys), len = ms * tpm, now = mi_host_now(sys);
+  cache_config(sys, s);
+  s->step_no++;
+  {
+    const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+    int was = s->cnt;
+    s->cnt = 0;
+    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= b->lane[d].cells != 0;
+    if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
+  }
+  int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
-  if (now - s->last_logon >= 1000 * tpm) { logon(sys, s); s->last_logon = now; }
+  if (now - s->last_logon >= 1000 * tpm) {
+    logon(sys, s);
+    s->last_logon = now;
+    xm_second(sys, s, now);
+    refresh_levels(sys, s);
+    repair_second(sys, s, now);
+  }
   /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
   mi_host_set(sys, s->c[G_MINTH], 0, 100);
   mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
-  int interrupts = 0, woke_cs = wake_due(sys, s, now, &interrupts);
+  int interrupts = 0, woke[3] = {0, 0, 0};   /* sessions from the terminal, from disc I/O, system processes */
+  wake_due(sys, s, now, &interrupts, woke);
   int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
-  queue_accounting(sys, s, len, woke_cs);
+  queue_accounting(sys, s, len, woke);
   int low_left = 0;
   for (int cpu = 0; cpu < ncpu; cpu++) low_left += run_cpu(sys, s, cpu, now, len, interrupts, nio);
   s->low_running = low_left;
@@ -771,6 +1494,10 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
+  cache_config(sys, s);
+  s->boot = mi_host_now(sys);
+  s->wbase = s->boot;
+  for (int c = 0; c < 8; c++) s->low_slot[c] = -1;   /* no CPU held by a batch process yet */
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
   /* the machine is configured for its workload: limits that admit every session and job */
@@ -781,10 +1508,14 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     int slot = mi_host_proc_slot(sys, i + 1);
     if (slot < 0) continue;
     sproc *p = &s->p[slot];
-    p->slot = slot; p->kind = K_SYS; p->queue = Q_BS;
+    p->slot = slot; p->kind = K_SYS; p->queue = i == 3 ? Q_AS : Q_BS;   /* MEMMGR runs in the linear AS queue */
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
     p->short_sleep = (i + 1) * 137 <= 1000;
+    p->sysno = i;
+    p->stopped = -1;
+    p->cpu = slot % mi_host_cpus(sys);
     set_state(s, p, S_SLEEP);
+    storage(sys, s, p, 1);
   }
   mi_source_attach(sys, &mi_source_sim_ops, s);
   s->last_logon = mi_host_now(sys) - 1000 * mi_host_ticks_per_ms(sys);
@@ -849,5 +1580,5 @@ static int sim_open(mi_system *sys, const char *arg, const mi_source_args *a, ch
 
 /* The simulated HP 3000 as a source. */
 const mi_source_ops mi_source_sim_ops = {
-  "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk)", sim_open, refresh, free,
+  "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk, image, sql, ipc, memory-pressure)", sim_open, refresh, free,
 };
