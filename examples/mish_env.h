@@ -3,7 +3,7 @@
  * examples does, opens the system with mi_system_open and installs it as the default that the
  * upper-case API measures:
  *   MISH_SYSTEM   sim (default), host, or any spec of mi_system_open (sim:batch, host:/proc-root)
- *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk)
+ *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk, image, sql, ipc, ...)
  *   MISH_CPUS     simulated processors, 1-8
  *   MISH_PROC     the proc root the host system reads (default /proc)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)

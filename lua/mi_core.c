@@ -137,7 +137,13 @@ static void table_workload(lua_State *L, int t, mi_workload *out, char *name, si
   if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "workload must be a built-in name here");
   const char *wname = luaL_optstring(L, -1, "oltp");
   const mi_workload *b = mi_workload_builtin(wname);
-  if (!b) luaL_error(L, "unknown workload '%s' (try idle, oltp, batch, memory, disk, or a workload file)", wname);
+  if (!b) {
+    luaL_Buffer lb;
+    luaL_buffinit(L, &lb);
+    for (int i = 0; mi_workload_name(i); i++) { luaL_addstring(&lb, mi_workload_name(i)); luaL_addstring(&lb, ", "); }
+    luaL_pushresult(&lb);
+    luaL_error(L, "unknown workload '%s' (try %sor a workload file)", wname, lua_tostring(L, -1));
+  }
   mi_workload w = *b;
   lua_pop(L, 1);
   opt_field(L, t, "name", LUA_TSTRING);

@@ -568,8 +568,12 @@ static int check_options(void) {
     }
   }
   const char *w = optval[O_WORKLOAD];
-  if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0)
-    return opt_error("'%s': no such workload (idle, oltp, batch, memory, disk, or a readable .lua file)", opt_said(O_WORKLOAD));
+  if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0) {
+    char known[256] = "";
+    for (int i = 0; mi_workload_name(i); i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ", mi_workload_name(i));
+    return opt_error("'%s': no such workload (%sor a readable .lua file)", opt_said(O_WORKLOAD), known);
+  }
   if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
   if (optval[O_MININT]) {
     char *end;
