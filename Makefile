@@ -20,13 +20,15 @@ LDLIBS   = -lm -pthread
 
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
-CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC)
+CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC) $(RECORD_SRC)
 STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c
 AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
-SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c
+SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c core/sources/replay.c
+# recordings (#13): the recorder and the reader (core/RECORDING.md)
+RECORD_SRC = core/record/writer.c core/record/reader.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/gen/mi_status.h core/mi_record.h core/record/format.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB)
@@ -63,7 +65,7 @@ core/libmi.a: $(CORE_OBJ)
 core/libmi.so: $(CORE_OBJ)
 	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
+spec/test_core: spec/test_core.c spec/test_record.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
 examples/embed: examples/embed.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)

@@ -65,7 +65,7 @@ describe("#12 door 1: one default system", function()
     agree("", "--system sim:disk", "sim", "disk")
   end)
   it("a bad choice is one line naming it, exit 1 (#12.1)", function()
-    for opts, msg in pairs({ ["--system vax"] = "mish: unknown system 'vax' (sim, host)",
+    for opts, msg in pairs({ ["--system vax"] = "mish: unknown system 'vax' (sim, host, replay)",
                              ["--cpus 9"] = "mish: cpus must be 1-8, got 9",
                              ["--system host --workload batch"] = "mish: a workload runs on the simulated system, not on 'host'",
                              ["--proc /tmp"] = "mish: a proc root (--proc) needs the host system, not 'sim'" }) do

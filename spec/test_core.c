@@ -2436,6 +2436,8 @@ static void test_host_memtotal_holds(void) {
   rm_tree(root);
 }
 
+#include "test_record.c"   /* recordings (#13) */
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -2452,6 +2454,9 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_record_replay();
+  test_record_tears();
+  test_record_seek();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
