@@ -396,6 +396,9 @@ static void usage(void) {
          "                   (removed at exit)\n"
          "  --attach PATH    measure the system another process shares in PATH\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
+         "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
+         "  --from T --to T  its window (ISO 8601 or offsets such as +10m) and\n"
+         "  --speed N|max    its pace (default max: a script's sleep steps the recording)\n"
          "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC)\n"
          "  --version        print the version\n"
          "  --help           print this help\n", progname);
@@ -410,6 +413,7 @@ static int pmain(lua_State *L) {
   const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
   const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC");
   const char *share = NULL, *attach = NULL;
+  const char *replay = NULL, *from = NULL, *to = NULL, *speed = NULL;   /* #13 */
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -428,6 +432,10 @@ static int pmain(lua_State *L) {
     if ((strcmp(a, "--cpus") == 0) && i + 1 < argc) { cpus = argv[++i]; continue; }
     if ((strcmp(a, "--share") == 0) && i + 1 < argc) { share = argv[++i]; continue; }
     if ((strcmp(a, "--attach") == 0) && i + 1 < argc) { attach = argv[++i]; continue; }
+    if ((strcmp(a, "--replay") == 0) && i + 1 < argc) { replay = argv[++i]; continue; }
+    if ((strcmp(a, "--from") == 0) && i + 1 < argc) { from = argv[++i]; continue; }
+    if ((strcmp(a, "--to") == 0) && i + 1 < argc) { to = argv[++i]; continue; }
+    if ((strcmp(a, "--speed") == 0) && i + 1 < argc) { speed = argv[++i]; continue; }
     if (strcmp(a, "-e") == 0 && i + 1 < argc) { i++; continue; }
     if (a[0] == '-' && a[1] && strcmp(a, "-") != 0) { fprintf(stderr, "%s: unrecognized option '%s'\n", progname, a); usage(); lua_pushinteger(L, 1); return 1; }
     script = i;
@@ -441,11 +449,19 @@ static int pmain(lua_State *L) {
     fprintf(stderr, "%s: --share publishes this shell's system, --attach measures another's: not both\n", progname);
     lua_pushinteger(L, 1); return 1;
   }
+  if ((from || to || speed) && !replay) {
+    fprintf(stderr, "%s: --from, --to and --speed go with --replay FILE\n", progname);
+    lua_pushinteger(L, 1); return 1;
+  }
+  if (replay && (attach || share)) {
+    fprintf(stderr, "%s: --replay measures a recording: not with --%s\n", progname, attach ? "attach" : "share");
+    lua_pushinteger(L, 1); return 1;
+  }
   /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
-  lua_createtable(L, 0, 6);
-  const char *const keys[] = {"system", "workload", "cpus", "proc", "share", "attach"},
-                    *vals[] = {system, workload, cpus, proc, share, attach};
-  for (int k = 0; k < 6; k++)
+  lua_createtable(L, 0, 11);
+  const char *const keys[] = {"system", "workload", "cpus", "proc", "share", "attach", "replay", "from", "to", "speed", "version"},
+                    *vals[] = {system, workload, cpus, proc, share, attach, replay, from, to, speed, MISH_VERSION};
+  for (int k = 0; k < 11; k++)
     if (vals[k] && vals[k][0]) { lua_pushstring(L, vals[k]); lua_setfield(L, -2, keys[k]); }
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"

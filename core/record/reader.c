@@ -16,7 +16,8 @@
 #include "format.h"
 
 #define NCFG 46
-#define MAX_RW 8192   /* words per entity a layout may have */
+#define MAX_RW 65536              /* words per entity a layout may have */
+#define MAX_CELLS (16 << 20)      /* cells of a domain's entities together (128 MB) */
 
 static const int MAXENT[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
 
@@ -188,11 +189,11 @@ static int get_header(mi_rec_reader *r, mir_cur *c, int64_t t) {
   if (!c->ok || tpm < 1 || tpm > 1000000 || mapping > 2 || n > 4 * 1024) return -1;
   in->tpm = (int32_t)tpm;
   in->mapping = (int32_t)mapping;
-  mi_rec_item tmp[MI_DOM_COUNT][1024];
+  static _Thread_local mi_rec_item tmp[MI_DOM_COUNT][1024];
   for (uint64_t i = 0; i < n; i++) {
     uint64_t d = mir_getv(c), item = mir_getv(c), words = mir_getv(c);
     if (!c->ok || d >= MI_DOM_COUNT || item > INT32_MAX || words < 1 || words > 720 || r->nit[d] >= 1024) return -1;
-    if (r->rw[d] + (int)words > MAX_RW) return -1;
+    if (r->rw[d] + (int)words > MAX_RW || (int64_t)(r->rw[d] + (int)words) * MAXENT[d] > MAX_CELLS) return -1;
     mi_rec_item *x = &tmp[d][r->nit[d]++];
     x->item = (int32_t)item; x->words = (int32_t)words; x->at = r->rw[d]; x->it = mi_item_lookup((int32_t)item);
     r->rw[d] += (int)words;
