@@ -20,6 +20,7 @@ typedef struct rstate {
   mi_rec_event peek;
   int peeked, ended, synced, have_sample;
   int64_t shown;                   /* the time of the sample the store shows */
+  uint64_t gen;                    /* the store's layout generation when the cells were written */
   struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
   uint8_t cfg[47][12];
   int fold_m;                      /* the store mapping the fold table is for (-2: none) */
@@ -177,6 +178,7 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
       sync_machine(sys, st);
       sync_procs(sys, st);
       put_cells(sys, st);
+      st->gen = mi_host_layout_gen(sys);
       if (ev->time > mi_host_now(sys)) mi_host_set_now(sys, ev->time);
       st->shown = ev->time;
       if (ev->time >= st->from) st->have_sample = 1;
@@ -195,6 +197,11 @@ static void replay_refresh(mi_system *sys, void *arg) {
     st->clock = st->clock0 + (int64_t)adv;
   }
   pump(sys, st, st->clock);
+  /* counters enabled since the sample was applied show its values too, not zeros */
+  if (st->have_sample && mi_host_layout_gen(sys) != st->gen) {
+    put_cells(sys, st);
+    st->gen = mi_host_layout_gen(sys);
+  }
 }
 
 /* Frees a replay's state. */
