@@ -111,6 +111,9 @@ MI_API mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen);
 MI_API void mi_rec_close(mi_rec_reader *r);
 /* Reads the next record and reports it in ev; returns ev->type (MI_REV_END at the end). */
 MI_API int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev);
+/* Says what the next mi_rec_next will report (MI_REV_DAMAGE for bytes that are not a whole record)
+ * and *t its time, without reading it: the state stays as it is. */
+MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
 /* Positions the reader at the latest key at or before ticks (through the index; the start if
  * none) and forgets the state; 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);

@@ -385,6 +385,27 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
   }
 }
 
+int mi_rec_peek(mi_rec_reader *r, int64_t *t) {
+  if (t) *t = 0;
+  if (!r) return MI_REV_END;
+  int64_t off = r->pos;
+  for (;;) {
+    if ((uint64_t)off >= r->size) return MI_REV_END;
+    int64_t len = frame_ok(r, off);
+    if (!len) return (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END;
+    int ty = ftype(r, off);
+    if (t) *t = ftime(r, off);
+    switch (ty) {
+    case MIR_T_HEADER: return MI_REV_SEGMENT;
+    case MIR_T_ENTITY: return MI_REV_ENTITY;
+    case MIR_T_CONFIG: return MI_REV_CONFIG;
+    case MIR_T_MARK: return MI_REV_MARK;
+    case MIR_T_SAMPLE: case MIR_T_KEY: return MI_REV_SAMPLE;
+    default: off += len;   /* index and later types are no events */
+    }
+  }
+}
+
 /* ---- opening, the span, seeking ---- */
 /* The end of the last whole frame: the file's end when its last frame is whole, else found
  * walking back from the end (at most 16 MB), else by a scan from the start. */

@@ -17,8 +17,8 @@ typedef struct rstate {
   int64_t clock;                   /* the recorded time the store should show (ticks) */
   int64_t wall0_ms, clock0;        /* paced replay: where the wall clock started */
   int32_t tpm;
-  mi_rec_event peek;
-  int peeked, ended, synced, have_sample;
+  mi_rec_event ev;
+  int ended, have_sample;
   int64_t shown;                   /* the time of the sample the store shows */
   uint64_t gen;                    /* the store's layout generation when the cells were written */
   struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
@@ -146,22 +146,19 @@ static void put_cells(mi_system *sys, rstate *st) {
   }
 }
 
-/* Reads the next event into st->peek (once); 0 at the end. */
-static int peek(rstate *st) {
-  if (st->peeked) return st->peek.type != MI_REV_END;
-  mi_rec_next(st->rd, &st->peek);
-  st->peeked = 1;
-  return st->peek.type != MI_REV_END;
-}
+/* The next event's type and time without reading it (the reader's state stays that of the sample shown). */
+static int peek(rstate *st, int64_t *t) { return mi_rec_peek(st->rd, t); }
 
 /* Applies the events up to time t (and within the window); the store then shows the latest sample. */
 static void pump(mi_system *sys, rstate *st, int64_t t) {
-  while (peek(st)) {
-    mi_rec_event *ev = &st->peek;
-    int timed = ev->type == MI_REV_SAMPLE || ev->type == MI_REV_ENTITY || ev->type == MI_REV_CONFIG;
-    if (timed && ev->time > st->to) { st->ended = 1; break; }
-    if (timed && st->have_sample && ev->time > t) break;
-    st->peeked = 0;
+  int64_t nt;
+  int ty;
+  while ((ty = peek(st, &nt)) != MI_REV_END) {
+    int timed = ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG;
+    if (timed && nt > st->to) { st->ended = 1; break; }
+    if (timed && st->have_sample && nt > t) break;
+    mi_rec_event *ev = &st->ev;
+    mi_rec_next(st->rd, ev);
     switch (ev->type) {
     case MI_REV_DAMAGE:
       if (!st->damage++) st->damage_at = ev->offset;
@@ -186,7 +183,7 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
     default: break;
     }
   }
-  if (!peek(st)) st->ended = 1;
+  if (peek(st, &nt) == MI_REV_END) st->ended = 1;
 }
 
 /* The refresh hook: a paced replay follows the wall clock; otherwise the program steps it. */
@@ -291,8 +288,12 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   st->clock += ms * st->tpm;
   pump(sys, st, st->clock);
   /* at least to the next sample: a script's interval is never shorter than the recording's */
-  if (st->shown == before && !st->ended && peek(st) && st->peek.time > st->clock) st->clock = st->peek.time;
-  pump(sys, st, st->clock);
+  int64_t nt;
+  int ty;
+  while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
+    if ((ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG) && nt > st->clock) st->clock = nt;
+    pump(sys, st, st->clock);
+  }
   mi_host_publish(sys);
   return st->shown != before ? 1 : 0;
 }
