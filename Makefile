@@ -44,7 +44,7 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
-               $(FUZZ_B)/fuzz_lua_workload
+               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_record
 
 .PHONY: all test examples bench coverage echo clean fuzz fuzz-harnesses
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
@@ -108,7 +108,7 @@ endif
 examples: all
 	./spec/examples.sh
 
-spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+spec/bench: spec/bench.c spec/bench_record.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 bench: spec/bench

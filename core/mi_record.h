@@ -22,7 +22,7 @@ typedef struct mi_rec_options {
   int fsync_ms;              /* interval policy: fdatasync when this much time passed (default 10000) */
   int key_every;             /* samples between key records (default 60) */
   int index_every;           /* keys between index records (default 16) */
-  int mapping;               /* object-class mapping to enable with: 0 large, 1 small (default), 2 standard */
+  int map1;                  /* object-class mapping + 1 to enable with: 1 large, 2 small (the default: 0), 3 standard */
   int32_t user_id;           /* the recorder's MI user ID (default 666) */
   const char *machine;       /* description for the header (default: uname and host name) */
   const char *mish_version;  /* the program's version for the header (default "?") */

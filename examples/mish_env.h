@@ -6,6 +6,9 @@
  *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk)
  *   MISH_CPUS     simulated processors, 1-8
  *   MISH_PROC     the proc root the host system reads (default /proc)
+ *   MISH_REPLAY   a recording to measure played back (= MISH_SYSTEM=replay:FILE); MISH_FROM,
+ *                 MISH_TO and MISH_SPEED its window and pace (default speed 1: the program's own
+ *                 sleeps pace it; see core/RECORDING.md)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
  * A value that names nothing (MISH_SYSTEM=vax) is an error naming it: exit status 2. */
 #ifndef MISH_ENV_H
@@ -23,6 +26,17 @@ static void mish_env_default(const char *prog) {
   char spec[1024], err[256];
   mi_source_args a = {0};
   mi_system_options o = {0};
+  const char *replay = getenv("MISH_REPLAY");
+  char window[512] = "";
+  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
+    static char rspec[1024];
+    snprintf(rspec, sizeof rspec, "replay:%s", replay);
+    system = rspec;
+    const char *from = getenv("MISH_FROM"), *to = getenv("MISH_TO"), *speed = getenv("MISH_SPEED");
+    snprintf(window, sizeof window, "speed=%s%s%s%s%s", speed && speed[0] ? speed : "1", from && from[0] ? ",from=" : "",
+             from && from[0] ? from : "", to && to[0] ? ",to=" : "", to && to[0] ? to : "");
+    a.window = window;
+  }
   if (!system || !system[0]) system = "sim";
   if (strcmp(system, "sim") == 0 && workload && workload[0]) snprintf(spec, sizeof spec, "sim:%s", workload);
   else if (strcmp(system, "host") == 0 && proc && proc[0]) snprintf(spec, sizeof spec, "host:%s", proc);

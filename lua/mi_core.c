@@ -1322,7 +1322,7 @@ static int l_record(lua_State *L) {
     if (opt_field_int(L, 4, "fsync_ms", 1, INT32_MAX, &v)) o.fsync_ms = (int)v;
     if (opt_field_int(L, 4, "key_every", 1, 1000000, &v)) o.key_every = (int)v;
     if (opt_field_int(L, 4, "index_every", 1, 100000, &v)) o.index_every = (int)v;
-    if (opt_field_int(L, 4, "mapping", 0, 2, &v)) o.mapping = (int)v;
+    if (opt_field_int(L, 4, "mapping", 0, 2, &v)) o.map1 = (int)v + 1;
     if (opt_field(L, 4, "fsync", LUA_TSTRING) == LUA_TSTRING) {
       const char *f = lua_tostring(L, -1);
       if (strcmp(f, "none") == 0) o.fsync = MI_REC_FSYNC_NONE;

@@ -36,6 +36,8 @@ static int64_t bare_cells[8];
  * hoisted or merged across adds, each one reloads what a source's add would. */
 #define BARRIER() __asm__ volatile("" ::: "memory")
 
+#include "bench_record.c"   /* recordings (#13) */
+
 int main(void) {
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
@@ -387,5 +389,6 @@ int main(void) {
   for (int i = 0; i < nkids; i++) waitpid(kids[i], NULL, 0);
   free(pbuf);
   mi_system_free(sys);
+  bench_record();
   return 0;
 }

@@ -491,7 +491,7 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   if (r->o.key_every <= 0) r->o.key_every = 60;
   if (r->o.index_every <= 0) r->o.index_every = 16;
   if (!r->o.user_id) r->o.user_id = 666;
-  r->mapping = r->o.mapping >= 0 && r->o.mapping <= 2 ? r->o.mapping : 1;
+  r->mapping = r->o.map1 >= 1 && r->o.map1 <= 3 ? r->o.map1 - 1 : MI_MAP_SMALL;
   r->header_off = r->last_key_off = r->last_index_off = -1;
   r->pend = calloc((size_t)r->o.index_every + 1, sizeof *r->pend);
   /* the items, by domain (each once; pseudo-items and unknown numbers left out) */
