@@ -102,6 +102,6 @@ local meta = { file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to,
     segments, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) }
 cli.output(opts, {
   { "domain", "domain" }, { "entity", "entity" }, { "item", "item" }, { "kind", "kind" }, { "samples", "samples" },
-  { "coverage", "cover%", "%.0f" }, { "total", "total", "%.6g" }, { "avg", "avg/s|avg", "%.6g" }, { "twavg", "tw avg", "%.6g" },
+  { "coverage", "cover%", "%.0f" }, { "total", "total", "%.6g" }, { "avg", "avg (/s)", "%.6g" }, { "twavg", "tw avg", "%.6g" },
   { "min", "min", "%.6g" }, { "min_at", "min at" }, { "max", "max", "%.6g" }, { "max_at", "max at" }, { "unit", "unit" },
 }).write(rows, meta)
