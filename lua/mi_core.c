@@ -1533,11 +1533,18 @@ static int l_replay_state(lua_State *L) {
   lua_pushstring(L, text);
   return 2;
 }
+/* core.wall_ms() -> milliseconds since 1970 of the wall clock (the timestamps of scripts' output). */
+static int l_wall_ms(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  lua_pushinteger(L, (lua_Integer)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+  return 1;
+}
 static const luaL_Reg rcd_methods[] = {{"sample", rcd_sample}, {"mark", rcd_mark}, {"stats", rcd_stats}, {"close", rcd_close}, {NULL, NULL}};
 static const luaL_Reg rdr_methods[] = {{"next", rdr_next}, {"verify", rdr_verify}, {"seek", rdr_seek}, {"info", rdr_info},
   {"layout", rdr_layout}, {"rows", rdr_rows}, {"close", rdr_close}, {NULL, NULL}};
 static const luaL_Reg rec_funcs[] = {{"record", l_record}, {"rec_open", l_rec_open}, {"parse_time", l_parse_time},
-  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {NULL, NULL}};
+  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
 
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},

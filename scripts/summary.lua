@@ -97,7 +97,7 @@ for _, k in ipairs(order) do
   if opts.all or not zero then rows[#rows + 1] = row end
 end
 
-local meta = { file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,
+local meta = { timestamp = false, file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,
   title = string.format("%s: %d samples, %d segment(s), %s .. %s (rates per second; MI_Time in seconds)", file, nsamples,
     segments, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) }
 cli.output(opts, {

@@ -38,6 +38,21 @@ describe("#13 recordings", function()
     end)
   end
 
+  it("#13: scripts' CSV and JSON carry a wall-clock timestamp: now live, the recorded time replayed", function()
+    local o, e, c = run(MISH .. " scripts/cpu.lua --count 1 --interval 0.1 --csv")
+    assert.equal(0, c, e)
+    local y = os.date("!%Y")
+    assert.matches("^interval_ms,sample,timestamp,cpu", o)
+    assert.matches("," .. y .. "%-%d%d%-%d%dT%d%d:%d%d:%d%d%.%d%d%dZ,", o)
+    run("lua5.4 spec/record_live.lua " .. file .. " scripts/top.lua --count 2 --csv")
+    local r = require("mi").core.rec_open(file)
+    local first = r:info().first_time // r:info().tpm
+    r:close()
+    o = run(MISH .. " --replay " .. file .. " scripts/top.lua --count 1 --json")
+    local want = os.date("!%Y-%m-%dT%H:%M:%S", (first + 1000) // 1000)
+    assert.matches('"timestamp":"' .. want:gsub("%-", "%%-"), o)
+  end)
+
   it("#13: verify says clean (0), torn tail with its offset (1), damaged regions (2), not a recording (3)", function()
     run("lua5.4 spec/record_live.lua " .. file .. " scripts/top.lua --count 4 --csv")
     local o, _, c = run(MISH .. " scripts/verify.lua " .. file)

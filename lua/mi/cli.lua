@@ -111,12 +111,25 @@ local function cell(v, fmt)
   return tostring(v)
 end
 
+-- The wall-clock time now as ISO 8601 UTC with milliseconds (a replay's: the recorded time).
+function cli.timestamp()
+  local ms = mi._clock and mi.clock() or mi.core.wall_ms()
+  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
+end
+
 -- An output stream for one script: rows of named columns, printed as a table, CSV or JSON.
--- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once).
+-- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once;
+-- CSV and JSON also get meta.timestamp, the wall-clock time, unless meta.timestamp is false).
 function cli.output(opts, cols, out)
   out = out or io.stdout
   local o = { header_done = false }
   function o.write(rows, meta)
+    if opts.json or opts.csv then   -- #13: every sample says when it was taken (the recorded time on a replay)
+      local m = { timestamp = cli.timestamp() }
+      for k, v in pairs(meta or {}) do m[k] = v end
+      if m.timestamp == false then m.timestamp = nil end
+      meta = m
+    end
     if opts.json then
       local obj = {}
       for k, v in pairs(meta or {}) do if k ~= "title" then obj[k] = v end end
