@@ -150,6 +150,8 @@ MI_API int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *
 MI_API int mi_replay_step(mi_system *sys, int64_t ms);
 /* The replay's recorded time in milliseconds since 1970, or -1 if sys is not a replay. */
 MI_API int64_t mi_replay_clock_ms(mi_system *sys);
+/* 1 once a replay has shown the last sample of its window (a paced replay too), 0 before, -1 not a replay. */
+MI_API int mi_replay_ended(mi_system *sys);
 /* What a replay has seen of its file: 1 if it found damage or a torn tail so far, text saying what. */
 MI_API int mi_replay_state(mi_system *sys, char *text, size_t n);
 

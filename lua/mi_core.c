@@ -1525,6 +1525,11 @@ static int l_replay_clock(lua_State *L) {
   lua_pushinteger(L, mi_replay_clock_ms(checksys(L, 1)));
   return 1;
 }
+/* core.replay_ended(system) -> true once the replay showed the last sample of its window. */
+static int l_replay_ended(lua_State *L) {
+  lua_pushboolean(L, mi_replay_ended(checksys(L, 1)) == 1);
+  return 1;
+}
 /* core.replay_state(system) -> true and what was wrong with the file so far, or false. */
 static int l_replay_state(lua_State *L) {
   char text[256];
@@ -1544,7 +1549,7 @@ static const luaL_Reg rcd_methods[] = {{"sample", rcd_sample}, {"mark", rcd_mark
 static const luaL_Reg rdr_methods[] = {{"next", rdr_next}, {"verify", rdr_verify}, {"seek", rdr_seek}, {"info", rdr_info},
   {"layout", rdr_layout}, {"rows", rdr_rows}, {"close", rdr_close}, {NULL, NULL}};
 static const luaL_Reg rec_funcs[] = {{"record", l_record}, {"rec_open", l_rec_open}, {"parse_time", l_parse_time},
-  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
+  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
 
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},

@@ -127,6 +127,9 @@ describe("#13 recordings", function()
     local o, e, c = run(MISH .. " --replay " .. file .. " --from 1990-01-01T00:00:00Z --to +100d -e 'print(s:time().year >= 2020)'")
     assert.equal(0, c, e)
     assert.equal("true\n", o)   -- AIFTIME shows the recorded time, inside the file's span
+    o, e, c = run(MISH .. " --replay " .. file .. " --speed 50 scripts/cpu.lua --count 0 --interval 0.5 --csv")
+    assert.equal(0, c, e)   -- a paced replay ends with its recording too
+    assert.matches("all,", o)
     _, e, c = run(MISH .. " --from +1m -e 'print(1)'")
     assert.equal(1, c)
     assert.matches("go with %-%-replay", e)

@@ -303,6 +303,15 @@ int64_t mi_replay_clock_ms(mi_system *sys) {
   return st ? st->shown / st->tpm : -1;
 }
 
+int mi_replay_ended(mi_system *sys) {
+  rstate *st = state_of(sys);
+  if (!st) return -1;
+  mi_host_begin(sys);   /* the refresh may be moving it: read under the writer lock */
+  int e = st->ended;
+  mi_host_publish(sys);
+  return e;
+}
+
 int mi_replay_state(mi_system *sys, char *text, size_t n) {
   rstate *st = state_of(sys);
   if (!st) return -1;

@@ -617,14 +617,21 @@ end
 function M.replay_drive(sys, speed)
   local n = tonumber(speed)
   M._clock = function() return core.replay_clock(sys) end
-  if n and n > 0 then M._sleep = function(sec) return core.sleep(sec / n) end return end
-  M._sleep = function(sec)
-    if core.replay_step(sys, math.floor(sec * 1000 + 0.5)) == 0 then
-      local bad, what = core.replay_state(sys)
-      if bad then io.stderr:write("mish: the recording is not whole: ", what, "\n") end
-      io.stdout:flush()
-      os.exit(0, true)
+  local function the_end()
+    local bad, what = core.replay_state(sys)
+    if bad then io.stderr:write("mish: the recording is not whole: ", what, "\n") end
+    io.stdout:flush()
+    os.exit(0, true)
+  end
+  if n and n > 0 then
+    M._sleep = function(sec)
+      if core.replay_ended(sys) then the_end() end
+      return core.sleep(sec / n)
     end
+    return
+  end
+  M._sleep = function(sec)
+    if core.replay_step(sys, math.floor(sec * 1000 + 0.5)) == 0 then the_end() end
     return true
   end
 end
