@@ -122,6 +122,31 @@ describe("#13 recordings", function()
     assert.matches("not yet available", e)
   end)
 
+  it("#13: summary's MONITOR-style views: MODES per CPU add to 100%, PROCESSES, DISK and PAGE run", function()
+    run("lua5.4 spec/record_live.lua " .. file .. " scripts/top.lua --count 4 --csv")
+    local o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --view modes --csv")
+    assert.equal(0, c, e)
+    local n = 0
+    for line in o:gmatch("[^\n]+") do
+      local f = {}
+      for x in line:gmatch("[^,]+") do f[#f + 1] = x end
+      if tonumber(f[#f]) and f[1] ~= "file" then
+        local sum = 0
+        for i = #f - 8, #f do sum = sum + tonumber(f[i]) end
+        assert.is_true(math.abs(sum - 100) < 0.1, line)
+        n = n + 1
+      end
+    end
+    assert.equal(2, n)
+    for _, v in ipairs({ "processes", "disk", "page" }) do
+      o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --view " .. v)
+      assert.equal(0, c, e)
+      assert.matches(v .. ", 5 samples", o)
+    end
+    _, _, c = run(MISH .. " scripts/summary.lua " .. file .. " --view nonsense")
+    assert.equal(2, c)
+  end)
+
   it("#13: mish --replay clamps the window to the file and refuses what makes no sense", function()
     run("lua5.4 spec/record_live.lua " .. file .. " scripts/top.lua --count 3 --csv")
     local o, e, c = run(MISH .. " --replay " .. file .. " --from 1990-01-01T00:00:00Z --to +100d -e 'print(s:time().year >= 2020)'")
