@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mi_source.h"
+#include "mi_record.h"
 
 /* Installs the default system the environment describes; prints why and exits 2 if it cannot. */
 static void mish_env_default(const char *prog) {
@@ -50,6 +51,14 @@ static void mish_env_default(const char *prog) {
   o.registry = registry && registry[0] ? registry : NULL;
   mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
   if (!sys) { fprintf(stderr, "%s: %s\n", prog, err); exit(2); }
+  if (replay && replay[0]) {   /* a recording that is not whole is said, never silent (#13) */
+    mi_rec_reader *rd = mi_rec_open(replay, NULL, 0);
+    mi_rec_health h;
+    if (rd && mi_rec_verify(rd, &h) != 0)
+      fprintf(stderr, "%s: %s: %lld damaged region(s), %lld gap(s), torn tail %s\n", prog, replay, (long long)h.damaged_regions,
+              (long long)h.seq_gaps, h.torn_at >= 0 ? "yes" : "no");
+    mi_rec_close(rd);
+  }
   if (mi_set_default_system(sys) != 0) { mi_system_free(sys); fprintf(stderr, "%s: a default system exists already\n", prog); exit(2); }
 }
 
