@@ -34,15 +34,17 @@ MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
 
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
-CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/query/select.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC)
+CORE_SRC = core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/query/select.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC) $(RECORD_SRC)
 STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c core/store/udef.c
 AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
-SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c
+SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c core/sources/replay.c
 # the exporter (a reader of the public headers): formatter and HTTP server
 EXPORT_SRC = core/export/openmetrics.c core/export/serve.c
+# recordings (#13): the recorder and the reader (core/RECORDING.md)
+RECORD_SRC = core/record/writer.c core/record/reader.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h
+CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/record/format.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)
@@ -58,7 +60,7 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
-               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export
+               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
@@ -79,7 +81,7 @@ core/libmi.a: $(CORE_OBJ)
 core/libmi.so: $(CORE_OBJ)
 	$(CC) -shared -Wl,-soname,libmi.so.$(SOMAJOR) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-spec/test_core: spec/test_core.c core/libmi.a $(CORE_HDR)
+spec/test_core: spec/test_core.c spec/test_record.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
 examples/embed: examples/embed.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
@@ -137,7 +139,7 @@ endif
 examples: all
 	./spec/examples.sh
 
-spec/bench: spec/bench.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+spec/bench: spec/bench.c spec/bench_record.c lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 bench: spec/bench

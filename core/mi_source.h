@@ -27,6 +27,7 @@ typedef struct mi_source_args {
   const struct mi_workload *workload;   /* sim: run this workload (e.g. one read from a file) instead of ARG's */
   int virtual_time;                     /* sim: no real-time pacing and no history; the program steps it */
   int age_ms;                           /* host: re-read /proc when older than this (0 = 100 ms, -1 = every call) */
+  const char *window;                   /* replay: "from=T,to=T,speed=N|max" (mi_record.h; NULL = all, max) */
 } mi_source_args;
 
 /* A source: what it is called, one line for people, and its operations. */
@@ -53,7 +54,7 @@ MI_API const mi_source_ops *mi_source_at(int i);
 /* Creates a system measuring spec: "sim", "sim:WORKLOAD", "host", "host:/path/to/proc-root" or
  * a registered "NAME[:ARG]" (NULL or "" = "sim"); opt are the system's limits and registry, a the
  * source's arguments (either may be NULL). NULL on failure, with the reason in err (may be NULL),
- * e.g. "unknown system 'x' (sim, host)". */
+ * e.g. "unknown system 'x' (sim, host, replay)". */
 MI_API mi_system *mi_system_open(const char *spec, const mi_system_options *opt, const mi_source_args *a,
                                  char *err, size_t errlen);
 
@@ -85,6 +86,8 @@ MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
  * without looking at the users: cheap enough for every call). Which counters are enabled:
  * mi_host_active (mi_host.h). */
 MI_API int mi_host_wants(const mi_system *sys, int domain);
+/* Returns the object-class mapping the store keeps (0-2), -1 while nobody has anything on. */
+MI_API int mi_host_mapping(const mi_system *sys);
 /* Sets the time base of a system that has no process yet, backwards too (a source that replays
  * history before it goes real-time starts in the past); 0, or -1 if a process exists. */
 MI_API int mi_host_rebase(mi_system *sys, int64_t ticks);

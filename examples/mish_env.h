@@ -6,6 +6,9 @@
  *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk, image, sql, ipc, ...)
  *   MISH_CPUS     simulated processors, 1-8
  *   MISH_PROC     the proc root the host system reads (default /proc)
+ *   MISH_REPLAY   a recording to measure played back (= MISH_SYSTEM=replay:FILE); MISH_FROM,
+ *                 MISH_TO and MISH_SPEED its window and pace (default speed 1: the program's own
+ *                 sleeps pace it; see core/RECORDING.md)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
  * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (MISH_WORKLOAD
  * or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2. */
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mi_source.h"
+#include "mi_record.h"
 
 /* Installs the default system the environment describes and returns its number of processors;
  * prints why and exits 2 if it cannot. */
@@ -25,6 +29,17 @@ static int mish_env_default(const char *prog) {
   char spec[1024], err[256];
   mi_source_args a = {0};
   mi_system_options o = {0};
+  const char *replay = getenv("MISH_REPLAY");
+  char window[512] = "";
+  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
+    static char rspec[1024];
+    snprintf(rspec, sizeof rspec, "replay:%s", replay);
+    system = rspec;
+    const char *from = getenv("MISH_FROM"), *to = getenv("MISH_TO"), *speed = getenv("MISH_SPEED");
+    snprintf(window, sizeof window, "speed=%s%s%s%s%s", speed && speed[0] ? speed : "1", from && from[0] ? ",from=" : "",
+             from && from[0] ? from : "", to && to[0] ? ",to=" : "", to && to[0] ? to : "");
+    a.window = window;
+  }
   if (!system || !system[0]) system = "sim";
   if (workload && workload[0] && strcmp(system, "sim") != 0) {
     fprintf(stderr, "%s: MISH_WORKLOAD=%s needs the simulated system, not MISH_SYSTEM=%s\n", prog, workload, system);
@@ -51,9 +66,17 @@ static int mish_env_default(const char *prog) {
   mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
   if (!sys) {   /* name the variable the bad part came from */
     const char *var = strncmp(spec, "sim:", 4) == 0 && workload && workload[0] ? "MISH_WORKLOAD"
-                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : "MISH_SYSTEM";
+                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : replay && replay[0] ? "MISH_REPLAY" : "MISH_SYSTEM";
     fprintf(stderr, "%s: %s: %s\n", prog, var, err);
     exit(2);
+  }
+  if (replay && replay[0]) {   /* a recording that is not whole is said, never silent (#13) */
+    mi_rec_reader *rd = mi_rec_open(replay, NULL, 0);
+    mi_rec_health h;
+    if (rd && mi_rec_verify(rd, &h) != 0)
+      fprintf(stderr, "%s: %s: %lld damaged region(s), %lld gap(s), torn tail %s\n", prog, replay, (long long)h.damaged_regions,
+              (long long)h.seq_gaps, h.torn_at >= 0 ? "yes" : "no");
+    mi_rec_close(rd);
   }
   if (mi_set_default_system(sys) != 0) { mi_system_free(sys); fprintf(stderr, "%s: a default system exists already\n", prog); exit(2); }
   return mi_host_cpus(sys);

@@ -476,6 +476,9 @@ static void usage(void) {
          "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
          "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
          "                   (0.5) between reads and --pids N (per-PID series, 0)\n"
+         "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
+         "  --from T --to T  its window (ISO 8601 or offsets such as +10m) and\n"
+         "  --speed N|max    its pace (default max: a script's sleep steps the recording)\n"
          "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
          "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
          "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
@@ -488,12 +491,13 @@ static void usage(void) {
  * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
  * mi.set_default reads). A new option is a new row (and a check in check_options if it
  * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, NOPTS };
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED, NOPTS };
 static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
   {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
   {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
   {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
+  {"--replay", NULL, "replay"}, {"--from", NULL, "from"}, {"--to", NULL, "to"}, {"--speed", NULL, "speed"},   /* #13 */
 };
 static double serve_interval = 0.5;   /* --min-interval, checked */
 static long serve_pids;               /* --pids, checked */
@@ -527,7 +531,8 @@ static int opts_conflict(int a, int b) {
   if (a == O_SYSTEM && b == O_WORKLOAD) return strcmp(sys, "sim") != 0;   /* sim:W and a workload: twice */
   if (a == O_SYSTEM && b == O_CPUS) return n == 4 && strncmp(sys, "host", 4) == 0;
   if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
-  if (b == O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
+  if (b == O_ATTACH && a < O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
+  if (b == O_REPLAY && a <= O_ATTACH) return 1;   /* a recording is the system: nothing else chooses it */
   return 0;
 }
 
@@ -575,6 +580,8 @@ static int check_options(void) {
     return opt_error("'%s': no such workload (%sor a readable .lua file)", opt_said(O_WORKLOAD), known);
   }
   if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
+  if ((optval[O_FROM] || optval[O_TO] || optval[O_SPEED]) && !optval[O_REPLAY]) return opt_error("--from, --to and --speed go with --replay FILE");
+  if (optval[O_REPLAY] && access(optval[O_REPLAY], R_OK) != 0) return opt_error("'%s': %s", opt_said(O_REPLAY), strerror(errno));
   if (optval[O_MININT]) {
     char *end;
     serve_interval = strtod(optval[O_MININT], &end);
@@ -682,6 +689,8 @@ static int pmain(lua_State *L) {
   lua_createtable(L, 0, NOPTS);
   for (int k = 0; k < NOPTS; k++)
     if (optval[k] && options[k].key) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
+  lua_pushstring(L, MISH_VERSION);   /* what a recording's header says wrote it (#13) */
+  lua_setfield(L, -2, "version");
   lua_setglobal(L, "mish_options");
   if (dostring(L, "mi = require('mi'); local sh = require('mi.shell'); help = sh.help\n"
                   "__mish_print = function(...) local t = table.pack(...) for i = 1, t.n do print(sh.pretty(t[i])) end end\n"

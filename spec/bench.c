@@ -448,6 +448,7 @@ static void bench_exporter(void) {
   kill(pid, SIGTERM);
   waitpid(pid, NULL, 0);
 }
+#include "bench_record.c"   /* recordings (#13) */
 
 int main(void) {
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
@@ -881,5 +882,6 @@ int main(void) {
   bench_exporter();   /* #15: the host's scrape with the processes it has */
   free(pbuf);
   mi_system_free(sys);
+  bench_record();
   return 0;
 }

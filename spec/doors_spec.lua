@@ -65,7 +65,7 @@ describe("#12 door 1: one default system", function()
     agree("", "--system sim:disk", "sim", "disk")
   end)
   it("a bad choice is one line naming it (#12.1, #16.3)", function()
-    for opts, msg in pairs({ ["--system vax"] = "mish: '--system vax': no system 'vax' (sim, host) (try mish --help)",
+    for opts, msg in pairs({ ["--system vax"] = "mish: '--system vax': no system 'vax' (sim, host, replay) (try mish --help)",
                              ["--cpus 9"] = "mish: '--cpus 9': the number of CPUs must be a whole number 1-8 (try mish --help)",
                              ["--system host --workload batch"] = "mish: '--system host' and '--workload batch' do not go together (try mish --help)",
                              ["--proc /tmp"] = "mish: '--proc /tmp' needs the host system (--system host) (try mish --help)" }) do

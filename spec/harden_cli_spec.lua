@@ -69,7 +69,7 @@ describe("#16.4 errors name what the user typed, never mish's own files, no trac
   it("mi.open{system = 'foo'} names the system, not 'session'", function()
     local rc, _, err = mish("", [[-e 'mi.open{system = "foo"}']])
     assert.equal(1, rc)
-    assert.equal("mish: (command line):1: unknown system 'foo' (sim, host)\n", err)
+    assert.equal("mish: (command line):1: unknown system 'foo' (sim, host, replay)\n", err)
     rc, _, err = mish("", [[-e 'mi.open{system = {workload = "nope"}}']])
     assert.truthy(err:find("^mish: %(command line%):1: unknown workload 'nope'"), err)
     no_internals(err)

@@ -3453,6 +3453,7 @@ static void test_export_udef_help(void) {
   mi_session_free(s);
   mi_system_free(sys);
 }
+#include "test_record.c"   /* recordings (#13) */
 
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
@@ -3485,6 +3486,9 @@ int main(void) {
   test_export();
   test_export_udef_help();
   test_query_wide();
+  test_record_replay();
+  test_record_tears();
+  test_record_seek();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

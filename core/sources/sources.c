@@ -7,9 +7,9 @@
 
 #define MAX_SOURCES 32
 
-extern const mi_source_ops mi_source_sim_ops, mi_source_host_ops;   /* sim.c, linux.c */
+extern const mi_source_ops mi_source_sim_ops, mi_source_host_ops, mi_source_replay_ops;   /* sim.c, linux.c, replay.c */
 
-static const mi_source_ops *const builtin[] = {&mi_source_sim_ops, &mi_source_host_ops};
+static const mi_source_ops *const builtin[] = {&mi_source_sim_ops, &mi_source_host_ops, &mi_source_replay_ops};
 #define NBUILTIN ((int)(sizeof builtin / sizeof builtin[0]))
 static const mi_source_ops *registered[MAX_SOURCES];
 static int nregistered;

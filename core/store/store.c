@@ -621,6 +621,8 @@ int mi_host_wants(const mi_system *sys, int domain) {
 
 uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }
 
+int mi_host_mapping(const mi_system *sys) { return sys ? MI_LD(sys->seg->mapping) : -1; }
+
 int mi_host_rebase(mi_system *sys, int64_t ticks) {
   if (!sys || sys->attached || MI_LD(sys->seg->proc_hi) > 0 || ticks < 0) return -1;
   MI_ST(sys->seg->now, ticks);

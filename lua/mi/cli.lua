@@ -124,12 +124,16 @@ local function cell(v, fmt)
   return tostring(v)
 end
 
--- The wall-clock time of a sample: ISO 8601 with the UTC offset (CSV column and JSON key "time").
-function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t) end
+-- The time of a sample in whole seconds since the epoch: the recorded time on a replay (#13), else now.
+function cli.sample_time() return math.floor(cli.now()) end
+
+-- The time of a sample (default: cli.sample_time()) as ISO 8601 with the UTC offset (CSV column and JSON key "time").
+function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t or cli.sample_time()) end
 
 -- An output stream for one script: rows of named columns, printed as a table, CSV or JSON.
 -- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once)
--- with its wall-clock time (table: in the title line; CSV: a "time" column; JSON: a "time" key);
+-- with its time (table: in the title line; CSV: a "time" column; JSON: a "time" key; the recorded
+-- time on a replay; meta.time = false for none: a report over a whole recording);
 -- finish() ends a table run with the average of every row over the samples, sar's "Average"
 -- (rows matched by their first column; numbers averaged, text kept when it never changed).
 function cli.output(opts, cols, out)
@@ -166,12 +170,13 @@ function cli.output(opts, cols, out)
   end
   function o.write(rows, meta)
     meta = meta or {}
-    local now = os.time()
+    local now = cli.sample_time()
     o.first, o.last = o.first or now, now
     o.samples = o.samples + 1
+    local stamp = meta.time ~= false and (meta.time or cli.stamp(now)) or nil
     if opts.json then
-      local obj = { time = cli.stamp(now) }
-      for k, v in pairs(meta) do if k ~= "title" then obj[k] = v end end
+      local obj = { time = stamp }
+      for k, v in pairs(meta) do if k ~= "title" and k ~= "time" then obj[k] = v end end
       local list = {}
       for i, r in ipairs(rows) do
         local x = {}
@@ -184,8 +189,8 @@ function cli.output(opts, cols, out)
       local mkeys = {}
       for k in pairs(meta) do if k ~= "title" and k ~= "time" then mkeys[#mkeys + 1] = k end end
       table.sort(mkeys)
-      table.insert(mkeys, 1, "time")
-      meta.time = meta.time or cli.stamp(now)
+      if stamp then table.insert(mkeys, 1, "time") end
+      meta.time = stamp
       if not o.header_done then
         local h = {}
         for _, k in ipairs(mkeys) do h[#h + 1] = csv_field(k) end
@@ -212,7 +217,8 @@ function cli.output(opts, cols, out)
           elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
         end
       end
-      table_out(rows, os.date("%H:%M:%S", now) .. (meta.title and ("  " .. meta.title) or ""))
+      local when = stamp and os.date("%H:%M:%S", now) or ""
+      table_out(rows, meta.title and (when ~= "" and when .. "  " .. meta.title or meta.title) or when)
     end
     out:flush()
   end
@@ -256,8 +262,10 @@ cli.PALETTE = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
   "#bcbd22", "#17becf", "#000000", "#fdd835", "#00897b", "#5e35b1", "#c2185b", "#6d4c41" }
 
 local T0, C0
--- Wall-clock seconds (with fractions, from the monotonic clock since the first call).
+-- Wall-clock seconds (with fractions, from the monotonic clock since the first call); on a
+-- replay (#13) the recorded time.
 function cli.now()
+  if mi._clock then return mi.clock() / 1000 end
   if not T0 then T0, C0 = os.time(), mi.clock() end
   return T0 + (mi.clock() - C0) / 1000
 end

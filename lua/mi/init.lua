@@ -331,6 +331,15 @@ function M.set_default(o)
     core.set_default(sys)
     return sys
   end
+  if o.replay ~= nil then   -- mish --replay FILE [--from --to --speed]: the recording is the default (#13)
+    if o.share ~= nil then error("--replay and --share: not both", 0) end
+    local ok, sys = pcall(M.replay, o.replay, { from = o.from, to = o.to, speed = o.speed })
+    if not ok then error(sys, 0) end
+    M.recording_state(o.replay, io.stderr)
+    core.set_default(sys)
+    M.replay_drive(sys, o.speed)
+    return sys
+  end
   local spec = o.system or "sim"
   if spec == "default" then spec = "sim" end
   if o.proc ~= nil then
@@ -720,8 +729,11 @@ function M.sleep(sec)
   return core.sleep(sec)
 end
 
--- Milliseconds of a monotonic clock.
-function M.clock() return core.clock() end
+-- Milliseconds of a monotonic clock (of the recorded time when replaying: M._clock).
+function M.clock()
+  if M._clock then return M._clock() end
+  return core.clock()
+end
 
 -- ---------------------------------------------------------------- the literal layer
 -- The manual's calls one to one on a raw session: item-number arrays in, overall status
@@ -789,6 +801,117 @@ function M.openmetrics(x, opts)
   local ok, text = pcall(e.format, e, fmt)
   if not ok then error(text, 2) end
   return text
+end
+
+-- ---------------------------------------------------------------- recordings (#13)
+-- What a recording holds when no items are named: every global counter (gmc_pauses brings
+-- the processor counters), ten process items and the disk items — what every script in
+-- scripts/ and the manual's examples read.
+M.RECORD_ITEMS = { "global:*", "processor:*",
+  "process:pmt_process_time", "process:pmt_ready_queue", "process:pmc_launch", "process:pmc_disc_read",
+  "process:pmc_disc_write", "process:pmc_disc_read_size", "process:pmc_disc_write_size",
+  "process:pmc_pg_fault_objcl_", "process:pmc_stop_disc_io", "process:pmc_stop_quantum_expiration",
+  "io:imc_logical_rd", "io:imc_logical_wt", "io:imc_logical_rd_xfer_size", "io:imc_logical_wt_xfer_size",
+  "io:imt_rd_round_trip_time", "io:imt_wt_round_trip_time", "io:imc_q_current", "io:imc_q_maximum",
+  "io:imc_read_objcl_", 23009, 23010 }
+
+-- Expands recording item specs into numbers: numbers, names (any domain), "DOMAIN:*" (every
+-- counter of a domain), "DOMAIN:NAME" or a glob ("pmc_*"). Raises naming a bad one.
+function M.record_items(list)
+  local nums, seen = {}, {}
+  local function add(it) if it.kind ~= "pseudo" and not seen[it.item] then seen[it.item] = true; nums[#nums + 1] = it.item end end
+  for _, x in ipairs(list) do
+    if math.type(x) == "integer" then
+      local it = BY_NUM[x]
+      if not it then error("bad item " .. x .. " (not in the catalog)", 2) end
+      add(it)
+    elseif type(x) == "string" then
+      local d, rest = x:match("^(%a+):(.+)$")
+      if d and not BY_NAME[d] then error("bad domain '" .. d .. "' in '" .. x .. "' (global, process, io, processor)", 2) end
+      local pat = rest or x
+      local found = pat:find("[%*%%%[]") and M.find(pat, d) or { M.item(pat, d) }
+      if #found == 0 then error("bad item '" .. x .. "': no such item", 2) end
+      for _, it in ipairs(found) do add(it) end
+    else error("bad item list: " .. type(x), 2) end
+  end
+  return nums
+end
+
+-- Starts recording: {system = (default), path = FILE, items = list (M.RECORD_ITEMS), fsync =
+-- "none"|"interval"|"every", key_every =, mapping =}. Returns a recorder: r:sample(), r:mark(text),
+-- r:stats(), r:close(). The first sample is written at once. Raises with the reason.
+function M.record(o)
+  if type(o) ~= "table" then error("bad argument #1 to 'record' (table expected, got " .. type(o) .. ")", 2) end
+  if type(o.path) ~= "string" then error("record: path = FILE expected", 2) end
+  local sys = o.system
+  if sys == nil or sys == "default" then sys = M.default_system() end
+  local ok, nums = pcall(M.record_items, o.items or M.RECORD_ITEMS)
+  if not ok then error(nums, 2) end
+  local r
+  ok, r = pcall(core.record, sys, o.path, nums, { fsync = o.fsync, key_every = o.key_every, index_every = o.index_every,
+    mapping = o.mapping and M.mapping(o.mapping), machine = o.machine, version = o.version or (rawget(_G, "mish_options") or {}).version })
+  if not ok then error(r, 2) end
+  return r
+end
+
+-- Opens a recording as a system: mi.replay(path, {from =, to =, speed = N|"max"}); times are ISO
+-- 8601, "@ticks" or offsets ("+10m": from the start of the recording, "to" from "from").
+-- The window is clamped to the file's span. Returns the system.
+function M.replay(path, o)
+  if type(path) ~= "string" then error("bad argument #1 to 'replay' (path expected, got " .. type(path) .. ")", 2) end
+  o = o or {}
+  local w = {}
+  for _, k in ipairs({ "from", "to", "speed" }) do
+    if o[k] ~= nil then
+      local v = tostring(o[k])
+      if v:find(",") then error("bad " .. k .. " '" .. v .. "'", 2) end
+      w[#w + 1] = k .. "=" .. v
+    end
+  end
+  local ok, sys = pcall(core.open, "replay:" .. path, { window = table.concat(w, ",") })
+  if not ok then error(sys, 2) end
+  return sys
+end
+
+-- Makes the program's clock and sleep follow a replayed system: as fast as possible, a sleep steps
+-- the recording (at least to its next sample) and ends the program at the recording's end; at
+-- speed N it sleeps 1/N of the time. mi.clock() reads the recorded time.
+function M.replay_drive(sys, speed)
+  local n = tonumber(speed)
+  M._clock = function() return core.replay_clock(sys) end
+  local function the_end()
+    local bad, what = core.replay_state(sys)
+    if bad then io.stderr:write("mish: the recording is not whole: ", what, "\n") end
+    io.stdout:flush()
+    os.exit(0, true)
+  end
+  if n and n > 0 then
+    M._sleep = function(sec)
+      if core.replay_ended(sys) then the_end() end
+      return core.sleep(sec / n)
+    end
+    return
+  end
+  M._sleep = function(sec)
+    if core.replay_step(sys, math.floor(sec * 1000 + 0.5)) == 0 then the_end() end
+    return true
+  end
+end
+
+-- Says on stderr what is wrong with a recording, if anything (never silent); returns its verify code.
+function M.recording_state(path, out)
+  local ok, r = pcall(core.rec_open, path)
+  if not ok then return nil, r end
+  local rc, h = r:verify()
+  r:close()
+  if rc ~= 0 and out then
+    local parts = {}
+    if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
+    if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
+    if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
+    out:write(path, ": ", table.concat(parts, "; "), "\n")
+  end
+  return rc, h
 end
 
 return M

@@ -1,0 +1,690 @@
+/* reader.c — reads a recording (core/RECORDING.md) record by record from a read-only mapping:
+ * checks every frame (sync word, both lengths, CRC-32C), reports a torn tail and skips damaged
+ * regions (resynchronising on the next whole frame, samples resuming at the next key), keeps the
+ * recorded state (layout, processes, devices, configuration, cells) and seeks through the index. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "mi_record.h"
+#include "format.h"
+
+#define NCFG 46
+#define MAX_RW 65536              /* words per entity a layout may have */
+#define MAX_CELLS (16 << 20)      /* cells of a domain's entities together (128 MB) */
+
+static const int MAXENT[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
+
+struct mi_rec_reader {
+  const uint8_t *data;
+  size_t size;
+  int64_t pos, vend, jump;
+  mi_rec_info info;
+  int nit[MI_DOM_COUNT], rw[MI_DOM_COUNT];
+  mi_rec_item *it[MI_DOM_COUNT];
+  int64_t *val[MI_DOM_COUNT];
+  int32_t *pres[MI_DOM_COUNT];
+  int npres[MI_DOM_COUNT];
+  mi_rec_proc procs[MI_MAX_PROCESSES];
+  uint8_t dev[MI_MAX_LDEV + 1];
+  int ncpu;
+  uint8_t cfg[NCFG][12];
+  int cfgsize[NCFG];
+  int have_layout, synced, seq_known;
+  uint64_t next_seq;
+  int64_t last_index, gaps;
+  char text[1024];
+};
+
+/* ---- CRC-32C, slicing by 8 ---- */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+/* Fills the tables of the reflected Castagnoli polynomial. */
+static void crc_init(void) {
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    crc_tab[0][i] = c;
+  }
+  for (int t = 1; t < 8; t++)
+    for (int i = 0; i < 256; i++) crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
+}
+
+uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n) {
+  pthread_once(&crc_once, crc_init);
+  const uint8_t *p = data;
+  crc = ~crc;
+  while (n >= 8) {
+    uint32_t lo = mir_get32(p) ^ crc, hi = mir_get32(p + 4);
+    crc = crc_tab[7][lo & 0xFF] ^ crc_tab[6][(lo >> 8) & 0xFF] ^ crc_tab[5][(lo >> 16) & 0xFF] ^ crc_tab[4][lo >> 24] ^
+          crc_tab[3][hi & 0xFF] ^ crc_tab[2][(hi >> 8) & 0xFF] ^ crc_tab[1][(hi >> 16) & 0xFF] ^ crc_tab[0][hi >> 24];
+    p += 8;
+    n -= 8;
+  }
+  while (n--) crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
+  return ~crc;
+}
+
+int64_t mir_last_index(const struct mi_rec_reader *r) { return r ? r->last_index : -1; }
+
+/* ---- frames ---- */
+/* The length of a frame at off whose sync word and both lengths agree (CRC not checked), else 0. */
+static int64_t frame_shape(const mi_rec_reader *r, int64_t off) {
+  if (off < 0 || (uint64_t)off + MIR_MIN > r->size) return 0;
+  const uint8_t *p = r->data + off;
+  if (mir_get32(p) != MIR_SYNC) return 0;
+  uint32_t len = mir_get32(p + 4);
+  if (len < MIR_MIN || len > MIR_MAX_RECORD || (uint64_t)off + len > r->size) return 0;
+  if (mir_get32(p + len - 4) != len) return 0;
+  return len;
+}
+/* The length of a whole frame at off (shape and CRC), else 0. */
+static int64_t frame_ok(const mi_rec_reader *r, int64_t off) {
+  int64_t len = frame_shape(r, off);
+  if (!len) return 0;
+  const uint8_t *p = r->data + off;
+  return mir_crc32c(0, p, (size_t)len - MIR_TAIL) == mir_get32(p + len - MIR_TAIL) ? len : 0;
+}
+/* The offset of the next whole frame at or after off, or -1. */
+static int64_t find_next(const mi_rec_reader *r, int64_t off) {
+  while (off >= 0 && (uint64_t)off + MIR_MIN <= r->size) {
+    const uint8_t *m = memchr(r->data + off, 'M', r->size - (size_t)off);
+    if (!m) return -1;
+    off = m - r->data;
+    if (frame_ok(r, off)) return off;
+    off++;
+  }
+  return -1;
+}
+/* The start of the whole frame that ends at end, or -1. */
+static int64_t prev_frame(const mi_rec_reader *r, int64_t end) {
+  if (end < MIR_MIN || (uint64_t)end > r->size) return -1;
+  uint32_t len = mir_get32(r->data + end - 4);
+  if (len < MIR_MIN || len > (uint64_t)end) return -1;
+  return frame_ok(r, end - len) == len ? end - len : -1;
+}
+static int ftype(const mi_rec_reader *r, int64_t off) { return mir_get16(r->data + off + 8); }
+static int64_t ftime(const mi_rec_reader *r, int64_t off) { return (int64_t)mir_get64(r->data + off + 20); }
+
+/* ---- state ---- */
+/* Forgets the layout and everything recorded (a new segment or a seek). */
+static void reset_state(mi_rec_reader *r) {
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    free(r->it[d]); free(r->val[d]); free(r->pres[d]);
+    r->it[d] = NULL; r->val[d] = NULL; r->pres[d] = NULL;
+    r->nit[d] = r->rw[d] = r->npres[d] = 0;
+  }
+  memset(r->procs, 0, sizeof r->procs);
+  memset(r->dev, 0, sizeof r->dev);
+  r->ncpu = 0;
+  r->have_layout = r->synced = 0;
+}
+
+/* Reads a length-prefixed string into dst (cut to n-1); 0 or -1. */
+static int get_str(mir_cur *c, char *dst, size_t n) {
+  uint64_t l = mir_getv(c);
+  const uint8_t *p = c->ok && l < 65536 ? mir_getb(c, (size_t)l) : NULL;
+  if (!p) { c->ok = 0; return -1; }
+  size_t k = l < n - 1 ? (size_t)l : n - 1;
+  memcpy(dst, p, k);
+  dst[k] = 0;
+  for (size_t i = 0; i < k; i++) if ((unsigned char)dst[i] < 32) dst[i] = '?';
+  return 0;
+}
+
+/* Reads a configuration list into the state; 0 or -1. */
+static int get_config(mi_rec_reader *r, mir_cur *c) {
+  uint64_t n = mir_getv(c);
+  if (!c->ok || n > 1000) return -1;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t item = mir_getv(c), size = mir_getv(c);
+    const uint8_t *p = c->ok && size <= 12 ? mir_getb(c, (size_t)size) : NULL;
+    if (!p) return -1;
+    if (item >= 3001 && item <= 3000 + NCFG) {
+      memset(r->cfg[item - 3001], 0, 12);
+      memcpy(r->cfg[item - 3001], p, (size_t)size);
+      r->cfgsize[item - 3001] = (int)size;
+    }
+  }
+  return 0;
+}
+
+/* Reads a process identity (a birth or a key's entry) into the state; 0 or -1. */
+static int get_proc(mi_rec_reader *r, mir_cur *c) {
+  uint64_t slot = mir_getv(c);
+  int64_t pid = mir_unzz(mir_getv(c)), start = mir_unzz(mir_getv(c));
+  uint64_t js = mir_getv(c);
+  int64_t pt = mir_unzz(mir_getv(c));
+  const uint8_t *names = mir_getb(c, 96);
+  if (!c->ok || !names || slot >= MI_MAX_PROCESSES || js > UINT32_MAX || pt < INT32_MIN || pt > INT32_MAX) return -1;
+  mi_rec_proc *p = &r->procs[slot];
+  memset(p, 0, sizeof *p);
+  p->pid = pid; p->start_ticks = start; p->js = (uint32_t)js; p->ptype = (int32_t)pt;
+  memcpy(p->user, names, 48);
+  memcpy(p->program, names + 48, 48);
+  p->alive = 1;
+  if (r->rw[MI_DOM_PROCESS]) memset(r->val[MI_DOM_PROCESS] + slot * (uint64_t)r->rw[MI_DOM_PROCESS], 0, (size_t)r->rw[MI_DOM_PROCESS] * 8);
+  return 0;
+}
+
+/* Parses a header record's payload into the layout; 0 or -1 (not readable: another version). */
+static int get_header(mi_rec_reader *r, mir_cur *c, int64_t t) {
+  reset_state(r);
+  const uint8_t *m = mir_getb(c, 16);
+  if (!m || memcmp(m, MIR_MAGIC, 8) != 0) return -1;
+  int version = mir_get16(m + 8);
+  if (version < 1 || version > MIR_VERSION || mir_get16(m + 10) != MIR_ORDER) return -1;
+  mi_rec_info *in = &r->info;
+  in->version = version;
+  if (get_str(c, in->mish_version, sizeof in->mish_version) || get_str(c, in->source, sizeof in->source) ||
+      get_str(c, in->machine, sizeof in->machine))
+    return -1;
+  uint64_t tpm = mir_getv(c), mapping = mir_getv(c), n = mir_getv(c);
+  if (!c->ok || tpm < 1 || tpm > 1000000 || mapping > 2 || n > 4 * 1024) return -1;
+  in->tpm = (int32_t)tpm;
+  in->mapping = (int32_t)mapping;
+  static _Thread_local mi_rec_item tmp[MI_DOM_COUNT][1024];
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t d = mir_getv(c), item = mir_getv(c), words = mir_getv(c);
+    if (!c->ok || d >= MI_DOM_COUNT || item > INT32_MAX || words < 1 || words > 720 || r->nit[d] >= 1024) return -1;
+    if (r->rw[d] + (int)words > MAX_RW || (int64_t)(r->rw[d] + (int)words) * MAXENT[d] > MAX_CELLS) return -1;
+    mi_rec_item *x = &tmp[d][r->nit[d]++];
+    x->item = (int32_t)item; x->words = (int32_t)words; x->at = r->rw[d]; x->it = mi_item_lookup((int32_t)item);
+    r->rw[d] += (int)words;
+  }
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    r->it[d] = malloc(((size_t)r->nit[d] + 1) * sizeof(mi_rec_item));
+    r->val[d] = calloc((size_t)MAXENT[d] * (size_t)(r->rw[d] ? r->rw[d] : 1), 8);
+    r->pres[d] = calloc((size_t)MAXENT[d], sizeof(int32_t));
+    if (!r->it[d] || !r->val[d] || !r->pres[d]) return -1;
+    memcpy(r->it[d], tmp[d], (size_t)r->nit[d] * sizeof(mi_rec_item));
+  }
+  if (get_config(r, c) < 0) return -1;
+  (void)t;
+  r->have_layout = 1;
+  return 0;
+}
+
+/* Decodes a sample body into the cells (absolute for a key, else deltas); 0 or -1. */
+static int get_body(mi_rec_reader *r, mir_cur *c, int key) {
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    uint64_t n = mir_getv(c);
+    if (!c->ok || n > (uint64_t)MAXENT[d]) return -1;
+    int64_t k = -1;
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t g = mir_getv(c);
+      if (!c->ok || g >= (uint64_t)MAXENT[d]) return -1;
+      k += (int64_t)g + 1;
+      if (k >= MAXENT[d]) return -1;
+      r->pres[d][i] = (int32_t)k;
+    }
+    r->npres[d] = (int)n;
+    int rw = r->rw[d];
+    uint64_t run = 0;
+    for (uint64_t i = 0; i < n; i++) {
+      uint64_t *row = (uint64_t *)(void *)(r->val[d] + (size_t)r->pres[d][i] * rw);
+      for (int w = 0; w < rw; w++) {
+        uint64_t dl = 0;
+        if (run) run--;
+        else {
+          uint64_t t = mir_getv(c);
+          if (!c->ok) return -1;
+          if (t == 0) {
+            run = mir_getv(c);
+            if (!c->ok || run == 0) return -1;
+            run--;
+          } else dl = (uint64_t)mir_unzz(t);
+        }
+        row[w] = key ? dl : row[w] + dl;
+      }
+    }
+    if (run) return -1;
+  }
+  return c->p == c->end ? 0 : -1;
+}
+
+/* Applies an entity record; 0 or -1. */
+static int get_entity(mi_rec_reader *r, mir_cur *c) {
+  uint64_t n = mir_getv(c);
+  if (!c->ok || n > 100000) return -1;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t op = mir_getv(c);
+    if (op == 1) { if (get_proc(r, c) < 0) return -1; }
+    else if (op == 2) {
+      uint64_t slot = mir_getv(c);
+      int64_t end = mir_unzz(mir_getv(c));
+      if (!c->ok || slot >= MI_MAX_PROCESSES) return -1;
+      r->procs[slot].alive = 0;
+      r->procs[slot].end_ticks = end;
+    } else if (op == 3) {
+      uint64_t l = mir_getv(c), t = mir_getv(c);
+      if (!c->ok || l < 1 || l > MI_MAX_LDEV || t > 255) return -1;
+      r->dev[l] = (uint8_t)t;
+      if (r->rw[MI_DOM_IO]) memset(r->val[MI_DOM_IO] + l * (uint64_t)r->rw[MI_DOM_IO], 0, (size_t)r->rw[MI_DOM_IO] * 8);
+    } else if (op == 4) {
+      uint64_t k = mir_getv(c);
+      if (!c->ok || k > MI_MAX_PROCESSORS) return -1;
+      r->ncpu = (int)k;
+    } else return -1;
+  }
+  return c->ok ? 0 : -1;
+}
+
+/* Applies a key record (the state whole); 0 or -1. */
+static int get_key(mi_rec_reader *r, mir_cur *c) {
+  if (!mir_getb(c, 24)) return -1;
+  uint64_t ncpu = mir_getv(c), nd = mir_getv(c);
+  if (!c->ok || ncpu > MI_MAX_PROCESSORS || nd > MI_MAX_LDEV) return -1;
+  r->ncpu = (int)ncpu;
+  memset(r->dev, 0, sizeof r->dev);
+  for (uint64_t i = 0; i < nd; i++) {
+    uint64_t l = mir_getv(c), t = mir_getv(c);
+    if (!c->ok || l < 1 || l > MI_MAX_LDEV || t > 255) return -1;
+    r->dev[l] = (uint8_t)t;
+  }
+  if (get_config(r, c) < 0) return -1;
+  uint64_t np = mir_getv(c);
+  if (!c->ok || np > MI_MAX_PROCESSES) return -1;
+  for (int s = 0; s < MI_MAX_PROCESSES; s++) r->procs[s].alive = 0;
+  for (uint64_t i = 0; i < np; i++) if (get_proc(r, c) < 0) return -1;
+  return get_body(r, c, 1);
+}
+
+/* Reports bytes [off, off+n) as damaged (or torn at the end) in ev. */
+static int damage(mi_rec_reader *r, mi_rec_event *ev, int64_t off, int64_t next) {
+  r->synced = 0;
+  r->seq_known = 0;
+  if (next < 0) {
+    ev->type = MI_REV_TORN;
+    ev->offset = off;
+    ev->bytes = (int64_t)r->size - off;
+    r->pos = (int64_t)r->size;
+  } else {
+    ev->type = MI_REV_DAMAGE;
+    ev->offset = off;
+    ev->bytes = next - off;
+    r->pos = next;
+  }
+  return ev->type;
+}
+
+int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
+  static mi_rec_event none;
+  if (!ev) return MI_REV_END;
+  *ev = none;
+  if (!r) return MI_REV_END;
+  for (;;) {
+    if ((uint64_t)r->pos >= r->size) { ev->type = MI_REV_END; return MI_REV_END; }
+    int64_t off = r->pos, len = frame_ok(r, off);
+    if (!len) return damage(r, ev, off, find_next(r, off + 1));
+    const uint8_t *p = r->data + off;
+    int type = mir_get16(p + 8);
+    uint64_t seq = mir_get64(p + 12);
+    ev->offset = off;
+    ev->bytes = len;
+    ev->seq = seq;
+    ev->time = (int64_t)mir_get64(p + 20);
+    if (r->seq_known && seq != r->next_seq) { r->synced = 0; r->gaps++; }   /* whole records are missing */
+    r->seq_known = 1;
+    r->next_seq = seq + 1;
+    r->pos = off + len;
+    mir_cur c = {p + MIR_HEAD, p + len - MIR_TAIL, 1};
+    int bad = 0;
+    switch (type) {
+    case MIR_T_HEADER:
+      if (get_header(r, &c, ev->time) < 0) { reset_state(r); bad = 1; break; }
+      ev->type = MI_REV_SEGMENT;
+      if (r->jump >= 0) { r->pos = r->jump; r->jump = -1; r->seq_known = 0; }
+      return ev->type;
+    case MIR_T_ENTITY:
+      if (!r->have_layout || get_entity(r, &c) < 0) { bad = 1; break; }
+      ev->type = MI_REV_ENTITY;
+      return ev->type;
+    case MIR_T_CONFIG:
+      if (!r->have_layout || get_config(r, &c) < 0) { bad = 1; break; }
+      ev->type = MI_REV_CONFIG;
+      return ev->type;
+    case MIR_T_MARK: {
+      ev->mark = (int)mir_getv(&c);
+      ev->a = mir_unzz(mir_getv(&c));
+      ev->b = mir_unzz(mir_getv(&c));
+      if (get_str(&c, r->text, sizeof r->text) < 0) { bad = 1; break; }
+      ev->text = r->text;
+      ev->type = MI_REV_MARK;
+      return ev->type;
+    }
+    case MIR_T_SAMPLE:
+      ev->type = MI_REV_SAMPLE;
+      if (!r->have_layout || !r->synced) { ev->skipped = 1; return ev->type; }
+      if (get_body(r, &c, 0) < 0) { bad = 1; break; }
+      return ev->type;
+    case MIR_T_KEY:
+      ev->type = MI_REV_SAMPLE;
+      ev->key = 1;
+      if (!r->have_layout) { ev->skipped = 1; return ev->type; }
+      if (get_key(r, &c) < 0) { bad = 1; break; }
+      r->synced = 1;
+      return ev->type;
+    case MIR_T_INDEX:
+      r->last_index = off;
+      continue;
+    default:
+      continue;   /* a record type of a later minor version: skipped */
+    }
+    if (bad) {   /* a whole frame whose payload does not parse: damaged as well */
+      r->synced = 0;
+      ev->type = MI_REV_DAMAGE;
+      return ev->type;
+    }
+  }
+}
+
+int mi_rec_peek(mi_rec_reader *r, int64_t *t) {
+  if (t) *t = 0;
+  if (!r) return MI_REV_END;
+  int64_t off = r->pos;
+  for (;;) {
+    if ((uint64_t)off >= r->size) return MI_REV_END;
+    int64_t len = frame_ok(r, off);
+    if (!len) return (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END;
+    int ty = ftype(r, off);
+    if (t) *t = ftime(r, off);
+    switch (ty) {
+    case MIR_T_HEADER: return MI_REV_SEGMENT;
+    case MIR_T_ENTITY: return MI_REV_ENTITY;
+    case MIR_T_CONFIG: return MI_REV_CONFIG;
+    case MIR_T_MARK: return MI_REV_MARK;
+    case MIR_T_SAMPLE: case MIR_T_KEY: return MI_REV_SAMPLE;
+    default: off += len;   /* index and later types are no events */
+    }
+  }
+}
+
+/* ---- opening, the span, seeking ---- */
+/* The end of the last whole frame: the file's end when its last frame is whole, else found
+ * walking back from the end (at most 16 MB), else by a scan from the start. */
+static int64_t valid_end(const mi_rec_reader *r) {
+  int64_t n = (int64_t)r->size;
+  if (prev_frame(r, n) >= 0) return n;
+  for (int64_t e = n - 1; e >= MIR_MIN && e > n - (16 << 20); e--)
+    if (prev_frame(r, e) >= 0) {
+      /* whole up to e only if nothing whole follows it */
+      if (find_next(r, e) < 0) return e;
+      break;
+    }
+  int64_t off = 0, end = 0;
+  while ((uint64_t)off < r->size) {
+    int64_t len = frame_ok(r, off);
+    if (len) { off += len; end = off; continue; }
+    off = find_next(r, off + 1);
+    if (off < 0) break;
+  }
+  return end;
+}
+
+/* Finds the first and last sample times of the file. */
+static void span(mi_rec_reader *r) {
+  r->info.first_time = r->info.last_time = -1;
+  int64_t off = 0;
+  for (int i = 0; i < 100000 && (uint64_t)off < r->size; i++) {
+    int64_t len = frame_ok(r, off);
+    if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
+    int t = ftype(r, off);
+    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.first_time = ftime(r, off); break; }
+    off += len;
+  }
+  int64_t end = r->vend;
+  for (int i = 0; i < 1000000 && end > 0; i++) {
+    int64_t st = prev_frame(r, end);
+    if (st < 0) break;
+    int t = ftype(r, st);
+    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.last_time = ftime(r, st); break; }
+    end = st;
+  }
+}
+
+mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
+  char dummy[8];
+  if (!err || !errlen) { err = dummy; errlen = sizeof dummy; }
+  err[0] = 0;
+  if (!path) { snprintf(err, errlen, "no file"); return NULL; }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) { snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno)); return NULL; }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) { close(fd); snprintf(err, errlen, "'%s' is not a regular file", path); return NULL; }
+  mi_rec_reader *r = calloc(1, sizeof *r);
+  if (!r) { close(fd); snprintf(err, errlen, "out of memory"); return NULL; }
+  r->size = (size_t)sb.st_size;
+  r->jump = -1;
+  r->last_index = -1;
+  if (r->size) {
+    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) { close(fd); free(r); snprintf(err, errlen, "cannot map '%s': %s", path, strerror(errno)); return NULL; }
+    r->data = m;
+  }
+  close(fd);
+  /* the first frame must be a whole header of a version we read */
+  int64_t len = frame_ok(r, 0);
+  if (!len || ftype(r, 0) != MIR_T_HEADER) {
+    int mine = r->size >= 8 && mir_get32(r->data) == MIR_SYNC;
+    snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
+    mi_rec_close(r);
+    return NULL;
+  }
+  mir_cur c = {r->data + MIR_HEAD, r->data + len - MIR_TAIL, 1};
+  if (get_header(r, &c, 0) < 0) {
+    const uint8_t *m = r->data + MIR_HEAD;
+    if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 10) != MIR_ORDER)
+      snprintf(err, errlen, "'%s': another byte order", path);
+    else if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 8) > MIR_VERSION)
+      snprintf(err, errlen, "'%s': format version %d is newer than this mish reads (%d)", path, mir_get16(m + 8), MIR_VERSION);
+    else snprintf(err, errlen, "'%s': the header record is damaged", path);
+    mi_rec_close(r);
+    return NULL;
+  }
+  reset_state(r);
+  r->info.file_bytes = (int64_t)r->size;
+  r->vend = valid_end(r);
+  span(r);
+  return r;
+}
+
+void mi_rec_close(mi_rec_reader *r) {
+  if (!r) return;
+  reset_state(r);
+  if (r->data) munmap((void *)r->data, r->size);
+  free(r);
+}
+
+/* Rewinds to the start with no state. */
+static void rewind_(mi_rec_reader *r) {
+  reset_state(r);
+  r->pos = 0;
+  r->jump = -1;
+  r->seq_known = 0;
+}
+
+int mi_rec_seek(mi_rec_reader *r, int64_t t) {
+  if (!r) return -1;
+  int64_t best = -1, at = -1, end = r->vend;
+  /* back from the end to the last key or index */
+  for (int i = 0; i < 1000000 && end > 0; i++) {
+    int64_t st = prev_frame(r, end);
+    if (st < 0) break;
+    int ty = ftype(r, st);
+    if (ty == MIR_T_KEY || ty == MIR_T_INDEX) { at = st; break; }
+    end = st;
+  }
+  int64_t idx = -1;
+  if (at >= 0 && ftype(r, at) == MIR_T_KEY) {
+    /* keys after the last index: their own chain */
+    int64_t k = at, lim = (int64_t)mir_get64(r->data + at + MIR_HEAD + 16);
+    idx = lim;
+    for (int i = 0; i < 100000 && k >= 0 && k > lim; i++) {
+      if (!frame_ok(r, k) || ftype(r, k) != MIR_T_KEY) { idx = -2; break; }
+      if (ftime(r, k) <= t) { best = k; break; }
+      k = (int64_t)mir_get64(r->data + k + MIR_HEAD + 8);
+    }
+  } else if (at >= 0) idx = at;
+  for (int i = 0; i < 100000 && best < 0 && idx >= 0; i++) {
+    int64_t len = frame_ok(r, idx);
+    if (!len || ftype(r, idx) != MIR_T_INDEX) { idx = -2; break; }
+    mir_cur c = {r->data + idx + MIR_HEAD, r->data + idx + len - MIR_TAIL, 1};
+    const uint8_t *pp = mir_getb(&c, 8);
+    uint64_t n = mir_getv(&c);
+    if (!pp || !c.ok) { idx = -2; break; }
+    for (uint64_t j = 0; j < n && c.ok; j++) {
+      int64_t kt = mir_unzz(mir_getv(&c));
+      uint64_t ko = mir_getv(&c);
+      if (c.ok && kt <= t && ko < r->size) best = (int64_t)ko;
+    }
+    if (best >= 0) break;
+    idx = (int64_t)mir_get64(pp);
+  }
+  if (best < 0 && (idx == -2 || at < 0)) {
+    /* no usable index (damage): every key, from the start */
+    int64_t off = 0;
+    while ((uint64_t)off < r->size) {
+      int64_t len = frame_ok(r, off);
+      if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
+      if (ftype(r, off) == MIR_T_KEY) { if (ftime(r, off) <= t || best < 0) best = off; if (ftime(r, off) > t) break; }
+      off += len;
+    }
+  }
+  rewind_(r);
+  if (best < 0 || !frame_ok(r, best) || ftype(r, best) != MIR_T_KEY) return best < 0 && at < 0 ? -1 : 0;
+  int64_t hdr = (int64_t)mir_get64(r->data + best + MIR_HEAD);
+  if (!frame_ok(r, hdr) || ftype(r, hdr) != MIR_T_HEADER) return 0;   /* read from the start */
+  r->pos = hdr;
+  r->jump = best;
+  return 0;
+}
+
+int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
+  mi_rec_health z;
+  if (!h) h = &z;
+  memset(h, 0, sizeof *h);
+  h->first_damage = h->torn_at = h->first_time = h->last_time = -1;
+  if (!r) return 2;
+  h->bytes = (int64_t)r->size;
+  rewind_(r);
+  mi_rec_event ev;
+  r->gaps = 0;
+  while (mi_rec_next(r, &ev) != MI_REV_END) {
+    if (ev.type == MI_REV_TORN) { h->torn_at = ev.offset; h->torn_bytes = ev.bytes; continue; }
+    if (ev.type == MI_REV_DAMAGE) {
+      h->damaged_regions++;
+      h->damaged_bytes += ev.bytes;
+      if (h->first_damage < 0) h->first_damage = ev.offset;
+      continue;
+    }
+    h->records++;
+    if (ev.type == MI_REV_SEGMENT) h->segments++;
+    if (ev.type == MI_REV_SAMPLE) {
+      h->samples++;
+      h->keys += ev.key;
+      if (h->first_time < 0) h->first_time = ev.time;
+      h->last_time = ev.time;
+    }
+  }
+  h->seq_gaps = r->gaps;
+  rewind_(r);
+  return h->damaged_regions || h->seq_gaps ? 2 : h->torn_at >= 0 ? 1 : 0;
+}
+
+/* ---- the state ---- */
+const mi_rec_info *mi_rec_info_get(const mi_rec_reader *r) { return r ? &r->info : NULL; }
+
+int mi_rec_layout(const mi_rec_reader *r, int domain, const mi_rec_item **items, int *row_words) {
+  if (!r || domain < 0 || domain >= MI_DOM_COUNT) return 0;
+  if (items) *items = r->it[domain];
+  if (row_words) *row_words = r->rw[domain];
+  return r->nit[domain];
+}
+
+int mi_rec_present(const mi_rec_reader *r, int domain, const int32_t **keys) {
+  if (!r || domain < 0 || domain >= MI_DOM_COUNT || !r->synced) return 0;
+  if (keys) *keys = r->pres[domain];
+  return r->npres[domain];
+}
+
+const int64_t *mi_rec_row(const mi_rec_reader *r, int domain, int32_t key) {
+  if (!r || domain < 0 || domain >= MI_DOM_COUNT || key < 0 || key >= MAXENT[domain] || !r->val[domain]) return NULL;
+  return r->val[domain] + (size_t)key * r->rw[domain];
+}
+
+const mi_rec_proc *mi_rec_process(const mi_rec_reader *r, int32_t slot) {
+  return r && slot >= 0 && slot < MI_MAX_PROCESSES ? &r->procs[slot] : NULL;
+}
+
+int mi_rec_device(const mi_rec_reader *r, int32_t ldev) { return r && ldev >= 1 && ldev <= MI_MAX_LDEV ? r->dev[ldev] : 0; }
+int mi_rec_cpus(const mi_rec_reader *r) { return r ? r->ncpu : 0; }
+
+const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size) {
+  if (!r || item < 3001 || item > 3000 + NCFG || !r->cfgsize[item - 3001]) return NULL;
+  if (size) *size = r->cfgsize[item - 3001];
+  return r->cfg[item - 3001];
+}
+
+/* ---- times ---- */
+int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out) {
+  if (!s || !out || tpm < 1) return -1;
+  while (*s == ' ') s++;
+  if (*s == '@') {
+    char *e;
+    long long v = strtoll(s + 1, &e, 10);
+    if (e == s + 1 || *e) return -1;
+    *out = v;
+    return 0;
+  }
+  if (*s == '+' || *s == '-') {
+    char *e;
+    double v = strtod(s + 1, &e);
+    if (e == s + 1 || v < 0 || v > 1e9) return -1;
+    double mul = 1;
+    if (*e == 's') e++;
+    else if (*e == 'm') { mul = 60; e++; }
+    else if (*e == 'h') { mul = 3600; e++; }
+    else if (*e == 'd') { mul = 86400; e++; }
+    if (*e) return -1;
+    int64_t ticks = (int64_t)(v * mul * 1000.0 * tpm);
+    *out = *s == '+' ? base + ticks : base - ticks;
+    return 0;
+  }
+  int Y, M, D, h = 0, m = 0, n = 0;
+  double sec = 0;
+  if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3 || n != 10) return -1;
+  const char *p = s + 10;
+  if (*p == 'T' || *p == ' ') {
+    int k = 0;
+    if (sscanf(p + 1, "%2d:%2d%n", &h, &m, &k) != 2 || k != 5) return -1;
+    p += 1 + k;
+    if (*p == ':') {
+      char *e;
+      sec = strtod(p + 1, &e);
+      if (e == p + 1 || sec < 0 || sec >= 61) return -1;
+      p = e;
+    }
+  }
+  int zone = 0;
+  if (*p == 'Z') p++;
+  else if (*p == '+' || *p == '-') {
+    int zh, zm, k = 0;
+    if (sscanf(p + 1, "%2d:%2d%n", &zh, &zm, &k) != 2 || k != 5) return -1;
+    zone = (zh * 60 + zm) * (*p == '+' ? 1 : -1);
+    p += 1 + k;
+  }
+  if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59) return -1;
+  struct tm tmv = {0};
+  tmv.tm_year = Y - 1900; tmv.tm_mon = M - 1; tmv.tm_mday = D; tmv.tm_hour = h; tmv.tm_min = m;
+  time_t tt = timegm(&tmv);
+  double ms = ((double)tt - zone * 60.0 + sec) * 1000.0;
+  *out = (int64_t)(ms * tpm);
+  return 0;
+}

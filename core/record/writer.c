@@ -1,0 +1,597 @@
+/* writer.c — the recorder: an MI user of its own that enables the recorded items, copies the raw
+ * 64-bit cells of every entity in one write section per sample, and appends framed records
+ * (one write() each) to a recording file it holds locked. Format: core/RECORDING.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "mi_internal.h"
+#include "mi_record.h"
+#include "mi_source.h"
+#include "format.h"
+
+#define NCFG 46
+#define MAXENT_IO (MI_MAX_LDEV + 1)
+
+/* One recorded item of a domain. */
+typedef struct witem { int32_t item, index, words, at; } witem;
+
+struct mi_recorder {
+  mi_system *sys;
+  mi_session *s;
+  int fd;
+  mi_rec_options o;
+  int32_t mapping;
+  int nit[MI_DOM_COUNT], rw[MI_DOM_COUNT];
+  witem *it[MI_DOM_COUNT];
+  int64_t *prev[MI_DOM_COUNT];               /* key-major: the previous sample's cells */
+  int64_t *cur[MI_DOM_COUNT];                /* present-major: this sample's cells */
+  int32_t *keys[MI_DOM_COUNT];
+  int nkeys[MI_DOM_COUNT];
+  struct { int64_t pid, start; int known; } kp[MI_MAX_PROCESSES];
+  uint8_t dying[MI_MAX_PROCESSES];           /* dead and reported by this sample */
+  uint8_t here[MI_MAX_PROCESSES];            /* in this sample: 1 alive, 2 dead (reported now), 0 not */
+  mi_proc snap[MI_MAX_PROCESSES];            /* the process table as this sample saw it */
+  uint8_t dev[MAXENT_IO], devnow[MAXENT_IO];
+  int ncpu, ncpu_now;
+  int32_t cfgnums[NCFG + 1];
+  uint8_t cfg[NCFG][12], cfgnow[NCFG][12];
+  int cfgsize[NCFG];
+  uint64_t seq;
+  int64_t off, header_off, last_key_off, last_index_off;
+  int since_key, npend;
+  struct { int64_t t, off; } *pend;
+  uint8_t *buf;
+  size_t cap, len;
+  int64_t now, last_sync_ms;
+  mi_rec_stats st;
+  int failed;
+};
+
+/* Monotonic milliseconds. */
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Makes room for n more bytes in the record buffer; 0 or -1. */
+static int need(mi_recorder *r, size_t n) {
+  if (r->len + n <= r->cap) return 0;
+  size_t c = r->cap ? r->cap : 4096;
+  while (c < r->len + n) c *= 2;
+  uint8_t *b = realloc(r->buf, c);
+  if (!b) return -1;
+  r->buf = b;
+  r->cap = c;
+  return 0;
+}
+/* Appends a varint, raw bytes, a fixed 64-bit value (need() was called for them). */
+static void pv(mi_recorder *r, uint64_t v) { r->len += mir_putv(r->buf + r->len, v); }
+static void pb(mi_recorder *r, const void *p, size_t n) { memcpy(r->buf + r->len, p, n); r->len += n; }
+static void p64(mi_recorder *r, uint64_t v) { mir_put64(r->buf + r->len, v); r->len += 8; }
+
+/* Starts a record in the buffer (the frame's head is filled in by emit). */
+static int begin(mi_recorder *r) { r->len = 0; return need(r, MIR_HEAD + 256); }
+
+/* Finishes the record in the buffer as type at time and writes it with one write(); 0 or -1. */
+static int emit(mi_recorder *r, int type, int64_t t) {
+  if (need(r, MIR_TAIL) < 0) return -1;
+  uint32_t len = (uint32_t)(r->len + MIR_TAIL);
+  uint8_t *b = r->buf;
+  mir_put32(b, MIR_SYNC);
+  mir_put32(b + 4, len);
+  mir_put16(b + 8, (uint16_t)type);
+  mir_put16(b + 10, 0);
+  mir_put64(b + 12, r->seq);
+  mir_put64(b + 20, (uint64_t)t);
+  mir_put32(b + 28, 0);
+  uint32_t crc = mir_crc32c(0, b, r->len);
+  mir_put32(b + r->len, crc);
+  mir_put32(b + r->len + 4, len);
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = write(r->fd, b + done, len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      /* a short write leaves a torn tail: cut it so the file stays whole */
+      if (done && ftruncate(r->fd, r->off) != 0) { /* the next reader reports the tear */ }
+      r->failed = 1;
+      return -1;
+    }
+    done += (size_t)w;
+  }
+  r->seq++;
+  r->off += len;
+  r->st.records++;
+  r->st.bytes = r->off;
+  int64_t ms = mono_ms();
+  if (r->o.fsync == MI_REC_FSYNC_EVERY || (r->o.fsync == MI_REC_FSYNC_INTERVAL && ms - r->last_sync_ms >= r->o.fsync_ms)) {
+    fdatasync(r->fd);
+    r->last_sync_ms = ms;
+  }
+  return 0;
+}
+
+/* Appends a process's identity (a birth, or a key's table entry). */
+static void put_proc(mi_recorder *r, int slot, const mi_proc *p) {
+  pv(r, (uint64_t)slot);
+  pv(r, mir_zz(p->pid));
+  pv(r, mir_zz(p->start_ticks));
+  pv(r, p->js);
+  pv(r, mir_zz(p->ptype));
+  uint8_t names[96];
+  for (int i = 0; i < 6; i++) { mir_put64(names + 8 * i, 0); memcpy(names + 8 * i, &p->user[i], 8); }
+  for (int i = 0; i < 6; i++) memcpy(names + 48 + 8 * i, &p->program[i], 8);
+  pb(r, names, 96);
+}
+
+/* Appends the configuration items (all, or those that changed since the last record). */
+static int put_config(mi_recorder *r, int all) {
+  int n = 0;
+  for (int i = 0; i < NCFG; i++) if (all || memcmp(r->cfg[i], r->cfgnow[i], 12) != 0) n++;
+  if (need(r, 16 + (size_t)n * 32) < 0) return -1;
+  pv(r, (uint64_t)n);
+  for (int i = 0; i < NCFG; i++)
+    if (all || memcmp(r->cfg[i], r->cfgnow[i], 12) != 0) {
+      pv(r, (uint64_t)r->cfgnums[i]);
+      pv(r, (uint64_t)r->cfgsize[i]);
+      pb(r, r->cfgnow[i], (size_t)r->cfgsize[i]);
+    }
+  return n;
+}
+
+/* Appends the sample body: per domain the entity keys and the cells, as deltas from the previous
+ * sample (or absolute for a key), zero runs folded. */
+static int put_body(mi_recorder *r, int key) {
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    int n = r->nkeys[d], rw = r->rw[d];
+    if (need(r, 16 + (size_t)n * 5 + (size_t)n * rw * 11) < 0) return -1;
+    pv(r, (uint64_t)n);
+    int32_t last = -1;
+    for (int i = 0; i < n; i++) { pv(r, (uint64_t)(r->keys[d][i] - last - 1)); last = r->keys[d][i]; }
+    uint64_t run = 0;
+    for (int i = 0; i < n; i++) {
+      int64_t *pr = r->prev[d] + (size_t)r->keys[d][i] * rw, *cu = r->cur[d] + (size_t)i * rw;
+      for (int w = 0; w < rw; w++) {
+        uint64_t dl = key ? (uint64_t)cu[w] : (uint64_t)cu[w] - (uint64_t)pr[w];
+        pr[w] = cu[w];
+        if (dl == 0) { run++; continue; }
+        if (run) { pv(r, 0); pv(r, run); run = 0; }
+        pv(r, mir_zz((int64_t)dl));
+      }
+    }
+    if (run) { pv(r, 0); pv(r, run); }
+    r->st.last_raw_bytes += (int64_t)n * rw * 8;
+    r->st.cells += (int64_t)n * rw;
+  }
+  return 0;
+}
+
+/* Writes the header record of a new segment; 0 or -1. */
+static int write_header(mi_recorder *r) {
+  if (begin(r) < 0) return -1;
+  r->len = MIR_HEAD;
+  char mach[300];
+  if (r->o.machine) snprintf(mach, sizeof mach, "%s", r->o.machine);
+  else {
+    struct utsname u;
+    if (uname(&u) == 0) snprintf(mach, sizeof mach, "%.64s %.64s %.64s %.64s", u.nodename, u.sysname, u.release, u.machine);
+    else snprintf(mach, sizeof mach, "unknown");
+  }
+  const char *ver = r->o.mish_version ? r->o.mish_version : "?";
+  const char *src = mi_system_attached(r->sys) ? "attached" : mi_system_source_name(r->sys);
+  size_t nit = 0;
+  for (int d = 0; d < MI_DOM_COUNT; d++) nit += (size_t)r->nit[d];
+  if (need(r, 64 + strlen(mach) + strlen(ver) + strlen(src) + nit * 16) < 0) return -1;
+  pb(r, MIR_MAGIC, 8);
+  uint8_t v[8];
+  mir_put16(v, MIR_VERSION); mir_put16(v + 2, MIR_ORDER); mir_put32(v + 4, 0);
+  pb(r, v, 8);
+  const char *strs[3] = {ver, src, mach};
+  for (int i = 0; i < 3; i++) { size_t l = strlen(strs[i]); pv(r, l); pb(r, strs[i], l); }
+  pv(r, (uint64_t)mi_host_ticks_per_ms(r->sys));
+  pv(r, (uint64_t)r->mapping);
+  pv(r, nit);
+  for (int d = 0; d < MI_DOM_COUNT; d++)
+    for (int i = 0; i < r->nit[d]; i++) {
+      pv(r, (uint64_t)d);
+      pv(r, (uint64_t)r->it[d][i].item);
+      pv(r, (uint64_t)r->it[d][i].words);
+    }
+  if (put_config(r, 1) < 0) return -1;
+  r->header_off = r->off;
+  return emit(r, MIR_T_HEADER, r->now);
+}
+
+/* Writes a mark; 0 or -1. */
+static int write_mark(mi_recorder *r, int kind, int64_t a, int64_t b, const char *text) {
+  if (begin(r) < 0) return -1;
+  r->len = MIR_HEAD;
+  size_t l = text ? strlen(text) : 0;
+  if (l > 1000) l = 1000;
+  if (need(r, 40 + l) < 0) return -1;
+  pv(r, (uint64_t)kind); pv(r, mir_zz(a)); pv(r, mir_zz(b)); pv(r, l);
+  if (l) pb(r, text, l);
+  return emit(r, MIR_T_MARK, r->now);
+}
+
+/* Writes an index of the keys since the previous one; 0 or -1. */
+static int write_index(mi_recorder *r) {
+  if (!r->npend) return 0;
+  if (begin(r) < 0 || need(r, 32 + (size_t)r->npend * 20) < 0) return -1;
+  r->len = MIR_HEAD;
+  p64(r, (uint64_t)r->last_index_off);
+  pv(r, (uint64_t)r->npend);
+  for (int i = 0; i < r->npend; i++) { pv(r, mir_zz(r->pend[i].t)); pv(r, (uint64_t)r->pend[i].off); }
+  int64_t at = r->off;
+  if (emit(r, MIR_T_INDEX, r->now) < 0) return -1;
+  r->last_index_off = at;
+  r->npend = 0;
+  return 0;
+}
+
+/* Copies this sample's state out of the store, in one write section: time, CPUs, devices,
+ * processes (the live ones and those dead and not yet reported to the recorder, which it then
+ * releases) and the cells of every present entity. */
+static void snapshot(mi_recorder *r) {
+  mi_system *sys = r->sys;
+  mi_seg *g = sys->seg;
+  mi_wlock(sys);
+  r->now = g->now;
+  r->ncpu_now = g->ncpu;
+  memcpy(r->devnow, g->devtype, sizeof r->devnow);
+  memset(r->dying, 0, sizeof r->dying);
+  memset(r->here, 0, sizeof r->here);
+  mi_urec *u = r->s->u;
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    int n = 0;
+    if (d == MI_DOM_GLOBAL) { if (r->nit[d]) r->keys[d][n++] = 0; }
+    else if (d == MI_DOM_PROCESS && r->nit[d]) {
+      for (int sl = 0; sl < g->proc_hi && sl < MI_MAX_PROCESSES; sl++) {
+        mi_proc *p = &g->procs[sl];
+        int dead = p->state == MI_PS_DEAD && mi_bit(u->dead, sl);
+        if (p->state == MI_PS_ALIVE || dead) {
+          r->snap[sl] = *p;
+          r->dying[sl] = (uint8_t)dead;
+          r->here[sl] = (uint8_t)(dead ? 2 : 1);
+          r->keys[d][n++] = sl;
+        }
+      }
+    } else if (d == MI_DOM_IO) {
+      if (r->nit[d]) for (int l = 1; l < MAXENT_IO; l++) if (g->devtype[l]) r->keys[d][n++] = l;
+    } else if (r->nit[d]) for (int c = 0; c < g->ncpu && c < MI_MAX_PROCESSORS; c++) r->keys[d][n++] = c;
+    r->nkeys[d] = n;
+    const mi_host_lane *ln = &g->blk.lane[d];
+    int64_t *cells = MI_CELLS(g, ln);
+    for (int i = 0; i < n; i++) {
+      int64_t *dst = r->cur[d] + (size_t)i * r->rw[d];
+      int e = r->keys[d][i];
+      for (int k = 0; k < r->nit[d]; k++) {
+        const witem *w = &r->it[d][k];
+        int32_t off = MI_OFF(sys, d, w->index);
+        if (cells && off >= 0 && e < ln->nent && off + w->words <= ln->stride)
+          memcpy(dst + w->at, cells + (size_t)e * ln->stride + off, (size_t)w->words * 8);
+        else memset(dst + w->at, 0, (size_t)w->words * 8);
+      }
+    }
+  }
+  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) if (r->dying[sl]) mi_proc_release_user(sys, r->s, sl);
+  mi_wunlock(sys);
+}
+
+/* Reads the configuration into cfgnow (AIFSCGET of every item). */
+static void read_config(mi_recorder *r) {
+  void *ptr[NCFG];
+  int32_t stats[NCFG];
+  for (int i = 0; i < NCFG; i++) ptr[i] = r->cfgnow[i];
+  status_type st;
+  mi_scget(r->s, &st, r->cfgnums, ptr, stats, 0);
+}
+
+/* Writes births (before the sample) or deaths (after it) as one entity record; 0 or -1. */
+static int write_entities(mi_recorder *r, int after) {
+  if (begin(r) < 0) return -1;
+  r->len = MIR_HEAD;
+  int n = 0;
+  size_t count_at = r->len;
+  if (need(r, 16) < 0) return -1;
+  r->len += 5;   /* the count, as a fixed 5-byte varint filled in below */
+  if (!after) {
+    if (r->ncpu_now != r->ncpu) {
+      if (need(r, 16) < 0) return -1;
+      pv(r, 4); pv(r, (uint64_t)r->ncpu_now); n++;
+      r->ncpu = r->ncpu_now;
+    }
+    for (int l = 1; l < MAXENT_IO; l++)
+      if (r->devnow[l] != r->dev[l]) {
+        if (need(r, 16) < 0) return -1;
+        pv(r, 3); pv(r, (uint64_t)l); pv(r, r->devnow[l]); n++;
+        r->dev[l] = r->devnow[l];
+        if (r->rw[MI_DOM_IO]) memset(r->prev[MI_DOM_IO] + (size_t)l * r->rw[MI_DOM_IO], 0, (size_t)r->rw[MI_DOM_IO] * 8);
+      }
+    /* processes in this sample that the file does not know (or knows as another process) */
+    for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) {
+      const mi_proc *p = &r->snap[sl];
+      if (!r->here[sl]) continue;
+      if (r->kp[sl].known && r->kp[sl].pid == p->pid && r->kp[sl].start == p->start_ticks) continue;
+      if (need(r, 160 * 2) < 0) return -1;
+      if (r->kp[sl].known) { pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->now)); n++; }
+      pv(r, 1); put_proc(r, sl, p); n++;
+      r->kp[sl].known = 1; r->kp[sl].pid = p->pid; r->kp[sl].start = p->start_ticks;
+      if (r->rw[MI_DOM_PROCESS]) memset(r->prev[MI_DOM_PROCESS] + (size_t)sl * r->rw[MI_DOM_PROCESS], 0, (size_t)r->rw[MI_DOM_PROCESS] * 8);
+    }
+  } else {
+    for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) {
+      int gone = r->kp[sl].known && r->here[sl] != 1;
+      if (!gone) continue;
+      if (need(r, 32) < 0) return -1;
+      pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->dying[sl] ? r->snap[sl].end_ticks : r->now)); n++;
+      r->kp[sl].known = 0;
+    }
+  }
+  if (!n) return 0;
+  uint8_t *c = r->buf + count_at;   /* a padded varint: 5 bytes whatever n is */
+  for (int i = 0; i < 4; i++) c[i] = (uint8_t)(((uint32_t)n >> (7 * i)) & 0x7F) | 0x80;
+  c[4] = (uint8_t)(((uint32_t)n >> 28) & 0x7F);
+  return emit(r, MIR_T_ENTITY, r->now);
+}
+
+/* Writes a key: seek pointers, CPUs, devices, configuration, every present process, absolute cells. */
+static int write_key(mi_recorder *r) {
+  if (begin(r) < 0 || need(r, 64) < 0) return -1;
+  r->len = MIR_HEAD;
+  p64(r, (uint64_t)r->header_off);
+  p64(r, (uint64_t)r->last_key_off);
+  p64(r, (uint64_t)r->last_index_off);
+  pv(r, (uint64_t)r->ncpu);
+  int nd = 0;
+  for (int l = 1; l < MAXENT_IO; l++) nd += r->dev[l] != 0;
+  if (need(r, 16 + (size_t)nd * 8) < 0) return -1;
+  pv(r, (uint64_t)nd);
+  for (int l = 1; l < MAXENT_IO; l++) if (r->dev[l]) { pv(r, (uint64_t)l); pv(r, r->dev[l]); }
+  if (put_config(r, 1) < 0) return -1;
+  int np = 0;
+  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) np += r->kp[sl].known;
+  if (need(r, 16 + (size_t)np * 160) < 0) return -1;
+  pv(r, (uint64_t)np);
+  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) if (r->kp[sl].known) put_proc(r, sl, &r->snap[sl]);
+  if (put_body(r, 1) < 0) return -1;
+  int64_t at = r->off;
+  if (emit(r, MIR_T_KEY, r->now) < 0) return -1;
+  r->last_key_off = at;
+  r->since_key = 0;
+  r->pend[r->npend].t = r->now;
+  r->pend[r->npend].off = at;
+  r->npend++;
+  if (r->npend >= r->o.index_every) return write_index(r);
+  return 0;
+}
+
+int mi_recorder_sample(mi_recorder *r) {
+  if (!r || r->failed) { errno = EIO; return -1; }
+  int64_t before = r->off;
+  r->st.last_raw_bytes = 0;
+  mi_sys_refresh(r->sys);
+  read_config(r);
+  snapshot(r);
+  if (write_entities(r, 0) < 0) return -1;
+  if (memcmp(r->cfg, r->cfgnow, sizeof r->cfg) != 0) {
+    if (begin(r) < 0) return -1;
+    r->len = MIR_HEAD;
+    if (put_config(r, 0) < 0 || emit(r, MIR_T_CONFIG, r->now) < 0) return -1;
+    memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
+  }
+  if (r->since_key >= r->o.key_every - 1 || r->last_key_off < 0 || r->last_key_off < r->header_off) {
+    if (write_key(r) < 0) return -1;
+  } else {
+    if (begin(r) < 0) return -1;
+    r->len = MIR_HEAD;
+    if (put_body(r, 0) < 0 || emit(r, MIR_T_SAMPLE, r->now) < 0) return -1;
+    r->since_key++;
+  }
+  if (write_entities(r, 1) < 0) return -1;
+  r->st.samples++;
+  r->st.raw_bytes += r->st.last_raw_bytes;
+  r->st.last_bytes = r->off - before;
+  return 0;
+}
+
+int mi_recorder_mark(mi_recorder *r, const char *text) {
+  if (!r || r->failed) return -1;
+  return write_mark(r, MI_MARK_GAP, 0, 0, text);
+}
+
+void mi_recorder_stats(const mi_recorder *r, mi_rec_stats *st) {
+  if (!st) return;
+  memset(st, 0, sizeof *st);
+  if (r) *st = r->st;
+}
+
+/* Frees the recorder's memory, session and file (no records written). */
+static void destroy(mi_recorder *r) {
+  if (!r) return;
+  if (r->s) mi_session_free(r->s);
+  if (r->fd >= 0) close(r->fd);
+  for (int d = 0; d < MI_DOM_COUNT; d++) { free(r->it[d]); free(r->prev[d]); free(r->cur[d]); free(r->keys[d]); }
+  free(r->pend);
+  free(r->buf);
+  free(r);
+}
+
+int mi_recorder_close(mi_recorder *r) {
+  if (!r) return 0;
+  int rc = 0;
+  if (!r->failed) {
+    rc |= write_mark(r, MI_MARK_END, 0, 0, "end");
+    rc |= write_index(r);
+    rc |= fdatasync(r->fd);
+  }
+  destroy(r);
+  return rc ? -1 : 0;
+}
+
+/* Prepares an existing file for appending: finds its whole end (cutting a torn tail), the last
+ * sequence number, key and index; writes a torn mark if it cut. 0, or -1 with err set. */
+static int prepare_append(mi_recorder *r, const char *path, char *err, size_t errlen) {
+  char e2[200];
+  mi_rec_reader *rd = mi_rec_open(path, e2, sizeof e2);
+  if (!rd) { snprintf(err, errlen, "cannot append to '%s': %s", path, e2); return -1; }
+  mi_rec_health h;
+  mi_rec_verify(rd, &h);
+  /* the last sequence number, key and index of the whole records */
+  mi_rec_event ev;
+  uint64_t seq = 0;
+  int64_t last_index = -1, last_key = -1;
+  int any = 0;
+  while (mi_rec_next(rd, &ev) != MI_REV_END) {
+    if (ev.type == MI_REV_DAMAGE || ev.type == MI_REV_TORN) continue;
+    any = 1;
+    seq = ev.seq;
+    if (ev.type == MI_REV_SAMPLE && ev.key) last_key = ev.offset;
+  }
+  /* indexes are not events: find the last one by its chain from the keys */
+  last_index = mir_last_index(rd);
+  mi_rec_close(rd);
+  int64_t end = h.torn_at >= 0 ? h.torn_at : h.bytes;
+  if (h.torn_at >= 0 && ftruncate(r->fd, end) != 0) { snprintf(err, errlen, "cannot cut the torn tail of '%s': %s", path, strerror(errno)); return -1; }
+  if (lseek(r->fd, end, SEEK_SET) < 0) { snprintf(err, errlen, "cannot seek '%s'", path); return -1; }
+  r->off = end;
+  r->seq = any ? seq + 1 : 0;
+  r->last_key_off = last_key;
+  r->last_index_off = last_index;
+  r->npend = 0;   /* keys after the last index are reached through the key chain */
+  if (h.torn_at >= 0) {
+    char note[96];
+    snprintf(note, sizeof note, "torn tail of %lld bytes at offset %lld cut", (long long)h.torn_bytes, (long long)h.torn_at);
+    if (write_mark(r, MI_MARK_TORN, h.torn_at, h.torn_bytes, note) < 0) { snprintf(err, errlen, "cannot write '%s'", path); return -1; }
+  }
+  return 0;
+}
+
+mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
+                              const mi_rec_options *o, char *err, size_t errlen) {
+  char dummy[8];
+  if (!err || !errlen) { err = dummy; errlen = sizeof dummy; }
+  err[0] = 0;
+  if (!sys || !path || !path[0] || (n > 0 && !items) || n < 0) { snprintf(err, errlen, "bad arguments"); return NULL; }
+  mi_recorder *r = calloc(1, sizeof *r);
+  if (!r) { snprintf(err, errlen, "out of memory"); return NULL; }
+  r->fd = -1;
+  r->sys = sys;
+  if (o) r->o = *o;
+  if (r->o.fsync < 0 || r->o.fsync > 2) r->o.fsync = 0;
+  if (r->o.fsync_ms <= 0) r->o.fsync_ms = 10000;
+  if (r->o.key_every <= 0) r->o.key_every = 60;
+  if (r->o.index_every <= 0) r->o.index_every = 16;
+  if (!r->o.user_id) r->o.user_id = 666;
+  r->mapping = r->o.map1 >= 1 && r->o.map1 <= 3 ? r->o.map1 - 1 : MI_MAP_SMALL;
+  r->header_off = r->last_key_off = r->last_index_off = -1;
+  r->pend = calloc((size_t)r->o.index_every + 1, sizeof *r->pend);
+  /* the items, by domain (each once; pseudo-items and unknown numbers left out) */
+  int32_t lists[MI_DOM_COUNT][MI_MAX_ITEMS];
+  int ln[MI_DOM_COUNT] = {0}, want_cpu = 0;
+  for (int i = 0; i < n; i++) {
+    const mi_item_info *it = mi_item_lookup(items[i]);
+    if (!it) { snprintf(err, errlen, "item %d is not in the catalog", (int)items[i]); destroy(r); return NULL; }
+    if (it->kind == MI_KIND_PSEUDO) continue;
+    int d = it->domain, dup = 0;
+    for (int k = 0; k < ln[d]; k++) dup |= lists[d][k] == it->item;
+    if (dup || ln[d] >= MI_MAX_ITEMS - 2) continue;
+    lists[d][ln[d]++] = it->item;
+    if (d == MI_DOM_PROCESSOR) want_cpu = 1;
+  }
+  if (want_cpu) {
+    int dup = 0;
+    for (int k = 0; k < ln[0]; k++) dup |= lists[0][k] == 21164;
+    if (!dup) lists[0][ln[0]++] = 21164;
+  }
+  if (!r->pend) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+  /* the recorder's own MI user */
+  r->s = mi_session_new(sys);
+  if (!r->s) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+  mi_session_set_priv(r->s, 1);
+  status_type st;
+  mi_globinstall(r->s, &st, r->o.user_id);
+  mi_accesson(r->s, &st, r->o.user_id);
+  if (mi_status_info(st) != 0) { snprintf(err, errlen, "AIFACCESSON failed: %s", mi_status_message(mi_status_info(st))); destroy(r); return NULL; }
+  int32_t stats[MI_MAX_ITEMS], mapping = r->mapping;
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    if (!ln[d] || d == MI_DOM_PROCESSOR) continue;
+    lists[d][ln[d]] = 0;
+    memset(stats, 0, sizeof stats);
+    if (d == MI_DOM_GLOBAL) mi_globon(r->s, &st, lists[d], stats, &mapping, 0);
+    else if (d == MI_DOM_PROCESS) mi_procon(r->s, &st, lists[d], stats, &mapping, NULL, 0);
+    else { int32_t all = -1; mi_ioon(r->s, &st, lists[d], stats, &mapping, &all, 0); }
+    int code = mi_status_info(st);
+    if (code < 0 && code != MI_E_BAD_ITEM) {
+      snprintf(err, errlen, "cannot enable the %s items: %s", mi_domain_name(d), mi_status_message(code));
+      destroy(r);
+      return NULL;
+    }
+    /* keep the items that went on (an item status of 0) */
+    int k = 0;
+    for (int i = 0; i < ln[d]; i++) if (stats[i] == 0) lists[d][k++] = lists[d][i];
+    ln[d] = k;
+  }
+  r->mapping = mapping < 0 || mapping > 2 ? r->mapping : mapping;
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    r->nit[d] = ln[d];
+    r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));
+    int at = 0;
+    for (int i = 0; i < ln[d]; i++) {
+      const mi_item_info *it = mi_item_lookup(lists[d][i]);
+      witem *w = &r->it[d][i];
+      w->item = it->item; w->index = it->index; w->words = mi_item_words(it, r->mapping); w->at = at;
+      at += w->words;
+    }
+    r->rw[d] = at;
+    int maxent = d == MI_DOM_GLOBAL ? 1 : d == MI_DOM_PROCESS ? MI_MAX_PROCESSES : d == MI_DOM_IO ? MAXENT_IO : MI_MAX_PROCESSORS;
+    r->prev[d] = calloc((size_t)maxent * (size_t)(at ? at : 1), 8);
+    r->cur[d] = calloc((size_t)maxent * (size_t)(at ? at : 1), 8);
+    r->keys[d] = calloc((size_t)maxent, sizeof(int32_t));
+    if (!r->it[d] || !r->prev[d] || !r->cur[d] || !r->keys[d]) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+  }
+  int nc = 0;
+  for (int item = 3001; item <= 3046 && nc < NCFG; item++) {
+    const mi_config_info *c = mi_config_lookup(item);
+    if (!c) continue;
+    r->cfgnums[nc] = item;
+    r->cfgsize[nc] = mi_config_size(c);
+    if (r->cfgsize[nc] > 12) r->cfgsize[nc] = 12;
+    nc++;
+  }
+  for (; nc <= NCFG; nc++) r->cfgnums[nc] = 0;
+  /* the file: one writer (a lock), appended to */
+  r->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (r->fd < 0) { snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
+    snprintf(err, errlen, "'%s' is being recorded by another recorder", path);
+    destroy(r);
+    return NULL;
+  }
+  struct stat sb;
+  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
+  int restart = 0;
+  if (sb.st_size > 0) {
+    if (prepare_append(r, path, err, errlen) < 0) { destroy(r); return NULL; }
+    restart = 1;
+  }
+  r->last_sync_ms = mono_ms();
+  mi_sys_refresh(sys);
+  read_config(r);
+  memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
+  r->now = mi_host_now(sys);
+  if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
+  if (write_header(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  r->ncpu = -1;
+  memset(r->dev, 0, sizeof r->dev);
+  if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  return r;
+}

@@ -1,0 +1,326 @@
+/* replay.c — the "replay" source: plays a recording (mi_record.h) back as the operating system.
+ * mi_system_open("replay:PATH") with mi_source_args.window "from=T,to=T,speed=N|max": processes,
+ * LDEVs, CPUs and configuration as recorded, the recorded raw cells written into the store at each
+ * sample, and the system's clock at the recorded time. Sees mi_host.h, mi_source.h, mi_record.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "mi_source.h"
+#include "mi_record.h"
+
+/* A replay's state. */
+typedef struct rstate {
+  mi_rec_reader *rd;
+  int64_t from, to, first, last;   /* ticks */
+  double speed;                    /* 0 = as fast as the program steps it */
+  int64_t clock;                   /* the recorded time the store should show (ticks) */
+  int64_t wall0_ms, clock0;        /* paced replay: where the wall clock started */
+  int32_t tpm;
+  mi_rec_event ev;
+  int ended, have_sample;
+  int64_t shown;                   /* the time of the sample the store shows */
+  uint64_t gen;                    /* the store's layout generation when the cells were written */
+  struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
+  uint8_t cfg[47][12];
+  int fold_m;                      /* the store mapping the fold table is for (-2: none) */
+  int16_t fold[720];               /* recorded class -> store class, -1 nowhere */
+  int damage, torn;
+  int64_t damage_at, torn_at;
+} rstate;
+
+const mi_source_ops mi_source_replay_ops;
+
+/* Wall-clock milliseconds (monotonic). */
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Copies n bytes of a name image into a NUL-terminated string. */
+static void cstr(char *dst, const char *src, size_t n) { memcpy(dst, src, n); dst[n] = 0; }
+
+/* Makes the system's processes those the reader holds alive (deaths, then births). */
+static void sync_procs(mi_system *sys, rstate *st) {
+  for (int s = 0; s < MI_MAX_PROCESSES; s++) {
+    const mi_rec_proc *p = mi_rec_process(st->rd, s);
+    int want = p && p->alive;
+    int have = st->map[s].slot >= 0 && st->map[s].pid != 0;
+    if (have && (!want || p->pid != st->map[s].pid || p->start_ticks != st->map[s].start)) {
+      mi_host_proc_exit(sys, st->map[s].slot);
+      st->map[s].pid = 0; st->map[s].slot = -1;
+      have = 0;
+    }
+    if (want && !have) {
+      char prog[3][17], user[3][17];
+      for (int k = 0; k < 3; k++) { cstr(prog[k], p->program + 16 * k, 16); cstr(user[k], p->user + 16 * k, 16); }
+      mi_proc_desc d = {0};
+      d.pid = p->pid;
+      d.program = prog[0]; d.program_group = prog[1]; d.program_account = prog[2];
+      d.user = user[0]; d.user_group = user[1]; d.account = user[2];
+      d.js_type = (int)(p->js >> 14) & 3;
+      d.js_num = (int)(p->js & 0x3FFF);
+      d.proc_type = p->ptype;
+      d.start_ticks = p->start_ticks > 0 ? p->start_ticks : 1;
+      int slot = mi_host_proc_create(sys, &d);
+      st->map[s].slot = slot;
+      st->map[s].pid = slot >= 0 ? p->pid : 0;
+      st->map[s].start = p->start_ticks;
+    }
+  }
+}
+
+/* Makes the system's CPUs, LDEVs and configuration the recorded ones. */
+static void sync_machine(mi_system *sys, rstate *st) {
+  int n = mi_rec_cpus(st->rd);
+  if (n >= 1 && n != mi_host_cpus(sys)) mi_host_set_cpus(sys, n);
+  for (int l = 1; l <= MI_MAX_LDEV; l++) {
+    int t = mi_rec_device(st->rd, l);
+    if (t != mi_host_device(sys, l)) mi_host_set_device(sys, l, t);
+  }
+  for (int item = 3001; item <= 3046; item++) {
+    int size;
+    const uint8_t *v = mi_rec_config(st->rd, item, &size);
+    const mi_config_info *c = mi_config_lookup(item);
+    if (!v || !c || memcmp(st->cfg[item - 3000], v, (size_t)size) == 0) continue;
+    memcpy(st->cfg[item - 3000], v, (size_t)size);
+    if ((c->type == MI_CT_I32 || c->type == MI_CT_BOOL) && size == 4) {
+      int32_t x;
+      memcpy(&x, v, 4);
+      mi_host_config_set(sys, item, x);
+    } else if (c->type == MI_CT_CA8 && size == 8) {
+      char t[9];
+      cstr(t, (const char *)v, 8);
+      mi_host_config_text(sys, item, t);
+    }   /* masks (3015, 3016) have no writer: not replayed */
+  }
+}
+
+/* Builds the table folding recorded object classes onto the store's mapping m. */
+static void make_fold(rstate *st, int m) {
+  int rm = mi_rec_info_get(st->rd)->mapping;
+  st->fold_m = m;
+  int rn = mi_objcl_len(rm);
+  for (int c = 0; c < 720; c++) st->fold[c] = -1;
+  if (m < 0 || rn < 0) return;
+  if (rm <= m) for (int c = 0; c < rn; c++) st->fold[c] = (int16_t)mi_objcl_fold(rm, m, c);
+  else {   /* the recording is coarser: each recorded class lands in the first store class of it */
+    int sn = mi_objcl_len(m);
+    for (int j = sn - 1; j >= 0; j--) {
+      int c = mi_objcl_fold(m, rm, j);
+      if (c >= 0 && c < rn) st->fold[c] = (int16_t)j;
+    }
+  }
+}
+
+/* Writes the recorded cells of the latest sample into the store (counters somebody enabled). */
+static void put_cells(mi_system *sys, rstate *st) {
+  int m = mi_host_mapping(sys);
+  if (m != st->fold_m) make_fold(st, m);
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    const mi_rec_item *its;
+    int rw, ni = mi_rec_layout(st->rd, d, &its, &rw);
+    const int32_t *keys;
+    int n = mi_rec_present(st->rd, d, &keys);
+    for (int i = 0; i < ni; i++) {
+      const mi_item_info *it = its[i].it;
+      if (!it || it->kind == MI_KIND_PSEUDO) continue;
+      mi_ctr c = mi_host_counter(it->item);
+      for (int k = 0; k < n; k++) {
+        int e = keys[k];
+        if (d == MI_DOM_PROCESS) { e = st->map[keys[k]].slot; if (e < 0) continue; }
+        int64_t *p = mi_host_cell_(sys, c, e, 0);
+        if (!p) break;   /* nobody counts it (the same for every entity) */
+        const int64_t *row = mi_rec_row(st->rd, d, keys[k]) + its[i].at;
+        if (it->kind == MI_KIND_SIMPLE) __atomic_store_n(p, row[0], __ATOMIC_RELAXED);
+        else if (it->kind == MI_KIND_SEMCL) for (int w = 0; w < its[i].words && w < 256; w++) __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED);
+        else {
+          int sn = mi_objcl_len(m);
+          for (int j = 0; j < sn; j++) __atomic_store_n(&p[j], 0, __ATOMIC_RELAXED);
+          for (int w = 0; w < its[i].words && w < 720; w++)
+            if (st->fold[w] >= 0 && st->fold[w] < sn) __atomic_store_n(&p[st->fold[w]], p[st->fold[w]] + row[w], __ATOMIC_RELAXED);
+        }
+      }
+    }
+  }
+}
+
+/* The next event's type and time without reading it (the reader's state stays that of the sample shown). */
+static int peek(rstate *st, int64_t *t) { return mi_rec_peek(st->rd, t); }
+
+/* Applies the events up to time t (and within the window); the store then shows the latest sample. */
+static void pump(mi_system *sys, rstate *st, int64_t t) {
+  int64_t nt;
+  int ty;
+  while ((ty = peek(st, &nt)) != MI_REV_END) {
+    int timed = ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG;
+    if (timed && nt > st->to) { st->ended = 1; break; }
+    if (timed && st->have_sample && nt > t) break;
+    mi_rec_event *ev = &st->ev;
+    mi_rec_next(st->rd, ev);
+    switch (ev->type) {
+    case MI_REV_DAMAGE:
+      if (!st->damage++) st->damage_at = ev->offset;
+      break;
+    case MI_REV_TORN:
+      st->torn = 1; st->torn_at = ev->offset;
+      break;
+    case MI_REV_SEGMENT: case MI_REV_ENTITY: case MI_REV_CONFIG:
+      sync_machine(sys, st);
+      sync_procs(sys, st);
+      break;
+    case MI_REV_SAMPLE:
+      if (ev->skipped) break;
+      sync_machine(sys, st);
+      sync_procs(sys, st);
+      put_cells(sys, st);
+      st->gen = mi_host_layout_gen(sys);
+      if (ev->time > mi_host_now(sys)) mi_host_set_now(sys, ev->time);
+      st->shown = ev->time;
+      if (ev->time >= st->from) st->have_sample = 1;
+      break;
+    default: break;
+    }
+  }
+  if (peek(st, &nt) == MI_REV_END) st->ended = 1;
+}
+
+/* The refresh hook: a paced replay follows the wall clock; otherwise the program steps it. */
+static void replay_refresh(mi_system *sys, void *arg) {
+  rstate *st = arg;
+  if (st->speed > 0) {
+    double adv = (double)(mono_ms() - st->wall0_ms) * st->speed * st->tpm;
+    st->clock = st->clock0 + (int64_t)adv;
+  }
+  pump(sys, st, st->clock);
+  /* counters enabled since the sample was applied show its values too, not zeros */
+  if (st->have_sample && mi_host_layout_gen(sys) != st->gen) {
+    put_cells(sys, st);
+    st->gen = mi_host_layout_gen(sys);
+  }
+}
+
+/* Frees a replay's state. */
+static void replay_close(void *arg) {
+  rstate *st = arg;
+  if (!st) return;
+  mi_rec_close(st->rd);
+  free(st);
+}
+
+/* Reads "from=..,to=..,speed=.." into st (times relative to the recording's span); 0 or -1. */
+static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
+  char from[128] = "", to[128] = "", speed[32] = "";
+  while (w && *w) {
+    const char *comma = strchr(w, ',');
+    size_t len = comma ? (size_t)(comma - w) : strlen(w);
+    char *dst = NULL;
+    size_t cap = 0, k = 0;
+    if (len > 5 && strncmp(w, "from=", 5) == 0) { dst = from; cap = sizeof from; k = 5; }
+    else if (len > 3 && strncmp(w, "to=", 3) == 0) { dst = to; cap = sizeof to; k = 3; }
+    else if (len > 6 && strncmp(w, "speed=", 6) == 0) { dst = speed; cap = sizeof speed; k = 6; }
+    if (!dst || len - k >= cap) { snprintf(err, errlen, "bad replay window '%.*s' (from=T,to=T,speed=N|max)", (int)len, w); return -1; }
+    memcpy(dst, w + k, len - k);
+    dst[len - k] = 0;
+    w = comma ? comma + 1 : NULL;
+  }
+  st->from = st->first;
+  st->to = st->last;
+  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", from); return -1; }
+  if (st->from < st->first) st->from = st->first;   /* the window is clamped to the file's span */
+  if (st->from > st->last) st->from = st->last;
+  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", to); return -1; }
+  if (st->to > st->last) st->to = st->last;
+  if (st->to < st->from) st->to = st->from;
+  st->speed = 0;
+  if (speed[0] && strcmp(speed, "max") != 0) {
+    char *e;
+    st->speed = strtod(speed, &e);
+    if (*e || !(st->speed > 0) || st->speed > 1e6) { snprintf(err, errlen, "bad speed '%s' (a number > 0 or max)", speed); return -1; }
+  }
+  return 0;
+}
+
+/* Opens the replay of the recording at arg on sys. */
+static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a, char *err, size_t errlen) {
+  char e2[256];
+  if (!err || !errlen) { err = e2; errlen = sizeof e2; }
+  if (!arg || !arg[0]) { snprintf(err, errlen, "replay needs a recording: replay:PATH"); return -1; }
+  rstate *st = calloc(1, sizeof *st);
+  if (!st) { snprintf(err, errlen, "out of memory"); return -1; }
+  st->rd = mi_rec_open(arg, err, errlen);
+  if (!st->rd) { free(st); return -1; }
+  const mi_rec_info *in = mi_rec_info_get(st->rd);
+  st->tpm = in->tpm > 0 ? in->tpm : 1;
+  st->first = in->first_time;
+  st->last = in->last_time;
+  st->fold_m = -2;
+  for (int s = 0; s < MI_MAX_PROCESSES; s++) st->map[s].slot = -1;
+  if (st->first < 0) { snprintf(err, errlen, "'%s' holds no sample", arg); replay_close(st); return -1; }
+  if (parse_window(st, a ? a->window : NULL, err, errlen) < 0) { replay_close(st); return -1; }
+  mi_host_config_set(sys, 3043, st->tpm);
+  mi_host_rebase(sys, st->from > 0 ? st->from - 1 : 0);
+  mi_rec_seek(st->rd, st->from);
+  st->clock = st->from;
+  pump(sys, st, st->from);
+  st->clock0 = st->shown > st->from ? st->shown : st->from;
+  st->clock = st->clock0;
+  st->wall0_ms = mono_ms();
+  if (mi_source_attach(sys, &mi_source_replay_ops, st) != 0) { replay_close(st); snprintf(err, errlen, "cannot attach the replay"); return -1; }
+  return 0;
+}
+
+const mi_source_ops mi_source_replay_ops = {"replay", "a recording played back (replay:PATH, mish --replay)", replay_open,
+                                             replay_refresh, replay_close};
+
+/* The replay state of sys, or NULL. */
+static rstate *state_of(mi_system *sys) {
+  return sys && mi_system_source_ops(sys) == &mi_source_replay_ops ? mi_system_source(sys) : NULL;
+}
+
+int mi_replay_step(mi_system *sys, int64_t ms) {
+  rstate *st = state_of(sys);
+  if (!st) return -1;
+  if (ms < 0) ms = 0;
+  mi_host_begin(sys);
+  int64_t before = st->shown;
+  st->clock += ms * st->tpm;
+  pump(sys, st, st->clock);
+  /* at least to the next sample: a script's interval is never shorter than the recording's */
+  int64_t nt;
+  int ty;
+  while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
+    if ((ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG) && nt > st->clock) st->clock = nt;
+    pump(sys, st, st->clock);
+  }
+  mi_host_publish(sys);
+  return st->shown != before ? 1 : 0;
+}
+
+int64_t mi_replay_clock_ms(mi_system *sys) {
+  rstate *st = state_of(sys);
+  return st ? st->shown / st->tpm : -1;
+}
+
+int mi_replay_ended(mi_system *sys) {
+  rstate *st = state_of(sys);
+  if (!st) return -1;
+  mi_host_begin(sys);   /* the refresh may be moving it: read under the writer lock */
+  int e = st->ended;
+  mi_host_publish(sys);
+  return e;
+}
+
+int mi_replay_state(mi_system *sys, char *text, size_t n) {
+  rstate *st = state_of(sys);
+  if (!st) return -1;
+  if (text && n) {
+    text[0] = 0;
+    if (st->damage && st->torn)
+      snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld); torn tail at offset %lld", st->damage, (long long)st->damage_at, (long long)st->torn_at);
+    else if (st->damage) snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld)", st->damage, (long long)st->damage_at);
+    else if (st->torn) snprintf(text, n, "torn tail at offset %lld", (long long)st->torn_at);
+  }
+  return st->damage || st->torn;
+}

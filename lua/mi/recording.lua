@@ -1,0 +1,70 @@
+-- mi.recording: what the tools that read recordings share (summary, export): the file
+-- argument and window options, the file's state on stderr when it is not whole, and a walk
+-- over the samples of a window with wall-clock times.
+local mi = require("mi")
+local core = mi.core
+
+local R = {}
+R.DOMAINS = { "global", "process", "io", "processor" }
+
+-- Splits argv into the recording FILE (the first non-option) and the rest.
+function R.args(argv)
+  local file, rest = nil, {}
+  local i = 1
+  while argv[i] do
+    local a = argv[i]
+    if not file and not a:match("^%-") then file = a else rest[#rest + 1] = a end
+    i = i + 1
+  end
+  return file, rest
+end
+
+-- Opens file for reading, saying on stderr what is wrong with it (never silent); exits 3 if unreadable.
+function R.open(name, file)
+  if not file then io.stderr:write(name, ": a recording FILE is required (try --help)\n") os.exit(3) end
+  local ok, r = pcall(core.rec_open, file)
+  if not ok then io.stderr:write(name, ": ", tostring(r), "\n") os.exit(3) end
+  mi.recording_state(file, io.stderr)
+  return r
+end
+
+-- ISO 8601 UTC text of a recorded time in ticks (milliseconds shown).
+function R.stamp(ticks, tpm)
+  local ms = ticks // tpm
+  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
+end
+
+-- The window [from, to] in ticks from the --from/--to texts (offsets from the file's start; "to"
+-- offsets from "from"), clamped to the file's span; exits 2 on a bad time.
+function R.window(name, r, from, to)
+  local info = r:info()
+  local a, b = info.first_time, info.last_time
+  if from then
+    a = core.parse_time(from, info.first_time, info.tpm)
+    if not a then io.stderr:write(name, ": bad time '", from, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+  end
+  if to then
+    b = core.parse_time(to, a, info.tpm)
+    if not b then io.stderr:write(name, ": bad time '", to, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+  end
+  a = math.max(a, info.first_time); b = math.min(b, info.last_time)
+  return a, math.max(a, b)
+end
+
+-- Calls fn(ev, seg) for each applied sample in [from, to] (seg counts segments: a restart begins
+-- a new one) and on_segment(seg) when a segment begins.
+function R.walk(r, from, to, fn, on_segment)
+  r:seek(from)
+  local seg = 0
+  while true do
+    local ev = r:next()
+    if not ev then break end
+    if ev.type == "segment" then seg = seg + 1 if on_segment then on_segment(seg) end
+    elseif ev.type == "sample" and not ev.skipped then
+      if ev.time > to then break end
+      if ev.time >= from then fn(ev, seg) end
+    end
+  end
+end
+
+return R
