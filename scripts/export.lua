@@ -1,7 +1,9 @@
 -- export.lua: writes a recording's samples with wall-clock timestamps, one value per line:
 -- CSV (timestamp, time_ms, domain, entity, pid, program, item, value) or JSON lines (one object
 -- per sample and entity). Values are the recorded cumulative counters (class counters summed;
--- MI_Time items in ticks as the store keeps them; see --help).
+-- MI_Time items in ticks as the store keeps them; see --help), or OpenMetrics with a timestamp
+-- on every sample (--openmetrics: the exporter's own families, replayed sample by sample), which
+-- `promtool tsdb create-blocks-from openmetrics` loads into a Prometheus.
 local mi = require("mi")
 local cli = require("mi.cli")
 local rec = require("mi.recording")
@@ -9,17 +11,61 @@ local rec = require("mi.recording")
 local file, argv = rec.args(arg or {})
 local opts = cli.parse({
   name = "export", sampling = false,
-  about = "Exports a recording with wall-clock timestamps: --csv (default) or --json.",
+  about = "Exports a recording with wall-clock timestamps: --csv (default), --json or --openmetrics.",
   options = {
     { "csv", nil, "CSV, one value per line (default)" }, { "json", nil, "JSON lines, one object per sample and entity" },
-    { "openmetrics", nil, "OpenMetrics text for promtool (not yet available)" },
+    { "openmetrics", nil, "OpenMetrics with timestamps (promtool tsdb create-blocks-from openmetrics)" },
     { "from", "T", "start (ISO 8601 or an offset such as +10m from the recording's start)" },
     { "to", "T", "end (ISO 8601 or an offset from --from)" },
   },
-  footer = "usage: mish scripts/export.lua FILE [--csv|--json] [--from T] [--to T]",
+  footer = "usage: mish scripts/export.lua FILE [--csv|--json|--openmetrics] [--from T] [--to T]",
 }, argv)
-if opts.openmetrics then io.stderr:write("export: --openmetrics is not yet available\n") os.exit(2) end
-if opts.csv and opts.json then io.stderr:write("export: choose one of --csv and --json\n") os.exit(2) end
+if (opts.csv and 1 or 0) + (opts.json and 1 or 0) + (opts.openmetrics and 1 or 0) > 1 then
+  io.stderr:write("export: choose one of --csv, --json and --openmetrics\n") os.exit(2)
+end
+
+-- OpenMetrics: the recording replayed sample by sample through the exporter (mi.openmetrics),
+-- each sample line given the recorded time; a family's lines are gathered by series so every
+-- series is contiguous and in time order, as the format asks. _created lines are left out (a
+-- backfill has the samples themselves).
+if opts.openmetrics then
+  mi.recording_state(file, io.stderr)   -- a recording that is not whole says so, never silently
+  local ok, sys = pcall(mi.replay, file, { from = opts.from, to = opts.to, speed = "max" })
+  if not ok then io.stderr:write("export: ", tostring(sys), "\n") os.exit(1) end
+  local fams, order = {}, {}
+  local n = 0
+  mi.openmetrics(sys)   -- turns the counters on at the window's first sample: they count from there
+  while mi.core.replay_step(sys, 1) == 1 do
+    local text = mi.openmetrics(sys)
+    local ts = string.format(" %.3f", mi.core.replay_clock(sys) / 1000)
+    local fam
+    for line in text:gmatch("[^\n]+") do
+      local kind, name = line:match("^# (%u+) (%S+)")
+      if kind == "TYPE" or kind == "HELP" or kind == "UNIT" then
+        fam = fams[name]
+        if not fam then fam = { head = {}, series = {}, sorder = {}, seen = {} }; fams[name] = fam; order[#order + 1] = name end
+        if not fam.seen[kind] then fam.seen[kind] = true; fam.head[#fam.head + 1] = line end
+      elseif fam and line:sub(1, 1) ~= "#" then
+        local key, value = line:match("^(.-) (%S+)$")
+        if key and not key:match("^[%w_:]+_created[{ ]?") and not key:match("^[%w_:]+_created$") then
+          local ser = fam.series[key]
+          if not ser then ser = {}; fam.series[key] = ser; fam.sorder[#fam.sorder + 1] = key end
+          ser[#ser + 1] = key .. " " .. value .. ts
+        end
+      end
+    end
+    n = n + 1
+  end
+  local out = io.stdout
+  for _, name in ipairs(order) do
+    local fam = fams[name]
+    out:write(table.concat(fam.head, "\n"), "\n")
+    for _, key in ipairs(fam.sorder) do out:write(table.concat(fam.series[key], "\n"), "\n") end
+  end
+  out:write("# EOF\n")
+  io.stderr:write(string.format("export: %d samples\n", n))
+  os.exit(0)
+end
 local r = rec.open("export", file)
 local info = r:info()
 local from, to = rec.window("export", r, opts.from, opts.to)
