@@ -3,6 +3,22 @@
  * flips and appends after a tear. */
 #include "mi_record.h"
 
+/* "replay:PATH" for a scratch path. */
+static const char *rec_spec(const char *path) {
+  static char b[200];
+  snprintf(b, sizeof b, "replay:%s", path);
+  return b;
+}
+
+/* A scratch path of this process: /tmp/mish_test_<pid>_<name> (tests of other worktrees may run at once). */
+static const char *rec_tmp(const char *name) {
+  static char buf[8][128];
+  static int k;
+  char *b = buf[k++ % 8];
+  snprintf(b, 128, "/tmp/mish_test_%d_%s", (int)getpid(), name);
+  return b;
+}
+
 /* Opens a privileged, authorized session on sys (user 666 in the test registry). */
 static mi_session *rec_session(mi_system *sys) {
   mi_session *s = mi_session_new(sys);
@@ -87,7 +103,7 @@ static int rec_deaths(const char *path) {
 }
 
 static void test_record_births_deaths(void) {
-  const char *path = "/tmp/mish_test_rec4.mir";
+  const char *path = rec_tmp("rec4.mir");
   unlink(path);
   enum { N = 40 };
   rec_read *live = calloc(N + 1, sizeof *live), *rep = calloc(1, sizeof *rep);
@@ -121,7 +137,7 @@ static void test_record_births_deaths(void) {
   mi_session_free(ws);
   mi_system_free(w);
   CHECK(rec_deaths(path) > 0, "#13: the recording holds deaths");
-  mi_system *sys = mi_system_open("replay:/tmp/mish_test_rec4.mir", &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
   CHECK(sys != NULL, err);
   if (sys) {
     mi_session *s = rec_session(sys);
@@ -152,7 +168,7 @@ static void test_record_births_deaths(void) {
 }
 
 static void test_record_replay(void) {
-  const char *path = "/tmp/mish_test_rec.mir";
+  const char *path = rec_tmp("rec.mir");
   unlink(path);
   enum { N = 30 };
   rec_read *live = calloc(N + 1, sizeof *live), *rep = calloc(1, sizeof *rep);
@@ -166,7 +182,7 @@ static void test_record_replay(void) {
   EQ(h.segments, 1, "#13: one segment");
   mi_rec_close(rd);
   /* the replay reads what the live session read, sample for sample */
-  mi_system *sys = mi_system_open("replay:/tmp/mish_test_rec.mir", &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
   CHECK(sys != NULL, err);
   if (!sys) { free(live); free(rep); return; }
   mi_session *s = rec_session(sys);
@@ -187,11 +203,13 @@ static void test_record_replay(void) {
   mi_system_free(sys);
   free(live);
   free(rep);
+  unlink(path);
 }
 
 /* Copies the first n bytes of src to dst (a cut file). */
 static void rec_cut(const char *src, const char *dst, long n, long flip_bit) {
   FILE *f = fopen(src, "rb");
+  if (!f) { printf("FAIL cannot read %s\n", src); return; }
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
   fseek(f, 0, SEEK_SET);
@@ -220,7 +238,7 @@ static void rec_count(const char *path, long *samples, int *torn, int *damaged) 
 }
 
 static void test_record_tears(void) {
-  const char *path = "/tmp/mish_test_rec2.mir", *cut = "/tmp/mish_test_rec2.cut";
+  const char *path = rec_tmp("rec2.mir"), *cut = rec_tmp("rec2.cut");
   unlink(path);
   rec_make(path, 6, NULL, 3);
   struct stat sb;
@@ -311,7 +329,7 @@ static void test_record_tears(void) {
 }
 
 static void test_record_seek(void) {
-  const char *path = "/tmp/mish_test_rec3.mir";
+  const char *path = rec_tmp("rec3.mir");
   unlink(path);
   rec_make(path, 40, NULL, 5);
   mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
