@@ -61,7 +61,9 @@ static void bench_record(void) {
   int n = 0;
   for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL); i++) items[n++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
   for (int k = 0; k < 10; k++) items[n++] = mi_domain_item(MI_DOM_PROCESS, pc[k].id & (MI_HOST_INDEX_LIMIT - 1))->item;
-  char path[] = "/tmp/mish_bench_rec.mir", err[256];
+  char path[128], spec[160], err[256];
+  snprintf(path, sizeof path, "/tmp/mish_bench_rec_%d.mir", (int)getpid());
+  snprintf(spec, sizeof spec, "replay:%s", path);
   unlink(path);
   mi_recorder *r = mi_recorder_open(sys, path, items, n, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
   if (!r) { printf("recorder: %s\n", err); mi_system_free(sys); return; }
@@ -90,7 +92,7 @@ static void bench_record(void) {
   while (mi_rec_next(rd, &ev) != MI_REV_END) ns += ev.type == MI_REV_SAMPLE;
   double rt = (now_ns() - t0) / 1e9;
   mi_rec_close(rd);
-  mi_system *rs = mi_system_open("replay:/tmp/mish_bench_rec.mir", NULL, NULL, NULL, 0);
+  mi_system *rs = mi_system_open(spec, NULL, NULL, NULL, 0);
   int steps = 0;
   double rt2 = 0;
   if (rs) {

@@ -3,6 +3,22 @@
  * flips and appends after a tear. */
 #include "mi_record.h"
 
+/* "replay:PATH" for a scratch path. */
+static const char *rec_spec(const char *path) {
+  static char b[200];
+  snprintf(b, sizeof b, "replay:%s", path);
+  return b;
+}
+
+/* A scratch path of this process: /tmp/mish_test_<pid>_<name> (tests of other worktrees may run at once). */
+static const char *rec_tmp(const char *name) {
+  static char buf[8][128];
+  static int k;
+  char *b = buf[k++ % 8];
+  snprintf(b, 128, "/tmp/mish_test_%d_%s", (int)getpid(), name);
+  return b;
+}
+
 /* Opens a privileged, authorized session on sys (user 666 in the test registry). */
 static mi_session *rec_session(mi_system *sys) {
   mi_session *s = mi_session_new(sys);
@@ -45,8 +61,8 @@ static void rec_get(mi_session *s, rec_read *r) {
 }
 
 /* Records n seconds of a virtual-time sim into path, reading live each second into live[]. */
-static void rec_make(const char *path, int n, rec_read *live, int key_every) {
-  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath},
+static void rec_make_on(const char *spec, const char *path, int n, rec_read *live, int key_every) {
+  mi_system *sys = mi_system_open(spec, &(mi_system_options){.registry = regpath},
                                   &(mi_source_args){.virtual_time = 1, .cpus = 2}, NULL, 0);
   mi_session *s = rec_session(sys);
   int32_t items[64];
@@ -68,8 +84,91 @@ static void rec_make(const char *path, int n, rec_read *live, int key_every) {
   mi_system_free(sys);
 }
 
+/* The same on the oltp workload. */
+static void rec_make(const char *path, int n, rec_read *live, int key_every) { rec_make_on("sim", path, n, live, key_every); }
+
+/* Processes that died in a recording (deaths seen in its entity records). */
+static int rec_deaths(const char *path) {
+  mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
+  int alive[MI_MAX_PROCESSES] = {0}, deaths = 0;
+  mi_rec_event ev;
+  while (rd && mi_rec_next(rd, &ev) != MI_REV_END)
+    for (int i = 0; i < MI_MAX_PROCESSES; i++) {
+      int a = mi_rec_process(rd, i)->alive;
+      deaths += alive[i] && !a;
+      alive[i] = a;
+    }
+  mi_rec_close(rd);
+  return deaths;
+}
+
+static void test_record_births_deaths(void) {
+  const char *path = rec_tmp("rec4.mir");
+  unlink(path);
+  enum { N = 40 };
+  rec_read *live = calloc(N + 1, sizeof *live), *rep = calloc(1, sizeof *rep);
+  /* a system of our own whose processes are born and die as the test says */
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_host_set_cpus(w, 2);
+  mi_host_set_device(w, 1, 1);
+  mi_session *ws = rec_session(w);
+  int32_t items[] = {21176, 21177, 25047, 25167, 25202, 23000};
+  char err[200];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 6, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 9}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  rec_on(ws);
+  int slots[64], next_pid = 100, nslot = 0;
+  mi_ctr pt = mi_host_counter(25047), rd = mi_host_counter(25167), pf = mi_host_counter(25202), gi = mi_host_counter(21177);
+  for (int i = 1; i <= N && rc; i++) {
+    mi_host_begin(w);
+    if (i % 3 == 1 && nslot < 64)
+      slots[nslot++] = mi_host_proc_create(w, &(mi_proc_desc){.pid = next_pid++, .program = "PROG", .user = "U", .account = "A",
+                                                              .js_type = 1, .js_num = i, .proc_type = MI_PT_USER});
+    for (int k = 0; k < nslot; k++)
+      if (slots[k] >= 0) { mi_host_add(w, pt, slots[k], 1000 * k + i); mi_host_add(w, rd, slots[k], k); mi_host_add_objcl(w, pf, slots[k], 7 * k, 1); }
+    if (i % 5 == 0 && nslot > 2) { mi_host_proc_exit(w, slots[i % nslot]); slots[i % nslot] = -1; }
+    mi_host_add(w, gi, 0, 12345);
+    mi_host_advance(w, 1000 * 8000);
+    mi_host_publish(w);
+    mi_recorder_sample(rc);
+    rec_get(ws, &live[i]);
+  }
+  mi_recorder_close(rc);
+  mi_session_free(ws);
+  mi_system_free(w);
+  CHECK(rec_deaths(path) > 0, "#13: the recording holds deaths");
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (sys) {
+    mi_session *s = rec_session(sys);
+    rec_on(s);
+    int same = 0;
+    for (int i = 1; i <= N; i++) {
+      mi_replay_step(sys, 1000);
+      rec_get(s, rep);
+      same += rep->np == live[i].np && rep->rcp == live[i].rcp && memcmp(rep->p, live[i].p, sizeof rep->p) == 0 &&
+              memcmp(rep->g, live[i].g, sizeof rep->g) == 0;
+    }
+    EQ(same, N, "#13: with processes born and dying, MIPROCGET on the replay equals the live one (dead-process reports too)");
+    mi_session_free(s);
+    mi_system_free(sys);
+  }
+  /* one recorder per file */
+  mi_system *a = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t one[] = {21176};
+  mi_recorder *r1 = mi_recorder_open(a, path, one, 1, NULL, err, sizeof err);
+  mi_recorder *r2 = mi_recorder_open(a, path, one, 1, NULL, err, sizeof err);
+  CHECK(r1 && !r2 && strstr(err, "another recorder"), "#13: a second recorder on the same file is refused (one writer)");
+  EQ(mi_recorder_mark(r1, "a note"), 0, "#13: a gap mark with a note is written");
+  mi_recorder_close(r1);
+  mi_system_free(a);
+  free(live);
+  free(rep);
+  unlink(path);
+}
+
 static void test_record_replay(void) {
-  const char *path = "/tmp/mish_test_rec.mir";
+  const char *path = rec_tmp("rec.mir");
   unlink(path);
   enum { N = 30 };
   rec_read *live = calloc(N + 1, sizeof *live), *rep = calloc(1, sizeof *rep);
@@ -83,7 +182,7 @@ static void test_record_replay(void) {
   EQ(h.segments, 1, "#13: one segment");
   mi_rec_close(rd);
   /* the replay reads what the live session read, sample for sample */
-  mi_system *sys = mi_system_open("replay:/tmp/mish_test_rec.mir", &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
   CHECK(sys != NULL, err);
   if (!sys) { free(live); free(rep); return; }
   mi_session *s = rec_session(sys);
@@ -104,11 +203,13 @@ static void test_record_replay(void) {
   mi_system_free(sys);
   free(live);
   free(rep);
+  unlink(path);
 }
 
 /* Copies the first n bytes of src to dst (a cut file). */
 static void rec_cut(const char *src, const char *dst, long n, long flip_bit) {
   FILE *f = fopen(src, "rb");
+  if (!f) { printf("FAIL cannot read %s\n", src); return; }
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
   fseek(f, 0, SEEK_SET);
@@ -137,7 +238,7 @@ static void rec_count(const char *path, long *samples, int *torn, int *damaged) 
 }
 
 static void test_record_tears(void) {
-  const char *path = "/tmp/mish_test_rec2.mir", *cut = "/tmp/mish_test_rec2.cut";
+  const char *path = rec_tmp("rec2.mir"), *cut = rec_tmp("rec2.cut");
   unlink(path);
   rec_make(path, 6, NULL, 3);
   struct stat sb;
@@ -228,7 +329,7 @@ static void test_record_tears(void) {
 }
 
 static void test_record_seek(void) {
-  const char *path = "/tmp/mish_test_rec3.mir";
+  const char *path = rec_tmp("rec3.mir");
   unlink(path);
   rec_make(path, 40, NULL, 5);
   mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
