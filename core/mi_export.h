@@ -94,6 +94,8 @@ typedef struct mi_http_req {
   char path[256];
   char accept[512];
 } mi_http_req;
+/* Parses the HTTP/1.x request head at the start of buf (n bytes) into *r (the server's parser,
+ * exposed for its fuzz harness): the head's length when whole, 0 if more bytes are needed, -1 if malformed. */
 MI_API int mi_http_parse(const char *buf, size_t n, mi_http_req *r);
 
 #ifdef __cplusplus

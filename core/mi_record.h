@@ -131,8 +131,9 @@ MI_API int mi_rec_present(const mi_rec_reader *r, int domain, const int32_t **ke
 MI_API const int64_t *mi_rec_row(const mi_rec_reader *r, int domain, int32_t key);
 /* Returns the recorded process in slot (0-2699), or NULL. */
 MI_API const mi_rec_proc *mi_rec_process(const mi_rec_reader *r, int32_t slot);
-/* Returns LDEV's device type (0 none) and the number of processors as recorded. */
+/* Returns LDEV's device type as recorded (0 none). */
 MI_API int mi_rec_device(const mi_rec_reader *r, int32_t ldev);
+/* Returns the number of processors as recorded. */
 MI_API int mi_rec_cpus(const mi_rec_reader *r);
 /* Returns configuration item's recorded bytes (*size of them; as AIFSCGET gives them), or NULL. */
 MI_API const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size);

@@ -100,10 +100,13 @@ MI_API void MIREADACTIVE(status_type *overall_status, int32_t *item_nums, void *
                          int32_t *rec_flags, longint_type *context, int32_t user_id);
 
 /* Handle-based forms: same parameters, explicit caller first. */
+/* MIPROCONSEL for session s. */
 MI_API void mi_proconsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
                          const mi_entity_desc *descs, int32_t n, int32_t user_id);
+/* MIIOONSEL for session s. */
 MI_API void mi_ioonsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
                        const mi_entity_desc *descs, int32_t n, int32_t user_id);
+/* MIREADACTIVE for session s. */
 MI_API void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                           int32_t mapping, int32_t entity_type, int32_t mode, const mi_entity_desc *descs, int32_t n,
                           int32_t *num_of_recs, int32_t *rec_flags, longint_type *context, int32_t user_id);

@@ -1165,7 +1165,9 @@ static int on_sel(lua_State *L, int kind) {
   lua_pushinteger(L, map);
   return 3;
 }
+/* core.proconsel(session, items, mapping, include, exclude [, user_id]) -> overall, statuses, mapping (MIPROCONSEL). */
 static int l_proconsel(lua_State *L) { return on_sel(L, MI_SEL_PROCESS); }
+/* core.ioonsel(session, items, mapping, include, exclude [, user_id]) -> overall, statuses, mapping (MIIOONSEL). */
 static int l_ioonsel(lua_State *L) { return on_sel(L, MI_SEL_LDEV); }
 
 /* core.readactive(session, "process"|"ldev", items, mapping, "exact"|"list"|"changed", include,

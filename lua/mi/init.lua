@@ -365,7 +365,9 @@ function M.workloads() return core.workloads() end
 -- program's, to write it too). Returns a table keyed by name: u.orders_placed:add(n [, pid]),
 -- :set(level [, pid]) for busy/queue/qbusy (an accum's value), :add_at(element, n [, pid]),
 -- :value([pid]), and .item, .name, .kind. Raises naming the counter, the field or the status.
+-- The fields a counter's description may have, and their Lua types.
 local UDEF_FIELDS = { name = "string", kind = "string", unit = "string", help = "string", per_process = "boolean", elements = "number" }
+-- Installs (or picks up) user-defined counters on a system: see above.
 function M.userdef(opts)
   if type(opts) ~= "table" then error("bad argument #1 to 'userdef' (table expected, got " .. type(opts) .. ")", 2) end
   for k in pairs(opts) do
