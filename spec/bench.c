@@ -47,6 +47,16 @@ static int64_t bare_cells[8];
 /* A compiler barrier after every add in the writer loops and their baselines: nothing is
  * hoisted or merged across adds, each one reloads what a source's add would. */
 #define BARRIER() __asm__ volatile("" ::: "memory")
+/* Times the 16-counter writer mix once: M rounds of 8 global adds (G, at k) and 8 process adds
+ * (P, at k and process p, walking 2,700 processes), a barrier after each; keeps the fastest ns
+ * per add in best. Inline (a macro) so each writer is timed as a source would call it. */
+#define TIME_MIX(best, G, P) do {                                                    \
+    double t0_ = now_ns();                                                           \
+    for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)                   \
+      for (int k = 0; k < 8; k++) { G; BARRIER(); P; BARRIER(); }                    \
+    double t_ = (now_ns() - t0_) / (M * 16.0);                                       \
+    if (t_ < (best)) (best) = t_;                                                    \
+  } while (0)
 
 /* #17.4: the 16-counter mix through writer handles (mi_host_wadd, one resolved handle per
  * counter) against mi_host_add and against bare adds to the same cells, in the same run:
@@ -63,30 +73,9 @@ static void bench_writer_handle(mi_system *sys, const mi_ctr *gc, const mi_ctr *
   double wr = 1e9, add = 1e9, bare = 1e9;
   int64_t before = mi_host_value(sys, pc[3], 17);
   for (int r = 0; r < R; r++) {
-    double t0 = now_ns();
-    for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-      for (int k = 0; k < 8; k++) {
-        mi_host_wadd(&gw[k], 0, 3); BARRIER();
-        mi_host_wadd(&pw[k], (int)p, 3); BARRIER();
-      }
-    double t = (now_ns() - t0) / (M * 16.0);
-    if (t < wr) wr = t;
-    t0 = now_ns();
-    for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-      for (int k = 0; k < 8; k++) {
-        mi_host_add(sys, gc[k], 0, 3); BARRIER();
-        mi_host_add(sys, pc[k], (int)p, 3); BARRIER();
-      }
-    t = (now_ns() - t0) / (M * 16.0);
-    if (t < add) add = t;
-    t0 = now_ns();
-    for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-      for (int k = 0; k < 8; k++) {
-        grow_[gk[k]] += 3; BARRIER();
-        prow[p * pstride + pk[k]] += 3; BARRIER();
-      }
-    t = (now_ns() - t0) / (M * 16.0);
-    if (t < bare) bare = t;
+    TIME_MIX(wr, mi_host_wadd(&gw[k], 0, 3), mi_host_wadd(&pw[k], (int)p, 3));
+    TIME_MIX(add, mi_host_add(sys, gc[k], 0, 3), mi_host_add(sys, pc[k], (int)p, 3));
+    TIME_MIX(bare, grow_[gk[k]] += 3, prow[p * pstride + pk[k]] += 3);
   }
   int64_t want = before + 3 * 3 * R * (M / 2700 + (17 < M % 2700));
   if (mi_host_value(sys, pc[3], 17) != want) printf("  (handles, mi_host_add and the baseline disagree on slot 17)\n");
@@ -621,33 +610,12 @@ int main(void) {
     const long N = 40000000;
     mi_ctr c = mi_host_counter(21184);
     for (int r = 0; r < R; r++) {
-      t0 = now_ns();
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          mi_host_add(sys, cs[k], 0, 3); BARRIER();
-          mi_host_add(sys, pc[k], (int)p, 3); BARRIER();
-        }
-      double t = (now_ns() - t0) / (M * 16.0);
-      if (t < mix) mix = t;
-      t0 = now_ns();
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          grow_[gk[k]] += 3; BARRIER();
-          prow[p * pstride + pk[k]] += 3; BARRIER();
-        }
-      t = (now_ns() - t0) / (M * 16.0);
-      if (t < mix0) mix0 = t;
-      t0 = now_ns();
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          mi_host_add_call(sys, cs[k], 0, 3); BARRIER();
-          mi_host_add_call(sys, pc[k], (int)p, 3); BARRIER();
-        }
-      t = (now_ns() - t0) / (M * 16.0);
-      if (t < mixc) mixc = t;
+      TIME_MIX(mix, mi_host_add(sys, cs[k], 0, 3), mi_host_add(sys, pc[k], (int)p, 3));
+      TIME_MIX(mix0, grow_[gk[k]] += 3, prow[p * pstride + pk[k]] += 3);
+      TIME_MIX(mixc, mi_host_add_call(sys, cs[k], 0, 3), mi_host_add_call(sys, pc[k], (int)p, 3));
       t0 = now_ns();
       for (long i = 0; i < N; i++) { mi_host_add(sys, c, 0, 3); BARRIER(); }
-      t = (now_ns() - t0) / N;
+      double t = (now_ns() - t0) / N;
       if (t < one) one = t;
       t0 = now_ns();
       for (long i = 0; i < N; i++) { bare_cells[0] += 3; BARRIER(); }
@@ -698,30 +666,9 @@ int main(void) {
     for (int k = 0; k < 8; k++) { gk[k] = v->off[ug[k].c.id]; pk[k] = v->off[up[k].c.id]; }
     double ud = 1e9, ud0 = 1e9, bi = 1e9;
     for (int r = 0; r < R; r++) {
-      t0 = now_ns();   /* the built-in mix again, in the same round */
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          mi_host_add(sys, cs[k], 0, 3); BARRIER();
-          mi_host_add(sys, pc[k], (int)p, 3); BARRIER();
-        }
-      double tb = (now_ns() - t0) / (M * 16.0);
-      if (tb < bi) bi = tb;
-      t0 = now_ns();
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          mi_udef_add(usys, ug[k], 0, 3); BARRIER();
-          mi_udef_add(usys, up[k], (int)p, 3); BARRIER();
-        }
-      double t = (now_ns() - t0) / (M * 16.0);
-      if (t < ud) ud = t;
-      t0 = now_ns();
-      for (long i = 0, p = 0; i < M; i++, p = p == 2699 ? 0 : p + 1)
-        for (int k = 0; k < 8; k++) {
-          grow_[gk[k]] += 3; BARRIER();
-          prow[p * pstride + pk[k]] += 3; BARRIER();
-        }
-      t = (now_ns() - t0) / (M * 16.0);
-      if (t < ud0) ud0 = t;
+      TIME_MIX(bi, mi_host_add(sys, cs[k], 0, 3), mi_host_add(sys, pc[k], (int)p, 3)); /* the built-in mix again, in the same round */
+      TIME_MIX(ud, mi_udef_add(usys, ug[k], 0, 3), mi_udef_add(usys, up[k], (int)p, 3));
+      TIME_MIX(ud0, grow_[gk[k]] += 3, prow[p * pstride + pk[k]] += 3);
     }
     if (st.all != 0 || gk[0] < 0 || pk[0] < 0 || mi_udef_value(usys, ug[0], 0) != (int64_t)6 * R * M)
       printf("  (userdef writer and baseline disagree)\n");
