@@ -141,7 +141,7 @@ endif
 examples: all
 	./spec/examples.sh
 
-spec/bench: spec/bench.c spec/bench_record.c lua/mi_core.c core/libmi.a $(CORE_HDR)
+spec/bench: spec/bench.c spec/bench_record.c spec/bench_common.h lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 bench: spec/bench

@@ -16,6 +16,7 @@
 #include "mi_userdef.h"
 #include "mi_sim.h"
 #include "mi_linux.h"
+#include "bench_common.h"
 #include "mi_select.h"
 #include <signal.h>
 #include <unistd.h>
@@ -34,11 +35,6 @@
 int luaopen_mi_core(lua_State *L);
 void mi_lua_push_system(lua_State *L, mi_system *sys);
 
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static int32_t glob[] = {21176, 21177, 21178, 21179, 21180, 21181, 21182, 21183, 21184, 21185, 21186, 21317,
                          21187, 21188, 21189, 21191, 21192, 21193, 21233, 21306, 21307, 21313, 21314, 0};
@@ -224,22 +220,6 @@ static int floor_proc(int statfd, DIR *d) {
   return n;
 }
 
-/* A session of a fresh host system (age 0) with one ON: global items or all processes. */
-static mi_session *host_session(int32_t *items, int process) {
-  mi_system *hs = mi_linux_new(NULL, 0);
-  if (!hs) return NULL;
-  mi_session *h = mi_session_new(hs);
-  status_type st;
-  int32_t stats[32], map = 1;
-  mi_session_set_priv(h, 1);
-  mi_globinstall(h, &st, 666);
-  mi_accesson(h, &st, 666);
-  longint_type all;
-  mi_longint_set(&all, -1);
-  if (process) mi_procon(h, &st, items, stats, &map, &all, 0);
-  else mi_globon(h, &st, items, stats, &map, 0);
-  return h;
-}
 
 /* MIPROCGET of every process against floor_proc, one call of each in turn, the fastest call of
  * each side (the figure a quiet moment of a shared machine gives); *n gets the records. */

@@ -15,15 +15,11 @@
 #include <pcp/pmapi.h>
 #include "mi.h"
 #include "mi_linux.h"
+#include "bench_common.h"
 
 /* libpcp's own (libpcp.h, not installed): adds a PMDA library to local contexts; NULL or a message. */
 extern char *pmSpecLocalPMDA(const char *);
 
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* The processes /proc lists now. */
 static int count_procs(void) {
@@ -35,22 +31,6 @@ static int count_procs(void) {
   return n;
 }
 
-/* A session of a fresh host system (age 0: every GET reads /proc) with one ON. */
-static mi_session *host_session(int32_t *items, int process) {
-  mi_system *hs = mi_linux_new(NULL, 0);
-  if (!hs) return NULL;
-  mi_session *h = mi_session_new(hs);
-  status_type st;
-  int32_t stats[32], map = 1;
-  mi_session_set_priv(h, 1);
-  mi_globinstall(h, &st, 666);
-  mi_accesson(h, &st, 666);
-  longint_type all;
-  mi_longint_set(&all, -1);
-  if (process) mi_procon(h, &st, items, stats, &map, &all, 0);
-  else mi_globon(h, &st, items, stats, &map, 0);
-  return h;
-}
 
 /* Looks up names into pmids; 0 or the PCP error. */
 static int lookup(const char **names, int n, pmID *ids) {
