@@ -581,6 +581,14 @@ static void push_statuses(lua_State *L, const int32_t *st, int n) {
   for (int k = 0; k < n; k++) { lua_pushinteger(L, st[k]); lua_rawseti(L, -2, k + 1); }
 }
 
+/* Pushes what an ON returns to Lua: the overall status, the item statuses, the mapping; 3. */
+static int push_on(lua_State *L, status_type st, const int32_t *stats, int n, int32_t map) {
+  lua_pushinteger(L, mi_status_info(st));
+  push_statuses(L, stats, n);
+  lua_pushinteger(L, map);
+  return 3;
+}
+
 /* One item's place in a GET buffer, resolved as the core resolves it. */
 typedef struct slot { const mi_item_info *it; int32_t size, num; } slot;
 
@@ -685,10 +693,7 @@ static int l_globon(lua_State *L) {
   int32_t map = opt_int32(L, 3, 1);
   status_type st;
   mi_globon(u->s, &st, nums, stats, &map, opt_int32(L, 4, 0));
-  lua_pushinteger(L, mi_status_info(st));
-  push_statuses(L, stats, n);
-  lua_pushinteger(L, map);
-  return 3;
+  return push_on(L, st, stats, n, map);
 }
 
 /* core.globget(session, items, mapping, user_id) -> overall, statuses, values */
@@ -732,10 +737,7 @@ static int l_procon(lua_State *L) {
   longint_type pid; int has = opt_pid(L, 4, &pid);
   status_type st;
   mi_procon(u->s, &st, nums, stats, &map, has ? &pid : NULL, opt_int32(L, 5, 0));
-  lua_pushinteger(L, mi_status_info(st));
-  push_statuses(L, stats, n);
-  lua_pushinteger(L, map);
-  return 3;
+  return push_on(L, st, stats, n, map);
 }
 
 /* Records a multi-record GET makes room for when the caller names no count: one for one
@@ -1160,10 +1162,7 @@ static int on_sel(lua_State *L, int kind) {
   memset(stats, 0, sizeof(int32_t) * (size_t)n);
   if (kind == MI_SEL_PROCESS) mi_proconsel(u->s, &st, nums, stats, &map, d, nd, uid);
   else mi_ioonsel(u->s, &st, nums, stats, &map, d, nd, uid);
-  lua_pushinteger(L, mi_status_info(st));
-  push_statuses(L, stats, n);
-  lua_pushinteger(L, map);
-  return 3;
+  return push_on(L, st, stats, n, map);
 }
 /* core.proconsel(session, items, mapping, include, exclude [, user_id]) -> overall, statuses, mapping (MIPROCONSEL). */
 static int l_proconsel(lua_State *L) { return on_sel(L, MI_SEL_PROCESS); }
@@ -1220,10 +1219,7 @@ static int l_ioon(lua_State *L) {
   int32_t map = opt_int32(L, 3, 1), ldev = opt_int32(L, 4, -1);
   status_type st;
   mi_ioon(u->s, &st, nums, stats, &map, &ldev, opt_int32(L, 5, 0));
-  lua_pushinteger(L, mi_status_info(st));
-  push_statuses(L, stats, n);
-  lua_pushinteger(L, map);
-  return 3;
+  return push_on(L, st, stats, n, map);
 }
 
 /* core.iooff(session, ldev, user_id) -> overall */

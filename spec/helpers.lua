@@ -13,5 +13,18 @@ function H.session(opts)
   local sys = mi.system({ workload = opts.workload or "oltp", cpus = opts.cpus or 2, seed = opts.seed or 42 })
   return mi.open({ system = sys }), sys
 end
+-- Returns a fresh temporary path ending in "-" .. tag (nothing is created there).
+function H.tmp_path(tag)
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. "-" .. tag
+end
+-- Runs a shell command; returns its output (stderr included) and whether it succeeded.
+function H.run(cmd)
+  local f = io.popen(cmd .. " 2>&1")
+  local out = f:read("a")
+  local ok = f:close()
+  return out, ok
+end
 _G.H = H
 return H

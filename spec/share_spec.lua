@@ -2,19 +2,7 @@
 -- mi.attach(PATH), in the same Lua state and from a second mish process (mish --attach).
 local mi = require("mi")
 
-local function tmp_path(tag)
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. "-" .. tag
-end
-
--- Runs a shell command; returns its output and whether it succeeded.
-local function run(cmd)
-  local f = io.popen(cmd .. " 2>&1")
-  local out = f:read("a")
-  local ok = f:close()
-  return out, ok
-end
+local tmp_path, run = H.tmp_path, H.run   -- spec/helpers.lua
 
 describe("#12 shared stores", function()
   it("mi.attach reads what mi.system{share=} publishes, in the same Lua state", function()

@@ -3,19 +3,7 @@
 -- process attached to a shared store sees them.
 local mi = require("mi")
 
-local function tmp_path(tag)
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. "-" .. tag
-end
-
--- Runs a shell command; returns its output and whether it succeeded.
-local function run(cmd)
-  local f = io.popen(cmd .. " 2>&1")
-  local out = f:read("a")
-  local ok = f:close()
-  return out, ok
-end
+local tmp_path, run = H.tmp_path, H.run   -- spec/helpers.lua
 
 local function new_sys() return mi.system { workload = "idle", realtime = false, seed = 3 } end
 
