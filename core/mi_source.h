@@ -63,8 +63,8 @@ MI_API mi_system *mi_system_open(const char *spec, const mi_system_options *opt,
 MI_API int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state);
 /* Returns the ops table driving sys, or NULL (none, or a hook from mi_system_set_source). */
 MI_API const mi_source_ops *mi_system_source_ops(const mi_system *sys);
-/* Returns the name of the source driving sys: its ops' name, "custom" for a bare refresh hook,
- * "none" for no source (and for a NULL system). */
+/* Returns the name of the source driving sys: its ops' name, or "custom" when no ops table
+ * drives it (a bare refresh hook, a program writing on its own, an attached store). */
 MI_API const char *mi_system_source_name(const mi_system *sys);
 
 /* ---- what a source may read of the core (the writer API's read side) ---- */
