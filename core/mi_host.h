@@ -10,6 +10,7 @@
 #ifndef MI_HOST_H
 #define MI_HOST_H
 
+#include <stddef.h>
 #include "mi_catalog.h"
 
 #ifdef __cplusplus
@@ -143,23 +144,45 @@ typedef struct mi_host_block {
   mi_host_lane lane[MI_DOM_COUNT];
   int32_t off[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> word offset in its rows; -1 = nobody counts it */
   uint8_t live[MI_MAX_PROCESSES];  /* process slot -> 1 while its process is alive (mirrors the process table) */
+  uint64_t epoch;                  /* read-active CHANGED: each such read takes the next epoch */
+  uint64_t mod[MI_MAX_PROCESSES];  /* process slot -> the epoch when its row was last written */
 } mi_host_block;
 typedef struct mi_host_view {
   mi_host_block *blk;   /* in this process's mapping of the segment */
 } mi_host_view;
 
+/* How mi_host_cell_ is asked: to read (any row), to write (a live process's row only; the
+ * row is marked written), to check (live only, no mark), or to write any row (a replay
+ * writing a dead process's final values; marked). */
+enum { MI_CELL_READ = 0, MI_CELL_WRITE = 1, MI_CELL_CHECK = 2, MI_CELL_WRITE_ANY = 3 };
+
+/* Marks process slot `entity`'s row written now, so read-active's CHANGED mode looks at it
+ * again (#14); the writers below do it themselves. b is the system's writer block. */
+static inline void mi_host_mark_(mi_host_block *b, int entity) {
+  __atomic_store_n(&b->mod[entity], __atomic_load_n(&b->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
 /* The first cell of counter c for an entity, or NULL when the system is NULL, c is not a
- * counter, nobody counts it or the entity is out of range; with live_only, also NULL for a
- * process slot that is not alive. The one lookup behind every writer and mi_host_value. */
-static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int live_only) {
+ * counter, nobody counts it or the entity is out of range; in modes MI_CELL_WRITE and
+ * MI_CELL_CHECK, also NULL for a process slot that is not alive. The writing modes mark a
+ * process row written. The one lookup behind every writer and mi_host_value. */
+static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int mode) {
   if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
   mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
   int32_t o = b->off[c.id];
   int d = c.id >> MI_HOST_INDEX_BITS;
   const mi_host_lane *ln = &b->lane[d];
   if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
-  if (live_only && d == MI_DOM_PROCESS && MI_UNLIKELY(!b->live[entity])) return NULL;
+  if (mode != MI_CELL_READ && d == MI_DOM_PROCESS) {
+    if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!b->live[entity])) return NULL;
+    if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY) mi_host_mark_(b, entity);
+  }
   return (int64_t *)(void *)b + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+}
+/* Marks process slot `entity` of sys written (for a source that writes cells it got with
+ * mi_host_cell_ in MI_CELL_READ or MI_CELL_CHECK mode, e.g. only when a value changed). */
+static inline void mi_host_mark(mi_system *sys, int entity) {
+  if (sys && (unsigned)entity < (unsigned)MI_MAX_PROCESSES) mi_host_mark_(((const mi_host_view *)(const void *)sys)->blk, entity);
 }
 
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
@@ -180,6 +203,8 @@ typedef struct mi_host_wr {
   int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
   int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
   const uint8_t *live;          /* the process domain's live flags, NULL in other domains */
+  uint64_t *mod;                /* the process domain's row marks (CHANGED), NULL in other domains */
+  const uint64_t *epoch;        /* the system's CHANGED epoch */
   const uint64_t *gen;          /* the system's layout generation */
   uint64_t at;                  /* the generation it was resolved at */
   mi_system *sys;
@@ -189,14 +214,18 @@ typedef struct mi_host_wr {
 MI_API void mi_host_wr_resolve(mi_host_wr *w);
 /* Makes w a handle of counter c in sys (a NULL system or a bad counter: every add is ignored). */
 static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
-  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->stride = 0;
+  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->mod = NULL; w->epoch = NULL; w->stride = 0;
   mi_host_wr_resolve(w);
 }
 /* mi_host_add through a handle: the same checks (counter enabled, entity in range, process
  * alive) and the same add, no allocation, search or lock. */
 static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
   if (MI_UNLIKELY(!w->gen || __atomic_load_n(w->gen, __ATOMIC_RELAXED) != w->at)) mi_host_wr_resolve(w);
-  if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent) || (w->live && MI_UNLIKELY(!w->live[entity]))) return;
+  if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent)) return;
+  if (w->live) {
+    if (MI_UNLIKELY(!w->live[entity])) return;
+    __atomic_store_n(&w->mod[entity], __atomic_load_n(w->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  }
   int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
   __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);
 }

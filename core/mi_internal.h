@@ -98,7 +98,7 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 2   /* 2: the user-defined counter table */
+#define MI_SEG_VERSION 3   /* 2: the user-defined counter table; 3: row marks for CHANGED */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 

@@ -95,10 +95,14 @@ int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32
 int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int32_t *count, int32_t *stats);
 /* Read-active (select.c): pick, called inside the seqlock read, writes at most fit entities
  * (slots or ldevs) of the read segment to ents and returns how many (-1: a torn read); the
- * gather runs over them. Returns the overall status; *count the records written. */
+ * gather runs over them; with gat, only over the positions gat[0..*ngat) (ascending) that
+ * pick chose: the caller fills the others. Returns the overall status; *count the records written. */
 typedef int (*mi_query_pick)(const mi_seg *g, void *arg, int32_t *ents, int32_t fit);
 int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pick, void *arg, int32_t *ents,
-                       int32_t *count, int32_t *stats);
+                       const int32_t *gat, const int32_t *ngat, int32_t *count, int32_t *stats);
+/* Returns 1 if a value of q's (resolved) plan moves with time alone, with no write to its row
+ * (busy and queue user-defined counters): CHANGED must then look at every record. */
+int mi_query_time_varying(const mi_query *q);
 #endif
 
 #ifdef __cplusplus

@@ -533,7 +533,8 @@ int main(void) {
   printf("MIPROCGET 2700 x 10 items:   %6.1f us  bare gather %6.1f us  ratio %.2f  (target <= 1.5; best of 3)\n", pget, pbare, pget / pbare);
 
   /* #14 read-active: LIST of the same 2,700 x 10 items into the same buffer vs MIPROCGET; CHANGED
-   * over them with 10 processes changed between calls (the records are all gathered and hashed) */
+   * over them with 10 processes changed between calls (the 10 written rows are gathered, the
+   * other records copied from what the caller last read) */
   {
     double tl = 1e9, tg = 1e9, tc = 1e9;
     int32_t flags[2700];
@@ -564,8 +565,25 @@ int main(void) {
       if (changed != 10) printf("  (read-active CHANGED flagged %d records, want 10)\n", changed);
     }
     printf("read-active LIST 2700 x 10:  %6.1f us  MIPROCGET  %6.1f us  ratio %.2f  (target <= 1.2; best of 3)\n", tl, tg, tl / tg);
-    printf("read-active CHANGED, 10 of 2700 changed: %6.1f us  (target <= 5 us + 10 records: not met, every record is\n"
-           "  gathered and hashed; %.1f us over LIST)\n", tc, tc - tl);
+    /* the floor of CHANGED's contract (every record in the buffer): copying the 2,700 records
+     * from a private copy in one memcpy */
+    double tcopy = 1e9;
+    uint8_t *prev = malloc((size_t)recsz * 2700);
+    if (prev) {
+      memcpy(prev, pbuf, (size_t)recsz * 2700);
+      for (int r = 0; r < 3; r++) {
+        t0 = now_ns();
+        for (long i = 0; i < P; i++) { memcpy(pbuf, prev, (size_t)recsz * 2700); __asm__ volatile("" ::"r"(pbuf) : "memory"); }
+        double t = (now_ns() - t0) / P / 1000;
+        if (t < tcopy) tcopy = t;
+      }
+      free(prev);
+    }
+    double ten = tl * 10 / 2700;   /* what gathering 10 records costs, from LIST's per-record time */
+    printf("read-active CHANGED, 10 of 2700 changed: %6.1f us  (target <= 5 us + 10 records = %.1f us: %s; LIST %.1f us)\n"
+           "  the 2,690 unchanged records are copied from the caller's last read, not gathered; floor: one\n"
+           "  memcpy of all 2,700 records %.1f us + 10 records %.2f us, ratio %.2f\n",
+           tc, 5 + ten, tc <= 5 + ten ? "met" : "not met", tl, tcopy, ten, tc / (tcopy + ten));
   }
 
   /* writer increments. (a) a source's mix: 8 global counters and 8 counters of process

@@ -589,7 +589,7 @@ int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int
 /* ---- read-active (select.c): a GET over the entities a picker chooses ---- */
 
 int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pick, void *arg, int32_t *ents,
-                       int32_t *count, int32_t *stats) {
+                       const int32_t *gat, const int32_t *ngat, int32_t *count, int32_t *stats) {
   mi_system *sys = q->s->sys;
   int rc = 0, locked = 0, fresh = 0, need = q->domain == MI_DOM_PROCESS ? MI_MAX_PROCESSES : MI_MAX_LDEV + 1;
   int32_t done = 0, stride;
@@ -606,7 +606,12 @@ int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pi
       rc = 0;
       done = pick(r.g, arg, ents, size / q->rec);
       if (done < 0) { r.torn = 1; done = 0; }
-      gather(&r, q, rows, stride, ents, done, buf);
+      if (!gat) gather(&r, q, rows, stride, ents, done, buf);
+      else   /* only the records at positions gat[0..*ngat), in runs; the caller fills the rest */
+        for (int32_t k = 0, j; k < *ngat; k = j) {
+          for (j = k + 1; j < *ngat && gat[j] == gat[j - 1] + 1; j++) {}
+          gather(&r, q, rows, stride, ents + gat[k], j - k, buf + (size_t)gat[k] * (size_t)q->rec);
+        }
     }
   });
   if (locked) mi_wunlock(sys);
@@ -665,6 +670,15 @@ int mi_query_set_wide(mi_query *q, int on) {
 }
 
 int32_t mi_query_record_size(const mi_query *q) { return q ? q->rec : 0; }
+
+int mi_query_time_varying(const mi_query *q) {
+  for (int i = 0; i < q->n; i++)
+    if (q->pl[i].op == OP_UDEF) {
+      int k = ((const mi_udef_info *)(const void *)q->pl[i].it)->kind;
+      if (k != MI_UDEF_ACCUM && k != MI_UDEF_FACCUM) return 1;
+    }
+  return 0;
+}
 int mi_query_items(const mi_query *q) { return q ? q->n : 0; }
 int mi_query_domain(const mi_query *q) { return q ? q->domain : -1; }
 

@@ -279,7 +279,9 @@ void MIIOONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
 /* ---- read-active ---- */
 
 /* A caller's read-active state: its query (rebound when the list changes), the picker's
- * scratch, and for CHANGED the birth and record hash each entity had at its last read. */
+ * scratch, and for CHANGED the birth and record hash each entity had at its last read, the
+ * epoch of that read and a copy of the record then, so a record whose row nobody wrote since
+ * is copied, not gathered (see "Read-active" in core/README.md). */
 struct mi_ra {
   mi_query q;
   void *mem;
@@ -289,6 +291,16 @@ struct mi_ra {
   int32_t cand[MI_MAX_PROCESSES];
   uint64_t told[MI_PROC_WORDS];
   uint64_t seen_born[MI_MAX_PROCESSES], seen_hash[MI_MAX_PROCESSES];
+  uint64_t seen_epoch[MI_MAX_PROCESSES];  /* the epoch of the read that last gathered the slot, 0 never */
+  /* CHANGED's plan of a call: the records to gather (positions, ascending) and the runs of
+   * unchanged records to copy from the cache (position, first slot, records: consecutive slots) */
+  int32_t gat[MI_MAX_PROCESSES], ngat;
+  int32_t cp_pos[MI_MAX_PROCESSES], cp_slot[MI_MAX_PROCESSES], cp_len[MI_MAX_PROCESSES], ncp;
+  uint8_t *cache;                         /* MI_MAX_PROCESSES records of cache_rec bytes, by slot */
+  int32_t cache_rec;
+  uint64_t epoch;                         /* this call's epoch (CHANGED) */
+  uint64_t trust;                         /* records gathered at an epoch above this one may be copied */
+  uint64_t vkey[3];                       /* what a record was made of then (plan, mapping, rounding) */
   /* the picker's arguments and results */
   const mi_urec *u;
   const mi_entity_desc *d;
@@ -299,6 +311,7 @@ struct mi_ra {
 void mi_ra_free(struct mi_ra *ra) {
   if (!ra) return;
   free(ra->mem);
+  free(ra->cache);
   free(ra);
 }
 
@@ -321,16 +334,117 @@ static void select_smallest(uint64_t *key, int32_t *cand, int n, int fit) {
   }
 }
 
+/* CHANGED, inside the read, before choosing: when what a record is made of moved (the plan,
+ * the system mapping, the rounding) no record gathered before this call may be copied; with
+ * values that move with time alone (or no cache) none may be. */
+static void changed_begin(const mi_seg *g, struct mi_ra *ra) {
+  uint64_t k0 = ra->q.gen, k1 = (uint64_t)(uint32_t)MI_LD(g->mapping) << 32 | (uint32_t)MI_LD(g->round),
+           k2 = (uint64_t)(uint32_t)MI_LD(g->cfg[3043 - 3001]);
+  if (k0 != ra->vkey[0] || k1 != ra->vkey[1] || k2 != ra->vkey[2]) {
+    ra->vkey[0] = k0; ra->vkey[1] = k1; ra->vkey[2] = k2;
+    ra->trust = ra->epoch - 1;
+  }
+  if (!ra->cache || mi_query_time_varying(&ra->q)) ra->trust = ra->epoch;
+  ra->ngat = ra->ncp = 0;
+}
+
+/* CHANGED: files the record at position i (process slot, dead bit) as one to copy or to
+ * gather. A row's mark is the epoch current when it was last written; this caller took epoch
+ * E before its read of the slot, and any write that read did not see came in a later write
+ * section, which loaded the epoch after E was taken: so a mark below E proves the row is as
+ * that read saw it. A process born in the slot since marks it too. Returns 1 to gather. */
+static inline int changed_file(const mi_seg *g, struct mi_ra *ra, int i, int slot, int dead) {
+  uint64_t at = ra->seen_epoch[slot];
+  if (at > ra->trust && !dead && MI_LD(g->blk.mod[slot]) < at) {
+    int k = ra->ncp - 1;
+    if (k >= 0 && ra->cp_pos[k] + ra->cp_len[k] == i && ra->cp_slot[k] + ra->cp_len[k] == slot) ra->cp_len[k]++;
+    else { ra->cp_pos[k + 1] = i; ra->cp_slot[k + 1] = slot; ra->cp_len[k + 1] = 1; ra->ncp++; }
+    return 0;
+  }
+  ra->gat[ra->ngat++] = i;
+  return 1;
+}
+
+/* Bit b set when record b of n (<= 64) consecutive slots was gathered at an epoch above trust
+ * (seen) and its row not written since (mod). */
+static inline uint64_t keep_word(const uint64_t *seen, const uint64_t *mod, uint64_t trust, int n) {
+  uint64_t keep = 0;
+  for (int b = 0; b < n; b++) {
+    uint64_t at = seen[b];
+    keep |= (uint64_t)((at > trust) & (MI_LD(mod[b]) < at)) << b;
+  }
+  return keep;
+}
+
+/* CHANGED over every monitored process, no descriptor, no context, all fitting: one pass
+ * that chooses, files (as changed_file does, the run being copied kept in locals) and loads
+ * births only for the records to gather. */
+static int pick_changed_all(const mi_seg *g, struct mi_ra *ra, int32_t *ents, int hi) {
+  const mi_urec *u = ra->u;
+  const uint64_t *mod = g->blk.mod, *seen = ra->seen_epoch, trust = ra->trust;
+  int take = 0, ngat = 0, ncp = 0;
+  int32_t rpos = -1, rslot = 0, rlen = 0;   /* the run being copied: position, first slot, records */
+  for (int w = 0; w < (hi + 63) / 64; w++) {
+    uint64_t bits = MI_LD(u->mon[w]);
+    if (w == hi / 64) bits &= (1ull << (hi & 63)) - 1;
+    uint64_t dead = MI_LD(u->dead[w]) & bits;
+    ra->told[w] = dead;
+    /* the word's records to copy, computed without branches, then taken a word at a time
+     * when all 64 are monitored and unchanged (the common case) */
+    const int base = w * 64;
+    uint64_t keep = keep_word(seen + base, mod + base, trust, hi - base < 64 ? hi - base : 64) & bits & ~dead;
+    if (bits == ~0ull && keep == ~0ull) {
+      if (rpos >= 0 && rslot + rlen == base && rpos + rlen == take) rlen += 64;
+      else {
+        if (rpos >= 0) { ra->cp_pos[ncp] = rpos; ra->cp_slot[ncp] = rslot; ra->cp_len[ncp] = rlen; ncp++; }
+        rpos = take; rslot = base; rlen = 64;
+      }
+      take += 64;
+      continue;
+    }
+    for (; bits; bits &= bits - 1, take++) {
+      int b = __builtin_ctzll(bits), slot = base + b;
+      if (keep >> b & 1) {
+        if (rpos >= 0 && rslot + rlen == slot && rpos + rlen == take) { rlen++; continue; }
+        if (rpos >= 0) { ra->cp_pos[ncp] = rpos; ra->cp_slot[ncp] = rslot; ra->cp_len[ncp] = rlen; ncp++; }
+        rpos = take; rslot = slot; rlen = 1;
+        continue;
+      }
+      ents[take] = slot;
+      ra->key[take] = MI_LD(g->procs[slot].born);
+      ra->gat[ngat++] = take;
+    }
+  }
+  if (rpos >= 0) { ra->cp_pos[ncp] = rpos; ra->cp_slot[ncp] = rslot; ra->cp_len[ncp] = rlen; ncp++; }
+  ra->ngat = ngat;
+  ra->ncp = ncp;
+  return take;
+}
+
 /* Chooses the processes of a read (inside the seqlock read): the caller's monitored processes
  * (a mon bit: alive, or dead with the death unreported when the dead bit is set too) with
  * born > after that the descriptors select. Births are loaded only when needed: to resume
- * after a context, to choose the `fit` first of more, and for CHANGED. */
+ * after a context, to choose the `fit` first of more, and for the records CHANGED gathers. */
 static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
   struct mi_ra *ra = arg;
   const mi_urec *u = ra->u;
   int hi = MI_LD(g->proc_hi), nc = 0, keyed = ra->after > 0;
   if (hi < 0 || hi > MI_MAX_PROCESSES) return -1;
   memset(ra->told, 0, sizeof ra->told);
+  ra->complete = 1;
+  ra->next = 0;
+  if (ra->mode == MI_RA_CHANGED) {
+    changed_begin(g, ra);
+    if (!keyed && !ra->n) {
+      int all = 0;
+      for (int w = 0; w < (hi + 63) / 64; w++) {
+        uint64_t bits = MI_LD(u->mon[w]);
+        if (w == hi / 64) bits &= (1ull << (hi & 63)) - 1;
+        all += __builtin_popcountll(bits);
+      }
+      if (all <= fit) return pick_changed_all(g, ra, ents, hi);
+    }
+  }
   for (int w = 0; w < (hi + 63) / 64; w++)
     for (uint64_t bits = MI_LD(u->mon[w]); bits; bits &= bits - 1) {
       int slot = w * 64 + __builtin_ctzll(bits);
@@ -350,8 +464,6 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     }
   if (ra->mode == MI_RA_EXACT && nc > 1) fit = 1;
   int take = nc;
-  ra->complete = 1;
-  ra->next = 0;
   if (nc > fit) {
     if (!keyed) for (int i = 0; i < nc; i++) ra->key[i] = MI_LD(g->procs[ra->cand[i]].born);
     keyed = 1;
@@ -361,9 +473,10 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     for (int i = 0; i < take; i++) if (ra->key[i] > ra->next) ra->next = ra->key[i];
   }
   for (int i = 0; i < take; i++) {
-    int slot = ents[i] = ra->cand[i];
-    if (mi_abit(u->dead, slot)) mi_bit_set(ra->told, slot);
-    if (!keyed && ra->mode == MI_RA_CHANGED) ra->key[i] = MI_LD(g->procs[slot].born);
+    int slot = ents[i] = ra->cand[i], dead = mi_abit(u->dead, slot);
+    if (dead) mi_bit_set(ra->told, slot);
+    if (ra->mode == MI_RA_CHANGED && changed_file(g, ra, i, slot, dead) && !keyed)
+      ra->key[i] = MI_LD(g->procs[slot].born);
   }
   return take;
 }
@@ -423,6 +536,7 @@ static struct mi_ra *ra_for(mi_session *s, int d, const int32_t *nums, int n, in
   }
   mi_query_bind(&ra->q, nums, n, mapping);
   memset(ra->seen_born, 0, sizeof ra->seen_born);
+  memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
   return ra;
 }
 
@@ -453,9 +567,22 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
   if (!ra) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
   ra->u = s->u; ra->d = descs; ra->n = n; ra->mode = mode;
   ra->after = ctx > 0 ? (uint64_t)ctx : 0;
+  int32_t rec = mi_query_record_size(&ra->q);
+  const int32_t *gat = NULL;
+  if (mode == MI_RA_CHANGED && procs) {
+    if (ra->cache_rec != rec) {   /* the records this caller was last given, by slot */
+      free(ra->cache);
+      ra->cache = rec > 0 ? malloc((size_t)MI_MAX_PROCESSES * (size_t)rec) : NULL;
+      ra->cache_rec = ra->cache ? rec : 0;
+      memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
+    }
+    /* this read's epoch: writes it may miss come later and mark their rows with it or later */
+    ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
+    gat = ra->gat;
+  }
   mi_sys_refresh(s->sys);
   int32_t count = 0;
-  rc = mi_query_exec_pick(&ra->q, buf, size, procs ? pick_procs : pick_ldevs, ra, ra->ents, &count, stats);
+  rc = mi_query_exec_pick(&ra->q, buf, size, procs ? pick_procs : pick_ldevs, ra, ra->ents, gat, &ra->ngat, &count, stats);
   if (rc < 0) { MI_STATUS(st, rc); return; }
   if (procs) {   /* deaths reported here are forgotten for this caller, as MIPROCGET's are */
     int any = 0;
@@ -470,18 +597,35 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
       mi_wunlock(s->sys);
     }
   }
-  int32_t rec = mi_query_record_size(&ra->q);
-  for (int32_t r = 0; r < count; r++) {
-    int flag = 1;
-    if (mode == MI_RA_CHANGED) {
+  if (gat) {   /* CHANGED over processes: copy the unchanged runs, look at the records gathered */
+    if (rec_flags) memset(rec_flags, 0, sizeof(int32_t) * (size_t)count);
+    for (int32_t k = 0; k < ra->ncp; k++)
+      memcpy((uint8_t *)buf + (size_t)ra->cp_pos[k] * (size_t)rec, ra->cache + (size_t)ra->cp_slot[k] * (size_t)rec,
+             (size_t)ra->cp_len[k] * (size_t)rec);
+    for (int32_t k = 0; k < ra->ngat; k++) {
+      int32_t r = ra->gat[k];
       int e = ra->ents[r];
-      uint64_t born = procs ? ra->key[r] : 1, h = rec_hash((const uint8_t *)buf + (size_t)r * (size_t)rec, rec);
-      flag = !(ra->seen_born[e] == born && ra->seen_hash[e] == h);
+      const uint8_t *out = (const uint8_t *)buf + (size_t)r * (size_t)rec;
+      uint64_t born = ra->key[r], h = rec_hash(out, rec);
+      int flag = !(ra->seen_born[e] == born && ra->seen_hash[e] == h);
       ra->seen_born[e] = born;
       ra->seen_hash[e] = h;
+      if (ra->cache) memcpy(ra->cache + (size_t)e * (size_t)rec, out, (size_t)rec);
+      ra->seen_epoch[e] = ra->epoch;
+      if (rec_flags) rec_flags[r] = flag;
     }
-    if (rec_flags) rec_flags[r] = flag;
-  }
+  } else
+    for (int32_t r = 0; r < count; r++) {
+      int flag = 1;
+      if (mode == MI_RA_CHANGED) {   /* LDEVs: every record gathered and compared */
+        int e = ra->ents[r];
+        uint64_t h = rec_hash((const uint8_t *)buf + (size_t)r * (size_t)rec, rec);
+        flag = !(ra->seen_born[e] == 1 && ra->seen_hash[e] == h);
+        ra->seen_born[e] = 1;
+        ra->seen_hash[e] = h;
+      }
+      if (rec_flags) rec_flags[r] = flag;
+    }
   mi_longint_set(context, ra->complete ? 0 : (int64_t)ra->next);
   if (num_of_recs) *num_of_recs = count;
   MI_STATUS(st, rc);

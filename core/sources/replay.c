@@ -133,8 +133,12 @@ static void put_cells(mi_system *sys, rstate *st) {
         int64_t *p = mi_host_cell_(sys, c, e, 0);
         if (!p) break;   /* nobody counts it (the same for every entity) */
         const int64_t *row = mi_rec_row(st->rd, d, keys[k]) + its[i].at;
-        if (it->kind == MI_KIND_SIMPLE) __atomic_store_n(p, row[0], __ATOMIC_RELAXED);
-        else if (it->kind == MI_KIND_SEMCL) for (int w = 0; w < its[i].words && w < 256; w++) __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED);
+        if (it->kind == MI_KIND_SIMPLE) {   /* a process row is marked only when a value moved (CHANGED) */
+          if (*p != row[0]) { __atomic_store_n(p, row[0], __ATOMIC_RELAXED); if (d == MI_DOM_PROCESS) mi_host_mark(sys, e); }
+          continue;
+        }
+        if (d == MI_DOM_PROCESS) mi_host_mark(sys, e);
+        if (it->kind == MI_KIND_SEMCL) for (int w = 0; w < its[i].words && w < 256; w++) __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED);
         else {
           int sn = mi_objcl_len(m);
           for (int j = 0; j < sn; j++) __atomic_store_n(&p[j], 0, __ATOMIC_RELAXED);

@@ -329,6 +329,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   w->nent = 0;
   w->cell0 = NULL;
   w->live = NULL;
+  w->mod = NULL;
   mi_system *sys = w->sys;
   if (!sys || sys->attached || (uint32_t)w->c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) { w->gen = NULL; return; }
   mi_seg *g = sys->seg;
@@ -342,6 +343,8 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   w->cell0 = (int64_t *)(void *)&g->blk + cells + o;
   w->stride = MI_LD(ln->stride);
   w->live = d == MI_DOM_PROCESS ? g->blk.live : NULL;
+  w->mod = d == MI_DOM_PROCESS ? g->blk.mod : NULL;
+  w->epoch = &g->blk.epoch;
   w->nent = MI_LD(ln->nent);
 }
 
@@ -372,14 +375,16 @@ void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
   mi_host_add_semcl(sys, mi_host_counter(domain == MI_DOM_PROCESS ? 25261 + b : 21088 + b), e, cls, 1);
 }
 
+/* set and max mark a process row only when its value moves, so a source that sets every
+ * counter on each refresh (the host) leaves unchanged rows unchanged for CHANGED reads. */
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
-  if (p) MI_ST(*p, value);
+  int64_t *p = cell_of_kind(sys, c, e, MI_CELL_CHECK, MI_KIND_SIMPLE);
+  if (p && *p != value) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_host_mark_(&sys->seg->blk, e); }
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
-  int64_t *p = cell_of_kind(sys, c, e, 1, MI_KIND_SIMPLE);
-  if (p && value > *p) MI_ST(*p, value);
+  int64_t *p = cell_of_kind(sys, c, e, MI_CELL_CHECK, MI_KIND_SIMPLE);
+  if (p && value > *p) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_host_mark_(&sys->seg->blk, e); }
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
@@ -511,6 +516,7 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
   if (cells) cells_zero(cells + (size_t)slot * ln->stride, (size_t)ln->stride);
   MI_ST(p->state, MI_PS_ALIVE);
   MI_ST(g->blk.live[slot], 1);
+  mi_host_mark_(&g->blk, slot);
   MI_ST(g->pid_hash[h], slot + 1);
   if (slot >= g->proc_hi) MI_ST(g->proc_hi, slot + 1);
   MI_ST(g->nproc_alive, g->nproc_alive + 1);
@@ -548,6 +554,7 @@ int mi_host_proc_exit(mi_system *sys, int slot) {
   MI_ST(p->state, MI_PS_DEAD);
   MI_ST(g->blk.live[slot], 0);
   MI_ST(p->end_ticks, g->now);
+  mi_host_mark_(&g->blk, slot);
   MI_ST(g->nproc_alive, g->nproc_alive - 1);
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
     mi_urec *u = &g->users[i];
