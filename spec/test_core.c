@@ -3573,6 +3573,51 @@ static void test_i14_changed_time_varying(void) {
   mi_system_free(sys);
 }
 
+/* #14.3 a per-process counter bumped by another process attached to a shared store marks the
+ * row in the segment: the owner's CHANGED read sees exactly that record changed. */
+static void test_i14_changed_attached_writer(void) {
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/mish-test-chg-%d", (int)getpid());
+  unlink(path);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, &(mi_system_options){.max_cells = 1 << 16, .share = path});
+  if (!sys) { CHECK(0, "#14.3 shared store"); return; }
+  mi_udef u;
+  mi_udef_install(sys, &(mi_udef_desc){.name = "p_orders", .kind = MI_UDEF_ACCUM, .per_process = 1}, &u);
+  for (int i = 0; i < 100; i++) mi_host_proc_create(sys, &(mi_proc_desc){.pid = 500 + i, .program = "P", .user = "U"});
+  status_type st;
+  int32_t items[] = {20001, u.item, 0}, stats[2], map = 1, n = 0, fl[128];
+  struct { longint_type pid; int32_t v; } r[128];
+  mi_procon(s, &st, items, stats, &map, NULL, 0);
+  longint_type ctx; mi_longint_set(&ctx, 0);
+  mi_readactive(s, &st, items, r, stats, sizeof r, 1, MI_SEL_PROCESS, MI_RA_CHANGED, NULL, 0, &n, fl, &ctx, 0);
+  pid_t kid = fork();
+  if (kid == 0) {
+    int err = 0;
+    mi_system *a = mi_system_attach(path, &err);
+    if (!a) _exit(10);
+    const mi_udef_info *o = mi_udef_find(a, "p_orders");
+    if (!o) _exit(11);
+    mi_host_begin(a);
+    mi_udef_add(a, o->handle, mi_host_proc_slot(a, 542), 3);
+    mi_host_publish(a);
+    mi_system_free(a);
+    _exit(0);
+  }
+  int ws = 0;
+  waitpid(kid, &ws, 0);
+  EQ(WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, 0, "#14.3 the attached writer ran");
+  mi_readactive(s, &st, items, r, stats, sizeof r, 1, MI_SEL_PROCESS, MI_RA_CHANGED, NULL, 0, &n, fl, &ctx, 0);
+  int changed = 0, right = 0;
+  for (int i = 0; i < n; i++) {
+    changed += fl[i];
+    if (fl[i] && mi_longint_get(&r[i].pid) == 542 && r[i].v == 3) right = 1;
+  }
+  CHECK(n == 100 && changed == 1 && right, "#14.3 CHANGED sees the one record another process wrote through the shared store");
+  mi_system_free(sys);
+  unlink(path);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -3591,6 +3636,7 @@ int main(void) {
   test_writer();
   test_i14_changed_model();
   test_i14_changed_time_varying();
+  test_i14_changed_attached_writer();
   test_i16_descriptions();
   test_udef_install_and_get();
   test_udef_errors();
