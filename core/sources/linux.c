@@ -1,9 +1,9 @@
 /* linux.c — the host source: Linux's own accounting from /proc, written into the counter
  * store through mi_host.h only. A refresh reads /proc/stat and what the enabled counters need
  * (mi_host_active, mi_host_wants): interrupts, meminfo, vmstat and diskstats for their items,
- * the process table (/proc listing, every [pid]/stat, status once per process) while someone
- * has processes on, [pid]/io for the process I/O items, and adds the differences since the
- * last reading; mi_linux_refresh reads everything. Only a gone pid directory or stat is a death; a
+ * the process table (/proc listing, every [pid]/stat; at a birth status, exe and the lookups of
+ * the process's MPE identity) while someone has processes on, [pid]/io for the process I/O
+ * items, and adds the differences since the last reading; mi_linux_refresh reads everything. Only a gone pid directory or stat is a death; a
  * failed read or a malformed file is skipped for this refresh and counted (mi_linux_health),
  * never a death, a birth or a figure. Any tree under the root is safe to read: files are
  * checked to be regular, read whole and NUL-terminated, parsed field by field.
