@@ -3537,8 +3537,9 @@ static void ident_put(const char *root, const ident_proc *p) {
   put_bytes(root, rel, p->cmdline, p->cmdlen);
 }
 
-/* A proc tree at base/proc holding ident_set, with base/etc's passwd, group and shells; returns base. */
-static char *ident_tree(char *base, char *root) {
+/* A proc tree at base/proc holding ident_set (when procs), with base/etc's passwd, group and
+ * shells; returns base. */
+static char *ident_tree(char *base, char *root, int procs) {
   strcpy(base, "/tmp/mish-ident-XXXXXX");
   if (!mkdtemp(base)) return base;
   sprintf(root, "%s/proc", base);
@@ -3553,7 +3554,7 @@ static char *ident_tree(char *base, char *root) {
                                "bob:x:1001:100::/home/bob:/bin/sh\nverylongname:x:1002:100::/:/bin/sh\nbroken line\n:x:7:7::/:\n");
   put_file(base, "etc/group", "root:x:0:\nusers:x:100:alice,bob\n");
   put_file(base, "etc/shells", "# /etc/shells: valid login shells\n/bin/sh\n/usr/bin/bash\n  /usr/bin/dash  \nnot/absolute\n");
-  for (size_t i = 0; i < sizeof ident_set / sizeof ident_set[0]; i++) ident_put(root, &ident_set[i]);
+  for (size_t i = 0; procs && i < sizeof ident_set / sizeof ident_set[0]; i++) ident_put(root, &ident_set[i]);
   return base;
 }
 
@@ -3605,7 +3606,7 @@ static int ident_exactly(const uint8_t *seen, const int *list) {
 
 static void test_i14_host_identity(void) {
   char base[64], root[96];
-  ident_tree(base, root);
+  ident_tree(base, root, 1);
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "#14.4 attach to the identity fixture");
@@ -3670,7 +3671,33 @@ static void test_i14_host_identity(void) {
   }
   mi_session_free(s);
   mi_system_free(sys);
-  if (!getenv("MISH_KEEP_FIXTURE")) rm_tree(base); else printf("fixture %s\n", base);
+  rm_tree(base);
+}
+
+/* #14.4 the shells file failing at the first birth that needs it: the birth waits, then the
+ * shell is a CI (the file is read once, when it reads). */
+static void test_i14_host_shells_fail(void) {
+  char base[64], root[96];
+  ident_tree(base, root, 0);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  mi_linux_attach(sys, root, 0);
+  EQ(mi_host_proc_count(sys), 0, "#14.4 no process at the attach: the shells file is not read yet");
+  mi_linux_inject_fail(sys, "../etc/shells", EIO);
+  ident_put(root, &ident_set[5]);   /* 201, a bash that leads no session */
+  mi_linux_health h0, hh;
+  mi_linux_health_get(sys, &h0);
+  mi_linux_refresh(sys);
+  mi_linux_health_get(sys, &hh);
+  CHECK(mi_host_proc_slot(sys, 201) < 0, "#14.4 the shells file failing (EIO): no birth (it waits)");
+  EQ(hh.failed_reads, h0.failed_reads + 1, "#14.4 ... the failed read is counted");
+  mi_linux_inject_fail(sys, "../etc/shells", 0);
+  mi_linux_refresh(sys);
+  int slot = mi_host_proc_slot(sys, 201);
+  CHECK(slot >= 0 && sys->seg->procs[slot].ptype == MI_PT_CI, "#14.4 ... read later: the bash is born a CI");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(base);
 }
 
 /* #14.4 without an etc beside the proc root: numbers for users and groups, no CI, names still MPE's. */
@@ -3717,6 +3744,7 @@ int main(void) {
   test_writer();
   test_i14_host_identity();
   test_i14_host_identity_bare();
+  test_i14_host_shells_fail();
   test_i16_descriptions();
   test_udef_install_and_get();
   test_udef_errors();
