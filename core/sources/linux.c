@@ -3,9 +3,9 @@
  * (mi_host_active, mi_host_wants): interrupts, meminfo, vmstat and diskstats for their items,
  * the process table (/proc listing, every [pid]/stat; at a birth status, exe and the lookups of
  * the process's MPE identity) while someone has processes on, [pid]/io for the process I/O
- * items, and adds the differences since the last reading; mi_linux_refresh reads everything. Only a gone pid directory or stat is a death; a
- * failed read or a malformed file is skipped for this refresh and counted (mi_linux_health),
- * never a death, a birth or a figure. Any tree under the root is safe to read: files are
+ * items, and adds the differences since the last reading; mi_linux_refresh reads everything.
+ * Only a gone pid directory or stat is a death; a failed read or a malformed file is skipped
+ * for this refresh and counted (mi_linux_health), never a death, a birth or a figure. Any tree under the root is safe to read: files are
  * checked to be regular, read whole and NUL-terminated, parsed field by field.
  * The figure behind every mapped item is in the table `map` below. */
 #include <ctype.h>
