@@ -1,7 +1,10 @@
 /* mi_linux.h — the live Linux host as a measured system: a source that reads the kernel's
  * accounting from /proc and plays the operating system for the core through mi_host.h.
  * The mapping from kernel figures to catalog items is in core/README.md ("The host
- * source") and, item by item, in core/catalog/COVERAGE-host.md. */
+ * source") and, item by item, in core/catalog/COVERAGE-host.md. Each process gets an MPE
+ * identity at its birth (program FILE.GROUP.ACCOUNT from its executable, user USER.GROUP.ACCOUNT
+ * from its real UID and GID, its session as job/session, a process type); for a proc root
+ * other than /proc, users, groups and shells come from passwd, group and shells in <root>/../etc. */
 #ifndef MI_LINUX_H
 #define MI_LINUX_H
 

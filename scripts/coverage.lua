@@ -62,7 +62,19 @@ if opts.host_map then
   end
   out[#out + 1] = "\nConfiguration: 3035 MAX_PROCESSES from /proc/sys/kernel/threads-max, 3037 MPE_VUF \"LINUX\",\n" ..
     "3038 SERIAL_NUMBER from /etc/machine-id, 3039 MEMORY_SIZE from MemTotal, 3046 COLD_LOAD_ID from\n" ..
-    "/proc/sys/kernel/random/boot_id; processes from /proc/[pid]/stat (name, start time) and status (user).\n"
+    "/proc/sys/kernel/random/boot_id.\n" ..
+    "\nProcess identity (#14.4), read once at a process's birth; rules in core/README.md, \"The host source\".\n" ..
+    "Names are MPE's: 8 characters, upper case, `_` for a dot or blank.\n\n" ..
+    "| item | name | from |\n|---:|---|---|\n" ..
+    "| 20003 | user_name | USER: name of the real UID (status Uid); GROUP and ACCOUNT: name of the real GID (status Gid); " ..
+    "the number when the user database has no entry |\n" ..
+    "| 20004 | program_name | FILE.GROUP.ACCOUNT: last three parts of /proc/[pid]/exe; argv[0] of cmdline when exe is refused " ..
+    "and argv[0] names the comm; else the comm alone |\n" ..
+    "| 20005 | start_ticks | /proc/stat btime + /proc/[pid]/stat starttime |\n" ..
+    "| 20011 | js_number | stat session id, (sid - 1) mod 16383 + 1: #S with a terminal (tty_nr not 0), #J without; " ..
+    "none for system processes and session 0 |\n" ..
+    "| 20012 | process_type | system: kernel thread (stat flags PF_KTHREAD) or pid 1; JSMAIN: pid = session id; " ..
+    "CI: exe (or comm) named in /etc/shells; son: parent is user or son; user: the rest |\n"
   local text = table.concat(out)
   if opts.out then local f = assert(io.open(opts.out, "w")) f:write(text) f:close() else io.write(text) end
   os.exit(0)

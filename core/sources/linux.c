@@ -1,17 +1,18 @@
 /* linux.c — the host source: Linux's own accounting from /proc, written into the counter
  * store through mi_host.h only. A refresh reads /proc/stat and what the enabled counters need
  * (mi_host_active, mi_host_wants): interrupts, meminfo, vmstat and diskstats for their items,
- * the process table (/proc listing, every [pid]/stat, status once per process) while someone
- * has processes on, [pid]/io for the process I/O items, and adds the differences since the
- * last reading; mi_linux_refresh reads everything. Only a gone pid directory or stat is a death; a
- * failed read or a malformed file is skipped for this refresh and counted (mi_linux_health),
- * never a death, a birth or a figure. Any tree under the root is safe to read: files are
+ * the process table (/proc listing, every [pid]/stat; at a birth status, exe and the lookups of
+ * the process's MPE identity) while someone has processes on, [pid]/io for the process I/O
+ * items, and adds the differences since the last reading; mi_linux_refresh reads everything.
+ * Only a gone pid directory or stat is a death; a failed read or a malformed file is skipped
+ * for this refresh and counted (mi_linux_health), never a death, a birth or a figure. Any tree under the root is safe to read: files are
  * checked to be regular, read whole and NUL-terminated, parsed field by field.
  * The figure behind every mapped item is in the table `map` below. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,15 @@ typedef struct hproc {
   int64_t pid;
   uint64_t gen;                 /* refresh that last saw it */
   uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
+  int ptype;                    /* its process type (MI_PT_*), for its children's */
 } hproc;
+
+/* A user or group name cached by id: the MPE form (mpe_name) or the number. */
+typedef struct idname { uint32_t id; char name[12]; } idname;
+#define NIDS 64                 /* users and groups cached */
+#define NSHELLS 32              /* command interpreters kept from the shells file */
+#define PF_KTHREAD 0x00200000u  /* /proc/[pid]/stat flags: a kernel thread */
+#define DEPTH_MAX 8             /* parents read ahead of a child at most (a parent not yet listed) */
 
 /* What a refresh reads besides /proc/stat: groups of files, each for its items. */
 enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
@@ -86,8 +95,13 @@ typedef struct host {
   int ndisks;
   uint64_t pgmajfault;
   uint64_t layout;              /* mi_host_layout_gen at the last refresh: a new ON re-reads at once */
-  struct { uint32_t uid; char name[16]; } users[64];
-  int nusers;
+  idname users[NIDS], groups[NIDS];
+  int nusers, ngroups;
+  int sysdb;                    /* 1: users, groups and shells are this machine's (root /proc: the
+                                 * user database, /etc/shells); 0: files of <root>/../etc */
+  int shells_read;              /* the shells file was read (or is absent) */
+  int nshells;
+  char shells[NSHELLS][16];     /* file names of its paths ("bash", "sh"...) */
   char *buf;                    /* the file being parsed (slurp), grown up to FILE_MAX + 1 */
   size_t cap;
   mi_linux_health health;
@@ -283,23 +297,179 @@ static int keyed(const char *text, const char *key, uint64_t *out) {
   return 0;
 }
 
-/* The user name of uid (cached), or the number when unknown; NULL when the user database
- * could not be read just now (out of descriptors or memory): try again later. */
-static const char *user_of(host *h, uint32_t uid) {
-  for (int i = 0; i < h->nusers; i++)
-    if (h->users[i].uid == uid) return h->users[i].name;
-  errno = 0;
-  struct passwd *pw = strcmp(h->root, "/proc") == 0 ? getpwuid(uid) : NULL;
-  if (!pw && (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == EINTR || errno == EIO || errno == EAGAIN)) {
-    note_fail(h, errno);
-    return NULL;
+/* ---- identity (core/README.md, "The host source": MPE names of a Linux process) ---- */
+
+/* The MPE form of the name src[0..n): its first 8 characters, upper case, '_' for a dot or a
+ * blank (a dot separates name parts), '?' for anything else that is not printable ASCII. */
+static void mpe_name(char dst[12], const char *src, size_t n) {
+  if (n > 8) n = 8;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)src[i];
+    dst[i] = c == '.' || c == ' ' ? '_' : c < 33 || c > 126 ? '?' : (char)toupper(c);
   }
-  int i = h->nusers < 64 ? h->nusers++ : (int)(uid % 64);
-  h->users[i].uid = uid;
-  if (pw) snprintf(h->users[i].name, sizeof h->users[i].name, "%s", pw->pw_name);
-  else snprintf(h->users[i].name, sizeof h->users[i].name, "%u", uid);
-  for (char *c = h->users[i].name; *c; c++) *c = (char)toupper((unsigned char)*c);
-  return h->users[i].name;
+  dst[n] = 0;
+}
+
+/* The name field of the line for id in a passwd- or group-format text (name:password:id:...);
+ * its length in *len, NULL if no line has that id. */
+static const char *db_entry(const char *text, uint32_t id, size_t *len) {
+  for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    const char *c1 = strchr(line, ':'), *eol = strchr(line, '\n');
+    if (!c1 || (eol && c1 > eol) || c1 == line) continue;
+    const char *c2 = strchr(c1 + 1, ':');
+    if (!c2 || (eol && c2 > eol)) continue;
+    const char *p = c2 + 1;
+    uint64_t v;
+    if (!isdigit((unsigned char)*p)) continue;
+    for (v = 0; isdigit((unsigned char)*p) && v <= UINT32_MAX; p++) v = v * 10 + (uint64_t)(*p - '0');
+    if (*p != ':' || v != id) continue;
+    *len = (size_t)(c1 - line);
+    return line;
+  }
+  return NULL;
+}
+
+/* The MPE name of user uid (group 0) or group gid (group 1), cached per id; the number when the
+ * database has no entry; NULL when the database could not be read just now (noted: the birth
+ * waits). The database is the machine's (getpwuid_r, getgrgid_r: NSS) for the root /proc, the
+ * files passwd and group of <root>/../etc for any other root (none there: numbers). */
+static const char *id_name(host *h, int group, uint32_t id) {
+  idname *c = group ? h->groups : h->users;
+  int *n = group ? &h->ngroups : &h->nusers;
+  for (int i = 0; i < *n; i++) if (c[i].id == id) return c[i].name;
+  char name[12] = "";
+  if (h->sysdb) {
+    struct passwd pw, *pr = NULL;
+    struct group gr, *gres = NULL;
+    char *b = NULL;
+    int e = 0;
+    for (size_t cap = 4096;; cap *= 2) {
+      char *nb = realloc(b, cap);
+      if (!nb) { e = ENOMEM; break; }
+      b = nb;
+      e = group ? getgrgid_r((gid_t)id, &gr, b, cap, &gres) : getpwuid_r((uid_t)id, &pw, b, cap, &pr);
+      if (e != ERANGE || cap >= (1u << 20)) break;
+    }
+    const char *nm = group ? (gres ? gres->gr_name : NULL) : (pr ? pr->pw_name : NULL);
+    if (nm) mpe_name(name, nm, strlen(nm));
+    free(b);
+    if (!nm && (e == EMFILE || e == ENFILE || e == ENOMEM || e == EINTR || e == EIO || e == EAGAIN)) {
+      note_fail(h, e);
+      return NULL;
+    }
+  } else {
+    int err;
+    size_t len = 0;
+    ssize_t r = slurp(h, group ? "../etc/group" : "../etc/passwd", &err);
+    if (r == RD_FAIL && err != ENOENT && err != ENOTDIR) { note_fail(h, err); return NULL; }
+    if (r == RD_BAD) note_bad(h);   /* not a text file: no database */
+    const char *e = r > 0 ? db_entry(h->buf, id, &len) : NULL;
+    if (e) mpe_name(name, e, len);
+  }
+  int i = *n < NIDS ? (*n)++ : (int)(id % NIDS);
+  c[i].id = id;
+  if (name[0]) memcpy(c[i].name, name, sizeof name);
+  else snprintf(c[i].name, sizeof c[i].name, "%u", id);
+  return c[i].name;
+}
+
+/* Reads the shells file once (/etc/shells for the root /proc, else <root>/../etc/shells):
+ * keeps the file names of its paths. 0, or -1 when it could not be read just now (noted). An
+ * absent file lists no command interpreter. */
+static int read_shells(host *h) {
+  if (h->shells_read) return 0;
+  int err;
+  ssize_t n = h->sysdb ? slurp_at(h, "/etc/shells", "../etc/shells", &err) : slurp(h, "../etc/shells", &err);
+  if (n == RD_FAIL && err != ENOENT && err != ENOTDIR) { note_fail(h, err); return -1; }
+  if (n == RD_BAD) note_bad(h);
+  h->shells_read = 1;
+  h->nshells = 0;
+  for (const char *line = n > 0 ? h->buf : NULL; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    while (*line == ' ' || *line == '\t') line++;
+    if (*line != '/') continue;   /* a comment, a blank line, a relative name */
+    size_t len = strcspn(line, " \t\n#");
+    const char *base = line + len;
+    while (base > line && base[-1] != '/') base--;
+    size_t bl = (size_t)(line + len - base);
+    if (bl == 0 || bl >= sizeof h->shells[0] || h->nshells >= NSHELLS) continue;
+    memcpy(h->shells[h->nshells], base, bl);
+    h->shells[h->nshells++][bl] = 0;
+  }
+  return 0;
+}
+
+/* 1 if name (an executable's file name, or a comm) is the file name of a listed shell. */
+static int is_shell(const host *h, const char *name) {
+  for (int i = 0; i < h->nshells; i++) if (strcmp(h->shells[i], name) == 0) return 1;
+  return 0;
+}
+
+/* 1 if a failed read of a process's file means we may not see it (another user's process) or
+ * it has none (a kernel thread's exe), not a failure of the reading. */
+static int unseeable(int err) { return err == ENOENT || err == ESRCH || err == EACCES || err == EPERM || err == EINVAL; }
+
+/* The executable of the process whose directory is rel ("42/"; rel has room for "exe") into
+ * path[cap]: 1 if read (an absolute path, " (deleted)" dropped), 0 if there is none we may
+ * see (kernel thread, another user's process: ENOENT, EACCES, EPERM; not a link), -1 if the
+ * read failed otherwise (noted). *denied is set when it was refused (EACCES, EPERM). */
+static int read_exe(host *h, char *rel, int len, char *path, size_t cap, int *denied) {
+  int err = 0;
+  ssize_t r;
+  memcpy(rel + len, "exe", 4);
+  *denied = 0;
+  if (injected(h, rel, &err)) r = -1;
+  else if (h->rootfd >= 0) r = readlinkat(h->rootfd, rel, path, cap - 1);
+  else {
+    char full[512];
+    snprintf(full, sizeof full, "%s/%s", h->root, rel);
+    r = readlink(full, path, cap - 1);
+  }
+  if (r < 0 && !err) err = errno;
+  if (r < 0) {
+    *denied = err == EACCES || err == EPERM;
+    if (unseeable(err)) return 0;
+    note_fail(h, err);
+    return -1;
+  }
+  if (r == 0 || (size_t)r >= cap - 1 || path[0] != '/') return 0;   /* cut, or no path: unknown */
+  path[r] = 0;
+  static const char del[] = " (deleted)";
+  if ((size_t)r > sizeof del - 1 && strcmp(path + r - (sizeof del - 1), del) == 0) path[r - (sizeof del - 1)] = 0;
+  return 1;
+}
+
+/* argv[0] of the process whose directory is rel into path[cap] when it is an absolute path
+ * whose file name is comm (as the kernel keeps it: its first 15 characters): 1 if so, else 0.
+ * Read only for a process whose exe we may not see; any failure just says 0. */
+static int argv0_path(host *h, char *rel, int len, const char *comm, char *path, size_t cap) {
+  int err;
+  memcpy(rel + len, "cmdline", 8);
+  if (injected(h, rel, &err) || h->rootfd < 0) return 0;
+  int fd = open_rd(h->rootfd, rel);
+  if (fd < 0) return 0;
+  ssize_t r;
+  do r = pread(fd, path, cap - 1, 0); while (r < 0 && errno == EINTR);
+  close(fd);
+  if (r <= 0 || path[0] != '/') return 0;
+  path[r] = 0;
+  const char *base = strrchr(path, '/') + 1;
+  size_t bl = strlen(base), cl = strlen(comm);
+  if (bl == 0 || cl == 0 || cl != (bl < 15 ? bl : 15) || strncmp(base, comm, cl) != 0) return 0;
+  for (const char *c = path; *c; c++) if ((unsigned char)*c < 32) return 0;
+  return 1;
+}
+
+/* The program FILE.GROUP.ACCOUNT from an absolute path: its last three components, each an
+ * MPE name ("/usr/bin/bash" -> BASH.BIN.USR); parts above the root stay blank ("/init" -> INIT). */
+static void program_of_path(const char *path, char part[3][12]) {
+  const char *end = path + strlen(path);
+  for (int k = 0; k < 3; k++) part[k][0] = 0;
+  for (int k = 0; k < 3 && end > path; k++) {
+    const char *s = end;
+    while (s > path && s[-1] != '/') s--;
+    mpe_name(part[k], s, (size_t)(end - s));
+    end = s > path ? s - 1 : path;
+  }
 }
 
 /* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
@@ -493,8 +663,9 @@ static void clean_name(char *s) {
 }
 
 /* Parses /proc/[pid]/stat in buf: the comm (up to the last ')') into comm[64], then fields
- * 3-22 must all be there; majflt (12), utime (14), stime (15), starttime (22) must be valid
- * figures. Returns 1 if so. */
+ * 3-22 must all be there; ppid (4), session (6), flags (9), majflt (12), utime (14), stime (15),
+ * starttime (22) must be valid figures and tty_nr (7) a number, maybe negative (f[7] gets 1 if
+ * it is not 0). Returns 1 if so. */
 static int parse_pid_stat(const char *buf, char comm[64], uint64_t f[23]) {
   const char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
   if (!open_p || !close_p || close_p < open_p) return 0;
@@ -507,8 +678,12 @@ static int parse_pid_stat(const char *buf, char comm[64], uint64_t f[23]) {
   const char *p = close_p + 1;
   for (int k = 3; k <= 22; k++) {   /* one blank between fields, as the kernel writes them */
     if (*p++ != ' ') return 0;
-    if (k == 12 || k == 14 || k == 15 || k == 22) {
+    if (k == 4 || k == 6 || k == 9 || k == 12 || k == 14 || k == 15 || k == 22) {
       if (!isdigit((unsigned char)*p) || !num(&p, &f[k])) return 0;
+    } else if (k == 7) {   /* the device number of the controlling terminal, printed signed */
+      if (*p == '-') p++;
+      if (!isdigit((unsigned char)*p) || !num(&p, &f[k])) return 0;
+      f[k] = f[k] != 0;
     } else {
       size_t n = strcspn(p, " \n");
       if (n == 0) return 0;
@@ -518,12 +693,15 @@ static int parse_pid_stat(const char *buf, char comm[64], uint64_t f[23]) {
   return *p == ' ' || *p == '\n' || *p == 0;
 }
 
-/* The real UID from /proc/[pid]/status ("Uid:\t1000\t..."); 1 if it is there and valid. */
-static int status_uid(const char *text, uint64_t *uid) {
-  const char *u = strncmp(text, "Uid:\t", 5) == 0 ? text : strstr(text, "\nUid:\t");
+/* The real ID of a "Uid:" or "Gid:" line (key) of /proc/[pid]/status ("Uid:\t1000\t...");
+ * 1 if it is there and valid. */
+static int status_id(const char *text, const char *key, uint64_t *id) {
+  char nl[8] = "\n";
+  memcpy(nl + 1, key, 6);
+  const char *u = strncmp(text, key, 5) == 0 ? text : strstr(text, nl);
   if (!u) return 0;
   const char *p = u + (*u == '\n' ? 6 : 5);
-  return isdigit((unsigned char)*p) && num(&p, uid) && *uid <= UINT32_MAX;
+  return isdigit((unsigned char)*p) && num(&p, id) && *id <= UINT32_MAX;
 }
 
 /* 1 if a failed read of a process's file means the process is gone (its directory too). */
@@ -537,11 +715,73 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
   return ms > INT64_MAX / tpm ? 0 : ms * tpm;
 }
 
-/* One /proc/[pid]: creates the MI process at first sight, then adds what it did since (its
- * io only when pio). Returns 0 if the process is gone (its stat does not exist), 1 if seen or
+static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth);
+
+/* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
+ * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
+ * Returns its slot, -2 if the process is gone, or -1 when the birth must wait (a read failed:
+ * noted) or the table is full.
+ * A parent not yet in the table is read first (depth: parents read so far for this child). */
+static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const char *comm, const uint64_t *f,
+                 int pio, int first, int depth) {
+  int err;
+  int64_t ppid = (int64_t)f[4], sid = (int64_t)f[6];
+  if (ppid > 0 && ppid != pid && ppid <= INT32_MAX && depth < DEPTH_MAX && mi_host_proc_slot(sys, ppid) < 0) {
+    read_proc(sys, h, ppid, pio, first, depth + 1);
+    if (mi_host_proc_slot(sys, pid) >= 0) return -1;   /* a loop of parents made it already */
+  }
+  memcpy(rel + len, "status", 7);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) { if (!gone(err)) note_fail(h, err); return gone(err) ? -2 : -1; }
+  uint64_t uid, gid;
+  if (n < 0 || !status_id(h->buf, "Uid:\t", &uid)) { note_bad(h); return -1; }
+  int have_gid = status_id(h->buf, "Gid:\t", &gid);
+  int kthread = (f[9] & PF_KTHREAD) != 0, denied = 0;
+  char path[4096], prog[3][12];
+  int got = kthread ? 0 : read_exe(h, rel, len, path, sizeof path, &denied);
+  if (got < 0) return -1;
+  if (!got && denied) got = argv0_path(h, rel, len, comm, path, sizeof path);
+  if (got) program_of_path(path, prog);
+  else {
+    mpe_name(prog[0], comm, strlen(comm));
+    prog[1][0] = prog[2][0] = 0;
+  }
+  if (read_shells(h) != 0) return -1;
+  const char *user = id_name(h, 0, (uint32_t)uid), *acct = have_gid ? id_name(h, 1, (uint32_t)gid) : "";
+  if (!user || !acct) return -1;
+  mi_proc_desc d = {0};
+  d.pid = pid;
+  d.program = prog[0]; d.program_group = prog[1]; d.program_account = prog[2];
+  d.user = user; d.user_group = acct; d.account = acct;
+  int ps = ppid > 0 ? mi_host_proc_slot(sys, ppid) : -1;
+  int parent = ps >= 0 && mi_host_proc_alive(sys, ps) ? h->p[ps].ptype : -1;
+  if (kthread || pid == 1) d.proc_type = MI_PT_SYSTEM;
+  else if (pid == sid) d.proc_type = MI_PT_JSMAIN;
+  else if (is_shell(h, got ? strrchr(path, '/') + 1 : comm)) d.proc_type = MI_PT_CI;
+  else if (parent == MI_PT_USER || parent == MI_PT_SON) d.proc_type = MI_PT_SON;
+  else d.proc_type = MI_PT_USER;
+  /* the session is the job or session: a session with a terminal, a job without; MPE's numbers
+   * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number) */
+  d.js_type = d.proc_type == MI_PT_SYSTEM || sid <= 0 ? 0 : f[7] ? 1 : 2;
+  d.js_num = d.js_type ? (int)((sid - 1) % 16383 + 1) : 0;
+  d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
+  int slot = mi_host_proc_create(sys, &d);
+  if (slot < 0) return -1;                   /* table full: users of "all" get warning 20001 */
+  hproc *hp = &h->p[slot];
+  memset(hp, 0, sizeof *hp);
+  hp->pid = pid;
+  hp->ptype = d.proc_type;
+  /* a process born since we started counts its whole life; one found at the first
+   * reading starts from what it had then, like the CPU and disk totals */
+  if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+  return slot;
+}
+
+/* One /proc/[pid]: creates the MI process at first sight (birth), then adds what it did since
+ * (its io only when pio). Returns 0 if the process is gone (its stat does not exist), 1 if seen or
  * kept: a stat that cannot be read for another reason or is malformed skips this refresh for
  * the process (kept alive, nothing added) and never makes a birth. */
-static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first) {
+static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
   if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
@@ -556,28 +796,7 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first) {
   if (n == RD_FAIL) { note_fail(h, err); return 1; }
   uint64_t f[23] = {0};
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
-  if (slot < 0) {
-    memcpy(rel + len, "status", 7);
-    n = slurp(h, rel, &err);
-    if (n == RD_FAIL) { if (!gone(err)) note_fail(h, err); return !gone(err); }
-    uint64_t uid;
-    if (n < 0 || !status_uid(h->buf, &uid)) { note_bad(h); return 1; }
-    mi_proc_desc d = {0};
-    d.pid = pid;
-    d.program = comm;
-    d.user = user_of(h, (uint32_t)uid);
-    if (!d.user) return 1;
-    d.proc_type = pid <= 2 || uid == 0 ? MI_PT_SYSTEM : MI_PT_USER;
-    d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
-    slot = mi_host_proc_create(sys, &d);
-    if (slot < 0) return 1;                  /* table full: users of "all" get warning 20001 */
-    hproc *hp = &h->p[slot];
-    memset(hp, 0, sizeof *hp);
-    hp->pid = pid;
-    /* a process born since we started counts its whole life; one found at the first
-     * reading starts from what it had then, like the CPU and disk totals */
-    if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
-  }
+  if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) return slot == -1;
   hproc *hp = &h->p[slot];
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
@@ -698,7 +917,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
         errno = 0;
         if (!(de = readdir(h->dir))) break;
         int64_t pid = pid_name(de->d_name);
-        if (pid > 0) seen += read_proc(sys, h, pid, use[GR_PIO], first);
+        if (pid > 0) seen += read_proc(sys, h, pid, use[GR_PIO], first, 0);
       }
       if (errno) note_fail(h, errno); else listed = 1;
     }
@@ -767,6 +986,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   host *h = calloc(1, sizeof *h);
   if (!h) return -1;
   snprintf(h->root, sizeof h->root, "%s", proc_root ? proc_root : "/proc");
+  h->sysdb = strcmp(h->root, "/proc") == 0;
   h->rootfd = -1;
   for (int k = 0; k < NKEPT; k++) h->kfd[k] = -1;
   open_root(h);   /* a root that cannot be opened now is tried again at each refresh */

@@ -4,6 +4,8 @@
  * mi_linux_new(root, 0), then changed and re-read while sessions ON and GET through the AIFs.
  * Besides the common checks, a shadow of the tree says what some counters must hold:
  * CPU time per process and overall, processor user time, levels, live and dead processes. */
+#include <ctype.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
@@ -29,7 +31,10 @@ typedef struct fproc {
   int born;               /* the reader has seen it (created) */
   uint64_t last_cpu, last_flt;
   int64_t acc_cpu, acc_flt;  /* growth since the counter was last zeroed */
-  char name16[16];        /* program name at creation */
+  char prog48[48];        /* program FILE.GROUP.ACCOUNT image at creation (#14.4) */
+  char user48[48];        /* user USER.GROUP.ACCOUNT image at creation */
+  uint32_t js;            /* jsnum image at creation */
+  int ptype;              /* process type at creation; MI_PT_USER stands for "user or son" */
   int last_present;       /* last tree version where it was present and well-formed */
   int dead_seen[3];       /* version at which each session was last told of its death, -1 none */
 } fproc;
@@ -75,6 +80,77 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   snprintf(root, sizeof root, "%s/proc", base);
   hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   return 0;
+}
+
+/* ---- identity (#14.4): facts derived from the pid, so the input's byte language is unchanged ---- */
+
+#define KTHREAD_FLAGS 0x00208040u   /* PF_KTHREAD among others */
+static const char *const exe_dirs[4] = {"/usr/bin", "/opt/x.y z/bin", "", "/usr/lib/very-long-directory"};
+static const char *const exe_files[6] = {"abc", "sh", "Python3.11", "x", "a\tb", "verylongfilename"};
+/* the tree's etc: root is a user, gids 0 and 1 have names, sh and abc are command interpreters */
+static const char etc_passwd[] = "root:x:0:0::/root:/bin/sh\nbad line\n";
+static const char etc_group[] = "root:x:0:\nwheel:x:1:root\n";
+static const char etc_shells[] = "# shells\n/bin/sh\n/usr/bin/abc\n";
+
+static int f_kthread(const fproc *p) { return p->pid % 7 == 3; }
+static int64_t f_sid(const fproc *p) { return p->pid % 3 == 0 ? p->pid : p->pid % 3 == 1 ? 1 : 0; }
+static const char *f_tty(const fproc *p) { return p->pid % 2 ? "34816" : p->pid % 4 == 0 ? "-5" : "0"; }
+static uint32_t f_gid(const fproc *p) { return p->uid % 2; }
+/* The parent: the previous slot's process now and then, else pid 1. */
+static int64_t f_ppid(const tree *t, const fproc *p) {
+  int i = (int)(p - t->p);
+  return i > 0 && p->pid % 5 == 1 && t->p[i - 1].pid ? t->p[i - 1].pid : 1;
+}
+/* The exe link's target into out (1), or 0 for none (kernel threads, one pid in 5). */
+static int f_exe(const fproc *p, char *out, size_t cap) {
+  if (f_kthread(p) || p->pid % 5 == 0) return 0;
+  snprintf(out, cap, "%s/%s%s", exe_dirs[p->pid % 4], exe_files[(p->pid / 4) % 6], p->pid % 11 == 0 ? " (deleted)" : "");
+  return 1;
+}
+
+/* The MPE form of s[0..n) into a 16-byte field: 8 characters, upper case, '_' for '.' and blank,
+ * '?' for the rest that is not printable ASCII; blank-padded. */
+static void mpe16(char out[16], const char *s, size_t n) {
+  memset(out, ' ', 16);
+  if (n > 8) n = 8;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    out[i] = c == '.' || c == ' ' ? '_' : c < 33 || c > 126 ? '?' : (char)toupper(c);
+  }
+}
+
+/* The identity the reader must give p at its birth (core/README.md, "The host source"). */
+static void shadow_ident(const tree *t, fproc *p) {
+  char exe[128];
+  memset(p->prog48, ' ', 48);
+  int have = f_exe(p, exe, sizeof exe);
+  const char *base = p->comm;
+  if (have) {
+    size_t n = strlen(exe);
+    if (p->pid % 11 == 0) exe[n -= 10] = 0;   /* " (deleted)" */
+    const char *end = exe + n;
+    for (int k = 0; k < 3 && end > exe; k++) {
+      const char *s = end;
+      while (s > exe && s[-1] != '/') s--;
+      mpe16(p->prog48 + 16 * k, s, (size_t)(end - s));
+      if (k == 0) base = s;
+      end = s > exe ? s - 1 : exe;
+    }
+  } else mpe16(p->prog48, p->comm, strlen(p->comm));
+  char num[16];
+  memset(p->user48, ' ', 48);
+  if (p->uid == 0) mpe16(p->user48, "root", 4);
+  else { int n = snprintf(num, sizeof num, "%u", p->uid); memcpy(p->user48, num, (size_t)n); }
+  const char *g = f_gid(p) ? "wheel" : "root";
+  mpe16(p->user48 + 16, g, strlen(g));
+  mpe16(p->user48 + 32, g, strlen(g));
+  int64_t sid = f_sid(p);
+  int sys = f_kthread(p) || p->pid == 1;
+  int jt = sys || sid <= 0 ? 0 : strcmp(f_tty(p), "0") ? 1 : 2;
+  p->js = jt ? (uint32_t)(jt << 14 | (int)((sid - 1) % 16383 + 1)) : 0;
+  /* the comm the reader compares is the cleaned one; a shell's name has no odd character */
+  p->ptype = sys ? MI_PT_SYSTEM : p->pid == sid ? MI_PT_JSMAIN : !strcmp(base, "sh") || !strcmp(base, "abc") ? MI_PT_CI : MI_PT_USER;
+  (void)t;
 }
 
 /* ---- the tree on disk ---- */
@@ -172,10 +248,14 @@ static void write_tree(const tree *t) {
     snprintf(rel, sizeof rel, "%lld", (long long)p->pid);
     snprintf(path, sizeof path, "%s/%s", root, rel);
     mkdir(path, 0755);
+    char exe[128], link[256];
+    snprintf(link, sizeof link, "%s/exe", path);
+    if (f_exe(p, exe, sizeof exe) && symlink(exe, link) != 0 && errno != EEXIST) abort();
     snprintf(rel, sizeof rel, "%lld/stat", (long long)p->pid);
     if (p->kind == WELL) {
-      n = snprintf(buf, sizeof buf, "%lld (%s) S 1 1 1 0 -1 4194560 100 0 %llu 0 %llu %llu 0 0 20 0 1 0 %llu 1000 10",
-                   (long long)p->pid, p->comm, (unsigned long long)p->majflt, (unsigned long long)p->utime,
+      n = snprintf(buf, sizeof buf, "%lld (%s) S %lld %lld %lld %s -1 %u 100 0 %llu 0 %llu %llu 0 0 20 0 1 0 %llu 1000 10",
+                   (long long)p->pid, p->comm, (long long)f_ppid(t, p), (long long)f_sid(p), (long long)f_sid(p), f_tty(p),
+                   f_kthread(p) ? KTHREAD_FLAGS : 4194560u, (unsigned long long)p->majflt, (unsigned long long)p->utime,
                    (unsigned long long)p->stime, (unsigned long long)p->starttime);
       n += snprintf(buf + n, sizeof buf - (size_t)n, " 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
       put_file(rel, buf, (size_t)n);
@@ -183,7 +263,8 @@ static void write_tree(const tree *t) {
     else if (p->kind == TRUNC) { n = snprintf(buf, sizeof buf, "%lld (%s)", (long long)p->pid, p->comm); put_file(rel, buf, (size_t)n); }
     snprintf(rel, sizeof rel, "%lld/status", (long long)p->pid);
     if (p->status_kind == WELL) {
-      n = snprintf(buf, sizeof buf, "Name:\t%s\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\n", p->comm, p->uid, p->uid, p->uid, p->uid);
+      n = snprintf(buf, sizeof buf, "Name:\t%s\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", p->comm, p->uid,
+                   p->uid, p->uid, p->uid, f_gid(p), f_gid(p), f_gid(p), f_gid(p));
       put_file(rel, buf, (size_t)n);
     } else if (p->status_kind == GARBAGE) put_file(rel, "Uid:\tx\n\nUid:", 12);
     snprintf(rel, sizeof rel, "%lld/io", (long long)p->pid);
@@ -200,7 +281,12 @@ static void write_tree(const tree *t) {
   for (int e = 0; e < nfc; e++)
     if (!fc[e].touched && fc[e].hash) { snprintf(path, sizeof path, "%s/%s", root, fc[e].rel); unlink(path); fc[e].hash = 0; }
   for (int i = 0; i < NP; i++)
-    if (t->p[i].pid && !t->p[i].present) { snprintf(path, sizeof path, "%s/%lld", root, (long long)t->p[i].pid); rmdir(path); }
+    if (t->p[i].pid && !t->p[i].present) {
+      snprintf(path, sizeof path, "%s/%lld/exe", root, (long long)t->p[i].pid);
+      unlink(path);
+      snprintf(path, sizeof path, "%s/%lld", root, (long long)t->p[i].pid);
+      rmdir(path);
+    }
 }
 
 /* ---- generating and changing the tree ---- */
@@ -351,14 +437,6 @@ static void mutate(fz_in *in, tree *t) {
 
 /* ---- the shadow ---- */
 
-/* Cleans a comm like the reader: printable ASCII, '?' for the rest; blank-padded to 16. */
-static void name16(const char *comm, char out[16]) {
-  size_t n = strlen(comm);
-  if (n > 16) n = 16;
-  for (size_t i = 0; i < n; i++) out[i] = (unsigned char)comm[i] < 32 || (unsigned char)comm[i] > 126 ? '?' : comm[i];
-  memset(out + n, ' ', 16 - n);
-}
-
 /* The growth a reader adds for a figure that went from *last to now (a drop adds nothing). */
 static int64_t growth(uint64_t now, uint64_t *last) {
   int64_t g = now > *last && *last != UINT64_MAX ? (int64_t)(now - *last) : 0;
@@ -396,7 +474,7 @@ static void shadow_read(world *w, int first) {
     if (!p->born) {
       if (!seen) continue;
       p->born = 1;
-      name16(p->comm, p->name16);
+      shadow_ident(t, p);
       p->last_cpu = p->last_flt = first ? UINT64_MAX : 0;
       p->acc_cpu = p->acc_flt = 0;
     }
@@ -451,7 +529,7 @@ static void make_list(fz_in *in, int32_t *a, int *n, const int32_t *fav, int nfa
 }
 
 static const int32_t gfav[] = {21184, 21177, 21092, 21309, 21164, 21254, 21176, 21183, 21185, 21112};
-static const int32_t pfav[] = {20001, 20002, 20004, 20005, 20009, 25047, 25202, 25167, 25168, 25169, 25170, 20012};
+static const int32_t pfav[] = {20001, 20002, 20004, 20003, 20011, 25047, 25202, 25167, 25168, 25169, 25170, 20012};
 static const int32_t ifav[] = {20020, 23000, 23001, 23002, 23003, 23024, 23023, 23034, 23046, 23048};
 static const int32_t cfav[] = {20040, 27006, 27012, 27022, 27023, 27024, 27014};
 
@@ -568,8 +646,16 @@ static void op_get(world *w, fz_in *in, int domain) {
                  mi_time_of(w, fp->acc_cpu), (long long)fp->acc_cpu);
       if (nums[i] == 25047) FZ_TRACE("checked 25047 pid %lld = %u\n", (long long)pid, v);
       if (nums[i] == 20004)
-        FZ_CHECK(memcmp(p + off[i], fp->name16, 16) == 0, "pid %lld: program name '%.16s', comm '%s'", (long long)pid,
-                 (const char *)p + off[i], fp->comm);
+        FZ_CHECK(memcmp(p + off[i], fp->prog48, 48) == 0, "pid %lld: program name '%.48s', want '%.48s' (comm '%s')", (long long)pid,
+                 (const char *)p + off[i], fp->prog48, fp->comm);
+      if (nums[i] == 20003)
+        FZ_CHECK(memcmp(p + off[i], fp->user48, 48) == 0, "pid %lld: user name '%.48s', want '%.48s'", (long long)pid,
+                 (const char *)p + off[i], fp->user48);
+      if (nums[i] >= 20003 && nums[i] <= 20012) FZ_TRACE("checked %d of pid %lld\n", (int)nums[i], (long long)pid);
+      if (nums[i] == 20011) FZ_CHECK(v == fp->js, "pid %lld: job/session %#x, want %#x", (long long)pid, v, fp->js);
+      if (nums[i] == 20012)
+        FZ_CHECK(fp->ptype == MI_PT_USER ? v == MI_PT_USER || v == MI_PT_SON : v == (uint32_t)fp->ptype,
+                 "pid %lld: process type %u, want %d", (long long)pid, v, fp->ptype);
       if (nums[i] == 25202) {
         uint32_t sum = 0, x;
         for (int c = 0; c < mi_objcl_len(mapping); c++) { memcpy(&x, p + off[i] + 4 * c, 4); sum += x; }
@@ -618,8 +704,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   rm_tree(root);
   nfc = 0;
   write_tree(&w->t);
-  char etc[128];
+  char etc[128], ef[160];
   snprintf(etc, sizeof etc, "%s/etc", base); mkdir(etc, 0755);
+  static const char *const etc_name[3] = {"passwd", "group", "shells"}, *const etc_text[3] = {etc_passwd, etc_group, etc_shells};
+  for (int k = 0; k < 3; k++) {
+    snprintf(ef, sizeof ef, "%s/%s", etc, etc_name[k]);
+    FILE *f = fopen(ef, "w");
+    if (!f) abort();
+    fputs(etc_text[k], f);
+    fclose(f);
+  }
   w->sys = mi_linux_new(root, 0);
   FZ_CHECK(w->sys != NULL, "mi_linux_new(%s) failed", root);
   shadow_read(w, 1);

@@ -133,6 +133,23 @@ write("proc", "files_break_and_mend", tree(2)
 write("proc", "disks_and_devices", tree(1)
   .. pon(0, 2, { 0, 1, 2, 3, 4 }) .. u8(0, 0, 8) .. string.rep(u8(0, 3), 44) .. pget(9, 0, { 0, 1, 2, 3, 4, 5 })
   .. pon(0, 0, { 4 }) .. u8(0, 0, 9) .. string.rep(u8(0, 1), 36) .. pget(10, 0, { 6, 0 }))
+-- #14.4 identity: six processes (pids 3 41 79 117 155 193: a kernel thread, sessions with and
+-- without a terminal, shells, a session leader, an exe-less one; root and users 1001, 1003, 1005)
+-- read with program, user, job/session and type (fuzz_proc.c derives those facts from the pid)
+local ident = tree(6):gsub("abc", "xyz")
+do   -- give processes 2, 4, 6 a user: the uid byte of each process is the u8(0) after its 8 figures
+  local parts, n = {}, 0
+  local head = #ident - 6 * (7 + 4 + 8 * 3 + 1)
+  parts[1] = ident:sub(1, head)
+  for i = 1, 6 do
+    local p = ident:sub(head + 1 + (i - 1) * 36, head + i * 36)
+    if i % 2 == 0 then p = p:sub(1, 35) .. u8(200) .. u16(1000 + i - 1) end
+    parts[#parts + 1] = p
+    n = n + 1
+  end
+  ident = table.concat(parts)
+end
+write("proc", "identity", ident .. pon(0, 1, { 5 }) .. pget(7, 0, { 2, 3, 4, 11 }) .. toggle(2) .. pget(8, 0, { 11, 3, 2 }))
 
 -- ---------------------------------------------------------------- fuzz_workload
 -- base workload, mi_workload_set calls (field index, value), caps, raw or not, a first advance; then
