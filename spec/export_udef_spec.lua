@@ -108,6 +108,14 @@ describe("#14.2 #15 user-defined arrays and QBUSY pairs in the exposition", func
     sys:close()
   end)
 
+  it("end to end: Prometheus scrapes an attached store's arrays and QBUSY pairs (spec/prom/e2e_udef.py)", function()
+    if not io.open(PY) then print("skip - " .. PY .. " is not installed"); return end
+    local out, ok = run(PY .. " spec/prom/e2e_udef.py lua/mish")
+    for l in out:gmatch("[^\n]+") do if l:find("^skip") then print(l) end end
+    assert.is_nil(out:find("not ok"), out)
+    assert.is_true(ok, out)
+  end)
+
   it("an exporter on an attached store says source \"attached\" and the owner's source", function()
     local path = tmp_path("xshare")
     local owner = mi.system { workload = "idle", share = path }
