@@ -8,7 +8,8 @@
  *   MISH_PROC     the proc root the host system reads (default /proc)
  *   MISH_REPLAY   a recording to measure played back (= MISH_SYSTEM=replay:FILE); MISH_FROM,
  *                 MISH_TO and MISH_SPEED its window and pace (default 1: the recording follows the
- *                 wall clock; max: each mish_env_pause steps it; see core/RECORDING.md)
+ *                 wall clock; max: each mish_env_pause steps it; see core/RECORDING.md), the same
+ *                 for MISH_SYSTEM=replay:FILE; without a recording they are an error
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
  * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (MISH_WORKLOAD
  * or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2.
@@ -35,20 +36,29 @@ static int mish_env_default(const char *prog) {
   char spec[1024], err[256];
   mi_source_args a = {0};
   mi_system_options o = {0};
-  const char *replay = getenv("MISH_REPLAY");
+  const char *replay = getenv("MISH_REPLAY"), *replay_var = "MISH_REPLAY";
+  const char *from = getenv("MISH_FROM"), *to = getenv("MISH_TO"), *speed = getenv("MISH_SPEED");
   char window[512] = "";
-  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
+  if ((!replay || !replay[0]) && system && strncmp(system, "replay:", 7) == 0) {   /* MISH_SYSTEM=replay:FILE */
+    replay = system + 7;
+    replay_var = "MISH_SYSTEM";
+  } else if (replay && replay[0]) {
     static char rspec[1024];
     snprintf(rspec, sizeof rspec, "replay:%s", replay);
     system = rspec;
-    const char *from = getenv("MISH_FROM"), *to = getenv("MISH_TO"), *speed = getenv("MISH_SPEED");
+  }
+  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
     snprintf(window, sizeof window, "speed=%s%s%s%s%s", speed && speed[0] ? speed : "1", from && from[0] ? ",from=" : "",
              from && from[0] ? from : "", to && to[0] ? ",to=" : "", to && to[0] ? to : "");
     a.window = window;
     mish_env_speed_ = speed && speed[0] && strcmp(speed, "max") == 0 ? 0 : speed && speed[0] ? atof(speed) : 1;
   }
   if (!system || !system[0]) system = "sim";
-  if (strncmp(system, "replay:", 7) == 0 && mish_env_speed_ < 0) mish_env_speed_ = 1;   /* MISH_SYSTEM=replay:FILE */
+  const char *pace = speed && speed[0] ? "MISH_SPEED" : from && from[0] ? "MISH_FROM" : to && to[0] ? "MISH_TO" : NULL;
+  if (pace && !(replay && replay[0])) {   /* never silently ignored (#16.3) */
+    fprintf(stderr, "%s: %s=%s needs a recording to replay (MISH_REPLAY=FILE)\n", prog, pace, getenv(pace));
+    exit(2);
+  }
   if (workload && workload[0] && strcmp(system, "sim") != 0) {
     fprintf(stderr, "%s: MISH_WORKLOAD=%s needs the simulated system, not MISH_SYSTEM=%s\n", prog, workload, system);
     exit(2);
@@ -74,7 +84,8 @@ static int mish_env_default(const char *prog) {
   mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
   if (!sys) {   /* name the variable the bad part came from */
     const char *var = strncmp(spec, "sim:", 4) == 0 && workload && workload[0] ? "MISH_WORKLOAD"
-                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : replay && replay[0] ? "MISH_REPLAY" : "MISH_SYSTEM";
+                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : replay && replay[0] ? (strncmp(err, "bad speed", 9) == 0 ? "MISH_SPEED" : strncmp(err, "bad time", 8) == 0 ? "MISH_FROM or MISH_TO" : replay_var)
+                    : "MISH_SYSTEM";
     fprintf(stderr, "%s: %s: %s\n", prog, var, err);
     exit(2);
   }

@@ -65,6 +65,14 @@ for sp in max 1 4; do
   check "testmiaif2 (C) on a replay at MISH_SPEED=$sp ends with the recording" env MISH_REPLAY="$rec" MISH_SPEED=$sp examples/testmiaif2 0.3 20
   verify "testmiaif2 (C) at MISH_SPEED=$sp: each recorded interval, reads per class add up, reads seen at max" replay_io "$out" $exact
 done
+check "testmiaif1 (C) on MISH_SYSTEM=replay:FILE at MISH_SPEED=max" env MISH_SYSTEM="replay:$rec" MISH_SPEED=max examples/testmiaif1 0.3 20
+verify "testmiaif1 (C) on MISH_SYSTEM=replay:FILE: MISH_SPEED is honoured as with MISH_REPLAY" replay_cpu "$out" 1
+check "MISH_SPEED without a recording is an error naming it, exit 2 (#16.3)" sh -c \
+  'MISH_SPEED=max examples/testmiaif1 0.1 1 2>&1; test $? = 2'
+verify "the error names MISH_SPEED and MISH_REPLAY" grep -q "MISH_SPEED=max needs a recording to replay (MISH_REPLAY=FILE)" "$out"
+check "a bad MISH_SPEED is an error naming it, exit 2" sh -c \
+  'MISH_REPLAY="$1" MISH_SPEED=fast examples/testmiaif2 0.1 1 2>&1; test $? = 2' - "$rec"
+verify "the error names MISH_SPEED" grep -q "MISH_SPEED: bad speed 'fast'" "$out"
 check "embed runs its own work and the Lua report" examples/embed 2 3
 verify "embed report shows its workers" grep -q "SORTER2" "$out"
 verify "embed report reads its user-defined counters (#14.2): 2 x 3 orders, a work list, ints sorted per worker" sh -c \

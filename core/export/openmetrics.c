@@ -254,7 +254,7 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
       xi->name = family_name(it, halves == 2 ? (h ? "queue" : "busy") : NULL);
       if (!xi->name) return -1;
       if (halves == 2) {   /* each half says what it is */
-        const char *what = h ? "queue: the time integral of its length (its rate is the mean length)" : "busy: the time it was above 0";
+        const char *what = h ? "queue: the time integral of its length, whose rate is the mean length" : "busy: the time it was above 0";
         size_t hl = strlen(mi_export_help(it)) + strlen(what) + 4;
         if (!(xi->help = malloc(hl))) return -1;
         snprintf(xi->help, hl, "%s (%s)", mi_export_help(it), what);
