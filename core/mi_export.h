@@ -1,7 +1,9 @@
 /* mi_export.h — the MI's counters as a Prometheus / OpenMetrics exposition (core/export/).
  * An exporter is a reader of a system like any MI user: it opens its own session, enables every
  * instrumented counter of the catalog (global, processors through 21164, every LDEV, every
- * process) and reads them through wide prepared queries (mi_query.h), so it works on any system:
+ * process) and the user-defined counters installed by then (an ACCUM array with an `element`
+ * label, a QBUSY pair as two families), and reads them through wide prepared queries
+ * (mi_query.h), so it works on any system:
  * a sim, the host, an attached store, a replayed recording. A scrape reads the store once;
  * formatting writes the last scrape as OpenMetrics 1.0.0 or Prometheus text 0.0.4 into one
  * growing buffer. The naming rules are in core/README.md ("The exporter"). Not thread-safe:
@@ -60,7 +62,7 @@ MI_API mi_system *mi_export_system(const mi_export *x);
 MI_API void mi_export_free(mi_export *x);
 
 /* Returns 1 if an item is exported as a gauge (a level: current, maximum, minimum, priority...),
- * 0 as a counter; the rule is in core/README.md. */
+ * 0 as a counter (always for a user-defined counter); the rule is in core/README.md. */
 MI_API int mi_export_is_gauge(const mi_item_info *it);
 /* Returns the HELP text of an item: its catalog description once there is one, else its name. */
 MI_API const char *mi_export_help(const mi_item_info *it);

@@ -98,7 +98,7 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 3   /* 2: the user-defined counter table; 3: row marks for CHANGED */
+#define MI_SEG_VERSION 4   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -139,6 +139,7 @@ typedef struct mi_seg {
   /* limits (mi_system_options) */
   int32_t max_users, max_ldevs, max_ldevs_per_user, max_processes;
   int64_t max_cells;
+  char source[32];                   /* the owner's source (mi_system_source_name), "" = none ("custom") */
   /* configuration */
   int32_t cfg[MI_NCONFIG];           /* I32 and boolean items */
   uint8_t allow[12], logging[8];     /* packed boolean arrays, bit 0 = MSB of byte 0 */

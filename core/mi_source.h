@@ -63,9 +63,15 @@ MI_API mi_system *mi_system_open(const char *spec, const mi_system_options *opt,
 MI_API int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state);
 /* Returns the ops table driving sys, or NULL (none, or a hook from mi_system_set_source). */
 MI_API const mi_source_ops *mi_system_source_ops(const mi_system *sys);
-/* Returns the name of the source driving sys: its ops' name, or "custom" when no ops table
- * drives it (a bare refresh hook, a program writing on its own, an attached store). */
+/* Returns the name of the source driving sys: its ops' name ("sim", "host", "replay", a
+ * registered name), "attached" for a store attached with mi_system_attach (its owner measures:
+ * mi_system_owner_source), or "custom" when no ops table drives it (a bare refresh hook, a
+ * program writing on its own). */
 MI_API const char *mi_system_source_name(const mi_system *sys);
+/* Returns what the owner of sys's store measures: for an attached store the owner's
+ * mi_system_source_name as it published it in the segment ("custom" if it has none), else
+ * sys's own; valid until the calling thread's next call. */
+MI_API const char *mi_system_owner_source(const mi_system *sys);
 
 /* ---- what a source may read of the core (the writer API's read side) ---- */
 /* Returns one past the highest process slot in use (live or dead but unreported); 0 if none. */

@@ -35,18 +35,11 @@ static void write_status(const char *msg, status_type st) {
   printf("%s Subsystem: %d Info: %d (%s)\n", msg, st.subsys, st.info, mi_status_message(st.info));
 }
 
-/* Milliseconds of a monotonic clock (the original uses TIMER). */
-static int64_t timer_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* Milliseconds of the interval timer (the original's TIMER): monotonic, or a replay's recorded time. */
+static int64_t timer_ms(void) { return mish_env_clock_ms(); }
 
-/* Waits `seconds` (the original's PAUSE intrinsic). */
-static void pause_for(double seconds) {
-  struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
-  nanosleep(&ts, NULL);
-}
+/* Waits `seconds` (the original's PAUSE intrinsic); on a replay it moves the recording on (mish_env.h). */
+static void pause_for(double seconds) { mish_env_pause(seconds); }
 
 int main(int argc, char **argv) {
   double wait = argc > 1 ? atof(argv[1]) : 1.0;

@@ -34,18 +34,11 @@ static void write_status(const char *msg, status_type st) {
   printf("%s Subsystem: %d Info: %d (%s)\n", msg, st.subsys, st.info, mi_status_message(st.info));
 }
 
-/* Milliseconds of a monotonic clock (the original uses TIMER). */
-static int64_t timer_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* Milliseconds of the interval timer (the original's TIMER): monotonic, or a replay's recorded time. */
+static int64_t timer_ms(void) { return mish_env_clock_ms(); }
 
-/* Waits `seconds` (the original's PAUSE intrinsic). */
-static void pause_for(double seconds) {
-  struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
-  nanosleep(&ts, NULL);
-}
+/* Waits `seconds` (the original's PAUSE intrinsic); on a replay it moves the recording on (mish_env.h). */
+static void pause_for(double seconds) { mish_env_pause(seconds); }
 
 /* Counter difference with the manual's rollover rule (one wrap of the 32-bit view). */
 static int32_t delta(int32_t now, int32_t before) { return (int32_t)((uint32_t)now - (uint32_t)before); }
@@ -72,17 +65,17 @@ int main(int argc, char **argv) {
   if (aif_status.all != 0) { write_status(" can't get the aif ", aif_status); return 50; }
   int32_t item_nums[] = {20020, 23009, 23010, 23050, 0};
 
-  int64_t old_time = timer_ms();
   MIIOGET(&mi_status, item_nums, old_item_data, item_statuses, sizeof old_item_data, mapping, &ldev_s,
           &num_of_ldevs, 0);
   if (mi_status.all != 0) { write_status(" error from getting mi data ", mi_status); return 95; }
+  int64_t old_time = timer_ms();   /* after the GET: a replay's clock is the sample the GET read */
 
   for (int loop = 1; loop <= samples; loop++) {
     pause_for(wait);
     int64_t total_read = 0, total_write = 0, total_obj_read[SMALL_CLASSES] = {0};
-    int64_t current_time = timer_ms();
     MIIOGET(&mi_status, item_nums, item_data, item_statuses, sizeof item_data, mapping, &ldev_s, &num_of_ldevs, 0);
     if (mi_status.all != 0) { write_status(" error from getting mi data ", mi_status); return 100; }
+    int64_t current_time = timer_ms();
     for (int i = 0; i < num_of_ldevs; i++) {
       total_read += delta(item_data[i].read, old_item_data[i].read);
       total_write += delta(item_data[i].write, old_item_data[i].write);
@@ -91,6 +84,7 @@ int main(int argc, char **argv) {
       old_item_data[i] = item_data[i];
     }
     double rinterval = (double)(current_time - old_time) / 1000.0;
+    if (rinterval <= 0) rinterval = 1e-3;   /* a paced replay may show no new sample: 0 reads, no division by 0 */
     old_time = current_time;
     if (clear) printf("\033[H\033[J");   /* home and clear */
     printf("disk read: %3lld write: %3lld read rate %.1f write rate %.1f\n", (long long)total_read,

@@ -46,6 +46,33 @@ check "testmiaif2 (C) runs" examples/testmiaif2 0.3 3
 verify "testmiaif2 (C): reads per class add to total reads" class_sums "$out"
 check "testmiaif2 (Lua) runs" $MISH examples/testmiaif2.lua 0.3 3
 verify "testmiaif2 (Lua): reads per class add to total reads" class_sums "$out"
+# the C examples on a replay (MISH_REPLAY) at every MISH_SPEED: their pause steps the recording at max
+# (it used to sleep in wall time and they saw the first sample only: ICS 100%, no reads) and paces it at N;
+# their timer is the recorded time; they end (exit 0) at the recording's end, before the 20 samples asked
+rec=/tmp/mish-ex-$$.mirec
+check "a 1-CPU recording for the examples' replays" $MISH --cpus 1 scripts/record.lua -o "$rec" --interval 0.3 --count 6
+replay_cpu() {  # replay_cpu FILE EXACT: states sum to 100%, fewer than 20 intervals; EXACT: >= 3, each ICS 0-2%
+  cpu_sums "$1" && awk -v exact="$2" '/^ paused/ { n++; if (exact && ($6 < 0 || $6 > 2)) bad++ }
+    END { exit !(n < 20 && (!exact || n >= 3) && !bad) }' "$1"
+}
+replay_io() {  # replay_io FILE EXACT: per-class sums, fewer than 20 intervals; EXACT: >= 3 and reads counted
+  class_sums "$1" && awk -v exact="$2" '/^disk read:/ { n++; r += $3 } END { exit !(n < 20 && (!exact || (n >= 3 && r > 0))) }' "$1"
+}
+for sp in max 1 4; do
+  exact=0; [ $sp = max ] && exact=1
+  check "testmiaif1 (C) on a replay at MISH_SPEED=$sp ends with the recording" env MISH_REPLAY="$rec" MISH_SPEED=$sp examples/testmiaif1 0.3 20
+  verify "testmiaif1 (C) at MISH_SPEED=$sp: each recorded interval, states sum to 100%, ICS ~0 at max" replay_cpu "$out" $exact
+  check "testmiaif2 (C) on a replay at MISH_SPEED=$sp ends with the recording" env MISH_REPLAY="$rec" MISH_SPEED=$sp examples/testmiaif2 0.3 20
+  verify "testmiaif2 (C) at MISH_SPEED=$sp: each recorded interval, reads per class add up, reads seen at max" replay_io "$out" $exact
+done
+check "testmiaif1 (C) on MISH_SYSTEM=replay:FILE at MISH_SPEED=max" env MISH_SYSTEM="replay:$rec" MISH_SPEED=max examples/testmiaif1 0.3 20
+verify "testmiaif1 (C) on MISH_SYSTEM=replay:FILE: MISH_SPEED is honoured as with MISH_REPLAY" replay_cpu "$out" 1
+check "MISH_SPEED without a recording is an error naming it, exit 2 (#16.3)" sh -c \
+  'MISH_SPEED=max examples/testmiaif1 0.1 1 2>&1; test $? = 2'
+verify "the error names MISH_SPEED and MISH_REPLAY" grep -q "MISH_SPEED=max needs a recording to replay (MISH_REPLAY=FILE)" "$out"
+check "a bad MISH_SPEED is an error naming it, exit 2" sh -c \
+  'MISH_REPLAY="$1" MISH_SPEED=fast examples/testmiaif2 0.1 1 2>&1; test $? = 2' - "$rec"
+verify "the error names MISH_SPEED" grep -q "MISH_SPEED: bad speed 'fast'" "$out"
 check "embed runs its own work and the Lua report" examples/embed 2 3
 verify "embed report shows its workers" grep -q "SORTER2" "$out"
 verify "embed report reads its user-defined counters (#14.2): 2 x 3 orders, a work list, ints sorted per worker" sh -c \

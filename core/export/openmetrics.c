@@ -20,14 +20,17 @@
 #define PROC_LEAD 6              /* pid, state, program, start ticks, js number, type */
 static const int32_t proc_lead[PROC_LEAD] = {20001, 20002, 20004, 20005, 20011, 20012};
 
-/* One exported item of a domain's query. */
+enum { LAB_NONE, LAB_CLASS, LAB_ELEMENT };   /* what labels the values of a multi-value item */
+
+/* One exported family of a domain's query: an item, or one half of a QBUSY pair. */
 typedef struct xitem {
   const mi_item_info *it;
   int32_t off;        /* byte offset in a record */
-  int32_t n;          /* values: 1, or the classes */
+  int32_t n;          /* values: 1, or the classes, or an ACCUM array's elements */
   int32_t cell;       /* index of its first value among the domain's values */
-  uint8_t gauge, time, objcl;
+  uint8_t gauge, time, objcl, lab;
   char *name;         /* family name without "mish_" and the domain prefix; "_seconds" included */
+  char *help;         /* HELP text of its own (a QBUSY half), NULL = the item's */
 } xitem;
 
 typedef struct xdom {
@@ -118,6 +121,7 @@ static int has_word(const char *name, const char *w, int from_word) {
 
 int mi_export_is_gauge(const mi_item_info *it) {
   if (!it || it->kind != MI_KIND_SIMPLE) return 0;
+  if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX) return 0;   /* a user-defined counter accumulates, whatever its name */
   static const char *const level[] = {"cur", "current", "maximum", "priority", "percent", "pressure", "num"};
   for (size_t k = 0; k < sizeof level / sizeof *level; k++)
     if (has_word(it->name, level[k], 1)) return 1;
@@ -133,14 +137,22 @@ const char *mi_export_help(const mi_item_info *it) {
   return it && it->name ? it->name : "";
 }
 
+/* Returns 1 if s[0..k) ends with "_" w. */
+static int ends_with(const char *s, size_t k, const char *w) {
+  size_t wl = strlen(w);
+  return k > wl + 1 && s[k - wl - 1] == '_' && memcmp(s + k - wl, w, wl) == 0;
+}
+
 /* The family name of an item (without "mish_" and a domain prefix): its name in [a-z0-9_]
- * with the words promtool reads as units or types spelled out, "_seconds" for MI_Time. */
-static char *family_name(const mi_item_info *it) {
+ * with the words promtool reads as units or types spelled out, then "_" part (a QBUSY half;
+ * NULL none), "_seconds" for MI_Time. A user-defined counter's own "_total" (the sample's
+ * suffix) and, when timed, "_seconds" are not doubled. */
+static char *family_name(const mi_item_info *it, const char *part) {
   char tmp[160];
   size_t k = 0;
   const char *p = it->name;
   if (!p || !*p) { snprintf(tmp, sizeof tmp, "item_%d", (int)it->item); p = tmp; }
-  char *out = malloc(strlen(p) * 2 + 16);
+  char *out = malloc(strlen(p) * 2 + 32);
   if (!out) return NULL;
   if (*p >= '0' && *p <= '9') out[k++] = '_';
   while (*p) {
@@ -166,6 +178,12 @@ static char *family_name(const mi_item_info *it) {
   for (size_t i = 0; i < k; i++) if (!(out[i] == '_' && j && out[j - 1] == '_')) out[j++] = out[i];
   k = j;
   out[k] = 0;
+  if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX) {
+    if (ends_with(out, k, "total")) k -= 6;
+    if (it->unit == MI_UNIT_MI_TIME && ends_with(out, k, "seconds")) k -= 8;
+    out[k] = 0;
+  }
+  if (part) { out[k++] = '_'; strcpy(out + k, part); k += strlen(part); }
   if (it->unit == MI_UNIT_MI_TIME) strcpy(out + k, "_seconds");
   return out;
 }
@@ -191,11 +209,11 @@ static int list_items(mi_system *sys, int d, int32_t *nums, int room) {
       if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
       nums[n++] = it->item;
     }
-  /* the program's own counters (#14.2) installed by now, those that show one value (an ACCUM
-   * array or a QBUSY pair has no label the exposition could give its elements: left out) */
+  /* the program's own counters (#14.2) installed by now: an ACCUM array is one family with an
+   * `element` label, a QBUSY pair two families (build_dom) */
   for (int i = 0, c = mi_udef_count(sys); i < c && n < room; i++) {
     const mi_udef_info *u = mi_udef_at(sys, i);
-    if (!u || u->item.domain != d || (u->kind == MI_UDEF_ACCUM && u->elements != 1) || u->kind == MI_UDEF_QBUSY) continue;
+    if (!u || u->item.domain != d) continue;
     nums[n++] = u->item.item;
   }
   nums[n] = 0;
@@ -214,29 +232,93 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
   mi_query_set_wide(D->q, 1);
   D->rec = mi_query_record_size(D->q);
   D->lead = nlead;
-  D->x = calloc((size_t)n + 1, sizeof *D->x);
+  D->x = calloc(2 * (size_t)n + 1, sizeof *D->x);   /* a QBUSY item makes two */
   if (!D->x) return -1;
   int32_t off = 0;
   for (int i = 0; i < nlead + n; i++) {
     const mi_item_info *it;
     int32_t size;
     mi_query_item(D->q, i, &it, &size);
-    if (i >= nlead && it) {
+    const mi_udef_info *u = it && (uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX ? (const mi_udef_info *)(const void *)it : NULL;
+    int halves = u && u->kind == MI_UDEF_QBUSY && size == 16 ? 2 : 1;
+    for (int h = 0; i >= nlead && it && h < halves; h++) {
       xitem *xi = &D->x[D->nx++];
       xi->it = it;
-      xi->off = off;
-      xi->n = size / 8;
+      xi->off = off + 8 * h;
+      xi->n = size / 8 / halves;
       xi->cell = D->ncell;
       xi->gauge = (uint8_t)mi_export_is_gauge(it);
       xi->time = it->unit == MI_UNIT_MI_TIME;
       xi->objcl = it->kind == MI_KIND_OBJCL;
-      xi->name = family_name(it);
+      xi->lab = xi->n == 1 ? LAB_NONE : u ? LAB_ELEMENT : LAB_CLASS;
+      xi->name = family_name(it, halves == 2 ? (h ? "queue" : "busy") : NULL);
       if (!xi->name) return -1;
+      if (halves == 2) {   /* each half says what it is */
+        const char *what = h ? "queue: the time integral of its length, whose rate is the mean length" : "busy: the time it was above 0";
+        size_t hl = strlen(mi_export_help(it)) + strlen(what) + 4;
+        if (!(xi->help = malloc(hl))) return -1;
+        snprintf(xi->help, hl, "%s (%s)", mi_export_help(it), what);
+      }
       D->ncell += xi->n;
     }
     off += size;
   }
   return 0;
+}
+
+/* A family's name as the exposition writes it, and whether it is a counter (its samples add
+ * _total and _created). */
+typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int counter; } fname;
+
+/* Returns 1 if two families would write a name in common (a family or sample name). */
+static int fam_clash(const fname *a, const fname *b) {
+  static const char *const sfx[3] = {"", "_total", "_created"};
+  char na[256], nb[256];
+  for (int i = 0; i < (a->counter ? 3 : 1); i++)
+    for (int j = 0; j < (b->counter ? 3 : 1); j++) {
+      snprintf(na, sizeof na, "%s%s%s", a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]);
+      snprintf(nb, sizeof nb, "%s%s%s", b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]);
+      if (strcmp(na, nb) == 0) return 1;
+    }
+  return 0;
+}
+
+/* Gives a user-defined family whose name clashes with another family's (a built-in or exporter
+ * family, or an earlier user-defined one: "cpu_x" beside the processors' "x", "x_busy" beside the
+ * QBUSY "x"'s "x_busy_seconds") the prefix "udef<item>_" until it is unique; 0 or -1 (memory). */
+static int fix_clashes(mi_export *x) {
+  static const char *const fixed[] = {"exporter_info", "exporter_scrapes", "exporter_processes",
+                                      "exporter_process_groups", "exporter_pids_dropped"};
+  size_t cap = 8;
+  for (int d = 0; d < MI_DOM_COUNT; d++) cap += 2 * (size_t)x->d[d].nx;
+  fname *f = malloc(cap * sizeof *f);
+  if (!f) return -1;
+  int n = 0, rc = 0;
+  for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) f[n++] = (fname){"", NULL, fixed[k], k == 1};
+  for (int pass = 0; pass < 2 && !rc; pass++)   /* built-in families first, then the program's in install order */
+    for (int d = 0; d < MI_DOM_COUNT && !rc; d++)
+      for (int i = 0; i < x->d[d].nx && !rc; i++) {
+        xitem *xi = &x->d[d].x[i];
+        int udef = (uint32_t)xi->it->item - MI_UDEF_FIRST < MI_UDEF_MAX;
+        if (udef != pass) continue;
+        fname mine[2] = {{d == MI_DOM_PROCESSOR ? "cpu_" : "", xi, NULL, !xi->gauge}, {"pid_", xi, NULL, !xi->gauge}};
+        int nm = d == MI_DOM_PROCESS && x->pids ? 2 : 1;
+        for (int tries = 0; udef && tries < 4; tries++) {
+          int bad = 0;
+          for (int k = 0; k < n && !bad; k++)
+            for (int m = 0; m < nm && !bad; m++) bad = fam_clash(&mine[m], &f[k]);
+          if (!bad) break;
+          size_t l = strlen(xi->name) + 24;
+          char *nn = malloc(l);
+          if (!nn) { rc = -1; break; }
+          snprintf(nn, l, "udef%d_%s", (int)xi->it->item, xi->name);
+          free(xi->name);
+          xi->name = nn;
+        }
+        for (int m = 0; m < nm; m++) f[n++] = mine[m];
+      }
+  free(f);
+  return rc;
 }
 
 mi_export *mi_export_new(mi_system *sys, const mi_export_options *o, char *err, size_t errlen) {
@@ -295,6 +377,7 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
     if (mi_status_info(st) < 0) { set_err(err, errlen, "MIPROCON", mi_status_info(st)); mi_export_free(x); return NULL; }
     if (build_dom(x, MI_DOM_PROCESS, proc_lead, PROC_LEAD, nums, n) < 0) goto oom;
   }
+  if (fix_clashes(x) < 0) goto oom;
   x->enabled = mi_host_now(sys);
   x->gseen = calloc((size_t)x->d[MI_DOM_GLOBAL].ncell / 64 + 1, 8);
   x->cseen = calloc((size_t)NCPU * ((size_t)x->d[MI_DOM_PROCESSOR].ncell / 64 + 1), 8);
@@ -311,7 +394,7 @@ void mi_export_free(mi_export *x) {
   if (!x) return;
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_query_free(x->d[d].q);
-    for (int i = 0; i < x->d[d].nx; i++) free(x->d[d].x[i].name);
+    for (int i = 0; i < x->d[d].nx; i++) { free(x->d[d].x[i].name); free(x->d[d].x[i].help); }
     free(x->d[d].x);
     free(x->d[d].buf);
   }
@@ -795,10 +878,10 @@ static void entity(mi_export *x, fam *f, const xitem *xi, labels *l, const int64
     if (v && seen) bit_set(seen, cell);
     if (!(always && xi->n == 1) && !(seen && bit_get(seen, cell)) && !v) continue;
     if (xi->n > 1) {
-      const char *cn = xi->objcl ? mi_objcl_name(x->mapping, c) : mi_semcl_name(c);
+      const char *cn = xi->lab == LAB_ELEMENT ? NULL : xi->objcl ? mi_objcl_name(x->mapping, c) : mi_semcl_name(c);
       char fb[24];
       if (!cn) { snprintf(fb, sizeof fb, "%d", c); cn = fb; }
-      l->k[l->n] = "class"; l->v[l->n] = cn; l->n++;
+      l->k[l->n] = xi->lab == LAB_ELEMENT ? "element" : "class"; l->v[l->n] = cn; l->n++;
       sample(x, f, l, v, created);
       l->n--;
     } else sample(x, f, l, v, created);
@@ -806,6 +889,7 @@ static void entity(mi_export *x, fam *f, const xitem *xi, labels *l, const int64
 }
 
 static const char *const kind_name[3] = {"system", "session", "job"};
+#define XHELP(xi) ((xi)->help ? (xi)->help : mi_export_help((xi)->it))
 
 /* Copies the values of item xi of a record into tmp (int64s). */
 static const int64_t *rec_vals(const uint8_t *rec, const xitem *xi, int64_t *tmp) {
@@ -837,7 +921,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (x->scraped)
     for (int i = 0; i < G->nx; i++) {
       const xitem *xi = &G->x[i];
-      fam_begin(&f, "", xi->name, mi_export_help(xi->it), !xi->gauge, xi->time, om);
+      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
       memset(&l, 0, sizeof l);
       entity(x, &f, xi, &l, rec_vals(G->buf, xi, tmp), x->gseen, 1, x->enabled);
     }
@@ -847,7 +931,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (x->scraped)
     for (int i = 0; i < C->nx; i++) {
       const xitem *xi = &C->x[i];
-      fam_begin(&f, "cpu_", xi->name, mi_export_help(xi->it), !xi->gauge, xi->time, om);
+      fam_begin(&f, "cpu_", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
       for (int r = 0; r < C->nrec && r < x->ncpu; r++) {
         const uint8_t *rec = C->buf + (size_t)r * (size_t)C->rec;
         int id = ld32(rec);
@@ -864,7 +948,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (x->scraped && D->q)
     for (int i = 0; i < D->nx; i++) {
       const xitem *xi = &D->x[i];
-      fam_begin(&f, "", xi->name, mi_export_help(xi->it), !xi->gauge, xi->time, om);
+      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
       for (int r = 0; r < D->nrec; r++) {
         const uint8_t *rec = D->buf + (size_t)r * (size_t)D->rec;
         int ld = ld32(rec);
@@ -881,7 +965,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (x->scraped && P->q) {
     for (int i = 0; i < P->nx; i++) {
       const xitem *xi = &P->x[i];
-      fam_begin(&f, "", xi->name, mi_export_help(xi->it), !xi->gauge, xi->time, om);
+      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
       for (int gi = 0; gi < x->ng; gi++) {
         const group *g = &x->g[gi];
         memset(&l, 0, sizeof l);
@@ -894,7 +978,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
     if (x->pids)
       for (int i = 0; i < P->nx; i++) {
         const xitem *xi = &P->x[i];
-        fam_begin(&f, "pid_", xi->name, mi_export_help(xi->it), !xi->gauge, xi->time, om);
+        fam_begin(&f, "pid_", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
         for (int k = 0; k < x->np; k++) {
           const pstate *p = &x->p[k];
           if (!p->selected || p->group < 0 || p->rec < 0) continue;
@@ -909,10 +993,11 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   }
   {   /* what is measured and the mapping that names the classes */
     static const char *const maps[3] = {"large", "small", "standard"};
-    fam_begin(&f, "", "exporter_info", "the measured system's source and the object-class mapping in use", 0, 0, om);
+    fam_begin(&f, "", "exporter_info", "the measured system's source (an attached store: its owner's too) and the object-class mapping in use", 0, 0, om);
     memset(&l, 0, sizeof l);
-    l.k[0] = "source"; l.v[0] = mi_system_source_name(x->sys);
-    l.k[1] = "mapping"; l.v[1] = x->mapping >= 0 && x->mapping <= 2 ? maps[x->mapping] : "none"; l.n = 2;
+    l.k[l.n] = "source"; l.v[l.n++] = mi_system_source_name(x->sys);   /* sim, host, replay, attached, custom, a registered name */
+    if (mi_system_attached(x->sys)) { l.k[l.n] = "owner_source"; l.v[l.n++] = mi_system_owner_source(x->sys); }
+    l.k[l.n] = "mapping"; l.v[l.n++] = x->mapping >= 0 && x->mapping <= 2 ? maps[x->mapping] : "none";
     sample(x, &f, &l, 1, 0);
   }
   self_metric(x, om, "scrapes", "reads of the measured system by this exporter", 1, x->scrapes);

@@ -1,6 +1,7 @@
 /* store.c — the counter store and the writer API: systems, processors, devices,
  * processes and the 64-bit counter cells that only enabled counters occupy. */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ void mi_system_set_source(mi_system *sys, mi_refresh_fn fn, void *arg, void (*fi
   if (sys->refresh_fini && sys->refresh_arg != arg) sys->refresh_fini(sys->refresh_arg);
   sys->refresh = fn; sys->refresh_arg = arg; sys->refresh_fini = fini;
   sys->source_ops = NULL;
+  if (sys->seg && sys->seg->source[0]) { mi_wlock(sys); sys->seg->source[0] = 0; mi_wunlock(sys); }
 }
 
 void *mi_system_source(mi_system *sys) { return sys ? sys->refresh_arg : NULL; }
@@ -590,15 +592,29 @@ int mi_host_js_live(const mi_system *sys, int js_type, int js_num) {
 
 int mi_source_attach(mi_system *sys, const mi_source_ops *ops, void *state) {
   if (!sys || !ops) return -1;
+  if (sys->attached) return -1;
   mi_system_set_source(sys, ops->refresh, state, ops->close);
   sys->source_ops = ops;
+  mi_wlock(sys);   /* readers attached to a shared store learn what their owner measures */
+  snprintf(sys->seg->source, sizeof sys->seg->source, "%s", ops->name ? ops->name : "");
+  mi_wunlock(sys);
   return 0;
 }
 
 const mi_source_ops *mi_system_source_ops(const mi_system *sys) { return sys ? sys->source_ops : NULL; }
 
 const char *mi_system_source_name(const mi_system *sys) {
+  if (sys && sys->attached) return "attached";
   return sys && sys->source_ops ? sys->source_ops->name : "custom";
+}
+
+const char *mi_system_owner_source(const mi_system *sys) {
+  if (!sys) return "custom";
+  if (!sys->attached) return mi_system_source_name(sys);
+  static _Thread_local char name[32];   /* a copy: the owner may change its source while we read */
+  memcpy(name, sys->seg->source, sizeof name);
+  name[sizeof name - 1] = 0;
+  return name[0] ? name : "custom";
 }
 
 int mi_host_proc_hi(const mi_system *sys) { return sys ? MI_LD(sys->seg->proc_hi) : 0; }

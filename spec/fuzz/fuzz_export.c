@@ -4,9 +4,12 @@
  * of both formats is a comment or `name{label="value",...} number` with the escapes the formats
  * allow and valid UTF-8; OpenMetrics ends with "# EOF"; the aggregated pmc_disc_read of each
  * program/kind group is exactly the sum of what the input added to its processes, dead or alive
- * (a group's counter never goes down). */
+ * (a group's counter never goes down); the same for each element of a user-defined per-process
+ * ACCUM array (#14.2: an `element` label), beside QBUSY pairs whose levels the input sets and
+ * user-defined names that clash with other families (each family must appear once). */
 #include "fuzz_common.h"
 #include "mi_export.h"
+#include "mi_userdef.h"
 
 /* One system and exporter for the whole run (turning every process counter on costs about a
  * second); each input's processes get fresh pids and a group name of their own. */
@@ -14,12 +17,19 @@ static mi_system *sys;
 static mi_export *xs[2];
 static int64_t next_pid = 100;
 static unsigned runs;
+#define NEL 4
+static mi_udef hist, psrv, gsrv;   /* a per-process ACCUM array, a per-process and a global QBUSY */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc; (void)argv;
   fz_avoid_init();
   unsetenv("MI_AIFKUF");
   sys = mi_system_new(&(mi_system_options){0});
+  mi_udef_install(sys, &(mi_udef_desc){.name = "fz_hist", .kind = MI_UDEF_ACCUM, .elements = NEL, .per_process = 1}, &hist);
+  mi_udef_install(sys, &(mi_udef_desc){.name = "fz_srv", .kind = MI_UDEF_QBUSY, .per_process = 1, .help = "a \\ \n help"}, &psrv);
+  mi_udef_install(sys, &(mi_udef_desc){.name = "fz_g", .kind = MI_UDEF_QBUSY}, &gsrv);
+  mi_udef_install(sys, &(mi_udef_desc){.name = "fz_srv_busy", .kind = MI_UDEF_BUSY, .per_process = 1}, NULL);   /* clashes */
+  mi_udef_install(sys, &(mi_udef_desc){.name = "exporter_scrapes", .kind = MI_UDEF_ACCUM}, NULL);
   return 0;
 }
 
@@ -63,6 +73,13 @@ static int line_ok(const char *p, const char *e) {
   return end == e && end > p;
 }
 
+/* Compares two names ending at a blank (qsort). */
+static int cmp_name(const void *a, const void *b) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  for (; *x != ' ' && *x == *y; x++, y++) {}
+  return (*x == ' ' ? 0 : (unsigned char)*x) - (*y == ' ' ? 0 : (unsigned char)*y);
+}
+
 /* Checks a whole exposition: lines and UTF-8. */
 static void check_text(const char *t, size_t n, int om) {
   FZ_CHECK(t && strlen(t) == n, "text of %zu bytes", n);
@@ -80,6 +97,17 @@ static void check_text(const char *t, size_t n, int om) {
     p = e + 1;
   }
   if (om) FZ_CHECK(n >= 6 && strcmp(t + n - 6, "# EOF\n") == 0, "OpenMetrics without # EOF");
+  /* each family once: the TYPE lines' names, sorted, have no neighbours alike (one pass: the
+   * sanitizers' strstr measures the whole text at every call) */
+  static const char *fams[8192];
+  int nf = 0;
+  for (const char *p = t; *p && nf < 8192;) {
+    if (strncmp(p, "# TYPE ", 7) == 0) fams[nf++] = p + 7;
+    const char *e = strchr(p, '\n');
+    p = e ? e + 1 : p + strlen(p);
+  }
+  qsort(fams, (size_t)nf, sizeof *fams, cmp_name);
+  for (int i = 1; i < nf; i++) FZ_CHECK(cmp_name(&fams[i - 1], &fams[i]) != 0, "family twice: %.60s", fams[i]);
 }
 
 #define NP 8
@@ -96,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char names[NP][20];
   int kinds[NP], slot[NP];
   int64_t sum[NP] = {0};   /* what was added to the processes of program/kind i */
+  int64_t hsum[NP][NEL] = {{0}};   /* ... to each element of their fz_hist */
   for (int i = 0; i < NP; i++) {
     int l = fz_range(&in, 1, 16);
     for (int k = 0; k < l; k++) names[i][k] = (char)(fz_u8(&in) | 1);   /* no NUL inside */
@@ -104,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slot[i] = -1;
   }
   while (in.n) {
-    int op = fz_range(&in, 0, 3), i = fz_range(&in, 0, NP - 1);
+    int op = fz_range(&in, 0, 6), i = fz_range(&in, 0, NP - 1);
     if (op == 0 && slot[i] < 0) {
       mi_proc_desc d = {.pid = next_pid++, .program = names[i], .program_group = run, .js_type = kinds[i], .js_num = kinds[i] ? i + 1 : 0,
                         .proc_type = kinds[i] ? MI_PT_USER : MI_PT_SYSTEM};
@@ -117,6 +146,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       /* a dead process's totals stay in its group: nothing to undo */
       mi_host_proc_exit(sys, slot[i]);
       slot[i] = -1;
+    } else if (op == 4 && slot[i] >= 0) {
+      int e = fz_range(&in, 0, NEL - 1);
+      int64_t v = fz_range(&in, 0, 1000);
+      mi_udef_add_at(sys, hist, slot[i], e, v);
+      hsum[i][e] += v;
+    } else if (op == 5) {   /* levels and time: the QBUSY pairs (values not checked, only the form) */
+      int lv = fz_range(&in, 0, 9);
+      if (slot[i] >= 0) mi_udef_set(sys, psrv, slot[i], lv);
+      mi_udef_set(sys, gsrv, 0, lv);
+    } else if (op == 6) {
+      mi_host_advance(sys, fz_range(&in, 0, 100000));
     } else if (op == 3 && scrapes++ < 2) {
       FZ_CHECK(mi_export_scrape(x) == 0, "scrape failed");
       size_t n;
@@ -152,6 +192,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(hit, "no series %s", label);
     FZ_CHECK(strtoll(hit + strlen(label), NULL, 10) == want, "group %s: %s, want %lld", label, hit + strlen(label),
              (long long)want);
+  }
+  /* each element of fz_hist per group (plain names only): the sum of what was added, its series
+   * present once nonzero */
+  for (int i = 0; i < NP; i++) {
+    int first = 1, plain = 1;
+    for (int j = 0; j < i; j++) if (strcmp(names[j], names[i]) == 0 && kinds[j] == kinds[i]) first = 0;
+    for (const unsigned char *p = (const unsigned char *)names[i]; *p; p++) plain &= *p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\';
+    if (!first || !plain) continue;
+    static const char *const kn2[3] = {"system", "session", "job"};
+    for (int e = 0; e < NEL; e++) {
+      int64_t want = 0;
+      for (int j = 0; j < NP; j++) if (strcmp(names[j], names[i]) == 0 && kinds[j] == kinds[i]) want += hsum[j][e];
+      if (!want) continue;
+      char label[200];
+      snprintf(label, sizeof label, "mish_fz_hist_total{program=\"%s.%s\",kind=\"%s\",element=\"%d\"} ", names[i], run, kn2[kinds[i]], e);
+      const char *hit = strstr(t, label);
+      FZ_CHECK(hit, "no series %s", label);
+      FZ_CHECK(strtoll(hit + strlen(label), NULL, 10) == want, "element %s: %s, want %lld", label, hit + strlen(label), (long long)want);
+    }
   }
   for (int i = 0; i < NP; i++) if (slot[i] >= 0) mi_host_proc_exit(sys, slot[i]);   /* the next input starts clean */
   return 0;
