@@ -50,6 +50,18 @@ describe("mi.cli", function()
     assert.near(2, rows[3].io_s, 1e-9)
   end)
 
+  it("shows a host process's program and user by their first part, whatever characters they hold", function()
+    local cur = { [9] = { pid = 9, pmt_process_time = 0, js_number = "", program_name = "LUA5_4.BIN.USR",
+                          user_name = "ROOT.ROOT" },
+                  [10] = { pid = 10, pmt_process_time = 0, js_number = "", program_name = "KWORKER?", user_name = "0.0" } }
+    local rows = cli.process_rates(s, {}, cur, 1000)
+    table.sort(rows, function(a, b) return a.pid < b.pid end)
+    assert.equal("LUA5_4", rows[1].program)
+    assert.equal("ROOT", rows[1].user)
+    assert.equal("KWORKER?", rows[2].program)
+    assert.equal("0", rows[2].user)
+  end)
+
   it("reads 0 for process counters that were not sampled", function()
     local prev = { [5] = { pid = 5, pmt_process_time = 0 } }
     local cur = { [5] = { pid = 5, pmt_process_time = 8000, js_number = "" } }
