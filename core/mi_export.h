@@ -48,7 +48,9 @@ MI_API mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, ch
  * it no longer touches it, and a scrape fails with MI_E_INTERNAL_NO_CALLER. */
 MI_API void mi_export_forget_session(mi_export *x);
 /* Reads the system once (runs the source's refresh): the values the next format writes. 0, or
- * the failing GET's status (e.g. MI_E_STORE_OWNER_GONE); the last good scrape is kept. */
+ * the failing GET's status (e.g. MI_E_STORE_OWNER_GONE); the last good scrape is kept. When
+ * user-defined counters were installed since the last plan, plans again first (its counters
+ * restart; see core/README.md, "The exporter"). */
 MI_API int mi_export_scrape(mi_export *x);
 /* Formats the last scrape (scraping first if there was none) as fmt (MI_EXPORT_TEXT or
  * _OPENMETRICS); returns the text, valid until the next call on x, with its length in *len

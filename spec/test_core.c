@@ -3454,6 +3454,47 @@ static void test_export_udef_help(void) {
   mi_system_free(sys);
 }
 
+/* #14.2 a counter a program installs after the exporter started is exported from the next
+ * scrape on (the exporter plans again; its counters restart), in the exporter's own session
+ * and in a caller's. */
+static void test_export_udef_late(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  mi_udef early, late;
+  mi_udef_install(sys, &(mi_udef_desc){.name = "early_orders", .kind = MI_UDEF_ACCUM}, &early);
+  char err[160];
+  mi_export *x = mi_export_new(sys, &(mi_export_options){.pids = 2}, err, sizeof err);
+  mi_session *mine = mi_session_new(sys);
+  mi_session_set_priv(mine, 1);
+  mi_export *y = mi_export_new_on(mine, &(mi_export_options){.mapping = "small"}, err, sizeof err);
+  CHECK(x && y, "#14.2 two exporters");
+  if (!x || !y) { mi_export_free(x); mi_export_free(y); mi_session_free(mine); mi_session_free(s); mi_system_free(sys); return; }
+  mi_udef_add(sys, early, 0, 2);
+  EQ(mi_export_scrape(x), 0, "#14.2 a scrape");
+  EQ(mi_export_scrape(y), 0, "#14.2 a scrape in a caller's session");
+  const char *t = mi_export_format(x, MI_EXPORT_TEXT, NULL);
+  CHECK(t && strstr(t, "\nmish_early_orders_total 2\n") && !strstr(t, "late_orders"), "#14.2 before: the early counter only");
+  mi_udef_install(sys, &(mi_udef_desc){.name = "late_orders", .kind = MI_UDEF_ACCUM, .help = "installed later"}, &late);
+  mi_udef_add(sys, late, 0, 5);   /* nobody counts it yet: lost, as any add to a counter not on */
+  EQ(mi_export_scrape(x), 0, "#14.2 the scrape after an install plans again");
+  mi_udef_add(sys, late, 0, 4);
+  mi_udef_add(sys, early, 0, 1);
+  EQ(mi_export_scrape(x), 0, "#14.2 and scrapes");
+  EQ(mi_export_scrape(y), 0, "#14.2 the caller's session's exporter plans again too");
+  t = mi_export_format(x, MI_EXPORT_TEXT, NULL);
+  CHECK(t && strstr(t, "# HELP mish_late_orders_total installed later\n") && strstr(t, "\nmish_late_orders_total 4\n"),
+        "#14.2 the counter installed after the exporter started is exported with its help and value");
+  CHECK(t && strstr(t, "\nmish_early_orders_total 3\n"), "#14.2 a counter another user kept on goes on through the new plan");
+  CHECK(t && strstr(t, "mish_exporter_scrapes_total 3\n"), "#14.2 the scrape count goes on");
+  t = mi_export_format(y, MI_EXPORT_TEXT, NULL);
+  CHECK(t && strstr(t, "\nmish_late_orders_total 4\n") && strstr(t, "mapping=\"standard\""), "#14.2 ... and in the caller's session (the mapping in use wins)");
+  mi_export_free(y);
+  mi_session_free(mine);
+  mi_export_free(x);
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
 #include "mi_record.h"
 
 /* Returns 1 if no "# TYPE NAME" line of t repeats (each family once). */
@@ -4068,6 +4109,7 @@ int main(void) {
   test_i14_host_shells_fail();
   test_export_udef_arrays_qbusy();
   test_export_source_kinds();
+  test_export_udef_late();
   test_i16_descriptions();
   test_udef_install_and_get();
   test_udef_errors();

@@ -73,6 +73,8 @@ struct mi_export {
   int owns_session;
   int32_t uid;
   int mapping, pids, no_proc, no_io;
+  int map_asked;           /* the mapping the options asked for (a re-plan asks again) */
+  int udef_n;              /* user-defined counters the system had at the plan */
   int64_t enabled;         /* ticks of the ON */
   xdom d[MI_DOM_COUNT];
   int ncpu;
@@ -349,6 +351,8 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   x->sys = sys;
   x->uid = o->user_id ? o->user_id : 666;
   x->pids = o->pids; x->no_proc = o->no_processes; x->no_io = o->no_io;
+  x->map_asked = map;
+  x->udef_n = mi_udef_count(sys);   /* first: one installed while this plans is seen next scrape */
   x->s = s;
   mi_session_set_priv(x->s, 1);
   status_type st;
@@ -390,27 +394,56 @@ oom:
   return NULL;
 }
 
-void mi_export_free(mi_export *x) {
-  if (!x) return;
+/* Frees what x holds beside its session and itself. */
+static void free_state(mi_export *x) {
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     mi_query_free(x->d[d].q);
     for (int i = 0; i < x->d[d].nx; i++) { free(x->d[d].x[i].name); free(x->d[d].x[i].help); }
     free(x->d[d].x);
     free(x->d[d].buf);
   }
-  if (x->owns_session) mi_session_free(x->s);
-  else if (x->s) {   /* the caller's session: its counters go off, the session stays */
-    status_type st;
-    mi_globoff(x->s, &st, 0);
-    mi_iooff(x->s, &st, &(int32_t){-1}, 0);
-    mi_procoff(x->s, &st, NULL, 0);
-  }
   for (int i = 0; i < x->ng; i++) { free(x->g[i].dead); free(x->g[i].live); free(x->g[i].seen); }
   for (int i = 0; i < x->np; i++) { free(x->p[i].base); free(x->p[i].seen); }
   free(x->g); free(x->gh); free(x->p); free(x->ph);
   free(x->gseen); free(x->cseen); free(x->lseen);
   free(x->out);
+}
+
+/* Turns off everything the exporter turned on in its session. */
+static void counters_off(mi_session *s) {
+  status_type st;
+  mi_globoff(s, &st, 0);
+  mi_iooff(s, &st, &(int32_t){-1}, 0);
+  mi_procoff(s, &st, NULL, 0);
+}
+
+void mi_export_free(mi_export *x) {
+  if (!x) return;
+  free_state(x);
+  if (x->owns_session) mi_session_free(x->s);
+  else if (x->s) counters_off(x->s);   /* the caller's session: its counters go off, the session stays */
   free(x);
+}
+
+/* Plans x again in its session when the system has user-defined counters it did not have
+ * (a program installed some since): everything goes off and on again with the new list, so
+ * the exporter's counters restart (a counter reset to Prometheus; _created moves). Returns 0,
+ * or a status (x is unchanged then). */
+static int replan(mi_export *x) {
+  static const char *const maps[3] = {"large", "small", "standard"};   /* MI_MAP_LARGE, _SMALL, _STANDARD */
+  mi_export_options o = {.mapping = x->map_asked >= 0 && x->map_asked <= 2 ? maps[x->map_asked] : NULL,
+                         .pids = x->pids, .no_processes = x->no_proc, .no_io = x->no_io, .user_id = x->uid};
+  counters_off(x->s);
+  char err[160];
+  mi_export *y = mi_export_new_on(x->s, &o, err, sizeof err);
+  if (!y) return MI_E_TOO_MANY_COUNTERS;
+  mi_export old = *x;
+  *x = *y;
+  x->owns_session = old.owns_session;
+  x->scrapes = old.scrapes;
+  free(y);
+  free_state(&old);
+  return 0;
 }
 
 mi_system *mi_export_system(const mi_export *x) { return x ? x->sys : NULL; }
@@ -650,6 +683,10 @@ static int run_all(mi_export *x, int d, int64_t sel) {
 
 int mi_export_scrape(mi_export *x) {
   if (!x || !x->s) return MI_E_INTERNAL_NO_CALLER;
+  if (MI_UNLIKELY(mi_udef_count(x->sys) != x->udef_n)) {
+    int rc = replan(x);
+    if (rc < 0) return rc;
+  }
   xdom *G = &x->d[MI_DOM_GLOBAL];
   if (room_for(G, 1) < 0) return MI_E_BUFFER_TOO_SMALL;
   int rc = mi_query_run(G->q, G->buf, (int32_t)G->cap, -1, NULL, NULL, 0);

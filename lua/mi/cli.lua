@@ -402,7 +402,8 @@ local function total(t) local n = 0 for _, v in ipairs(t or {}) do n = n + v end
 -- (a Linux program such as "python3.11") whole (#16.12).
 local function mpe_short(name)
   name = name or ""
-  return name:match("^([^%.]+)%.") or name   -- the host's names hold _ and ? too (LUA5_4.BIN.USR)
+  if name:find("%l") then return name end   -- a Linux name as it is (python3.11)
+  return name:match("^([^%.]+)%.") or name   -- MPE names, the host's with _ and ? too (LUA5_4.BIN.USR)
 end
 
 -- Per-process rates between two samples (tables pid -> s:get("process") record) ms apart:
