@@ -3490,6 +3490,7 @@ int main(void) {
   test_record_tears();
   test_record_seek();
   test_record_births_deaths();
+  test_record_udef();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();
