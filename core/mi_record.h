@@ -103,6 +103,7 @@ typedef struct mi_rec_info {
   int64_t first_time, last_time;   /* the file's span: first and last sample (-1 if none) */
   int64_t file_bytes;
   int continued;                   /* the segment's header only says the layout grew (version 2) */
+  int64_t sample_time;             /* the time of the latest sample applied (-1 before one) */
   int udef_count;                  /* user-defined counters in the segment's table (version 2) */
 } mi_rec_info;
 /* A user-defined counter as recorded (format version 2): its catalog entry (number MI_UDEF_FIRST +
@@ -142,6 +143,11 @@ MI_API int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h);
 MI_API const mi_rec_info *mi_rec_info_get(const mi_rec_reader *r);
 /* Returns the items of domain recorded in this segment (*row_words: words per entity). */
 MI_API int mi_rec_layout(const mi_rec_reader *r, int domain, const mi_rec_item **items, int *row_words);
+/* Returns what a GET shows of a recorded user-defined counter whose cells are at c (from mi_rec_row
+ * plus its item's first word), part 0 (QBUSY: 1 the queue part), at the latest sample: ACCUM the
+ * sum of its elements, FACCUM its value, BUSY/QUEUE/QBUSY the accumulated time in ticks up to
+ * the sample's time (the level since its last change included). 0 for anything else. */
+MI_API int64_t mi_rec_udef_value(const mi_rec_reader *r, int32_t item, const int64_t *c, int part);
 /* Returns the user-defined counters of the segment being read (*tab: entry k is item MI_UDEF_FIRST + k;
  * 0 for a version-1 file). */
 MI_API int mi_rec_udefs(const mi_rec_reader *r, const mi_rec_udef **tab);

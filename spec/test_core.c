@@ -3491,6 +3491,7 @@ int main(void) {
   test_record_seek();
   test_record_births_deaths();
   test_record_udef();
+  test_record_v1_fixture();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

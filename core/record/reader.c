@@ -446,6 +446,7 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
       ev->type = MI_REV_SAMPLE;
       if (!r->have_layout || !r->synced) { ev->skipped = 1; return ev->type; }
       if (get_body(r, &c, 0) < 0) { bad = 1; break; }
+      r->info.sample_time = ev->time;
       return ev->type;
     case MIR_T_KEY:
       ev->type = MI_REV_SAMPLE;
@@ -453,6 +454,7 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
       if (!r->have_layout) { ev->skipped = 1; return ev->type; }
       if (get_key(r, &c) < 0) { bad = 1; break; }
       r->synced = 1;
+      r->info.sample_time = ev->time;
       return ev->type;
     case MIR_T_INDEX:
       r->last_index = off;
@@ -572,6 +574,7 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   reset_state(r);
+  r->info.sample_time = -1;
   r->info.file_bytes = (int64_t)r->size;
   r->vend = valid_end(r);
   span(r);
@@ -588,6 +591,7 @@ void mi_rec_close(mi_rec_reader *r) {
 /* Rewinds to the start with no state. */
 static void rewind_(mi_rec_reader *r) {
   reset_state(r);
+  r->info.sample_time = -1;
   r->pos = 0;
   r->jump = -1;
   r->seq_known = 0;
@@ -695,6 +699,25 @@ int mi_rec_udefs(const mi_rec_reader *r, const mi_rec_udef **tab) {
   if (!r) return 0;
   if (tab) *tab = r->udef;
   return r->nudef;
+}
+
+int64_t mi_rec_udef_value(const mi_rec_reader *r, int32_t item, const int64_t *c, int part) {
+  uint32_t k = (uint32_t)item - MI_UDEF_FIRST;
+  if (!r || !c || k >= (uint32_t)r->nudef) return 0;
+  const mi_rec_udef *u = &r->udef[k];
+  if (u->kind == MI_UDEF_ACCUM) {
+    uint64_t v = 0;
+    for (int w = 0; w < u->elements; w++) v += (uint64_t)c[w];
+    return (int64_t)v;
+  }
+  if (u->kind == MI_UDEF_FACCUM) return c[0];
+  int w = u->kind == MI_UDEF_QBUSY ? 4 : 3;
+  if (part < 0 || part > (w == 4)) return 0;
+  int64_t acc = c[part], lvl = c[w - 2], since = c[w - 1], now = r->info.sample_time, add, sum;
+  if (since <= 0 || now <= since || lvl <= 0) return acc;
+  int busy = u->kind == MI_UDEF_BUSY || (w == 4 && part == 0);
+  if (__builtin_mul_overflow(busy ? 1 : lvl, now - since, &add)) add = INT64_MAX;
+  return __builtin_add_overflow(acc, add, &sum) ? INT64_MAX : sum;
 }
 
 int mi_rec_present(const mi_rec_reader *r, int domain, const int32_t **keys) {

@@ -216,12 +216,16 @@ static void put_cells(mi_system *sys, rstate *st) {
 /* The next event's type and time without reading it (the reader's state stays that of the sample shown). */
 static int peek(rstate *st, int64_t *t) { return mi_rec_peek(st->rd, t); }
 
+/* 1 for the events that happen at their time: samples, entity and configuration changes, headers
+ * (a continued one comes with the sample that first holds the counters it adds). */
+static int is_timed(int ty) { return ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG || ty == MI_REV_SEGMENT; }
+
 /* Applies the events up to time t (and within the window); the store then shows the latest sample. */
 static void pump(mi_system *sys, rstate *st, int64_t t) {
   int64_t nt;
   int ty;
   while ((ty = peek(st, &nt)) != MI_REV_END) {
-    int timed = ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG;
+    int timed = is_timed(ty);
     if (timed && nt > st->to) { st->ended = 1; break; }
     if (timed && st->have_sample && nt > t) break;
     mi_rec_event *ev = &st->ev;
@@ -364,7 +368,7 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   int64_t nt;
   int ty;
   while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
-    if ((ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG) && nt > st->clock) st->clock = nt;
+    if (is_timed(ty) && nt > st->clock) st->clock = nt;
     pump(sys, st, st->clock);
   }
   mi_host_publish(sys);
