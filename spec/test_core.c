@@ -3492,6 +3492,8 @@ int main(void) {
   test_record_births_deaths();
   test_record_udef();
   test_record_v1_fixture();
+  test_record_udef_damage();
+  test_record_torn_header();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

@@ -613,3 +613,193 @@ static void test_record_v1_fixture(void) {
   mi_session_free(s);
   mi_system_free(sys);
 }
+
+/* ---- a damaged table of user-defined counters: a clear error, never a crash (#14.2) ---- */
+#include "record/format.h"
+/* Reads a whole file into *b; its size, or -1. */
+static long ud_slurp(const char *path, uint8_t **b) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *b = malloc((size_t)n + 1);
+  if (fread(*b, 1, (size_t)n, f) != (size_t)n) n = -1;
+  fclose(f);
+  return n;
+}
+/* Writes n bytes to path. */
+static void ud_spill(const char *path, const uint8_t *b, long n) {
+  FILE *f = fopen(path, "wb");
+  fwrite(b, 1, (size_t)n, f);
+  fclose(f);
+}
+/* The offset of the which-th (0-based) header frame of b, or -1. */
+static long ud_header(const uint8_t *b, long n, int which) {
+  for (long off = 0; off + MIR_MIN <= n;) {
+    uint32_t len = mir_get32(b + off + 4);
+    if (len < MIR_MIN || off + len > n) return -1;
+    if (mir_get16(b + off + 8) == MIR_T_HEADER && which-- == 0) return off;
+    off += len;
+  }
+  return -1;
+}
+/* Copies src to dst with the table entry of counter 29000 (a global ACCUM) in the which-th header
+ * changed: cut = 1 cuts the frame right after the entry's number, else its kind becomes kind.
+ * The frame's lengths and CRC are made whole again, so only the payload is wrong. 0 or -1. */
+static int ud_doctor(const char *src, const char *dst, int which, int cut, int kind) {
+  uint8_t *b;
+  long n = ud_slurp(src, &b);
+  long h = n > 0 ? ud_header(b, n, which) : -1;
+  if (h < 0) { if (n > 0) free(b); return -1; }
+  uint32_t len = mir_get32(b + h + 4);
+  static const uint8_t entry[] = {0xC8, 0xE2, 0x01, 0x00, 0x01};   /* item 29000, domain 0, kind 1 */
+  long at = -1;
+  for (long i = h + MIR_HEAD; i + 5 <= h + len - MIR_TAIL && at < 0; i++) if (memcmp(b + i, entry, 5) == 0) at = i;
+  if (at < 0) { free(b); return -1; }
+  uint8_t *o = malloc((size_t)n + 16);
+  long k = 0;
+  memcpy(o, b, (size_t)h);
+  k = h;
+  long plen = cut ? at + 3 - h : (long)len - MIR_TAIL;
+  memcpy(o + k, b + h, (size_t)plen);
+  if (!cut) o[k + (at - h) + 4] = (uint8_t)kind;
+  uint32_t nl = (uint32_t)plen + MIR_TAIL;
+  mir_put32(o + k + 4, nl);
+  mir_put32(o + k + plen, mir_crc32c(0, o + k, (size_t)plen));
+  mir_put32(o + k + plen + 4, nl);
+  k += nl;
+  memcpy(o + k, b + h + len, (size_t)(n - h - len));
+  k += n - h - len;
+  ud_spill(dst, o, k);
+  free(o);
+  free(b);
+  return 0;
+}
+
+static void test_record_udef_damage(void) {
+  const char *path = rec_tmp("recudd.mir"), *bad = rec_tmp("recudd.bad");
+  unlink(path);
+  /* a small recording: two counters at the open, one installed while it records */
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_udef u[3];
+  mi_udef_install(w, &ud_desc[0], &u[0]);
+  mi_udef_install(w, &ud_desc[3], &u[1]);
+  int32_t items[] = {21177, MI_REC_USERDEF_ALL};
+  char err[300];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 1; i <= 6 && rc; i++) {
+    if (i == 3) mi_udef_install(w, &ud_desc[7], &u[2]);
+    mi_udef_add(w, u[0], 0, i);
+    mi_udef_set(w, u[1], 0, i % 2);
+    mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+  }
+  mi_recorder_close(rc);
+  mi_system_free(w);
+  /* the first header's table cut short, or holding a bad kind: the file is refused, saying why */
+  EQ(ud_doctor(path, bad, 0, 1, 0), 0, "#14.2: the test cuts the header's counter table");
+  mi_rec_reader *rd = mi_rec_open(bad, err, sizeof err);
+  CHECK(!rd && strstr(err, "header record is damaged") && strstr(err, "user-defined counter table is cut short"),
+        "#14.2: a header whose user-defined counter table is cut short is refused, saying so");
+  mi_rec_close(rd);
+  EQ(ud_doctor(path, bad, 0, 0, 9), 0, "#14.2: the test spoils a counter's kind");
+  rd = mi_rec_open(bad, err, sizeof err);
+  CHECK(!rd && strstr(err, "user-defined counter table holds a bad entry"), "#14.2: a table entry of a bad kind is refused, saying so");
+  mi_rec_close(rd);
+  mi_system *sys = mi_system_open(rec_spec(bad), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(!sys && strstr(err, "bad entry"), "#14.2: the replay of it is refused with the reader's reason");
+  mi_system_free(sys);
+  /* the continued header damaged: reported as damage, the samples after it skipped, the rest replays */
+  EQ(ud_doctor(path, bad, 1, 0, 7), 0, "#14.2: the test spoils the continued header's table");
+  long samples;
+  int torn, damaged;
+  rec_count(bad, &samples, &torn, &damaged);
+  CHECK(damaged && !torn && samples >= 3, "#14.2: a continued header with a bad table is damage: the samples before it read");
+  sys = mi_system_open(rec_spec(bad), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (sys) {
+    int steps = 0;
+    while (mi_replay_step(sys, 1000) == 1 && steps < 20) steps++;
+    char what[200];
+    EQ(mi_replay_state(sys, what, sizeof what), 1, "#14.2: the replay says the file is not whole");
+    CHECK(mi_udef_find(sys, "late_events") == NULL && mi_udef_find(sys, "server_busy") != NULL,
+          "#14.2: counters of a damaged header are not installed, those of the whole one are");
+    mi_system_free(sys);
+  }
+  unlink(bad);
+  unlink(path);
+}
+
+/* ---- a torn header: refused saying so; a recorder takes the file over (#14.2, 5a) ---- */
+static void test_record_torn_header(void) {
+  const char *path = rec_tmp("recth.mir"), *cut = rec_tmp("recth.cut");
+  unlink(path);
+  rec_make(path, 3, NULL, 60);
+  uint8_t *b;
+  long size = ud_slurp(path, &b);
+  long hl = size > 8 ? (long)mir_get32(b + 4) : 0;
+  CHECK(hl > 40 && hl < size, "#14.2: the test recording has a header record");
+  long cuts[] = {1, 3, 4, 7, 9, hl / 2, hl - 1};
+  int refused = 0, taken = 0, clean = 0, marked = 0;
+  char err[300];
+  for (int k = 0; k < 7; k++) {
+    ud_spill(cut, b, cuts[k]);
+    mi_rec_reader *rd = mi_rec_open(cut, err, sizeof err);
+    refused += !rd && strstr(err, "header record is torn") && strstr(err, "nothing was recorded");
+    if (rd && k == 0) printf("# torn header opened?\n");
+    mi_rec_close(rd);
+    /* a recorder on the torn file: it starts the file again, a mark saying what it cut */
+    mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    int32_t items[] = {21176, 21177};
+    mi_recorder *rc = mi_recorder_open(sys, cut, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+    taken += rc != NULL;
+    if (!rc) printf("# recorder on a header torn at %ld: %s\n", cuts[k], err);
+    mi_sim_advance(sys, 1000);
+    mi_recorder_sample(rc);
+    mi_recorder_close(rc);
+    mi_system_free(sys);
+    rd = mi_rec_open(cut, NULL, 0);
+    mi_rec_health h;
+    clean += rd && mi_rec_verify(rd, &h) == 0 && h.samples == 2;
+    mi_rec_event ev;
+    while (rd && mi_rec_next(rd, &ev) != MI_REV_END) marked += ev.type == MI_REV_MARK && ev.mark == MI_MARK_TORN && ev.b == cuts[k];
+    mi_rec_close(rd);
+  }
+  EQ(refused, 7, "#14.2: a recording whose header is torn is refused, saying the header is torn and nothing was recorded");
+  EQ(taken, 7, "#14.2: a recorder opens a file whose header is torn (it held nothing)");
+  EQ(clean, 7, "#14.2: ... and the file it writes is whole");
+  EQ(marked, 7, "#14.2: ... with a mark saying how many bytes of torn header it cut");
+  /* a file that is not a recording is never cut */
+  ud_spill(cut, (const uint8_t *)"MIRX not a recording", 20);
+  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t one[] = {21176};
+  mi_recorder *rc = mi_recorder_open(sys, cut, one, 1, NULL, err, sizeof err);
+  struct stat sb;
+  stat(cut, &sb);
+  CHECK(!rc && sb.st_size == 20, "#14.2: a recorder refuses a file that is not a recording, and leaves it as it was");
+  mi_recorder_close(rc);
+  /* the first header damaged, a whole segment appended after: it opens there, the damage said */
+  rc = mi_recorder_open(sys, path, one, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  mi_sim_advance(sys, 1000);
+  mi_recorder_sample(rc);
+  mi_recorder_close(rc);
+  mi_system_free(sys);
+  free(b);
+  size = ud_slurp(path, &b);
+  b[60] ^= 0x08;   /* inside the first header's payload */
+  ud_spill(cut, b, size);
+  mi_rec_reader *rd = mi_rec_open(cut, err, sizeof err);
+  CHECK(rd != NULL, err);
+  mi_rec_event ev;
+  int first = rd ? mi_rec_next(rd, &ev) : -1, applied = 0;
+  while (rd && mi_rec_next(rd, &ev) != MI_REV_END) applied += ev.type == MI_REV_SAMPLE && !ev.skipped;
+  EQ(first, MI_REV_DAMAGE, "#14.2: a damaged first header with a whole segment after it opens; the damage is reported first");
+  CHECK(applied >= 1, "#14.2: ... and the whole segment's samples read");
+  mi_rec_close(rd);
+  free(b);
+  unlink(cut);
+  unlink(path);
+}

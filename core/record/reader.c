@@ -554,17 +554,27 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
     r->data = m;
   }
   close(fd);
-  /* the first frame must be a whole header of a version we read */
-  int64_t len = frame_ok(r, 0);
-  if (!len || ftype(r, 0) != MIR_T_HEADER) {
+  /* the first frame must be a whole header of a version we read; a first header damaged with a
+   * whole one after it (an append) opens there, the bytes before reported as damage */
+  int64_t len = frame_ok(r, 0), hdr = 0;
+  if (!len && r->size >= 4 && mir_get32(r->data) == MIR_SYNC)
+    for (int64_t o = find_next(r, 1); o > 0; o = find_next(r, o + 1))
+      if (ftype(r, o) == MIR_T_HEADER) { hdr = o; len = frame_ok(r, o); break; }
+  if (!len || ftype(r, hdr) != MIR_T_HEADER) {
     int mine = r->size >= 8 && mir_get32(r->data) == MIR_SYNC;
-    snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
+    int64_t flen = mine ? mir_get32(r->data + 4) : 0;
+    if (mine && flen > (int64_t)r->size && flen <= MIR_MAX_RECORD)
+      snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld of its %lld): nothing was recorded",
+               path, (long long)r->size, (long long)flen);
+    else if (r->size > 0 && r->size < 8 && memcmp(r->data, "MIR1", r->size < 4 ? r->size : 4) == 0)
+      snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld): nothing was recorded", path, (long long)r->size);
+    else snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
     mi_rec_close(r);
     return NULL;
   }
-  mir_cur c = {r->data + MIR_HEAD, r->data + len - MIR_TAIL, 1};
+  mir_cur c = {r->data + hdr + MIR_HEAD, r->data + hdr + len - MIR_TAIL, 1};
   if (get_header(r, &c) < 0) {
-    const uint8_t *m = r->data + MIR_HEAD;
+    const uint8_t *m = r->data + hdr + MIR_HEAD;
     if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 10) != MIR_ORDER)
       snprintf(err, errlen, "'%s': another byte order", path);
     else if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 8) > MIR_VERSION)

@@ -602,6 +602,19 @@ static int prepare_append(mi_recorder *r, const char *path, char *err, size_t er
   return 0;
 }
 
+/* The bytes of a file of size bytes that holds nothing but the start of a first header record (a
+ * recorder stopped while writing it: its sync word, and a length reaching past the end), or 0. */
+static int64_t torn_header(int fd, int64_t size) {
+  uint8_t b[10] = {0};
+  ssize_t got = pread(fd, b, sizeof b, 0);
+  if (got < 0 || got != (size < 10 ? size : 10)) return 0;
+  if (memcmp(b, "MIR1", (size_t)(got < 4 ? got : 4)) != 0) return 0;
+  if (got < 8) return size;
+  uint32_t len = mir_get32(b + 4);
+  if (len < MIR_MIN || len > MIR_MAX_RECORD || (int64_t)len <= size) return 0;
+  return got < 10 || mir_get16(b + 8) == MIR_T_HEADER ? size : 0;
+}
+
 mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                               const mi_rec_options *o, char *err, size_t errlen) {
   char dummy[8];
@@ -713,7 +726,14 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   struct stat sb;
   if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
   int restart = 0;
-  if (sb.st_size > 0) {
+  int64_t torn = sb.st_size > 0 ? torn_header(r->fd, sb.st_size) : 0;
+  if (torn > 0) {   /* nothing was recorded: the file starts again, a mark says what was cut */
+    if (ftruncate(r->fd, 0) != 0 || lseek(r->fd, 0, SEEK_SET) != 0) {
+      snprintf(err, errlen, "cannot cut the torn header of '%s': %s", path, strerror(errno));
+      destroy(r);
+      return NULL;
+    }
+  } else if (sb.st_size > 0) {
     if (prepare_append(r, path, err, errlen) < 0) { destroy(r); return NULL; }
     restart = 1;
   }
@@ -724,6 +744,11 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   r->now = mi_host_now(sys);
   if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
   if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  if (torn > 0) {
+    char note[96];
+    snprintf(note, sizeof note, "torn header of %lld bytes at offset 0 cut (nothing had been recorded)", (long long)torn);
+    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
+  }
   r->ncpu = -1;
   memset(r->dev, 0, sizeof r->dev);
   if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
