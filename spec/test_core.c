@@ -3494,6 +3494,7 @@ int main(void) {
   test_record_v1_fixture();
   test_record_udef_damage();
   test_record_torn_header();
+  test_record_masks();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

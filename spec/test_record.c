@@ -803,3 +803,66 @@ static void test_record_torn_header(void) {
   unlink(cut);
   unlink(path);
 }
+
+/* ---- the mask items 3015/3016 replay as recorded (#14.2, 5b) ---- */
+/* Reads ALLOW (3015, 12 bytes) and LOGGING (3016, 8 bytes) with s into m (20 bytes). */
+static void mask_get(mi_session *s, uint8_t *m) {
+  status_type st;
+  int32_t nums[] = {3015, 3016, 0}, stats[2];
+  uint64_t a[2] = {0, 0}, l = 0;
+  void *p[] = {a, &l};
+  mi_scget(s, &st, nums, p, stats, 0);
+  memcpy(m, a, 12);
+  memcpy(m + 12, &l, 8);
+}
+
+static void test_record_masks(void) {
+  const char *path = rec_tmp("recmask.mir");
+  unlink(path);
+  enum { N = 5 };
+  uint8_t live[N + 1][20], rep[20];
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_session *ws = rec_session(w);
+  {   /* cleared before the recording starts: the header holds zeros, unlike the defaults */
+    uint64_t zero[2] = {0, 0};
+    int32_t nums[] = {3015, 3016, 0}, stats[2];
+    void *p[] = {zero, zero};
+    status_type st;
+    mi_scput(ws, &st, nums, p, stats, 0, NULL, NULL, NULL);
+  }
+  int32_t items[] = {21177};
+  char err[200];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 3}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 1; i <= N && rc; i++) {
+    if (i == 2 || i == 4) {   /* an operator changes the masks (AIFSCPUT) */
+      uint64_t allow[2] = {0x0123456789ABCDEFull * (uint64_t)i, 0x5A5A5A5Au}, logging = 0xF0F0F0F0F0F0F0F0ull >> i;
+      if (i == 4) allow[0] = allow[1] = logging = 0;   /* all clear: unlike the defaults */
+      int32_t nums[] = {3015, 3016, 0}, stats[2];
+      void *p[] = {allow, &logging};
+      status_type st;
+      mi_scput(ws, &st, nums, p, stats, 0, NULL, NULL, NULL);
+      EQ(st.all, 0, "#14.2: the masks are put");
+    }
+    mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+    mask_get(ws, live[i]);
+  }
+  mi_recorder_close(rc);
+  mi_session_free(ws);
+  mi_system_free(w);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (!sys) return;
+  mi_session *s = rec_session(sys);
+  int same = 0;
+  for (int i = 1; i <= N; i++) {
+    mi_replay_step(sys, 1000);
+    mask_get(s, rep);
+    same += memcmp(rep, live[i], 20) == 0;
+  }
+  EQ(same, N, "#14.2: AIFSCGET of the masks 3015/3016 on a replay equals the live one at every sample (cleared before it, changed, cleared again)");
+  mi_session_free(s);
+  mi_system_free(sys);
+  unlink(path);
+}

@@ -24,6 +24,7 @@ typedef struct rstate {
   uint64_t gen;                    /* the store's layout generation when the cells were written */
   struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
   uint8_t cfg[47][12];
+  uint8_t cfg_set[47];             /* 1 once cfg[item - 3000] was written to the store */
   int fold_m;                      /* the store mapping the fold table is for (-2: none) */
   int16_t fold[720];               /* recorded class -> store class, -1 nowhere */
   int damage, torn;
@@ -113,8 +114,9 @@ static void sync_machine(mi_system *sys, rstate *st) {
     int size;
     const uint8_t *v = mi_rec_config(st->rd, item, &size);
     const mi_config_info *c = mi_config_lookup(item);
-    if (!v || !c || memcmp(st->cfg[item - 3000], v, (size_t)size) == 0) continue;
+    if (!v || !c || (st->cfg_set[item - 3000] && memcmp(st->cfg[item - 3000], v, (size_t)size) == 0)) continue;
     memcpy(st->cfg[item - 3000], v, (size_t)size);
+    st->cfg_set[item - 3000] = 1;   /* a recorded 0 differs from a default too */
     if ((c->type == MI_CT_I32 || c->type == MI_CT_BOOL) && size == 4) {
       int32_t x;
       memcpy(&x, v, 4);
@@ -123,7 +125,7 @@ static void sync_machine(mi_system *sys, rstate *st) {
       char t[9];
       cstr(t, (const char *)v, 8);
       mi_host_config_text(sys, item, t);
-    }   /* masks (3015, 3016) have no writer: not replayed */
+    } else if (c->type == MI_CT_BA96 || c->type == MI_CT_BA64) mi_host_config_mask(sys, item, v, size);   /* 3015, 3016 */
   }
 }
 
