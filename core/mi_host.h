@@ -78,6 +78,9 @@ MI_API int mi_host_config_set(mi_system *sys, int32_t item, int32_t value);
 MI_API int32_t mi_host_config(const mi_system *sys, int32_t item);
 /* Sets a text configuration item (3037, 3044, 3045): copied, blank-padded to 8. */
 MI_API int mi_host_config_text(mi_system *sys, int32_t item, const char *text);
+/* Sets a mask item (3015 ALLOW: 12 bytes, 3016 LOGGING: 8) to the bytes AIFSCGET gives (a replay);
+ * 0, or -1 for another item or size. */
+MI_API int mi_host_config_mask(mi_system *sys, int32_t item, const uint8_t *bytes, int n);
 /* Reads a mask item (3015, 3016) bit, 0-based as the manual numbers them. */
 MI_API int mi_host_config_bit(const mi_system *sys, int32_t item, int bit);
 

@@ -6,6 +6,7 @@
 #define MI_RECORD_H
 
 #include "mi_catalog.h"
+#include "mi_userdef.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,9 +29,14 @@ typedef struct mi_rec_options {
   const char *mish_version;  /* the program's version for the header (default "?") */
 } mi_rec_options;
 
+/* An entry of a recorder's item list: every user-defined counter of the system (mi_userdef.h), those
+ * installed while it records too. A user-defined counter may also be named by its number (29000..). */
+#define MI_REC_USERDEF_ALL (-1)
+
 /* Starts recording sys into path: enables items (counters of any domain; n of them; processor items
  * through global 21164) for all processes and LDEVs as an MI user of its own, then writes the header
- * and a first key sample. An existing recording is appended to: a torn tail is cut off (and a mark
+ * and a first key sample. The system's table of user-defined counters is always recorded (and again
+ * when counters are installed); their values as the item list asks. An existing recording is appended to: a torn tail is cut off (and a mark
  * says so) and a new segment begins. One recorder per file (a lock). NULL with the reason in err. */
 MI_API mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                                      const mi_rec_options *o, char *err, size_t errlen);
@@ -78,7 +84,8 @@ typedef struct mi_rec_event {
   const char *text;        /* MARK: its note (valid until the next call) */
 } mi_rec_event;
 
-/* One recorded item of a domain: its number, words in a row and first word. */
+/* One recorded item of a domain: its number, words in a row, first word and catalog entry (of a
+ * user-defined counter: from the recorded table; NULL for a number this mish does not know). */
 typedef struct mi_rec_item { int32_t item, words, at; const mi_item_info *it; } mi_rec_item;
 /* A process as recorded (the pseudo-items' identity). */
 typedef struct mi_rec_proc {
@@ -95,7 +102,19 @@ typedef struct mi_rec_info {
   char mish_version[32], source[64], machine[256];
   int64_t first_time, last_time;   /* the file's span: first and last sample (-1 if none) */
   int64_t file_bytes;
+  int continued;                   /* the segment's header only says the layout grew (version 2) */
+  int64_t sample_time;             /* the time of the latest sample applied (-1 before one) */
+  int udef_count;                  /* user-defined counters in the segment's table (version 2) */
 } mi_rec_info;
+/* A user-defined counter as recorded (format version 2): its catalog entry (number MI_UDEF_FIRST +
+ * its place in the table, name, domain, unit, type; description = help, or the name), its kind
+ * (MI_UDEF_*), array elements, cells per row, the pid that installed it, and the texts. */
+typedef struct mi_rec_udef {
+  mi_item_info item;
+  int kind, elements, words;
+  int32_t owner_pid;
+  char name[MI_UDEF_NAME], unit[MI_UDEF_UNIT], help[MI_UDEF_HELP];
+} mi_rec_udef;
 /* A full check of a file (mi_rec_verify). */
 typedef struct mi_rec_health {
   int64_t bytes, records, samples, keys, segments;
@@ -124,6 +143,14 @@ MI_API int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h);
 MI_API const mi_rec_info *mi_rec_info_get(const mi_rec_reader *r);
 /* Returns the items of domain recorded in this segment (*row_words: words per entity). */
 MI_API int mi_rec_layout(const mi_rec_reader *r, int domain, const mi_rec_item **items, int *row_words);
+/* Returns what a GET shows of a recorded user-defined counter whose cells are at c (from mi_rec_row
+ * plus its item's first word), part 0 (QBUSY: 1 the queue part), at the latest sample: ACCUM the
+ * sum of its elements, FACCUM its value, BUSY/QUEUE/QBUSY the accumulated time in ticks up to
+ * the sample's time (the level since its last change included). 0 for anything else. */
+MI_API int64_t mi_rec_udef_value(const mi_rec_reader *r, int32_t item, const int64_t *c, int part);
+/* Returns the user-defined counters of the segment being read (*tab: entry k is item MI_UDEF_FIRST + k;
+ * 0 for a version-1 file). */
+MI_API int mi_rec_udefs(const mi_rec_reader *r, const mi_rec_udef **tab);
 /* Returns how many entities of domain the latest sample held; *keys their keys (process slot,
  * LDEV, processor; 0 for global) in ascending order. */
 MI_API int mi_rec_present(const mi_rec_reader *r, int domain, const int32_t **keys);

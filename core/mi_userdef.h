@@ -65,6 +65,9 @@ typedef struct mi_udef_info {
  * or an array of a kind other than ACCUM, -32406 the system's table is full, -32005 the
  * attached store's owner is gone. */
 MI_API int mi_udef_install(mi_system *sys, const mi_udef_desc *d, mi_udef *out);
+/* mi_udef_install on behalf of the program pid (its owner, and whose MI_UDEF_PER_PROCESS it counts
+ * against): a replay recreating a recorded table of several programs' counters. */
+MI_API int mi_udef_install_as(mi_system *sys, const mi_udef_desc *d, int32_t pid, mi_udef *out);
 /* Returns the number of user-defined counters of sys (0 for NULL). */
 MI_API int mi_udef_count(mi_system *sys);
 /* Returns the i-th user-defined counter of sys in install order (item MI_UDEF_FIRST + i), or NULL:

@@ -1847,7 +1847,8 @@ static int rdr_seek(lua_State *L) {
   lua_pushboolean(L, mi_rec_seek(checkrdr(L, 1), luaL_checkinteger(L, 2)) == 0);
   return 1;
 }
-/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time, bytes}. */
+/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time, bytes,
+ * continued (the segment's header only grew the layout), udef_count}. */
 static int rdr_info(lua_State *L) {
   const mi_rec_info *in = mi_rec_info_get(checkrdr(L, 1));
   lua_createtable(L, 0, 9);
@@ -1860,6 +1861,8 @@ static int rdr_info(lua_State *L) {
   lua_pushinteger(L, in->first_time); lua_setfield(L, -2, "first_time");
   lua_pushinteger(L, in->last_time); lua_setfield(L, -2, "last_time");
   lua_pushinteger(L, in->file_bytes); lua_setfield(L, -2, "bytes");
+  lua_pushboolean(L, in->continued); lua_setfield(L, -2, "continued");
+  lua_pushinteger(L, in->udef_count); lua_setfield(L, -2, "udef_count");
   return 1;
 }
 /* recording:layout(domain) -> array of {item=, name=, kind=, unit=, words=}: the segment's items of the domain. */
@@ -1880,7 +1883,8 @@ static int rdr_layout(lua_State *L) {
   }
   return 1;
 }
-/* recording:rows(domain) -> array of {key=, [i] = item i's value (class counters summed over classes)}
+/* recording:rows(domain) -> array of {key=, [i] = item i's value (class counters summed over classes;
+ * a user-defined counter as mi_rec_udef_value gives it: a level counter's time up to the sample)}
  * for the entities of the latest sample (process rows also pid=, program=, user=). */
 static int rdr_rows(lua_State *L) {
   mi_rec_reader *r = checkrdr(L, 1);
@@ -1907,7 +1911,8 @@ static int rdr_rows(lua_State *L) {
     }
     for (int i = 0; i < ni; i++) {
       int64_t v = 0;
-      for (int w = 0; w < its[i].words; w++) v += row[its[i].at + w];
+      if ((uint32_t)its[i].item - MI_UDEF_FIRST < MI_UDEF_MAX) v = mi_rec_udef_value(r, its[i].item, row + its[i].at, 0);
+      else for (int w = 0; w < its[i].words; w++) v += row[its[i].at + w];
       lua_pushinteger(L, v);
       lua_rawseti(L, -2, i + 1);
     }

@@ -4129,6 +4129,11 @@ int main(void) {
   test_record_tears();
   test_record_seek();
   test_record_births_deaths();
+  test_record_udef();
+  test_record_v1_fixture();
+  test_record_udef_damage();
+  test_record_torn_header();
+  test_record_masks();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

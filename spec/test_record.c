@@ -350,3 +350,519 @@ static void test_record_seek(void) {
   mi_rec_close(rd);
   unlink(path);
 }
+
+/* ---- user-defined counters recorded and replayed (#14.2) ---- */
+/* The user-defined counters of the udef test: installed before the recording (0-6) and while it
+ * records (7, 8: before sample UD_LATE). */
+enum { UD_N = 24, UD_LATE = 10, UD_DIE = 14 };
+static const mi_udef_desc ud_desc[9] = {
+  {"orders_placed", MI_UDEF_ACCUM, "orders", "orders the shop took", 0, 1},
+  {"proc_orders", MI_UDEF_ACCUM, NULL, "orders a process took", 1, 1},
+  {"bytes_total", MI_UDEF_FACCUM, "bytes", "bytes shipped", 0, 1},
+  {"server_busy", MI_UDEF_BUSY, NULL, "time the server was busy", 0, 1},
+  {"work_queue", MI_UDEF_QUEUE, NULL, "work list length, time-weighted", 0, 1},
+  {"disk_qbusy", MI_UDEF_QBUSY, NULL, NULL, 0, 1},
+  {"size_buckets", MI_UDEF_ACCUM, NULL, "orders by size", 0, 4},
+  {"late_events", MI_UDEF_ACCUM, NULL, "installed while recording", 0, 1},
+  {"late_busy", MI_UDEF_BUSY, NULL, "per-process busy, installed while recording", 1, 1},
+};
+/* One reading of the udef test: global and process records of the counters present, with counts. */
+typedef struct ud_read { uint8_t g[256], p[64 * 32], lg[16], lp[64 * 16]; int32_t np, nlp, sg, sp, slg, slp; } ud_read;
+static int32_t ud_glob[] = {21177, 29000, 29002, 29003, 29004, 29005, 29006, 0};
+static int32_t ud_proc[] = {25047, 29001, 0};
+static int32_t ud_lglob[] = {29007, 0}, ud_lproc[] = {29008, 0};
+
+/* Enables the early (late = 0) or late counters for s. */
+static void ud_on(mi_session *s, int late) {
+  status_type st;
+  int32_t stats[16], map = 1;
+  mi_globon(s, &st, late ? ud_lglob : ud_glob, stats, &map, 0);
+  mi_procon(s, &st, late ? ud_lproc : ud_proc, stats, &map, NULL, 0);
+}
+/* Reads the early counters with s, and the late ones with s2 (NULL: not yet). */
+static void ud_get(mi_session *s, mi_session *s2, ud_read *r) {
+  status_type st;
+  int32_t stats[16], key = 0;
+  longint_type pid;
+  mi_longint_set(&pid, -1);
+  memset(r, 0, sizeof *r);
+  mi_globget(s, &st, ud_glob, r->g, stats, sizeof r->g, 1, 0);
+  r->sg = INFO(st);
+  mi_procget(s, &st, ud_proc, r->p, stats, sizeof r->p, 1, &pid, &r->np, &key, 0);
+  r->sp = INFO(st);
+  if (!s2) return;
+  key = 0;
+  mi_globget(s2, &st, ud_lglob, r->lg, stats, sizeof r->lg, 1, 0);
+  r->slg = INFO(st);
+  mi_procget(s2, &st, ud_lproc, r->lp, stats, sizeof r->lp, 1, &pid, &r->nlp, &key, 0);
+  r->slp = INFO(st);
+}
+
+static void test_record_udef(void) {
+  const char *path = rec_tmp("recud.mir");
+  unlink(path);
+  ud_read *live = calloc(UD_N + 1, sizeof *live), *rep = calloc(1, sizeof *rep);
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_host_set_cpus(w, 2);
+  mi_udef u[9];
+  int slots[8], ns = 0;
+  for (int k = 0; k < 7; k++) EQ(mi_udef_install(w, &ud_desc[k], &u[k]), 0, "#14.2: the udef test's counters install");
+  for (int p = 0; p < 3; p++)
+    slots[ns++] = mi_host_proc_create(w, &(mi_proc_desc){.pid = 500 + p, .program = "SHOP", .user = "MGR", .account = "SHOP",
+                                                          .js_type = 1, .js_num = 20 + p, .proc_type = MI_PT_USER});
+  mi_session *ws = rec_session(w), *ws2 = NULL;
+  ud_on(ws, 0);
+  char err[200];
+  /* a user-defined number the system does not have is refused, naming it */
+  int32_t bad[] = {21177, 29042};
+  mi_recorder *no = mi_recorder_open(w, path, bad, 2, NULL, err, sizeof err);
+  CHECK(!no && strstr(err, "29042") && strstr(err, "user-defined"), "#14.2: recording a user-defined number the system lacks is refused, naming it");
+  unlink(path);
+  int32_t items[] = {21177, 25047, MI_REC_USERDEF_ALL};
+  mi_recorder *rc = mi_recorder_open(w, path, items, 3, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 6, .index_every = 2}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 1; i <= UD_N && rc; i++) {
+    mi_host_begin(w);
+    if (i == UD_LATE) {   /* two counters installed while it records, a process born */
+      mi_host_publish(w);
+      EQ(mi_udef_install(w, &ud_desc[7], &u[7]), 0, "#14.2: a counter installs while recording");
+      EQ(mi_udef_install(w, &ud_desc[8], &u[8]), 0, "#14.2: a per-process counter installs while recording");
+      ws2 = rec_session(w);
+      ud_on(ws2, 1);
+      mi_host_begin(w);
+      slots[ns++] = mi_host_proc_create(w, &(mi_proc_desc){.pid = 600, .program = "LATE", .user = "MGR", .account = "SHOP",
+                                                            .js_type = 1, .js_num = 30, .proc_type = MI_PT_USER});
+    }
+    mi_udef_add(w, u[0], 0, 3 * i + 1);
+    for (int p = 0; p < ns; p++) if (slots[p] >= 0) {
+      mi_udef_add(w, u[1], slots[p], p + i);
+      mi_host_add(w, mi_host_counter(25047), slots[p], 100 * p + i);
+      if (i >= UD_LATE) mi_udef_set(w, u[8], slots[p], (i + p) % 3);
+    }
+    mi_udef_add(w, u[2], 0, (int64_t)1 << 40 | i);
+    mi_udef_set(w, u[3], 0, i % 4 != 0);            /* busy three seconds of four */
+    mi_udef_set(w, u[4], 0, i % 7);                 /* a queue that grows and empties */
+    mi_udef_set(w, u[5], 0, (i * 5) % 3);
+    mi_udef_add_at(w, u[6], 0, i % 4, i);
+    if (i >= UD_LATE) mi_udef_add(w, u[7], 0, 2 * i);
+    mi_host_add(w, mi_host_counter(21177), 0, 1000 + i);
+    mi_host_advance(w, 400 * 8000);
+    if (i == UD_DIE) { mi_host_proc_exit(w, slots[2]); slots[2] = -1; }   /* dies 0.6 s before the sample, busy (level 1) */
+    mi_host_advance(w, 600 * 8000);
+    mi_host_publish(w);
+    mi_recorder_sample(rc);
+    ud_get(ws, ws2, &live[i]);
+  }
+  mi_recorder_close(rc);
+  mi_session_free(ws);
+  mi_session_free(ws2);
+  mi_system_free(w);
+  /* the file: version 2, the table in its headers, a continued segment where counters came */
+  mi_rec_reader *rd = mi_rec_open(path, err, sizeof err);
+  CHECK(rd != NULL, err);
+  int cont = 0, late_seen = 0, names_ok = 0;
+  mi_rec_event ev;
+  while (rd && mi_rec_next(rd, &ev) != MI_REV_END)
+    if (ev.type == MI_REV_SEGMENT) {
+      const mi_rec_info *in = mi_rec_info_get(rd);
+      const mi_rec_udef *tab;
+      int n = mi_rec_udefs(rd, &tab);
+      cont += in->continued;
+      if (in->continued) late_seen = n == 9 && strcmp(tab[8].name, "late_busy") == 0 && tab[8].item.domain == MI_DOM_PROCESS;
+      else names_ok = in->version == 2 && n == 7 && tab[3].kind == MI_UDEF_BUSY && strcmp(tab[0].help, "orders the shop took") == 0 &&
+                      strcmp(tab[0].unit, "orders") == 0 && tab[6].elements == 4 && tab[6].item.item == 29006;
+    }
+  EQ(names_ok, 1, "#14.2: the header holds the user-defined counter table (number, name, kind, unit, help, elements)");
+  EQ(cont, 1, "#14.2: counters installed while recording: one continued header");
+  EQ(late_seen, 1, "#14.2: the continued header's table holds the counters installed while recording");
+  mi_rec_close(rd);
+  /* the replay: the counters are there as recorded, every GET equals the live one at every sample */
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (sys) {
+    const mi_udef_info *ui = mi_udef_find(sys, "work_queue");
+    CHECK(ui && ui->item.item == 29004 && ui->kind == MI_UDEF_QUEUE && strcmp(ui->help, "work list length, time-weighted") == 0,
+          "#14.2: a replay installs the recorded counters (same number, kind, help)");
+    CHECK(mi_sys_item(sys, 29001) && mi_sys_item(sys, 29001)->domain == MI_DOM_PROCESS, "#14.2: a per-process counter replays per process");
+    mi_session *s = rec_session(sys), *s2 = NULL;
+    ud_on(s, 0);
+    int same = 0, same_late = 0, absent_before = 0;
+    for (int i = 1; i <= UD_N; i++) {
+      mi_replay_step(sys, 1000);
+      if (i < UD_LATE) absent_before += mi_udef_find(sys, "late_events") == NULL;
+      if (i >= UD_LATE && !s2) { s2 = rec_session(sys); ud_on(s2, 1); }
+      ud_get(s, s2, rep);
+      int g = memcmp(rep->g, live[i].g, sizeof rep->g) == 0 && rep->sg == live[i].sg;
+      int p = memcmp(rep->p, live[i].p, sizeof rep->p) == 0 && rep->np == live[i].np && rep->sp == live[i].sp;
+      same += g && p;
+      if (!(g && p)) printf("# udef replay differs at sample %d (global %d, process %d: %d vs %d records)\n", i, g, p, rep->np, live[i].np);
+      if (i >= UD_LATE) {
+        int l = memcmp(rep->lg, live[i].lg, sizeof rep->lg) == 0 && memcmp(rep->lp, live[i].lp, sizeof rep->lp) == 0 &&
+                rep->nlp == live[i].nlp && rep->slg == live[i].slg && rep->slp == live[i].slp;
+        same_late += l;
+        if (!l) printf("# late udef replay differs at sample %d (%d vs %d records)\n", i, rep->nlp, live[i].nlp);
+      }
+    }
+    EQ(same, UD_N, "#14.2: global and per-process accum, faccum, busy, queue, qbusy, array: the replay's GETs equal the live ones at every sample");
+    EQ(absent_before, UD_LATE - 1, "#14.2: a counter installed while recording is absent on the replay before its sample");
+    EQ(same_late, UD_N - UD_LATE + 1, "#14.2: counters installed while recording replay from their sample on (a busy process that died too)");
+    mi_session_free(s);
+    mi_session_free(s2);
+    mi_system_free(sys);
+  }
+  free(live);
+  free(rep);
+  unlink(path);
+}
+
+/* ---- a version-1 recording still replays (#14.2: the format's compatibility promise) ---- */
+/* The deterministic system spec/record_v1.mir was recorded from (by the recorder of format version
+ * 1, before user-defined counters): 2 CPUs, LDEV 1 a disk, three processes (the third dies at step
+ * 4); step i adds known amounts and one second. The fixture: items v1_items, key_every 3,
+ * index_every 2, six steps, each followed by a sample. */
+static const int32_t v1_items[] = {21176, 21177, 25047, 25202, 23000, 27006};
+static mi_system *v1_system(int *slots) {
+  mi_system *w = mi_system_new(&(mi_system_options){.boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_host_set_cpus(w, 2);
+  mi_host_set_device(w, 1, 1);
+  for (int p = 0; p < 3; p++)
+    slots[p] = mi_host_proc_create(w, &(mi_proc_desc){.pid = 300 + p, .program = "V1PROG", .user = "MGR", .account = "SYS",
+                                                       .js_type = 1, .js_num = 10 + p, .proc_type = MI_PT_USER});
+  return w;
+}
+static void v1_step(mi_system *w, int *slots, int i) {
+  mi_host_begin(w);
+  mi_host_add(w, mi_host_counter(21177), 0, 1000 * i + 7);
+  for (int p = 0; p < 3; p++)
+    if (slots[p] >= 0) {
+      mi_host_add(w, mi_host_counter(25047), slots[p], 111 * (p + 1) * i);
+      mi_host_add_objcl(w, mi_host_counter(25202), slots[p], 5 * p + i, 1 + p);
+    }
+  mi_host_add(w, mi_host_counter(23000), 1, 3 * i);
+  mi_host_add(w, mi_host_counter(27006), i % 2, 40 * i);
+  if (i == 4 && slots[2] >= 0) { mi_host_proc_exit(w, slots[2]); slots[2] = -1; }
+  mi_host_advance(w, 1000 * 8000);
+  mi_host_publish(w);
+}
+/* One reading of the fixture's items by s. */
+typedef struct v1_read { uint8_t g[64], p[8 * 64], io[4 * 16], c[4 * 16]; int32_t np, nio, nc, rc[4]; } v1_read;
+static void v1_get(mi_session *s, v1_read *r) {
+  status_type st;
+  int32_t stats[8], all = -1, key = 0, g[] = {21176, 21177, 0}, p[] = {25047, 25202, 0}, io[] = {23000, 0}, c[] = {27006, 0};
+  longint_type pid;
+  mi_longint_set(&pid, -1);
+  memset(r, 0, sizeof *r);
+  mi_globget(s, &st, g, r->g, stats, sizeof r->g, 1, 0);
+  r->rc[0] = INFO(st);
+  mi_procget(s, &st, p, r->p, stats, sizeof r->p, 1, &pid, &r->np, &key, 0);
+  r->rc[1] = INFO(st);
+  mi_ioget(s, &st, io, r->io, stats, sizeof r->io, 1, &all, &r->nio, 0);
+  r->rc[2] = INFO(st);
+  mi_prcsrget(s, &st, c, r->c, stats, sizeof r->c, 1, &all, &r->nc, 0);
+  r->rc[3] = INFO(st);
+}
+/* Enables the fixture's items for s. */
+static void v1_on(mi_session *s) {
+  status_type st;
+  int32_t stats[8], map = 1, ldev = -1, g[] = {21176, 21177, 0}, p[] = {25047, 25202, 0}, io[] = {23000, 0};
+  mi_globon(s, &st, g, stats, &map, 0);
+  mi_procon(s, &st, p, stats, &map, NULL, 0);
+  mi_ioon(s, &st, io, stats, &map, &ldev, 0);
+}
+
+static void test_record_v1_fixture(void) {
+  const char *path = "spec/record_v1.mir";
+  char err[200];
+  mi_rec_reader *rd = mi_rec_open(path, err, sizeof err);
+  CHECK(rd != NULL, err);
+  if (!rd) return;
+  mi_rec_health h;
+  EQ(mi_rec_verify(rd, &h), 0, "#14.2: the version-1 fixture verifies clean");
+  EQ(h.samples, 7, "#14.2: the version-1 fixture holds its 7 samples");
+  mi_rec_event ev;
+  mi_rec_next(rd, &ev);
+  EQ(mi_rec_info_get(rd)->version, 1, "#14.2: the fixture is of format version 1");
+  EQ(mi_rec_udefs(rd, NULL), 0, "#14.2: a version-1 file has no user-defined counter table");
+  mi_rec_close(rd);
+  /* live: the same system, read after every step by the code of today */
+  enum { N = 6 };
+  v1_read live[N + 1], rep;
+  int slots[3];
+  mi_system *w = v1_system(slots);
+  mi_session *ws = rec_session(w);
+  v1_on(ws);
+  for (int i = 1; i <= N; i++) { v1_step(w, slots, i); v1_get(ws, &live[i]); }
+  mi_session_free(ws);
+  mi_system_free(w);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (!sys) return;
+  EQ(mi_udef_count(sys), 0, "#14.2: a version-1 replay has no user-defined counters");
+  mi_session *s = rec_session(sys);
+  v1_on(s);
+  int same = 0;
+  for (int i = 1; i <= N; i++) {
+    mi_replay_step(sys, 1000);
+    v1_get(s, &rep);
+    int ok = memcmp(&rep, &live[i], sizeof rep) == 0;
+    same += ok;
+    if (!ok) printf("# the version-1 replay differs at step %d (%d/%d processes)\n", i, rep.np, live[i].np);
+  }
+  EQ(same, N, "#14.2: a version-1 recording replays exactly: every GET equals the live one at every sample");
+  EQ(mi_replay_step(sys, 1000), 0, "#14.2: the version-1 replay ends with the recording");
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
+/* ---- a damaged table of user-defined counters: a clear error, never a crash (#14.2) ---- */
+#include "record/format.h"
+/* Reads a whole file into *b; its size, or -1. */
+static long ud_slurp(const char *path, uint8_t **b) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *b = malloc((size_t)n + 1);
+  if (fread(*b, 1, (size_t)n, f) != (size_t)n) n = -1;
+  fclose(f);
+  return n;
+}
+/* Writes n bytes to path. */
+static void ud_spill(const char *path, const uint8_t *b, long n) {
+  FILE *f = fopen(path, "wb");
+  fwrite(b, 1, (size_t)n, f);
+  fclose(f);
+}
+/* The offset of the which-th (0-based) header frame of b, or -1. */
+static long ud_header(const uint8_t *b, long n, int which) {
+  for (long off = 0; off + MIR_MIN <= n;) {
+    uint32_t len = mir_get32(b + off + 4);
+    if (len < MIR_MIN || off + len > n) return -1;
+    if (mir_get16(b + off + 8) == MIR_T_HEADER && which-- == 0) return off;
+    off += len;
+  }
+  return -1;
+}
+/* Copies src to dst with the table entry of counter 29000 (a global ACCUM) in the which-th header
+ * changed: cut = 1 cuts the frame right after the entry's number, else its kind becomes kind.
+ * The frame's lengths and CRC are made whole again, so only the payload is wrong. 0 or -1. */
+static int ud_doctor(const char *src, const char *dst, int which, int cut, int kind) {
+  uint8_t *b;
+  long n = ud_slurp(src, &b);
+  long h = n > 0 ? ud_header(b, n, which) : -1;
+  if (h < 0) { if (n > 0) free(b); return -1; }
+  uint32_t len = mir_get32(b + h + 4);
+  static const uint8_t entry[] = {0xC8, 0xE2, 0x01, 0x00, 0x01};   /* item 29000, domain 0, kind 1 */
+  long at = -1;
+  for (long i = h + MIR_HEAD; i + 5 <= h + len - MIR_TAIL && at < 0; i++) if (memcmp(b + i, entry, 5) == 0) at = i;
+  if (at < 0) { free(b); return -1; }
+  uint8_t *o = malloc((size_t)n + 16);
+  long k = 0;
+  memcpy(o, b, (size_t)h);
+  k = h;
+  long plen = cut ? at + 3 - h : (long)len - MIR_TAIL;
+  memcpy(o + k, b + h, (size_t)plen);
+  if (!cut) o[k + (at - h) + 4] = (uint8_t)kind;
+  uint32_t nl = (uint32_t)plen + MIR_TAIL;
+  mir_put32(o + k + 4, nl);
+  mir_put32(o + k + plen, mir_crc32c(0, o + k, (size_t)plen));
+  mir_put32(o + k + plen + 4, nl);
+  k += nl;
+  memcpy(o + k, b + h + len, (size_t)(n - h - len));
+  k += n - h - len;
+  ud_spill(dst, o, k);
+  free(o);
+  free(b);
+  return 0;
+}
+
+static void test_record_udef_damage(void) {
+  const char *path = rec_tmp("recudd.mir"), *bad = rec_tmp("recudd.bad");
+  unlink(path);
+  /* a small recording: two counters at the open, one installed while it records */
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_udef u[3];
+  mi_udef_install(w, &ud_desc[0], &u[0]);
+  mi_udef_install(w, &ud_desc[3], &u[1]);
+  int32_t items[] = {21177, MI_REC_USERDEF_ALL};
+  char err[300];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 1; i <= 6 && rc; i++) {
+    if (i == 3) mi_udef_install(w, &ud_desc[7], &u[2]);
+    mi_udef_add(w, u[0], 0, i);
+    mi_udef_set(w, u[1], 0, i % 2);
+    mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+  }
+  mi_recorder_close(rc);
+  mi_system_free(w);
+  /* the first header's table cut short, or holding a bad kind: the file is refused, saying why */
+  EQ(ud_doctor(path, bad, 0, 1, 0), 0, "#14.2: the test cuts the header's counter table");
+  mi_rec_reader *rd = mi_rec_open(bad, err, sizeof err);
+  CHECK(!rd && strstr(err, "header record is damaged") && strstr(err, "user-defined counter table is cut short"),
+        "#14.2: a header whose user-defined counter table is cut short is refused, saying so");
+  mi_rec_close(rd);
+  EQ(ud_doctor(path, bad, 0, 0, 9), 0, "#14.2: the test spoils a counter's kind");
+  rd = mi_rec_open(bad, err, sizeof err);
+  CHECK(!rd && strstr(err, "user-defined counter table holds a bad entry"), "#14.2: a table entry of a bad kind is refused, saying so");
+  mi_rec_close(rd);
+  mi_system *sys = mi_system_open(rec_spec(bad), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(!sys && strstr(err, "bad entry"), "#14.2: the replay of it is refused with the reader's reason");
+  mi_system_free(sys);
+  /* the continued header damaged: reported as damage, the samples after it skipped, the rest replays */
+  EQ(ud_doctor(path, bad, 1, 0, 7), 0, "#14.2: the test spoils the continued header's table");
+  long samples;
+  int torn, damaged;
+  rec_count(bad, &samples, &torn, &damaged);
+  CHECK(damaged && !torn && samples >= 3, "#14.2: a continued header with a bad table is damage: the samples before it read");
+  sys = mi_system_open(rec_spec(bad), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (sys) {
+    int steps = 0;
+    while (mi_replay_step(sys, 1000) == 1 && steps < 20) steps++;
+    char what[200];
+    EQ(mi_replay_state(sys, what, sizeof what), 1, "#14.2: the replay says the file is not whole");
+    CHECK(mi_udef_find(sys, "late_events") == NULL && mi_udef_find(sys, "server_busy") != NULL,
+          "#14.2: counters of a damaged header are not installed, those of the whole one are");
+    mi_system_free(sys);
+  }
+  unlink(bad);
+  unlink(path);
+}
+
+/* ---- a torn header: refused saying so; a recorder takes the file over (#14.2, 5a) ---- */
+static void test_record_torn_header(void) {
+  const char *path = rec_tmp("recth.mir"), *cut = rec_tmp("recth.cut");
+  unlink(path);
+  rec_make(path, 3, NULL, 60);
+  uint8_t *b;
+  long size = ud_slurp(path, &b);
+  long hl = size > 8 ? (long)mir_get32(b + 4) : 0;
+  CHECK(hl > 40 && hl < size, "#14.2: the test recording has a header record");
+  long cuts[] = {1, 3, 4, 7, 9, hl / 2, hl - 1};
+  int refused = 0, taken = 0, clean = 0, marked = 0;
+  char err[300];
+  for (int k = 0; k < 7; k++) {
+    ud_spill(cut, b, cuts[k]);
+    mi_rec_reader *rd = mi_rec_open(cut, err, sizeof err);
+    refused += !rd && strstr(err, "header record is torn") && strstr(err, "nothing was recorded");
+    if (rd && k == 0) printf("# torn header opened?\n");
+    mi_rec_close(rd);
+    /* a recorder on the torn file: it starts the file again, a mark saying what it cut */
+    mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    int32_t items[] = {21176, 21177};
+    mi_recorder *rc = mi_recorder_open(sys, cut, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+    taken += rc != NULL;
+    if (!rc) printf("# recorder on a header torn at %ld: %s\n", cuts[k], err);
+    mi_sim_advance(sys, 1000);
+    mi_recorder_sample(rc);
+    mi_recorder_close(rc);
+    mi_system_free(sys);
+    rd = mi_rec_open(cut, NULL, 0);
+    mi_rec_health h;
+    clean += rd && mi_rec_verify(rd, &h) == 0 && h.samples == 2;
+    mi_rec_event ev;
+    while (rd && mi_rec_next(rd, &ev) != MI_REV_END) marked += ev.type == MI_REV_MARK && ev.mark == MI_MARK_TORN && ev.b == cuts[k];
+    mi_rec_close(rd);
+  }
+  EQ(refused, 7, "#14.2: a recording whose header is torn is refused, saying the header is torn and nothing was recorded");
+  EQ(taken, 7, "#14.2: a recorder opens a file whose header is torn (it held nothing)");
+  EQ(clean, 7, "#14.2: ... and the file it writes is whole");
+  EQ(marked, 7, "#14.2: ... with a mark saying how many bytes of torn header it cut");
+  /* a file that is not a recording is never cut */
+  ud_spill(cut, (const uint8_t *)"MIRX not a recording", 20);
+  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t one[] = {21176};
+  mi_recorder *rc = mi_recorder_open(sys, cut, one, 1, NULL, err, sizeof err);
+  struct stat sb;
+  stat(cut, &sb);
+  CHECK(!rc && sb.st_size == 20, "#14.2: a recorder refuses a file that is not a recording, and leaves it as it was");
+  mi_recorder_close(rc);
+  /* the first header damaged, a whole segment appended after: it opens there, the damage said */
+  rc = mi_recorder_open(sys, path, one, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  mi_sim_advance(sys, 1000);
+  mi_recorder_sample(rc);
+  mi_recorder_close(rc);
+  mi_system_free(sys);
+  free(b);
+  size = ud_slurp(path, &b);
+  b[60] ^= 0x08;   /* inside the first header's payload */
+  ud_spill(cut, b, size);
+  mi_rec_reader *rd = mi_rec_open(cut, err, sizeof err);
+  CHECK(rd != NULL, err);
+  mi_rec_event ev;
+  int first = rd ? mi_rec_next(rd, &ev) : -1, applied = 0;
+  while (rd && mi_rec_next(rd, &ev) != MI_REV_END) applied += ev.type == MI_REV_SAMPLE && !ev.skipped;
+  EQ(first, MI_REV_DAMAGE, "#14.2: a damaged first header with a whole segment after it opens; the damage is reported first");
+  CHECK(applied >= 1, "#14.2: ... and the whole segment's samples read");
+  mi_rec_close(rd);
+  free(b);
+  unlink(cut);
+  unlink(path);
+}
+
+/* ---- the mask items 3015/3016 replay as recorded (#14.2, 5b) ---- */
+/* Reads ALLOW (3015, 12 bytes) and LOGGING (3016, 8 bytes) with s into m (20 bytes). */
+static void mask_get(mi_session *s, uint8_t *m) {
+  status_type st;
+  int32_t nums[] = {3015, 3016, 0}, stats[2];
+  uint64_t a[2] = {0, 0}, l = 0;
+  void *p[] = {a, &l};
+  mi_scget(s, &st, nums, p, stats, 0);
+  memcpy(m, a, 12);
+  memcpy(m + 12, &l, 8);
+}
+
+static void test_record_masks(void) {
+  const char *path = rec_tmp("recmask.mir");
+  unlink(path);
+  enum { N = 5 };
+  uint8_t live[N + 1][20], rep[20];
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  mi_session *ws = rec_session(w);
+  {   /* cleared before the recording starts: the header holds zeros, unlike the defaults */
+    uint64_t zero[2] = {0, 0};
+    int32_t nums[] = {3015, 3016, 0}, stats[2];
+    void *p[] = {zero, zero};
+    status_type st;
+    mi_scput(ws, &st, nums, p, stats, 0, NULL, NULL, NULL);
+  }
+  int32_t items[] = {21177};
+  char err[200];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 3}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 1; i <= N && rc; i++) {
+    if (i == 2 || i == 4) {   /* an operator changes the masks (AIFSCPUT) */
+      uint64_t allow[2] = {0x0123456789ABCDEFull * (uint64_t)i, 0x5A5A5A5Au}, logging = 0xF0F0F0F0F0F0F0F0ull >> i;
+      if (i == 4) allow[0] = allow[1] = logging = 0;   /* all clear: unlike the defaults */
+      int32_t nums[] = {3015, 3016, 0}, stats[2];
+      void *p[] = {allow, &logging};
+      status_type st;
+      mi_scput(ws, &st, nums, p, stats, 0, NULL, NULL, NULL);
+      EQ(st.all, 0, "#14.2: the masks are put");
+    }
+    mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+    mask_get(ws, live[i]);
+  }
+  mi_recorder_close(rc);
+  mi_session_free(ws);
+  mi_system_free(w);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (!sys) return;
+  mi_session *s = rec_session(sys);
+  int same = 0;
+  for (int i = 1; i <= N; i++) {
+    mi_replay_step(sys, 1000);
+    mask_get(s, rep);
+    same += memcmp(rep, live[i], 20) == 0;
+  }
+  EQ(same, N, "#14.2: AIFSCGET of the masks 3015/3016 on a replay equals the live one at every sample (cleared before it, changed, cleared again)");
+  mi_session_free(s);
+  mi_system_free(sys);
+  unlink(path);
+}

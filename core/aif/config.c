@@ -64,6 +64,17 @@ int mi_host_config_text(mi_system *sys, int32_t item, const char *text) {
   return 0;
 }
 
+int mi_host_config_mask(mi_system *sys, int32_t item, const uint8_t *bytes, int n) {
+  if (!sys || sys->attached || !bytes || (item != 3015 && item != 3016)) return -1;
+  int size;
+  uint8_t *m = mask_of(sys, item, &size);
+  if (n != size) return -1;
+  mi_wlock(sys);
+  for (int k = 0; k < size; k++) MI_ST(m[k], bytes[k]);
+  mi_wunlock(sys);
+  return 0;
+}
+
 int mi_host_config_bit(const mi_system *sys, int32_t item, int bit) {
   if (!sys || (item != 3015 && item != 3016)) return 0;
   int n; uint8_t *m = mask_of((mi_system *)sys, item, &n);

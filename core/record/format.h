@@ -10,12 +10,13 @@
 
 #define MIR_SYNC 0x3152494Du        /* "MIR1" little-endian: every frame begins with it */
 #define MIR_MAGIC "MISHREC"         /* the header record's payload begins with it (8 bytes, NUL) */
-#define MIR_VERSION 1               /* format version this code writes (reads 1..MIR_VERSION) */
+#define MIR_VERSION 2               /* format version this code writes (reads 1..MIR_VERSION); 2: user-defined counters */
 #define MIR_ORDER 0x0102            /* written little-endian: reads 02 01 */
 #define MIR_HEAD 32                 /* sync, length, type, flags, seq, time */
 #define MIR_TAIL 8                  /* crc32c, length again */
 #define MIR_MIN (MIR_HEAD + MIR_TAIL)
 #define MIR_MAX_RECORD (256u << 20) /* a frame longer than this is not believed */
+#define MIR_HF_CONTINUED 1u         /* header flag (version 2): the recording goes on, only its layout grew */
 
 enum {
   MIR_T_HEADER = 1,   /* a segment begins: layout, machine, configuration */

@@ -36,6 +36,9 @@ struct mi_rec_reader {
   int ncpu;
   uint8_t cfg[NCFG][12];
   int cfgsize[NCFG];
+  mi_rec_udef udef[MI_UDEF_MAX];   /* the segment's user-defined counters (version 2) */
+  int nudef;
+  const char *why;                 /* what the last header that did not parse lacked */
   int have_layout, synced, seq_known;
   uint64_t next_seq;
   int64_t last_index, gaps;
@@ -113,17 +116,23 @@ static int ftype(const mi_rec_reader *r, int64_t off) { return mir_get16(r->data
 static int64_t ftime(const mi_rec_reader *r, int64_t off) { return (int64_t)mir_get64(r->data + off + 20); }
 
 /* ---- state ---- */
-/* Forgets the layout and everything recorded (a new segment or a seek). */
-static void reset_state(mi_rec_reader *r) {
+/* Forgets the layout and the cells (a continued segment keeps the processes, devices and CPUs). */
+static void reset_layout(mi_rec_reader *r) {
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     free(r->it[d]); free(r->val[d]); free(r->pres[d]);
     r->it[d] = NULL; r->val[d] = NULL; r->pres[d] = NULL;
     r->nit[d] = r->rw[d] = r->npres[d] = 0;
   }
+  r->nudef = 0;
+  r->info.udef_count = 0;
+  r->have_layout = r->synced = 0;
+}
+/* Forgets the layout and everything recorded (a new segment or a seek). */
+static void reset_state(mi_rec_reader *r) {
+  reset_layout(r);
   memset(r->procs, 0, sizeof r->procs);
   memset(r->dev, 0, sizeof r->dev);
   r->ncpu = 0;
-  r->have_layout = r->synced = 0;
 }
 
 /* Reads a length-prefixed string into dst (cut to n-1); 0 or -1. */
@@ -173,15 +182,75 @@ static int get_proc(mi_rec_reader *r, mir_cur *c) {
   return 0;
 }
 
-/* Parses a header record's payload into the layout; 0 or -1 (not readable: another version). */
-static int get_header(mi_rec_reader *r, mir_cur *c, int64_t t) {
-  reset_state(r);
+/* Reads a length-prefixed text of at most n-1 bytes into dst; 0 or -1 (longer: not ours). */
+static int get_text(mir_cur *c, char *dst, size_t n) {
+  uint64_t l = mir_getv(c);
+  const uint8_t *p = c->ok && l < n ? mir_getb(c, (size_t)l) : NULL;
+  if (!p) { c->ok = 0; return -1; }
+  memcpy(dst, p, (size_t)l);
+  dst[l] = 0;
+  for (size_t i = 0; i < l; i++) if ((unsigned char)dst[i] < 32) dst[i] = '?';
+  return 0;
+}
+
+/* Cells per row of a user-defined counter of this kind and element count (as store/udef.c keeps them). */
+static int udef_words(int kind, int elements) {
+  return kind == MI_UDEF_ACCUM ? elements : kind == MI_UDEF_FACCUM ? 1 : kind == MI_UDEF_QBUSY ? 4 : 3;
+}
+
+/* Reads a header's table of user-defined counters (version 2) into r->udef; 0 or -1 with r->why. */
+static int get_udefs(mi_rec_reader *r, mir_cur *c) {
+  uint64_t n = mir_getv(c);
+  if (!c->ok) { r->why = "its user-defined counter table is cut short"; return -1; }
+  if (n > MI_UDEF_MAX) { r->why = "its user-defined counter table is longer than 256"; return -1; }
+  for (uint64_t k = 0; k < n; k++) {
+    mi_rec_udef *u = &r->udef[k];
+    memset(u, 0, sizeof *u);
+    uint64_t item = mir_getv(c), dom = mir_getv(c), kind = mir_getv(c), el = mir_getv(c), words = mir_getv(c);
+    int64_t owner = mir_unzz(mir_getv(c));
+    if (get_text(c, u->name, sizeof u->name) < 0 || get_text(c, u->unit, sizeof u->unit) < 0 ||
+        get_text(c, u->help, sizeof u->help) < 0 || !c->ok) {
+      r->why = "its user-defined counter table is cut short";
+      return -1;
+    }
+    if (item != (uint64_t)MI_UDEF_FIRST + k || dom > MI_DOM_PROCESS || kind < MI_UDEF_ACCUM || kind > MI_UDEF_QBUSY ||
+        el < 1 || el > MI_UDEF_MAX_ELEMENTS || (el > 1 && kind != MI_UDEF_ACCUM) || words != (uint64_t)udef_words((int)kind, (int)el) ||
+        owner < INT32_MIN || owner > INT32_MAX || !u->name[0]) {
+      r->why = "its user-defined counter table holds a bad entry";
+      return -1;
+    }
+    u->kind = (int)kind; u->elements = (int)el; u->words = (int)words; u->owner_pid = (int32_t)owner;
+    int time = kind == MI_UDEF_BUSY || kind == MI_UDEF_QUEUE || kind == MI_UDEF_QBUSY;
+    mi_item_info *it = &u->item;
+    it->item = (int32_t)item;
+    it->name = u->name;
+    it->domain = (uint8_t)dom;
+    it->kind = MI_KIND_SIMPLE;
+    it->instrumented = MI_INST_YES;
+    it->source = MI_SRC_INFERRED;
+    it->index = -1;
+    it->unit = time ? MI_UNIT_MI_TIME : MI_UNIT_COUNT;
+    it->type = kind == MI_UDEF_FACCUM ? MI_TYPE_I64 : kind == MI_UDEF_QBUSY || el > 1 ? MI_TYPE_I32A : MI_TYPE_I32;
+    it->description = u->help[0] ? u->help : u->name;
+  }
+  r->nudef = (int)n;
+  r->info.udef_count = (int)n;
+  return 0;
+}
+
+/* Parses a header record's payload into the layout; 0 or -1 (not readable: another version, or
+ * r->why says what is wrong). A continued header (version 2) keeps the processes, devices, CPUs. */
+static int get_header(mi_rec_reader *r, mir_cur *c) {
+  r->why = "its layout does not parse";
   const uint8_t *m = mir_getb(c, 16);
+  int cont = m && mir_get16(m + 8) >= 2 && (mir_get32(m + 12) & MIR_HF_CONTINUED) && r->have_layout;
+  if (cont) reset_layout(r); else reset_state(r);
   if (!m || memcmp(m, MIR_MAGIC, 8) != 0) return -1;
   int version = mir_get16(m + 8);
   if (version < 1 || version > MIR_VERSION || mir_get16(m + 10) != MIR_ORDER) return -1;
   mi_rec_info *in = &r->info;
   in->version = version;
+  in->continued = version >= 2 && (mir_get32(m + 12) & MIR_HF_CONTINUED);
   if (get_str(c, in->mish_version, sizeof in->mish_version) || get_str(c, in->source, sizeof in->source) ||
       get_str(c, in->machine, sizeof in->machine))
     return -1;
@@ -206,7 +275,21 @@ static int get_header(mi_rec_reader *r, mir_cur *c, int64_t t) {
     memcpy(r->it[d], tmp[d], (size_t)r->nit[d] * sizeof(mi_rec_item));
   }
   if (get_config(r, c) < 0) return -1;
-  (void)t;
+  if (version >= 2) {
+    if (get_udefs(r, c) < 0) return -1;
+    /* the recorded user-defined counters: each described by the table, in its domain, of its size */
+    for (int d = 0; d < MI_DOM_COUNT; d++)
+      for (int i = 0; i < r->nit[d]; i++) {
+        mi_rec_item *x = &r->it[d][i];
+        uint32_t k = (uint32_t)x->item - MI_UDEF_FIRST;
+        if (k >= MI_UDEF_MAX) continue;
+        if ((int)k >= r->nudef || r->udef[k].item.domain != d || r->udef[k].words != x->words) {
+          r->why = "it records a user-defined counter its table does not describe";
+          return -1;
+        }
+        x->it = &r->udef[k].item;
+      }
+  }
   r->have_layout = 1;
   return 0;
 }
@@ -338,7 +421,7 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
     int bad = 0;
     switch (type) {
     case MIR_T_HEADER:
-      if (get_header(r, &c, ev->time) < 0) { reset_state(r); bad = 1; break; }
+      if (get_header(r, &c) < 0) { reset_state(r); bad = 1; break; }
       ev->type = MI_REV_SEGMENT;
       if (r->jump >= 0) { r->pos = r->jump; r->jump = -1; r->seq_known = 0; }
       return ev->type;
@@ -363,6 +446,7 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
       ev->type = MI_REV_SAMPLE;
       if (!r->have_layout || !r->synced) { ev->skipped = 1; return ev->type; }
       if (get_body(r, &c, 0) < 0) { bad = 1; break; }
+      r->info.sample_time = ev->time;
       return ev->type;
     case MIR_T_KEY:
       ev->type = MI_REV_SAMPLE;
@@ -370,6 +454,7 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
       if (!r->have_layout) { ev->skipped = 1; return ev->type; }
       if (get_key(r, &c) < 0) { bad = 1; break; }
       r->synced = 1;
+      r->info.sample_time = ev->time;
       return ev->type;
     case MIR_T_INDEX:
       r->last_index = off;
@@ -469,26 +554,37 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
     r->data = m;
   }
   close(fd);
-  /* the first frame must be a whole header of a version we read */
-  int64_t len = frame_ok(r, 0);
-  if (!len || ftype(r, 0) != MIR_T_HEADER) {
+  /* the first frame must be a whole header of a version we read; a first header damaged with a
+   * whole one after it (an append) opens there, the bytes before reported as damage */
+  int64_t len = frame_ok(r, 0), hdr = 0;
+  if (!len && r->size >= 4 && mir_get32(r->data) == MIR_SYNC)
+    for (int64_t o = find_next(r, 1); o > 0; o = find_next(r, o + 1))
+      if (ftype(r, o) == MIR_T_HEADER) { hdr = o; len = frame_ok(r, o); break; }
+  if (!len || ftype(r, hdr) != MIR_T_HEADER) {
     int mine = r->size >= 8 && mir_get32(r->data) == MIR_SYNC;
-    snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
+    int64_t flen = mine ? mir_get32(r->data + 4) : 0;
+    if (mine && flen > (int64_t)r->size && flen <= MIR_MAX_RECORD)
+      snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld of its %lld): nothing was recorded",
+               path, (long long)r->size, (long long)flen);
+    else if (r->size > 0 && r->size < 8 && memcmp(r->data, "MIR1", r->size < 4 ? r->size : 4) == 0)
+      snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld): nothing was recorded", path, (long long)r->size);
+    else snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
     mi_rec_close(r);
     return NULL;
   }
-  mir_cur c = {r->data + MIR_HEAD, r->data + len - MIR_TAIL, 1};
-  if (get_header(r, &c, 0) < 0) {
-    const uint8_t *m = r->data + MIR_HEAD;
+  mir_cur c = {r->data + hdr + MIR_HEAD, r->data + hdr + len - MIR_TAIL, 1};
+  if (get_header(r, &c) < 0) {
+    const uint8_t *m = r->data + hdr + MIR_HEAD;
     if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 10) != MIR_ORDER)
       snprintf(err, errlen, "'%s': another byte order", path);
     else if (len >= MIR_MIN + 16 && memcmp(m, MIR_MAGIC, 8) == 0 && mir_get16(m + 8) > MIR_VERSION)
       snprintf(err, errlen, "'%s': format version %d is newer than this mish reads (%d)", path, mir_get16(m + 8), MIR_VERSION);
-    else snprintf(err, errlen, "'%s': the header record is damaged", path);
+    else snprintf(err, errlen, "'%s': the header record is damaged (%s)", path, r->why ? r->why : "it does not parse");
     mi_rec_close(r);
     return NULL;
   }
   reset_state(r);
+  r->info.sample_time = -1;
   r->info.file_bytes = (int64_t)r->size;
   r->vend = valid_end(r);
   span(r);
@@ -505,6 +601,7 @@ void mi_rec_close(mi_rec_reader *r) {
 /* Rewinds to the start with no state. */
 static void rewind_(mi_rec_reader *r) {
   reset_state(r);
+  r->info.sample_time = -1;
   r->pos = 0;
   r->jump = -1;
   r->seq_known = 0;
@@ -606,6 +703,31 @@ int mi_rec_layout(const mi_rec_reader *r, int domain, const mi_rec_item **items,
   if (items) *items = r->it[domain];
   if (row_words) *row_words = r->rw[domain];
   return r->nit[domain];
+}
+
+int mi_rec_udefs(const mi_rec_reader *r, const mi_rec_udef **tab) {
+  if (!r) return 0;
+  if (tab) *tab = r->udef;
+  return r->nudef;
+}
+
+int64_t mi_rec_udef_value(const mi_rec_reader *r, int32_t item, const int64_t *c, int part) {
+  uint32_t k = (uint32_t)item - MI_UDEF_FIRST;
+  if (!r || !c || k >= (uint32_t)r->nudef) return 0;
+  const mi_rec_udef *u = &r->udef[k];
+  if (u->kind == MI_UDEF_ACCUM) {
+    uint64_t v = 0;
+    for (int w = 0; w < u->elements; w++) v += (uint64_t)c[w];
+    return (int64_t)v;
+  }
+  if (u->kind == MI_UDEF_FACCUM) return c[0];
+  int w = u->kind == MI_UDEF_QBUSY ? 4 : 3;
+  if (part < 0 || part > (w == 4)) return 0;
+  int64_t acc = c[part], lvl = c[w - 2], since = c[w - 1], now = r->info.sample_time, add, sum;
+  if (since <= 0 || now <= since || lvl <= 0) return acc;
+  int busy = u->kind == MI_UDEF_BUSY || (w == 4 && part == 0);
+  if (__builtin_mul_overflow(busy ? 1 : lvl, now - since, &add)) add = INT64_MAX;
+  return __builtin_add_overflow(acc, add, &sum) ? INT64_MAX : sum;
 }
 
 int mi_rec_present(const mi_rec_reader *r, int domain, const int32_t **keys) {

@@ -14,6 +14,7 @@
 #include "mi_internal.h"
 #include "mi_record.h"
 #include "mi_source.h"
+#include "mi_userdef.h"
 #include "format.h"
 
 #define NCFG 46
@@ -25,6 +26,11 @@ typedef struct witem { int32_t item, index, words, at; } witem;
 struct mi_recorder {
   mi_system *sys;
   mi_session *s;
+  mi_session *late;                          /* the MI user that enables counters installed after the open */
+  int udef_all;                              /* MI_REC_USERDEF_ALL was asked: later counters are recorded too */
+  int udef_n;                                /* user-defined counters in the table the file last got */
+  int nlate;                                 /* those the late session enables */
+  int32_t late_items[MI_UDEF_MAX];
   int fd;
   mi_rec_options o;
   int32_t mapping;
@@ -174,8 +180,17 @@ static int put_body(mi_recorder *r, int key) {
   return 0;
 }
 
-/* Writes the header record of a new segment; 0 or -1. */
-static int write_header(mi_recorder *r) {
+/* Cells per row of a user-defined counter (as store/udef.c keeps them). */
+static int udef_words(const mi_udef_info *u) {
+  return u->kind == MI_UDEF_ACCUM ? u->elements : u->kind == MI_UDEF_FACCUM ? 1 : u->kind == MI_UDEF_QBUSY ? 4 : 3;
+}
+
+/* Appends a length-prefixed string (need() was called for it). */
+static void pstr(mi_recorder *r, const char *t) { size_t l = strlen(t); pv(r, l); pb(r, t, l); }
+
+/* Writes the header record of a new segment (continued: the same recording, only the layout or
+ * the table of user-defined counters grew); 0 or -1. */
+static int write_header(mi_recorder *r, int continued) {
   if (begin(r) < 0) return -1;
   r->len = MIR_HEAD;
   char mach[300];
@@ -192,7 +207,7 @@ static int write_header(mi_recorder *r) {
   if (need(r, 64 + strlen(mach) + strlen(ver) + strlen(src) + nit * 16) < 0) return -1;
   pb(r, MIR_MAGIC, 8);
   uint8_t v[8];
-  mir_put16(v, MIR_VERSION); mir_put16(v + 2, MIR_ORDER); mir_put32(v + 4, 0);
+  mir_put16(v, MIR_VERSION); mir_put16(v + 2, MIR_ORDER); mir_put32(v + 4, continued ? MIR_HF_CONTINUED : 0);
   pb(r, v, 8);
   const char *strs[3] = {ver, src, mach};
   for (int i = 0; i < 3; i++) { size_t l = strlen(strs[i]); pv(r, l); pb(r, strs[i], l); }
@@ -206,6 +221,21 @@ static int write_header(mi_recorder *r) {
       pv(r, (uint64_t)r->it[d][i].words);
     }
   if (put_config(r, 1) < 0) return -1;
+  /* version 2: the table of user-defined counters, whole */
+  if (need(r, 16 + (size_t)r->udef_n * (40 + MI_UDEF_NAME + MI_UDEF_UNIT + MI_UDEF_HELP)) < 0) return -1;
+  pv(r, (uint64_t)r->udef_n);
+  for (int k = 0; k < r->udef_n; k++) {
+    const mi_udef_info *u = mi_udef_at(r->sys, k);
+    pv(r, (uint64_t)u->item.item);
+    pv(r, u->item.domain);
+    pv(r, (uint64_t)u->kind);
+    pv(r, (uint64_t)u->elements);
+    pv(r, (uint64_t)udef_words(u));
+    pv(r, mir_zz(u->owner_pid));
+    pstr(r, u->item.name);
+    pstr(r, u->unit ? u->unit : "");
+    pstr(r, u->help ? u->help : "");
+  }
   r->header_off = r->off;
   return emit(r, MIR_T_HEADER, r->now);
 }
@@ -256,7 +286,7 @@ static void snapshot(mi_recorder *r) {
     else if (d == MI_DOM_PROCESS && r->nit[d]) {
       for (int sl = 0; sl < g->proc_hi && sl < MI_MAX_PROCESSES; sl++) {
         mi_proc *p = &g->procs[sl];
-        int dead = p->state == MI_PS_DEAD && mi_bit(u->dead, sl);
+        int dead = p->state == MI_PS_DEAD && (mi_bit(u->dead, sl) || (r->late && mi_bit(r->late->u->dead, sl)));
         if (p->state == MI_PS_ALIVE || dead) {
           r->snap[sl] = *p;
           r->dying[sl] = (uint8_t)dead;
@@ -282,7 +312,11 @@ static void snapshot(mi_recorder *r) {
       }
     }
   }
-  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) if (r->dying[sl]) mi_proc_release_user(sys, r->s, sl);
+  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++)
+    if (r->dying[sl]) {
+      mi_proc_release_user(sys, r->s, sl);
+      if (r->late && mi_bit(r->late->u->dead, sl)) mi_proc_release_user(sys, r->late, sl);
+    }
   mi_wunlock(sys);
 }
 
@@ -374,11 +408,101 @@ static int write_key(mi_recorder *r) {
   return 0;
 }
 
+/* Entities a domain's rows are kept for. */
+static int max_entities(int d) {
+  return d == MI_DOM_GLOBAL ? 1 : d == MI_DOM_PROCESS ? MI_MAX_PROCESSES : d == MI_DOM_IO ? MAXENT_IO : MI_MAX_PROCESSORS;
+}
+
+/* Gives domain d's row buffers rw words per entity (zeroed: a key is due); 0 or -1. */
+static int alloc_rows(mi_recorder *r, int d, int rw) {
+  size_t cells = (size_t)max_entities(d) * (size_t)(rw ? rw : 1);
+  int64_t *p = calloc(cells, 8), *c = calloc(cells, 8);
+  if (!p || !c) { free(p); free(c); return -1; }
+  free(r->prev[d]); free(r->cur[d]);
+  r->prev[d] = p; r->cur[d] = c; r->rw[d] = rw;
+  return 0;
+}
+
+/* Opens a session of the recorder's MI user (privileged, authorized), or NULL. */
+static mi_session *rec_session(mi_recorder *r, char *err, size_t errlen) {
+  mi_session *s = mi_session_new(r->sys);
+  if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
+  mi_session_set_priv(s, 1);
+  status_type st;
+  mi_globinstall(s, &st, r->o.user_id);
+  mi_accesson(s, &st, r->o.user_id);
+  if (mi_status_info(st) != 0) {
+    snprintf(err, errlen, "AIFACCESSON failed: %s", mi_status_message(mi_status_info(st)));
+    mi_session_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* Takes in the user-defined counters installed since the table was last written. With
+ * MI_REC_USERDEF_ALL they are recorded: an ON cannot add to a set already enabled, so a new
+ * session of the recorder's user enables every counter installed after the open (then the
+ * previous one is let go: the cells stay, enabled throughout) and their cells join the rows.
+ * 1 if the table grew (a continued header and a key are due), 0 if not, -1 out of memory. */
+static int udef_grow(mi_recorder *r) {
+  int n = mi_udef_count(r->sys);
+  if (n <= r->udef_n) return 0;
+  if (r->udef_all) {
+    char err[160];
+    mi_session *s = rec_session(r, err, sizeof err);
+    if (!s) return -1;
+    int32_t lists[2][MI_UDEF_MAX + 1], stats[MI_UDEF_MAX + 1];
+    int ln[2] = {0, 0}, nlate = 0;
+    for (int i = 0; i < r->nlate; i++) {
+      const mi_item_info *it = mi_sys_item(r->sys, r->late_items[i]);
+      lists[it->domain][ln[it->domain]++] = it->item;
+    }
+    for (int k = r->udef_n; k < n; k++) {
+      const mi_udef_info *u = mi_udef_at(r->sys, k);
+      if (u && u->item.domain <= MI_DOM_PROCESS) lists[u->item.domain][ln[u->item.domain]++] = u->item.item;
+    }
+    for (int d = 0; d < 2; d++) {
+      if (!ln[d]) continue;
+      lists[d][ln[d]] = 0;
+      memset(stats, 0, sizeof stats);
+      int32_t mapping = r->mapping;
+      status_type st;
+      if (d == MI_DOM_GLOBAL) mi_globon(s, &st, lists[d], stats, &mapping, 0);
+      else mi_procon(s, &st, lists[d], stats, &mapping, NULL, 0);
+      int grow = 0, at = r->rw[d];
+      witem *w = realloc(r->it[d], ((size_t)r->nit[d] + (size_t)ln[d] + 1) * sizeof(witem));
+      if (!w) { mi_session_free(s); return -1; }
+      r->it[d] = w;
+      for (int i = 0; i < ln[d]; i++) {
+        if (stats[i] != 0) continue;
+        r->late_items[nlate++] = lists[d][i];
+        int known = 0;
+        for (int k = 0; k < r->nit[d]; k++) known |= r->it[d][k].item == lists[d][i];
+        if (known) continue;
+        const mi_item_info *it = mi_sys_item(r->sys, lists[d][i]);
+        witem *x = &r->it[d][r->nit[d]++];
+        x->item = it->item; x->index = it->index; x->at = at;
+        x->words = mi_counter_words(r->sys, d, it->index, r->mapping);
+        at += x->words;
+        grow = 1;
+      }
+      if (grow && alloc_rows(r, d, at) < 0) { mi_session_free(s); return -1; }
+    }
+    mi_session_free(r->late);
+    r->late = s;
+    r->nlate = nlate;
+  }
+  r->udef_n = n;
+  return 1;
+}
+
 int mi_recorder_sample(mi_recorder *r) {
   if (!r || r->failed) { errno = EIO; return -1; }
   int64_t before = r->off;
   r->st.last_raw_bytes = 0;
   mi_sys_refresh(r->sys);
+  int grew = udef_grow(r);
+  if (grew < 0) { r->failed = 1; errno = ENOMEM; return -1; }
   read_config(r);
   snapshot(r);
   if (write_entities(r, 0) < 0) return -1;
@@ -388,6 +512,8 @@ int mi_recorder_sample(mi_recorder *r) {
     if (put_config(r, 0) < 0 || emit(r, MIR_T_CONFIG, r->now) < 0) return -1;
     memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
   }
+  /* counters were installed: a continued header gives the table (and the grown rows), a key follows */
+  if (grew && write_header(r, 1) < 0) return -1;
   if (r->since_key >= r->o.key_every - 1 || r->last_key_off < 0 || r->last_key_off < r->header_off) {
     if (write_key(r) < 0) return -1;
   } else {
@@ -417,6 +543,7 @@ void mi_recorder_stats(const mi_recorder *r, mi_rec_stats *st) {
 /* Frees the recorder's memory, session and file (no records written). */
 static void destroy(mi_recorder *r) {
   if (!r) return;
+  if (r->late) mi_session_free(r->late);
   if (r->s) mi_session_free(r->s);
   if (r->fd >= 0) close(r->fd);
   for (int d = 0; d < MI_DOM_COUNT; d++) { free(r->it[d]); free(r->prev[d]); free(r->cur[d]); free(r->keys[d]); }
@@ -475,6 +602,19 @@ static int prepare_append(mi_recorder *r, const char *path, char *err, size_t er
   return 0;
 }
 
+/* The bytes of a file of size bytes that holds nothing but the start of a first header record (a
+ * recorder stopped while writing it: its sync word, and a length reaching past the end), or 0. */
+static int64_t torn_header(int fd, int64_t size) {
+  uint8_t b[10] = {0};
+  ssize_t got = pread(fd, b, sizeof b, 0);
+  if (got < 0 || got != (size < 10 ? size : 10)) return 0;
+  if (memcmp(b, "MIR1", (size_t)(got < 4 ? got : 4)) != 0) return 0;
+  if (got < 8) return size;
+  uint32_t len = mir_get32(b + 4);
+  if (len < MIR_MIN || len > MIR_MAX_RECORD || (int64_t)len <= size) return 0;
+  return got < 10 || mir_get16(b + 8) == MIR_T_HEADER ? size : 0;
+}
+
 mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                               const mi_rec_options *o, char *err, size_t errlen) {
   char dummy[8];
@@ -497,10 +637,25 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   /* the items, by domain (each once; pseudo-items and unknown numbers left out) */
   int32_t lists[MI_DOM_COUNT][MI_MAX_ITEMS];
   int ln[MI_DOM_COUNT] = {0}, want_cpu = 0;
+  r->udef_n = mi_udef_count(sys);   /* the table the header gives */
+  for (int i = 0; i < n; i++) if (items[i] == MI_REC_USERDEF_ALL) r->udef_all = 1;
+  for (int k = 0; r->udef_all && k < r->udef_n; k++) {   /* every user-defined counter: as if listed */
+    const mi_udef_info *u = mi_udef_at(sys, k);
+    int d = u->item.domain;
+    if (ln[d] < MI_MAX_ITEMS - 2) lists[d][ln[d]++] = u->item.item;
+  }
   for (int i = 0; i < n; i++) {
-    const mi_item_info *it = mi_item_lookup(items[i]);
+    if (items[i] == MI_REC_USERDEF_ALL) continue;
+    const mi_item_info *it = mi_sys_item(sys, items[i]);
+    if (!it && (uint32_t)items[i] - MI_UDEF_FIRST < MI_UDEF_MAX) {
+      snprintf(err, errlen, "item %d is not a user-defined counter of this system (it has %d: %d..)", (int)items[i], r->udef_n, MI_UDEF_FIRST);
+      destroy(r);
+      return NULL;
+    }
     if (!it) { snprintf(err, errlen, "item %d is not in the catalog", (int)items[i]); destroy(r); return NULL; }
     if (it->kind == MI_KIND_PSEUDO) continue;
+    if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX && it->item - MI_UDEF_FIRST >= r->udef_n)
+      r->udef_n = it->item - MI_UDEF_FIRST + 1;   /* installed a moment ago: the header's table describes it */
     int d = it->domain, dup = 0;
     for (int k = 0; k < ln[d]; k++) dup |= lists[d][k] == it->item;
     if (dup || ln[d] >= MI_MAX_ITEMS - 2) continue;
@@ -514,13 +669,9 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   }
   if (!r->pend) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
   /* the recorder's own MI user */
-  r->s = mi_session_new(sys);
-  if (!r->s) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
-  mi_session_set_priv(r->s, 1);
+  r->s = rec_session(r, err, errlen);
+  if (!r->s) { destroy(r); return NULL; }
   status_type st;
-  mi_globinstall(r->s, &st, r->o.user_id);
-  mi_accesson(r->s, &st, r->o.user_id);
-  if (mi_status_info(st) != 0) { snprintf(err, errlen, "AIFACCESSON failed: %s", mi_status_message(mi_status_info(st))); destroy(r); return NULL; }
   int32_t stats[MI_MAX_ITEMS], mapping = r->mapping;
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     if (!ln[d] || d == MI_DOM_PROCESSOR) continue;
@@ -546,17 +697,13 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
     r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));
     int at = 0;
     for (int i = 0; i < ln[d]; i++) {
-      const mi_item_info *it = mi_item_lookup(lists[d][i]);
+      const mi_item_info *it = mi_sys_item(sys, lists[d][i]);
       witem *w = &r->it[d][i];
-      w->item = it->item; w->index = it->index; w->words = mi_item_words(it, r->mapping); w->at = at;
+      w->item = it->item; w->index = it->index; w->words = mi_counter_words(sys, d, it->index, r->mapping); w->at = at;
       at += w->words;
     }
-    r->rw[d] = at;
-    int maxent = d == MI_DOM_GLOBAL ? 1 : d == MI_DOM_PROCESS ? MI_MAX_PROCESSES : d == MI_DOM_IO ? MAXENT_IO : MI_MAX_PROCESSORS;
-    r->prev[d] = calloc((size_t)maxent * (size_t)(at ? at : 1), 8);
-    r->cur[d] = calloc((size_t)maxent * (size_t)(at ? at : 1), 8);
-    r->keys[d] = calloc((size_t)maxent, sizeof(int32_t));
-    if (!r->it[d] || !r->prev[d] || !r->cur[d] || !r->keys[d]) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+    r->keys[d] = calloc((size_t)max_entities(d), sizeof(int32_t));
+    if (!r->it[d] || !r->keys[d] || alloc_rows(r, d, at) < 0) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
   }
   int nc = 0;
   for (int item = 3001; item <= 3046 && nc < NCFG; item++) {
@@ -579,7 +726,14 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   struct stat sb;
   if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
   int restart = 0;
-  if (sb.st_size > 0) {
+  int64_t torn = sb.st_size > 0 ? torn_header(r->fd, sb.st_size) : 0;
+  if (torn > 0) {   /* nothing was recorded: the file starts again, a mark says what was cut */
+    if (ftruncate(r->fd, 0) != 0 || lseek(r->fd, 0, SEEK_SET) != 0) {
+      snprintf(err, errlen, "cannot cut the torn header of '%s': %s", path, strerror(errno));
+      destroy(r);
+      return NULL;
+    }
+  } else if (sb.st_size > 0) {
     if (prepare_append(r, path, err, errlen) < 0) { destroy(r); return NULL; }
     restart = 1;
   }
@@ -589,7 +743,12 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
   r->now = mi_host_now(sys);
   if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
-  if (write_header(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  if (torn > 0) {
+    char note[96];
+    snprintf(note, sizeof note, "torn header of %lld bytes at offset 0 cut (nothing had been recorded)", (long long)torn);
+    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
+  }
   r->ncpu = -1;
   memset(r->dev, 0, sizeof r->dev);
   if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "mi_source.h"
 #include "mi_record.h"
+#include "mi_userdef.h"
 
 /* A replay's state. */
 typedef struct rstate {
@@ -23,10 +24,14 @@ typedef struct rstate {
   uint64_t gen;                    /* the store's layout generation when the cells were written */
   struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
   uint8_t cfg[47][12];
+  uint8_t cfg_set[47];             /* 1 once cfg[item - 3000] was written to the store */
   int fold_m;                      /* the store mapping the fold table is for (-2: none) */
   int16_t fold[720];               /* recorded class -> store class, -1 nowhere */
   int damage, torn;
   int64_t damage_at, torn_at;
+  mi_udef uh[MI_UDEF_MAX];         /* recorded user-defined counter k: the replayed system's counter */
+  uint8_t uok[MI_UDEF_MAX];        /* 1 when uh[k] is installed (as recorded) */
+  int udef_lost;                   /* recorded counters that could not be installed (a name taken) */
 } rstate;
 
 const mi_source_ops mi_source_replay_ops;
@@ -41,6 +46,30 @@ static int64_t mono_ms(void) {
 /* Copies n bytes of a name image into a NUL-terminated string. */
 static void cstr(char *dst, const char *src, size_t n) { memcpy(dst, src, n); dst[n] = 0; }
 
+/* A recorded death of the process in store slot: its user-defined level counters (BUSY, QUEUE,
+ * QBUSY) are booked up to the recorded end and left at level 0. A GET times a dead process's
+ * levels to its end, which the replay's exit (at the sample's time) cannot set. */
+static void end_levels(mi_system *sys, rstate *st, int slot, int64_t end) {
+  const mi_rec_item *its;
+  const mi_rec_udef *tab;
+  int ni = mi_rec_layout(st->rd, MI_DOM_PROCESS, &its, NULL), nu = mi_rec_udefs(st->rd, &tab);
+  for (int i = 0; i < ni; i++) {
+    uint32_t k = (uint32_t)its[i].item - MI_UDEF_FIRST;
+    if (k >= (uint32_t)nu || !st->uok[k] || tab[k].kind < MI_UDEF_BUSY) continue;
+    int64_t *p = mi_host_cell_(sys, st->uh[k].c, slot, 0);
+    if (!p) continue;
+    int w = tab[k].kind == MI_UDEF_QBUSY ? 4 : 3;
+    int64_t lvl = p[w - 2], since = p[w - 1], add;
+    if (since > 0 && end > since && lvl > 0)
+      for (int part = 0; part < (w == 4 ? 2 : 1); part++) {
+        int busy = tab[k].kind == MI_UDEF_BUSY || (w == 4 && part == 0);
+        if (__builtin_mul_overflow(busy ? 1 : lvl, end - since, &add) || __builtin_add_overflow(p[part], add, &add)) add = INT64_MAX;
+        __atomic_store_n(&p[part], add, __ATOMIC_RELAXED);
+      }
+    __atomic_store_n(&p[w - 2], 0, __ATOMIC_RELAXED);
+  }
+}
+
 /* Makes the system's processes those the reader holds alive (deaths, then births). */
 static void sync_procs(mi_system *sys, rstate *st) {
   for (int s = 0; s < MI_MAX_PROCESSES; s++) {
@@ -48,6 +77,8 @@ static void sync_procs(mi_system *sys, rstate *st) {
     int want = p && p->alive;
     int have = st->map[s].slot >= 0 && st->map[s].pid != 0;
     if (have && (!want || p->pid != st->map[s].pid || p->start_ticks != st->map[s].start)) {
+      if (p && !p->alive && p->pid == st->map[s].pid && p->start_ticks == st->map[s].start && p->end_ticks > 0)
+        end_levels(sys, st, st->map[s].slot, p->end_ticks);
       mi_host_proc_exit(sys, st->map[s].slot);
       st->map[s].pid = 0; st->map[s].slot = -1;
       have = 0;
@@ -83,8 +114,9 @@ static void sync_machine(mi_system *sys, rstate *st) {
     int size;
     const uint8_t *v = mi_rec_config(st->rd, item, &size);
     const mi_config_info *c = mi_config_lookup(item);
-    if (!v || !c || memcmp(st->cfg[item - 3000], v, (size_t)size) == 0) continue;
+    if (!v || !c || (st->cfg_set[item - 3000] && memcmp(st->cfg[item - 3000], v, (size_t)size) == 0)) continue;
     memcpy(st->cfg[item - 3000], v, (size_t)size);
+    st->cfg_set[item - 3000] = 1;   /* a recorded 0 differs from a default too */
     if ((c->type == MI_CT_I32 || c->type == MI_CT_BOOL) && size == 4) {
       int32_t x;
       memcpy(&x, v, 4);
@@ -93,7 +125,31 @@ static void sync_machine(mi_system *sys, rstate *st) {
       char t[9];
       cstr(t, (const char *)v, 8);
       mi_host_config_text(sys, item, t);
-    }   /* masks (3015, 3016) have no writer: not replayed */
+    } else if (c->type == MI_CT_BA96 || c->type == MI_CT_BA64) mi_host_config_mask(sys, item, v, size);   /* 3015, 3016 */
+  }
+}
+
+/* Installs the segment's user-defined counters in the replayed system (same number, name, kind,
+ * unit, help, domain, elements and owner, installed in the recorded order; a counter already
+ * there under its name and shape is taken as it is). A name the program took for a counter of
+ * another shape leaves that recorded counter out (it reads 0; udef_lost counts it). */
+static void sync_udefs(mi_system *sys, rstate *st) {
+  const mi_rec_udef *tab;
+  int n = mi_rec_udefs(st->rd, &tab);
+  for (int k = 0; k < n; k++) {
+    const mi_rec_udef *u = &tab[k];
+    const mi_udef_info *have = mi_udef_find(sys, u->name);
+    st->uok[k] = 0;
+    if (have) {
+      if (have->kind == u->kind && have->elements == u->elements && have->item.domain == u->item.domain) {
+        st->uh[k] = have->handle;
+        st->uok[k] = 1;
+      } else st->udef_lost++;
+      continue;
+    }
+    mi_udef_desc d = {u->name, u->kind, u->unit, u->help, u->item.domain == MI_DOM_PROCESS, u->elements};
+    if (mi_udef_install_as(sys, &d, u->owner_pid, &st->uh[k]) == 0) st->uok[k] = 1;
+    else st->udef_lost++;
   }
 }
 
@@ -126,6 +182,19 @@ static void put_cells(mi_system *sys, rstate *st) {
     for (int i = 0; i < ni; i++) {
       const mi_item_info *it = its[i].it;
       if (!it || it->kind == MI_KIND_PSEUDO) continue;
+      uint32_t uk = (uint32_t)its[i].item - MI_UDEF_FIRST;
+      if (uk < MI_UDEF_MAX) {   /* a user-defined counter: its raw cells (levels and since-times too) */
+        if (!st->uok[uk]) continue;
+        for (int k = 0; k < n; k++) {
+          int e = keys[k];
+          if (d == MI_DOM_PROCESS) { e = st->map[keys[k]].slot; if (e < 0) continue; }
+          int64_t *p = mi_host_cell_(sys, st->uh[uk].c, e, 0);
+          if (!p) break;
+          const int64_t *row = mi_rec_row(st->rd, d, keys[k]) + its[i].at;
+          for (int w = 0; w < its[i].words; w++) __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED);
+        }
+        continue;
+      }
       mi_ctr c = mi_host_counter(it->item);
       for (int k = 0; k < n; k++) {
         int e = keys[k];
@@ -153,12 +222,16 @@ static void put_cells(mi_system *sys, rstate *st) {
 /* The next event's type and time without reading it (the reader's state stays that of the sample shown). */
 static int peek(rstate *st, int64_t *t) { return mi_rec_peek(st->rd, t); }
 
+/* 1 for the events that happen at their time: samples, entity and configuration changes, headers
+ * (a continued one comes with the sample that first holds the counters it adds). */
+static int is_timed(int ty) { return ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG || ty == MI_REV_SEGMENT; }
+
 /* Applies the events up to time t (and within the window); the store then shows the latest sample. */
 static void pump(mi_system *sys, rstate *st, int64_t t) {
   int64_t nt;
   int ty;
   while ((ty = peek(st, &nt)) != MI_REV_END) {
-    int timed = ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG;
+    int timed = is_timed(ty);
     if (timed && nt > st->to) { st->ended = 1; break; }
     if (timed && st->have_sample && nt > t) break;
     mi_rec_event *ev = &st->ev;
@@ -170,7 +243,13 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
     case MI_REV_TORN:
       st->torn = 1; st->torn_at = ev->offset;
       break;
-    case MI_REV_SEGMENT: case MI_REV_ENTITY: case MI_REV_CONFIG:
+    case MI_REV_SEGMENT:
+      sync_udefs(sys, st);
+      if (mi_rec_info_get(st->rd)->continued) break;   /* the same recording: its key follows */
+      sync_machine(sys, st);
+      sync_procs(sys, st);
+      break;
+    case MI_REV_ENTITY: case MI_REV_CONFIG:
       sync_machine(sys, st);
       sync_procs(sys, st);
       break;
@@ -295,7 +374,7 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   int64_t nt;
   int ty;
   while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
-    if ((ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG) && nt > st->clock) st->clock = nt;
+    if (is_timed(ty) && nt > st->clock) st->clock = nt;
     pump(sys, st, st->clock);
   }
   mi_host_publish(sys);

@@ -91,6 +91,10 @@ static int check_name(const char *name, char out[MI_UDEF_NAME]) {
 }
 
 int mi_udef_install(mi_system *sys, const mi_udef_desc *d, mi_udef *out) {
+  return mi_udef_install_as(sys, d, (int32_t)getpid(), out);
+}
+
+int mi_udef_install_as(mi_system *sys, const mi_udef_desc *d, int32_t pid, mi_udef *out) {
   if (!sys || !d || !d->name) return MI_E_BAD_POINTER;
   if (sys->attached) { int rc = mi_owner_check(sys); if (rc) return rc; }
   char name[MI_UDEF_NAME];
@@ -107,7 +111,6 @@ int mi_udef_install(mi_system *sys, const mi_udef_desc *d, mi_udef *out) {
   mi_wlock(sys);
   mi_seg *g = sys->seg;
   int n = g->udef_n, mine = 0, rc = 0;
-  int32_t pid = (int32_t)getpid();
   for (int k = 0; k < n && !rc; k++) {
     if (strcmp(g->udef[k].name, name) == 0) rc = MI_E_USERDEF_DUPLICATE;
     if (g->udef[k].owner_pid == pid) mine++;

@@ -808,8 +808,8 @@ end
 -- ---------------------------------------------------------------- recordings (#13)
 -- What a recording holds when no items are named: every global counter (gmc_pauses brings
 -- the processor counters), ten process items and the disk items — what every script in
--- scripts/ and the manual's examples read.
-M.RECORD_ITEMS = { "global:*", "processor:*",
+-- scripts/ and the manual's examples read — and every user-defined counter (#14.2).
+M.RECORD_ITEMS = { "global:*", "processor:*", "userdef:*",
   "process:pmt_process_time", "process:pmt_ready_queue", "process:pmc_launch", "process:pmc_disc_read",
   "process:pmc_disc_write", "process:pmc_disc_read_size", "process:pmc_disc_write_size",
   "process:pmc_pg_fault_objcl_", "process:pmc_stop_disc_io", "process:pmc_stop_quantum_expiration",
@@ -818,12 +818,27 @@ M.RECORD_ITEMS = { "global:*", "processor:*",
   "io:imc_read_objcl_", 23009, 23010 }
 
 -- Expands recording item specs into numbers: numbers, names (any domain), "DOMAIN:*" (every
--- counter of a domain), "DOMAIN:NAME" or a glob ("pmc_*"). Raises naming a bad one.
-function M.record_items(list)
-  local nums, seen = {}, {}
-  local function add(it) if it.kind ~= "pseudo" and not seen[it.item] then seen[it.item] = true; nums[#nums + 1] = it.item end end
+-- counter of a domain), "DOMAIN:NAME" or a glob ("pmc_*"), "userdef:*" (every user-defined
+-- counter of the recorded system, those installed while it records too: -1). With sys, names
+-- and globs take sys's own user-defined counters only. Raises naming a bad one.
+function M.record_items(list, sys)
+  local nums, seen, own = {}, {}, nil
+  if sys ~= nil then
+    M.sync_items(sys)
+    own = {}
+    for _, it in ipairs(sys:udef_items(0)) do own[it.name] = it end
+  end
+  local function add(it)
+    if it.userdef and own then it = own[it.name] if not it then return false end end
+    if it.kind ~= "pseudo" and not seen[it.item] then seen[it.item] = true; nums[#nums + 1] = it.item end
+    return true
+  end
   for _, x in ipairs(list) do
-    if math.type(x) == "integer" then
+    if x == "userdef:*" or x == "userdef" then
+      if not seen[-1] then seen[-1] = true; nums[#nums + 1] = -1 end
+    elseif math.type(x) == "integer" and x >= 29000 and x < 29256 then
+      if not seen[x] then seen[x] = true; nums[#nums + 1] = x end   -- the recorder checks it against the system
+    elseif math.type(x) == "integer" then
       local it = BY_NUM[x]
       if not it then error("bad item " .. x .. " (not in the catalog)", 2) end
       add(it)
@@ -831,9 +846,12 @@ function M.record_items(list)
       local d, rest = x:match("^(%a+):(.+)$")
       if d and not BY_NAME[d] then error("bad domain '" .. d .. "' in '" .. x .. "' (global, process, io, processor)", 2) end
       local pat = rest or x
-      local found = pat:find("[%*%%%[]") and M.find(pat, d) or { M.item(pat, d) }
+      local glob = pat:find("[%*%%%[]")
+      local found = glob and M.find(pat, d) or { M.item(pat, d) }
       if #found == 0 then error("bad item '" .. x .. "': no such item", 2) end
-      for _, it in ipairs(found) do add(it) end
+      for _, it in ipairs(found) do
+        if not add(it) and not glob then error("bad item '" .. x .. "': not a user-defined counter of the recorded system", 2) end
+      end
     else error("bad item list: " .. type(x), 2) end
   end
   return nums
@@ -847,7 +865,7 @@ function M.record(o)
   if type(o.path) ~= "string" then error("record: path = FILE expected", 2) end
   local sys = o.system
   if sys == nil or sys == "default" then sys = M.default_system() end
-  local ok, nums = pcall(M.record_items, o.items or M.RECORD_ITEMS)
+  local ok, nums = pcall(M.record_items, o.items or M.RECORD_ITEMS, sys)
   if not ok then error(nums, 2) end
   local r
   ok, r = pcall(core.record, sys, o.path, nums, { fsync = o.fsync, key_every = o.key_every, index_every = o.index_every,

@@ -59,7 +59,9 @@ function R.walk(r, from, to, fn, on_segment)
   while true do
     local ev = r:next()
     if not ev then break end
-    if ev.type == "segment" then seg = seg + 1 if on_segment then on_segment(seg) end
+    if ev.type == "segment" then   -- a continued header (counters installed) is the same segment, grown
+      if seg == 0 or not r:info().continued then seg = seg + 1 end
+      if on_segment then on_segment(seg) end
     elseif ev.type == "sample" and not ev.skipped then
       if ev.time > to then break end
       if ev.time >= from then fn(ev, seg) end

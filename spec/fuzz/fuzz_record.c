@@ -3,7 +3,8 @@
  * odd = the frames' CRCs recomputed first (walking the frames by their length fields), so
  * inputs reach the payload parsers past the checksum. Checks: no crash or sanitizer report;
  * events lie inside the file and in order; present entities are ascending and in range; a
- * verify counts no more samples than frames; seeking and a replay run to the end. */
+ * verify counts no more samples than frames; seeking and a replay run to the end; a table of
+ * user-defined counters (format version 2) is numbered in order and every recorded counter is in it. */
 #include <unistd.h>
 #include "fuzz_common.h"
 #include "mi_record.h"
@@ -51,12 +52,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FZ_CHECK(ev.offset >= 0 && ev.bytes > 0 && ev.offset + ev.bytes <= fsize, "event outside the file");
       FZ_CHECK(ev.offset > last, "events go forward");
       last = ev.offset;
+      const mi_rec_udef *tab;
+      int nu = mi_rec_udefs(r, &tab);
+      FZ_CHECK(nu >= 0 && nu <= MI_UDEF_MAX, "a counter table of at most 256");
+      for (int k = 0; k < nu; k++)
+        FZ_CHECK(tab[k].item.item == MI_UDEF_FIRST + k && tab[k].name[0] && tab[k].words >= 1, "table entries numbered in order, named");
       for (int d = 0; d < MI_DOM_COUNT; d++) {
         const int32_t *keys;
-        int n = mi_rec_present(r, d, &keys);
+        const mi_rec_item *its;
+        int n = mi_rec_present(r, d, &keys), ni = mi_rec_layout(r, d, &its, NULL);
         for (int k = 0; k < n; k++) {
           FZ_CHECK(keys[k] >= 0 && (k == 0 || keys[k] > keys[k - 1]), "present keys ascending");
-          FZ_CHECK(mi_rec_row(r, d, keys[k]) != NULL, "a present entity has a row");
+          const int64_t *row = mi_rec_row(r, d, keys[k]);
+          FZ_CHECK(row != NULL, "a present entity has a row");
+          for (int i = 0; row && i < ni; i++)   /* a recorded user-defined counter: in the table, read as a GET would */
+            if ((uint32_t)its[i].item - MI_UDEF_FIRST < MI_UDEF_MAX && r && mi_rec_info_get(r)->version >= 2) {
+              FZ_CHECK(its[i].it != NULL && its[i].item - MI_UDEF_FIRST < nu, "a recorded counter is in the table");
+              (void)mi_rec_udef_value(r, its[i].item, row + its[i].at, 0);
+            }
         }
       }
     }
@@ -76,12 +89,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       mi_session *s = mi_session_new(sys);
       mi_session_set_priv(s, 1);
       status_type st;
-      int32_t items[] = {21176, 21177, 21164, 0}, stats[4], map = 1;
+      int32_t items[] = {21176, 21177, 21164, 29000, 29001, 0}, stats[6], map = 1;
       mi_globinstall(s, &st, 666);
       mi_accesson(s, &st, 666);
       mi_globon(s, &st, items, stats, &map, 0);
       for (int i = 0; i < 50 && mi_replay_step(sys, 1000) == 1; i++) {
-        int32_t buf[8];
+        int32_t buf[8 + 2 * MI_UDEF_MAX_ELEMENTS];   /* a recorded counter 29000/29001 may be an array */
         mi_globget(s, &st, items, buf, stats, sizeof buf, 1, 0);
       }
       mi_session_free(s);
