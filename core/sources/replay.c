@@ -56,7 +56,7 @@ static void end_levels(mi_system *sys, rstate *st, int slot, int64_t end) {
   for (int i = 0; i < ni; i++) {
     uint32_t k = (uint32_t)its[i].item - MI_UDEF_FIRST;
     if (k >= (uint32_t)nu || !st->uok[k] || tab[k].kind < MI_UDEF_BUSY) continue;
-    int64_t *p = mi_host_cell_(sys, st->uh[k].c, slot, 0);
+    int64_t *p = mi_host_cell_(sys, st->uh[k].c, slot, MI_CELL_WRITE_ANY);
     if (!p) continue;
     int w = tab[k].kind == MI_UDEF_QBUSY ? 4 : 3;
     int64_t lvl = p[w - 2], since = p[w - 1], add;
@@ -191,7 +191,10 @@ static void put_cells(mi_system *sys, rstate *st) {
           int64_t *p = mi_host_cell_(sys, st->uh[uk].c, e, 0);
           if (!p) break;
           const int64_t *row = mi_rec_row(st->rd, d, keys[k]) + its[i].at;
-          for (int w = 0; w < its[i].words; w++) __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED);
+          int moved = 0;
+          for (int w = 0; w < its[i].words; w++)
+            if (p[w] != row[w]) { __atomic_store_n(&p[w], row[w], __ATOMIC_RELAXED); moved = 1; }
+          if (moved && d == MI_DOM_PROCESS) mi_host_mark(sys, e);   /* read-active's CHANGED looks again */
         }
         continue;
       }
