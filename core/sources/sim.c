@@ -132,7 +132,8 @@ typedef struct sproc {
   int64_t txn_cpu;  /* CPU ticks of a session's transaction so far */
   int ios_left, first_done, disk;
   int rpos;   /* index in the ready list while READY */
-  uint64_t hkey;    /* its key in the dispatch heap while in it, else 0 */
+  uint32_t hkey;    /* while in the dispatch queue: its priority level's key + 1, else 0 */
+  int32_t rnext, rprev;   /* while in the dispatch queue: its neighbours in its level's line, -1 none */
   int unit;   /* a job's own device (printer or tape LDEV), 0 none */
   int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
   int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
@@ -149,7 +150,8 @@ typedef struct sproc {
  * orders by time, then by process. */
 typedef uint64_t wake_ev;
 #define WAKE_IDX_BITS 12    /* process slots < 4096 */
-#define WAKE_SPAN ((int64_t)1 << 50)   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
+#define WAKE_SPAN ((int64_t)1 << 50)
+#define WH_NB 4096          /* buckets of the wake-up wheel (a power of 2) */   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -316,11 +318,17 @@ typedef struct sim {
   sproc p[MAXP];
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
   int64_t wbase;            /* the wake-up keys' base time */
-  int nheap;
+  int nheap;                /* (the heap holds only wake-ups beyond the wheel's horizon) */
+  int32_t wh_head[WH_NB];   /* wake-up wheel: each bucket's last-queued process + 1, 0 none */
+  int32_t wh_next[MAXP];    /* the process queued before it in its bucket + 1, 0 none */
+  int64_t wh_at[MAXP];      /* the time a process in the wheel wakes at */
+  uint8_t wh_in[MAXP];      /* 1 while a process is in the wheel */
+  int64_t wh_cur;           /* the wheel's first bucket number (time >> wh_shift) */
+  int wh_shift;             /* log2 of a bucket's ticks */
+  struct due { int64_t at; int32_t idx; } due[2 * MAXP + 2];   /* the wake-ups due this step */
   int rdy[MAXP], nrdy;      /* READY processes */
-  struct rh_ent { uint64_t key; int32_t slot; } rh[2 * MAXP];  /* dispatch heap: READY processes */
-  int nrh;                  /* not run this step, the largest key (priority, then first come) on top */
-  uint64_t rseq;            /* entries into the dispatch heap so far (first come, first served) */
+  struct rlevel { uint32_t key; int32_t head, tail; } lv[MAXP];  /* dispatch queue: READY processes not run */
+  int nlv;                  /* this step, a line (first come first) per priority level, levels ascending */
   int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
   int nq[5];                /* READY processes by queue */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
@@ -518,71 +526,126 @@ static void heap_pop(sim *s) {
   if (n) s->heap[i] = last;
 }
 
-/* Returns the next process due by `now` (removing it from the queue), or -1. */
-static int heap_due(sim *s, int64_t now) {
-  uint64_t due = now < s->wbase ? 0 : ((uint64_t)(now - s->wbase) << WAKE_IDX_BITS) | ((1u << WAKE_IDX_BITS) - 1);
-  while (s->nheap && s->heap[0] <= due) {
+/* The wake-up wheel: most wake-ups are due within a minute, so they wait in buckets of about
+ * a step (2^wh_shift ticks) on a ring of WH_NB: a push is O(1), and a step looks at its one or
+ * two buckets. A wake-up beyond the ring's horizon waits in the heap above until the wheel
+ * comes near it. The due ones are sorted by (time, process), the order the heap alone gave. */
+static void wake_push(sim *s, int64_t at, int idx) {
+  if (s->wh_in[idx]) {   /* a process has one wake-up: an older one leaves (the model never does this) */
+    int32_t *link = &s->wh_head[(s->wh_at[idx] >> s->wh_shift < s->wh_cur ? s->wh_cur : s->wh_at[idx] >> s->wh_shift) & (WH_NB - 1)];
+    while (*link && *link != idx + 1) link = &s->wh_next[*link - 1];
+    if (*link) *link = s->wh_next[idx];
+    s->wh_in[idx] = 0;
+  }
+  int64_t b = at >> s->wh_shift;
+  if (b < s->wh_cur) b = s->wh_cur;
+  if (b >= s->wh_cur + WH_NB) { heap_push(s, at, idx); return; }
+  int32_t *head = &s->wh_head[b & (WH_NB - 1)];
+  s->wh_at[idx] = at;
+  s->wh_next[idx] = *head;
+  *head = idx + 1;
+  s->wh_in[idx] = 1;
+}
+
+/* Orders wake-ups by time, then process. */
+static int due_cmp(const void *a, const void *b) {
+  const struct due *x = a, *y = b;
+  return x->at != y->at ? (x->at < y->at ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Takes every wake-up due by now off the wheel and the heap into s->due, earliest first;
+ * returns how many. Moves the wheel's start to now and brings the heap's wake-ups that are
+ * now within its horizon onto it. */
+static int wake_collect(sim *s, int64_t now) {
+  int n = 0;
+  int64_t last = now >> s->wh_shift, nb;
+  if (last < s->wh_cur) last = s->wh_cur;
+  nb = last - s->wh_cur + 1 < WH_NB ? last - s->wh_cur + 1 : WH_NB;   /* a long jump: every bucket once */
+  for (int64_t b = s->wh_cur; b < s->wh_cur + nb; b++)
+    for (int32_t *link = &s->wh_head[b & (WH_NB - 1)]; *link;) {
+      int i = *link - 1;
+      if (s->wh_at[i] > now) { link = &s->wh_next[i]; continue; }
+      *link = s->wh_next[i];
+      s->wh_in[i] = 0;
+      s->due[n].at = s->wh_at[i]; s->due[n++].idx = i;
+    }
+  s->wh_cur = last;
+  while (s->nheap) {
     wake_ev e = s->heap[0];
-    heap_pop(s);
     int idx = (int)(e & ((1u << WAKE_IDX_BITS) - 1));
     int64_t at = (int64_t)(e >> WAKE_IDX_BITS) + s->wbase;
-    const sproc *p = &s->p[idx];
-    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == at)
-      return idx;
+    if (at > now && at >> s->wh_shift >= s->wh_cur + WH_NB) break;
+    heap_pop(s);
+    if (at <= now) { s->due[n].at = at; s->due[n++].idx = idx; }
+    else if (!s->wh_in[idx] && s->p[idx].wake == at) wake_push(s, at, idx);   /* else stale */
   }
-  return -1;
+  if (n > 16) qsort(s->due, (size_t)n, sizeof s->due[0], due_cmp);
+  else
+    for (int i = 1; i < n; i++) {
+      struct due d = s->due[i];
+      int j = i;
+      for (; j > 0 && due_cmp(&s->due[j - 1], &d) > 0; j--) s->due[j] = s->due[j - 1];
+      s->due[j] = d;
+    }
+  return n;
 }
 
-/* The dispatch order of a READY process as one number, larger first: higher priority, then
- * first come, first served (the order it entered the heap: a process whose burst outlasted
- * the step goes behind its equals, round robin). Priorities are clamped to 0-2^24. */
-static uint64_t rh_key(sim *s, const sproc *p) {
+/* The dispatch queue: a READY process not yet run in this step waits in the line of its
+ * priority level; the highest level's first comer is dispatched next (higher priority, then
+ * first come, first served: a process whose burst outlasted the step goes behind its equals,
+ * round robin). Levels are the priorities clamped to 0-2^24, kept ascending, so the top is the
+ * last; a push finds its level by binary search among the few present, a pop is O(1). */
+static uint32_t rq_level(const sproc *p) {
   int64_t pb = (int64_t)p->pri + (1 << 23);
-  if (pb < 0) pb = 0;
-  if (pb > (1 << 24) - 1) pb = (1 << 24) - 1;
-  uint64_t seq = ++s->rseq & (((uint64_t)1 << 40) - 1);
-  return (uint64_t)pb << 40 | ((((uint64_t)1 << 40) - 1) - seq);
+  return (uint32_t)(pb < 0 ? 0 : pb > (1 << 24) - 1 ? (1 << 24) - 1 : pb);
 }
 
-/* Adds a READY process to the dispatch heap. An entry whose process has since left it (its
- * hkey no longer matches) is dropped when it comes to the top; when the heap is full of them
- * it is compacted. */
+/* The index of level key in the ascending levels, or where it would go. */
+static int rq_find(const sim *s, uint32_t key) {
+  int lo = 0, hi = s->nlv;
+  while (lo < hi) { int mid = (lo + hi) / 2; if (s->lv[mid].key < key) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+/* Adds a READY process to the end of its level's line. */
 static void rh_push(sim *s, sproc *p) {
-  if (s->nrh == 2 * MAXP) {
-    int n = 0;
-    for (int i = 0; i < s->nrh; i++) if (s->p[s->rh[i].slot].hkey == s->rh[i].key) s->rh[n++] = s->rh[i];
-    s->nrh = 0;
-    for (int i = 0; i < n; i++) {   /* re-heapify by pushing */
-      struct rh_ent e = s->rh[i];
-      int j = s->nrh++;
-      while (j > 0 && e.key > s->rh[(j - 1) / 2].key) { s->rh[j] = s->rh[(j - 1) / 2]; j = (j - 1) / 2; }
-      s->rh[j] = e;
+  uint32_t key = rq_level(p);
+  int i = s->nlv - 1;
+  if (i < 0 || s->lv[i].key != key) {   /* most pushes go to the top level */
+    i = rq_find(s, key);
+    if (i == s->nlv || s->lv[i].key != key) {
+      memmove(&s->lv[i + 1], &s->lv[i], (size_t)(s->nlv - i) * sizeof s->lv[0]);
+      s->nlv++;
+      s->lv[i].key = key; s->lv[i].head = s->lv[i].tail = -1;
     }
   }
-  struct rh_ent e = {rh_key(s, p), p->slot};
-  p->hkey = e.key;
-  int i = s->nrh++;
-  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { s->rh[i] = s->rh[(i - 1) / 2]; i = (i - 1) / 2; }
-  s->rh[i] = e;
+  struct rlevel *l = &s->lv[i];
+  p->hkey = key + 1;
+  p->rnext = -1;
+  p->rprev = l->tail;
+  if (l->tail >= 0) s->p[l->tail].rnext = p->slot; else l->head = p->slot;
+  l->tail = p->slot;
 }
 
-/* Takes the top entry off the dispatch heap; returns its process, -1 when it was stale. */
-static int rh_pop(sim *s) {
-  struct rh_ent top = s->rh[0], last = s->rh[--s->nrh];
-  int i = 0, n = s->nrh;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && s->rh[c + 1].key > s->rh[c].key) c++;
-    if (s->rh[c].key <= last.key) break;
-    s->rh[i] = s->rh[c];
-    i = c;
-  }
-  if (n) s->rh[i] = last;
-  sproc *p = &s->p[top.slot];
-  if (p->hkey != top.key) return -1;
+/* Takes p out of the dispatch queue. */
+static void rh_remove(sim *s, sproc *p) {
+  int i = rq_find(s, p->hkey - 1);
+  struct rlevel *l = &s->lv[i];
+  if (p->rprev >= 0) s->p[p->rprev].rnext = p->rnext; else l->head = p->rnext;
+  if (p->rnext >= 0) s->p[p->rnext].rprev = p->rprev; else l->tail = p->rprev;
+  if (l->head < 0) { memmove(&s->lv[i], &s->lv[i + 1], (size_t)(s->nlv - i - 1) * sizeof s->lv[0]); s->nlv--; }
   p->hkey = 0;
-  return top.slot;
+}
+
+/* Takes the first process of the top level off the dispatch queue; -1 when it is empty. */
+static int rh_pop(sim *s) {
+  if (!s->nlv) return -1;
+  struct rlevel *l = &s->lv[s->nlv - 1];
+  sproc *p = &s->p[l->head];
+  l->head = p->rnext;
+  if (l->head >= 0) s->p[l->head].rprev = -1; else s->nlv--;
+  p->hkey = 0;
+  return p->slot;
 }
 
 /* Notes that the count of processes blocked for reason k changed (levels() writes it). */
@@ -595,7 +658,7 @@ static void blk_changed(sim *s, int k) {
 static void set_state(sim *s, sproc *p, int state) {
   int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
-    p->hkey = 0;   /* its heap entry, if any, is stale now */
+    if (p->hkey) rh_remove(s, p);
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
     s->p[last].rpos = p->rpos;
@@ -608,10 +671,10 @@ static void set_state(sim *s, sproc *p, int state) {
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
-  else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
-  else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
-  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; heap_push(s, p->wake, p->slot); }
-  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); heap_push(s, p->wake, p->slot); }
+  else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; wake_push(s, p->wake, p->slot); }
+  else if (state == S_THINK) { s->nthink++; wake_push(s, p->wake, p->slot); }
+  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; wake_push(s, p->wake, p->slot); }
+  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); wake_push(s, p->wake, p->slot); }
   else if (state == S_IDLE) s->nchild += child;
 }
 
@@ -1048,10 +1111,9 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
 }
 
 /* Picks the ready process of highest priority not yet run in this step (the first come among
- * equals); -1 if none. O(log n): the top of the dispatch heap. */
+ * equals); -1 if none. O(1): the first of the dispatch queue's top level. */
 static int pick(sim *s) {
-  int best = -1;
-  while (s->nrh && (best = rh_pop(s)) < 0) {}
+  int best = rh_pop(s);
   if (best < 0) return -1;
   s->ran[s->nran++] = best;
   return best;
@@ -1099,8 +1161,10 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
 /* The wake-ups due by now, earliest first, made ready; counts the interrupts (I/O completions)
  * and returns how many sessions woke at CS priority. */
 static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int woke[3]) {
-  for (int i; (i = heap_due(s, now)) >= 0;) {
-    sproc *p = &s->p[i];
+  for (int k = 0, n = wake_collect(s, now); k < n; k++) {
+    sproc *p = &s->p[s->due[k].idx];
+    if (!((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == s->due[k].at))
+      continue;   /* stale */
     if (p->state == S_IO) { io_done(sys, s, p); (*interrupts)++; woke[1] += p->queue == Q_CS; }
     else if (p->state == S_SLEEP) { duty_wake(sys, s, p); woke[2]++; }
     else if (p->state == S_THINK) { terminal_read(sys, s, p, now); woke[0]++; }
@@ -1497,6 +1561,8 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
   s->wbase = s->boot;
+  for (s->wh_shift = 0; s->wh_shift < 40 && ((int64_t)1 << s->wh_shift) < STEP_MS * s->tpm; s->wh_shift++) {}
+  s->wh_cur = s->boot >> s->wh_shift;
   for (int c = 0; c < 8; c++) s->low_slot[c] = -1;   /* no CPU held by a batch process yet */
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
