@@ -275,6 +275,8 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
   {R_MEM, 21257, 0, 0.02}, {R_MEM, 21258, 0, 0.02},
 };
 #define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
+#define EV_MAXHITS 64       /* the most fraction events one operation counts */
+#define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
 
 /* The waits an operation of a room may end in: the stop reason (by its pmc_stop_* item), the
  * chance per operation and the mean wait in ms. */
@@ -342,6 +344,10 @@ typedef struct sim {
   int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
   double cum[NROOM][NEVROW];                   /* their cumulative fractions, */
   double ev_lambda[NROOM], ev_exp[NROOM];      /* the fractions' sum and e to its minus */
+  double ev_pois[NROOM][EV_MAXHITS + 1];       /* P(events <= k) of each room, summed as the draw sums it */
+  double ev_cellw[NROOM];                      /* EV_CELLS / the fractions' sum */
+  uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
+  mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
@@ -454,7 +460,19 @@ static void resolve(sim *s) {
   for (int r = 0; r < NROOM; r++) {
     s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
     s->ev_exp[r] = exp(-s->ev_lambda[r]);
+    /* the Poisson sums as room_events once computed them term by term, operation by operation */
+    double pk = s->ev_exp[r], f = pk;
+    s->ev_pois[r][0] = f;
+    for (int k = 1; k <= EV_MAXHITS; k++) { pk *= s->ev_lambda[r] / k; f += pk; s->ev_pois[r][k] = f; }
+    s->ev_cellw[r] = s->ev_lambda[r] > 0 ? EV_CELLS / s->ev_lambda[r] : 0;
+    for (int c = 0, lo = 0; c < EV_CELLS && s->nchance[r]; c++) {
+      double v = c / s->ev_cellw[r];
+      while (lo < s->nchance[r] - 1 && s->cum[r][lo] <= v) lo++;
+      s->ev_cell[r][c] = (uint16_t)lo;
+    }
   }
+  for (int i = 0; i < NEVROW; i++)
+    for (int b = 0; b < evrows[i].n && b < 10; b++) s->ev_hist[i][b] = inst_counter(evrows[i].gitem + b);
   for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
   for (int i = NWAITROW - 1; i >= 0; i--) { s->wt_lo[waitrows[i].room] = i; if (!s->wt_hi[waitrows[i].room]) s->wt_hi[waitrows[i].room] = i + 1; }
 }
@@ -1018,17 +1036,22 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
    * chosen by its fraction */
   int nch = s->nchance[room];
   if (!nch) return;
-  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0), pk = s->ev_exp[room], f = pk;
+  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0);
+  const double *pois = s->ev_pois[room], *cum = s->cum[room];
   int hits = 0;
-  while (u > f && hits < 64) { hits++; pk *= s->ev_lambda[room] / hits; f += pk; }
+  while (hits < EV_MAXHITS && u > pois[hits]) hits++;
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_hash(s, op, h);
     double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
-    int lo = 0, hi = nch - 1;   /* the first row whose cumulative fraction exceeds v */
-    while (lo < hi) { int mid = (lo + hi) / 2; if (s->cum[room][mid] > v) hi = mid; else lo = mid + 1; }
+    /* the first row whose cumulative fraction exceeds v (the last if none): from its cell's
+     * row, a step or two either way */
+    double cv = v * s->ev_cellw[room];
+    int lo = s->ev_cell[room][cv < EV_CELLS - 1 ? (cv > 0 ? (int)cv : 0) : EV_CELLS - 1];
+    while (lo < nch - 1 && cum[lo] <= v) lo++;
+    while (lo > 0 && cum[lo - 1] > v) lo--;
     int i = s->chance[room][lo];
     if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
-      mi_host_add(sys, inst_counter(evrows[i].gitem + (int32_t)((x & 0x7FF) % (uint64_t)evrows[i].n)), 0, 1);
+      mi_host_add(sys, s->ev_hist[i][(x & 0x7FF) % (uint64_t)evrows[i].n], 0, 1);
       continue;
     }
     ev_count(sys, s, p, i, 1, cls);
