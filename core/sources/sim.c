@@ -184,6 +184,11 @@ enum {
   I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, NCTR
 };
 
+/* The counters of the global domain that every launch adds to: summed through a step and added
+ * once at its end (readers see whole steps, so they see the same). */
+enum { SG_DISP_T, SG_DISP_C, SG_REQ_SECS, SG_Q_T, SG_Q_C = SG_Q_T + 5, SG_CM_T = SG_Q_C + 5, SG_SW2CM, SG_SW2NM,
+       SG_FETCH_C, SG_CLOCK, SG_FETCH_T, NSG };
+
 /* Stop reasons: the 56 of the manual's table (gmc_stop_* 21187-21242), the SQL latch levels 5-32
  * and release (only per process, per processor and as cur_blk levels), the memory manager's
  * pseudo I/O read and write. Index k's items follow from k (reason_item); those the manual
@@ -331,7 +336,7 @@ typedef struct sim {
   int rdy[MAXP], nrdy;      /* READY processes */
   struct rlevel { uint32_t key; int32_t head, tail; } lv[MAXP];  /* dispatch queue: READY processes not run */
   int nlv;                  /* this step, a line (first come first) per priority level, levels ascending */
-  int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
+  int ran[MAXP], nran;      /* processes dispatched this step still READY (back into the queue at the next) */
   int nq[5];                /* READY processes by queue */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
   int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
@@ -373,8 +378,12 @@ typedef struct sim {
   int disk_out[MI_MAX_LDEV + 1];
   int64_t txns, last_logon;
   int low_running;          /* CPUs a DS/ES process held at the end of the last step */
-  /* resolved counters */
+  /* resolved counters, and writer handles of those the model adds to over and over (#17.4) */
   mi_ctr c[NCTR];
+  mi_host_wr wr[NCTR];      /* role -> handle */
+  mi_host_wr rsw[NREASON][5];  /* stop reason and place -> handle */
+  mi_host_wr evw[NEVROW][2];   /* room event row -> its global and process handles */
+  int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
 } sim;
 
@@ -597,14 +606,20 @@ static int wake_collect(sim *s, int64_t now) {
     if (at <= now) { s->due[n].at = at; s->due[n++].idx = idx; }
     else if (!s->wh_in[idx] && s->p[idx].wake == at) wake_push(s, at, idx);   /* else stale */
   }
-  if (n > 16) qsort(s->due, (size_t)n, sizeof s->due[0], due_cmp);
-  else
-    for (int i = 1; i < n; i++) {
-      struct due d = s->due[i];
-      int j = i;
-      for (; j > 0 && due_cmp(&s->due[j - 1], &d) > 0; j--) s->due[j] = s->due[j - 1];
-      s->due[j] = d;
-    }
+  if (n < 2) return n;
+  /* few: an insertion sort on one number each, (time - the earliest) above the process */
+  int64_t lo = s->due[0].at, hi = lo;
+  for (int i = 1; i < n; i++) { lo = s->due[i].at < lo ? s->due[i].at : lo; hi = s->due[i].at > hi ? s->due[i].at : hi; }
+  if (n > 16 || hi - lo >= WAKE_SPAN) { qsort(s->due, (size_t)n, sizeof s->due[0], due_cmp); return n; }
+  uint64_t key[16];
+  for (int i = 0; i < n; i++) key[i] = (uint64_t)(s->due[i].at - lo) << WAKE_IDX_BITS | (uint64_t)s->due[i].idx;
+  for (int i = 1; i < n; i++) {
+    uint64_t k = key[i];
+    int j = i;
+    for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1];
+    key[j] = k;
+  }
+  for (int i = 0; i < n; i++) { s->due[i].idx = (int32_t)(key[i] & ((1u << WAKE_IDX_BITS) - 1)); s->due[i].at = lo + (int64_t)(key[i] >> WAKE_IDX_BITS); }
   return n;
 }
 
@@ -696,10 +711,24 @@ static void set_state(sim *s, sproc *p, int state) {
   else if (state == S_IDLE) s->nchild += child;
 }
 
+/* Adds through a writer handle (mi_host_wadd's checks); a handle of no counter (an item the
+ * manual does not instrument) costs one test, not a call. */
+static inline void wadd(mi_host_wr *w, int e, int64_t v) {
+  if (w->gen) mi_host_wadd(w, e, v);
+}
+
+/* Makes the writer handles of the roles, stop reasons and room event rows on sys. */
+static void handles(mi_system *sys, sim *s) {
+  for (int i = 0; i < NCTR; i++) mi_host_wr_init(&s->wr[i], sys, s->c[i]);
+  for (int k = 0; k < NREASON; k++)
+    for (int place = 0; place < 5; place++) mi_host_wr_init(&s->rsw[k][place], sys, s->rs[k][place]);
+  for (int i = 0; i < NEVROW; i++) { mi_host_wr_init(&s->evw[i][0], sys, s->ev[i][0]); mi_host_wr_init(&s->evw[i][1], sys, s->ev[i][1]); }
+}
+
 /* Adds to a role's counter; nothing while nobody counts anything (s->cnt, read at each step's
  * start), so an unwatched model pays for no writes. The arguments must not draw: a skipped
  * draw would change the model. */
-#define ADD(sys, s, role, e, v) do { if ((s)->cnt) mi_host_add((sys), (s)->c[role], (e), (v)); } while (0)
+#define ADD(sys, s, role, e, v) do { if ((s)->cnt) wadd(&(s)->wr[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
 /* Adds to an object-class counter, nothing while nobody counts anything (as ADD). */
 #define OBJCL(sys, c, e, cls, v) do { if (s->cnt) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
@@ -708,10 +737,11 @@ static void set_state(sim *s, sproc *p, int state) {
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
   if (!s->cnt) return;
-  mi_host_add(sys, s->rs[k][RS_G_STOP], 0, 1);
-  mi_host_add(sys, s->rs[k][RS_P_STOP], p->slot, 1);
-  mi_host_add(sys, s->rs[k][RS_P_TIME], p->slot, ticks);
-  mi_host_add(sys, s->rs[k][RS_C_STOP], p->cpu, 1);
+  (void)sys;
+  wadd(&s->rsw[k][RS_G_STOP], 0, 1);
+  wadd(&s->rsw[k][RS_P_STOP], p->slot, 1);
+  wadd(&s->rsw[k][RS_P_TIME], p->slot, ticks);
+  wadd(&s->rsw[k][RS_C_STOP], p->cpu, 1);
 }
 
 /* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
@@ -842,7 +872,7 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) { ci++; mi_host_add(sys, s->rs[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
+    if (p->kind == K_CI) { ci++; wadd(&s->rsw[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
     else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
     else user++;
     sessions += p->kind == K_USER;
@@ -894,6 +924,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
+  (void)sys;
   int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
@@ -1019,10 +1050,9 @@ static int counting(const mi_system *sys) {
 /* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
  * per-process twin). */
 static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
-  if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) return;
   if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
-  mi_host_add(sys, s->ev[i][0], 0, n);
-  mi_host_add(sys, s->ev[i][1], p->slot, n);
+  wadd(&s->evw[i][0], 0, n);
+  wadd(&s->evw[i][1], p->slot, n);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -1121,8 +1151,8 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
     else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
     if (cls == 0) OBJCL(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
     ADD(sys, s, C_FETCH_C, cpu, 1);
-    ADD(sys, s, G_FETCH_C, 0, 1);
-    ADD(sys, s, G_CLOCK, 0, 1);
+    s->sg[SG_FETCH_C]++;
+    s->sg[SG_CLOCK]++;
     room_events(sys, s, p, R_MEM, cls);
     t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
@@ -1136,10 +1166,7 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
 /* Picks the ready process of highest priority not yet run in this step (the first come among
  * equals); -1 if none. O(1): the first of the dispatch queue's top level. */
 static int pick(sim *s) {
-  int best = rh_pop(s);
-  if (best < 0) return -1;
-  s->ran[s->nran++] = best;
-  return best;
+  return rh_pop(s);
 }
 
 /* A disk I/O completes: the process leaves the disk's queue (one interrupt). */
@@ -1225,20 +1252,30 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
+/* The roles of the step's sums (SG_*). */
+static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 1, G_Q_T + 2, G_Q_T + 3, G_Q_T + 4,
+  G_Q_C, G_Q_C + 1, G_Q_C + 2, G_Q_C + 3, G_Q_C + 4, G_CM_T, G_SW2CM, G_SW2NM, G_FETCH_C, G_CLOCK, G_FETCH_T};
+
+/* Adds the step's sums to their counters (while anybody counts) and clears them. */
+static void add_sums(sim *s) {
+  if (s->cnt) for (int i = 0; i < NSG; i++) wadd(&s->wr[sg_role[i]], 0, s->sg[i]);
+  memset(s->sg, 0, sizeof s->sg);
+}
+
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   int64_t tpm = s->tpm;
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
-  ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
-  ADD(sys, s, G_DISP_C, 0, 1);
+  s->sg[SG_DISP_T] += disp; ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  s->sg[SG_DISP_C]++;
   if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
-    if (s->cnt) mi_host_add(sys, s->rs[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
+    if (s->cnt) wadd(&s->rsw[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
     p->stopped = -1;
   }
   ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
   ADD(sys, s, P_READY, p->slot, now - p->ready_since);
-  ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
+  s->sg[SG_REQ_SECS] += now - p->ready_since;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
@@ -1258,13 +1295,13 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
-  ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
-  ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
+  s->sg[SG_Q_T + p->queue] += run; ADD(sys, s, C_Q_T + p->queue, cpu, run);
+  s->sg[SG_Q_C + p->queue]++; ADD(sys, s, C_Q_C + p->queue, cpu, 1);
   ADD(sys, s, P_TIME, p->slot, run);
   p->txn_cpu += run;
   mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
-  if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1);
+  if (p->cm) { s->sg[SG_CM_T] += run; ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
+               s->sg[SG_SW2CM]++; ADD(sys, s, P_SW2CM, p->slot, 1); s->sg[SG_SW2NM]++;
                ADD(sys, s, P_SW2NM, p->slot, 1); }
   if (p->kind == K_JOB) p->work_left -= run;
 }
@@ -1302,7 +1339,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       int64_t mm = faults(sys, s, p, cpu, now + (len - *budget), &waits);
       if (mm > *budget) mm = *budget;
       *budget -= mm;
-      ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
+      s->sg[SG_FETCH_T] += mm; ADD(sys, s, C_FETCH_T, cpu, mm);
       if (waits || rooms(sys, s, p, now + (len - *budget))) return;
     }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
@@ -1368,6 +1405,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
     dispatch(sys, s, p, cpu, now, &budget);
     if (p->burst > 0) {
       burst_stopped(sys, s, p, cpu, now);
+      s->ran[s->nran++] = idx;
       if (p->queue >= Q_DS && budget == 0) { low_left++; s->low_slot[cpu] = p->slot; }   /* held to the end */
       continue;
     }
@@ -1488,6 +1526,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   int low_left = 0;
   for (int cpu = 0; cpu < ncpu; cpu++) low_left += run_cpu(sys, s, cpu, now, len, interrupts, nio);
   s->low_running = low_left;
+  add_sums(s);
   levels(sys, s, nready);
   mi_host_advance(sys, len);
 }
@@ -1581,6 +1620,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
+  handles(sys, s);
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
   s->wbase = s->boot;
