@@ -125,33 +125,40 @@ enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE, S_SLEEP /* system process between
        S_WAIT /* blocked in a room (a lock, a port, a page fault ...) for reason p->reason */ };
 enum { Q_AS, Q_BS, Q_CS, Q_DS, Q_ES };
 
+/* A process of the model: two cache lines, what a launch, a wake-up and the end of a burst
+ * touch in the first (the dispatch loop reads one line per process it passes). */
 typedef struct sproc {
-  int slot, kind, state, queue, term, cm, js;
-  int32_t pri;
-  int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
-  int64_t txn_cpu;  /* CPU ticks of a session's transaction so far */
-  int ios_left, first_done, disk;
-  int rpos;   /* index in the ready list while READY */
-  uint32_t hkey;    /* while in the dispatch queue: its priority level's key + 1, else 0 */
+  _Alignas(64) int64_t burst;   /* (the alignment applies to each name of a declaration) */
+  int64_t quantum_used, ready_since, wake;
+  int32_t pri, slot;
+  uint32_t hkey;          /* while in the dispatch queue: its priority level's key + 1, else 0 */
   int32_t rnext, rprev;   /* while in the dispatch queue: its neighbours in its level's line, -1 none */
-  int unit;   /* a job's own device (printer or tape LDEV), 0 none */
-  int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
-  int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
-  int long_sleep;   /* while SLEEP: 1 when the pause is two seconds or more (21156) */
-  int sysno;        /* a system process's place in the default machine's list (6 = SYSMAIN) */
-  int reason;       /* while WAIT: the stop reason (NREASON index) */
-  int after_wait;   /* 1 after a room's wait: the next burst goes straight to its disc I/O */
-  int cpu;          /* the CPU that last ran it (stops are counted on it) */
-  int stopped;      /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
+  uint8_t state, kind, queue, cm;
+  uint8_t after_wait;     /* 1 after a room's wait: the next burst goes straight to its disc I/O */
+  uint8_t first_done;
+  uint8_t io_other;       /* while IO: 1 when the device is not a disc (printer, tape) */
+  int8_t stopped;         /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
+  int8_t cpu;             /* the CPU that last ran it (stops are counted on it) */
+  uint8_t short_sleep;    /* while SLEEP: 1 when the pause is one second or less (21119) */
+  uint8_t long_sleep;     /* while SLEEP: 1 when the pause is two seconds or more (21156) */
+  uint8_t reason;         /* while WAIT: the stop reason (NREASON index) */
+  /* the second line */
+  int64_t work_left, txn_start, think_start;
+  int64_t txn_cpu;        /* CPU ticks of a session's transaction so far */
+  int32_t ios_left, disk, term, js;
+  int32_t rpos;           /* index in the ready list while READY */
+  int32_t unit;           /* a job's own device (printer or tape LDEV), 0 none */
+  int32_t sysno;          /* a system process's place in the default machine's list (6 = SYSMAIN) */
 } sproc;
+_Static_assert(sizeof(sproc) == 128, "a model process is two cache lines");
 
 /* A pending wake-up (a thinking session's next transaction, an I/O's completion ...) as one
  * number: ticks from the queue's base time above 12 bits of process index, so one comparison
  * orders by time, then by process. */
 typedef uint64_t wake_ev;
 #define WAKE_IDX_BITS 12    /* process slots < 4096 */
-#define WAKE_SPAN ((int64_t)1 << 50)
-#define WH_NB 4096          /* buckets of the wake-up wheel (a power of 2) */   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
+#define WAKE_SPAN ((int64_t)1 << 50)   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
+#define WH_NB 4096          /* buckets of the wake-up wheel (a power of 2) */
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -363,7 +370,8 @@ typedef struct sim {
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
-  int cnt;                  /* 1 while any domain counts anything (read at each step's start) */
+  int cnt;                  /* the domains that count anything, a bit each (read at each step's start) */
+  uint8_t rdom[NCTR];       /* role -> its counter's domain (MI_DOM_COUNT: no counter) */
   double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
   uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
@@ -719,29 +727,34 @@ static inline void wadd(mi_host_wr *w, int e, int64_t v) {
 
 /* Makes the writer handles of the roles, stop reasons and room event rows on sys. */
 static void handles(mi_system *sys, sim *s) {
-  for (int i = 0; i < NCTR; i++) mi_host_wr_init(&s->wr[i], sys, s->c[i]);
+  for (int i = 0; i < NCTR; i++) {
+    mi_host_wr_init(&s->wr[i], sys, s->c[i]);
+    s->rdom[i] = (uint8_t)(s->c[i].id >= 0 ? s->c[i].id >> MI_HOST_INDEX_BITS : MI_DOM_COUNT);
+  }
   for (int k = 0; k < NREASON; k++)
     for (int place = 0; place < 5; place++) mi_host_wr_init(&s->rsw[k][place], sys, s->rs[k][place]);
   for (int i = 0; i < NEVROW; i++) { mi_host_wr_init(&s->evw[i][0], sys, s->ev[i][0]); mi_host_wr_init(&s->evw[i][1], sys, s->ev[i][1]); }
 }
 
-/* Adds to a role's counter; nothing while nobody counts anything (s->cnt, read at each step's
- * start), so an unwatched model pays for no writes. The arguments must not draw: a skipped
- * draw would change the model. */
-#define ADD(sys, s, role, e, v) do { if ((s)->cnt) wadd(&(s)->wr[role], (e), (v)); } while (0)
+/* Adds to a role's counter; nothing while its domain counts nothing (s->cnt, read at each step's
+ * start: an add there would find no cell), so an unwatched model pays for no writes, and one
+ * watched for processes only pays nothing for its disc and processor counters. The arguments
+ * must not draw: a skipped draw would change the model. */
+#define ON(s, dom) ((s)->cnt >> (dom) & 1)
+#define ADD(sys, s, role, e, v) do { if ((s)->cnt && ON((s), (s)->rdom[role])) wadd(&(s)->wr[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
-/* Adds to an object-class counter, nothing while nobody counts anything (as ADD). */
-#define OBJCL(sys, c, e, cls, v) do { if (s->cnt) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
+/* Adds to an object-class counter, nothing while its domain counts nothing (as ADD). */
+#define OBJCL(sys, c, e, cls, v) do { \
+    if (s->cnt && (c).id >= 0 && ON(s, (c).id >> MI_HOST_INDEX_BITS)) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
   if (!s->cnt) return;
   (void)sys;
-  wadd(&s->rsw[k][RS_G_STOP], 0, 1);
-  wadd(&s->rsw[k][RS_P_STOP], p->slot, 1);
-  wadd(&s->rsw[k][RS_P_TIME], p->slot, ticks);
-  wadd(&s->rsw[k][RS_C_STOP], p->cpu, 1);
+  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->rsw[k][RS_G_STOP], 0, 1);
+  if (ON(s, MI_DOM_PROCESS)) { wadd(&s->rsw[k][RS_P_STOP], p->slot, 1); wadd(&s->rsw[k][RS_P_TIME], p->slot, ticks); }
+  if (ON(s, MI_DOM_PROCESSOR)) wadd(&s->rsw[k][RS_C_STOP], p->cpu, 1);
 }
 
 /* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
@@ -1051,8 +1064,8 @@ static int counting(const mi_system *sys) {
  * per-process twin). */
 static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
   if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
-  wadd(&s->evw[i][0], 0, n);
-  wadd(&s->evw[i][1], p->slot, n);
+  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->evw[i][0], 0, n);
+  if (ON(s, MI_DOM_PROCESS)) wadd(&s->evw[i][1], p->slot, n);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -1504,7 +1517,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
     int was = s->cnt;
     s->cnt = 0;
-    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= b->lane[d].cells != 0;
+    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
     if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
   }
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
@@ -1610,8 +1623,10 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (!sys) return -1;
   if (!w) w = mi_workload_builtin("oltp");
   if (mi_workload_check(w, NULL, 0) != 0) return -2;   /* fields set directly in C are checked here */
-  sim *s = calloc(1, sizeof *s);
+  size_t size = (sizeof(sim) + 63) / 64 * 64;   /* the process records are cache-line aligned */
+  sim *s = aligned_alloc(64, size);
   if (!s) return -1;
+  memset(s, 0, size);
   s->w = *w;
   snprintf(s->name, sizeof s->name, "%s", w->name ? w->name : "custom");
   s->w.name = s->name;
