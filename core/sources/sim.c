@@ -743,6 +743,10 @@ static void handles(mi_system *sys, sim *s) {
 #define ON(s, dom) ((s)->cnt >> (dom) & 1)
 #define ADD(sys, s, role, e, v) do { if ((s)->cnt && ON((s), (s)->rdom[role])) wadd(&(s)->wr[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
+/* Sets a level or raises a maximum in a step, nothing while its domain counts nothing (as ADD;
+ * only in a step, where s->cnt is the step's). */
+#define SET(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_set((sys), (c), (e), (v)); } while (0)
+#define MAX(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_max((sys), (c), (e), (v)); } while (0)
 /* Adds to an object-class counter, nothing while its domain counts nothing (as ADD). */
 #define OBJCL(sys, c, e, cls, v) do { \
     if (s->cnt && (c).id >= 0 && ON(s, (c).id >> MI_HOST_INDEX_BITS)) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
@@ -855,26 +859,24 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   return slot;
 }
 
-/* Priority base of a queue (items 3019-3028 by queue). */
-static int32_t qbase(mi_system *sys, int q) { return CFG(sys, 3019 + 2 * q); }
-static int32_t qlimit(mi_system *sys, int q) { return CFG(sys, 3020 + 2 * q); }
 #define QBASE(s, q) ((s)->qb[q])
 #define QLIMIT(s, q) ((s)->ql[q])
 #define QUANTUM(s, q) ((s)->qt[q])
 
-/* Quantum in ticks of a queue (3029 CS max, 3031 DS, 3032 ES; others unlimited). */
-static int64_t quantum(mi_system *sys, int q) {
-  int32_t ms = q == Q_CS ? CFG(sys, 3029) : q == Q_DS ? CFG(sys, 3031) : q == Q_ES ? CFG(sys, 3032) : 1000000;
-  return (int64_t)ms * mi_host_ticks_per_ms(sys);
-}
-
-/* Reads the configuration a step uses many times: ticks per ms, the queues' priorities and
- * quanta (a PUT lands between steps, so a step sees one configuration throughout). */
+/* Reads the configuration a step uses many times: ticks per ms, the queues' priority bases and
+ * limits (3019-3028 by queue) and quanta in ticks (3029 CS max, 3031 DS, 3032 ES; the others
+ * unlimited); a PUT lands between steps, so a step sees one configuration throughout. */
 static void cache_config(mi_system *sys, sim *s) {
   s->tpm = mi_host_ticks_per_ms(sys);
-  for (int q = 0; q < 5; q++) { s->qb[q] = qbase(sys, q); s->ql[q] = qlimit(sys, q); s->qt[q] = quantum(sys, q); }
+  int32_t cfg[14];   /* 3019-3032, each read once */
+  for (int i = 0; i < 14; i++) cfg[i] = CFG(sys, 3019 + i);
+  for (int q = 0; q < 5; q++) {
+    s->qb[q] = cfg[2 * q];
+    s->ql[q] = cfg[2 * q + 1];
+    s->qt[q] = (int64_t)(q == Q_CS ? cfg[10] : q == Q_DS ? cfg[12] : q == Q_ES ? cfg[13] : 1000000) * s->tpm;
+  }
   /* the CS quantum follows the sessions' average CPU per transaction, within 3030..3029 */
-  double lo = CFG(sys, 3030), hi = CFG(sys, 3029), avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
+  double lo = cfg[11], hi = cfg[10], avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
   s->qt[Q_CS] = (int64_t)((avg < lo ? lo : avg > hi ? (hi > lo ? hi : lo) : avg) * (double)s->tpm);
 }
 
@@ -972,8 +974,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   ADD(sys, s, I_QDELAY, ldev, start - now);
   ADD(sys, s, I_SERVICE, ldev, service);
   ADD(sys, s, I_QD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-  mi_host_max(sys, s->c[I_QMAX], ldev, depth + 1);
-  mi_host_set(sys, s->c[I_QCUR], ldev, s->disk_out[ldev]);
+  MAX(sys, s, s->c[I_QMAX], ldev, depth + 1);
+  SET(sys, s, s->c[I_QCUR], ldev, s->disk_out[ldev]);
   ADD(sys, s, I_QCUM, ldev, depth + 1);
   if (!dev) {
     OBJCL(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
@@ -994,7 +996,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     while (bq < 4 && qw >= band_ms[bq]) bq++;
     while (bs < 4 && sv >= band_ms[bs]) bs++;
     ADD(sys, s, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-    mi_host_max(sys, s->c[I_VQMAX], ldev, depth + 1);
+    MAX(sys, s, s->c[I_VQMAX], ldev, depth + 1);
     ADD(sys, s, write ? I_VWQCUM : I_VRQCUM, ldev, depth + 1);
     ADD(sys, s, (write ? I_VWQW : I_VRQW) + bq, ldev, 1);
     ADD(sys, s, write ? I_VWQWT : I_VRQWT, ldev, start - now);
@@ -1185,7 +1187,7 @@ static int pick(sim *s) {
 /* A disk I/O completes: the process leaves the disk's queue (one interrupt). */
 static void io_done(mi_system *sys, sim *s, sproc *p) {
   s->disk_out[p->disk]--;
-  mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
+  SET(sys, s, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
 }
 
 /* A system process wakes for its periodic duty, in the BS queue. */
@@ -1312,7 +1314,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   s->sg[SG_Q_C + p->queue]++; ADD(sys, s, C_Q_C + p->queue, cpu, 1);
   ADD(sys, s, P_TIME, p->slot, run);
   p->txn_cpu += run;
-  mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
+  SET(sys, s, s->c[P_PRI], p->slot, p->pri);
   if (p->cm) { s->sg[SG_CM_T] += run; ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
                s->sg[SG_SW2CM]++; ADD(sys, s, P_SW2CM, p->slot, 1); s->sg[SG_SW2NM]++;
                ADD(sys, s, P_SW2NM, p->slot, 1); }
@@ -1530,8 +1532,8 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     repair_second(sys, s, now);
   }
   /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
-  mi_host_set(sys, s->c[G_MINTH], 0, 100);
-  mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
+  SET(sys, s, s->c[G_MINTH], 0, 100);
+  SET(sys, s, s->c[G_MAXTH], 0, 2147483647);
   int interrupts = 0, woke[3] = {0, 0, 0};   /* sessions from the terminal, from disc I/O, system processes */
   wake_due(sys, s, now, &interrupts, woke);
   int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
