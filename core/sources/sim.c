@@ -125,24 +125,32 @@ enum { S_FREE, S_THINK, S_READY, S_IO, S_IDLE, S_SLEEP /* system process between
        S_WAIT /* blocked in a room (a lock, a port, a page fault ...) for reason p->reason */ };
 enum { Q_AS, Q_BS, Q_CS, Q_DS, Q_ES };
 
+/* A process of the model: two cache lines, what a launch, a wake-up and the end of a burst
+ * touch in the first (the dispatch loop reads one line per process it passes). */
 typedef struct sproc {
-  int slot, kind, state, queue, term, cm, js;
-  int32_t pri;
-  int64_t wake, burst, quantum_used, ready_since, txn_start, think_start, work_left;
-  int64_t txn_cpu;  /* CPU ticks of a session's transaction so far */
-  int ios_left, first_done, disk;
-  int rpos;   /* index in the ready list while READY */
-  uint64_t hkey;    /* its key in the dispatch heap while in it, else 0 */
-  int unit;   /* a job's own device (printer or tape LDEV), 0 none */
-  int io_other;     /* while IO: 1 when the device is not a disc (printer, tape) */
-  int short_sleep;  /* while SLEEP: 1 when the pause is one second or less (21119) */
-  int long_sleep;   /* while SLEEP: 1 when the pause is two seconds or more (21156) */
-  int sysno;        /* a system process's place in the default machine's list (6 = SYSMAIN) */
-  int reason;       /* while WAIT: the stop reason (NREASON index) */
-  int after_wait;   /* 1 after a room's wait: the next burst goes straight to its disc I/O */
-  int cpu;          /* the CPU that last ran it (stops are counted on it) */
-  int stopped;      /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
+  _Alignas(64) int64_t burst;   /* (the alignment applies to each name of a declaration) */
+  int64_t quantum_used, ready_since, wake;
+  int32_t pri, slot;
+  uint32_t hkey;          /* while in the dispatch queue: its priority level's key + 1, else 0 */
+  int32_t rnext, rprev;   /* while in the dispatch queue: its neighbours in its level's line, -1 none */
+  uint8_t state, kind, queue, cm;
+  uint8_t after_wait;     /* 1 after a room's wait: the next burst goes straight to its disc I/O */
+  uint8_t first_done;
+  uint8_t io_other;       /* while IO: 1 when the device is not a disc (printer, tape) */
+  int8_t stopped;         /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
+  int8_t cpu;             /* the CPU that last ran it (stops are counted on it) */
+  uint8_t short_sleep;    /* while SLEEP: 1 when the pause is one second or less (21119) */
+  uint8_t long_sleep;     /* while SLEEP: 1 when the pause is two seconds or more (21156) */
+  uint8_t reason;         /* while WAIT: the stop reason (NREASON index) */
+  /* the second line */
+  int64_t work_left, txn_start, think_start;
+  int64_t txn_cpu;        /* CPU ticks of a session's transaction so far */
+  int32_t ios_left, disk, term, js;
+  int32_t rpos;           /* index in the ready list while READY */
+  int32_t unit;           /* a job's own device (printer or tape LDEV), 0 none */
+  int32_t sysno;          /* a system process's place in the default machine's list (6 = SYSMAIN) */
 } sproc;
+_Static_assert(sizeof(sproc) == 128, "a model process is two cache lines");
 
 /* A pending wake-up (a thinking session's next transaction, an I/O's completion ...) as one
  * number: ticks from the queue's base time above 12 bits of process index, so one comparison
@@ -150,6 +158,7 @@ typedef struct sproc {
 typedef uint64_t wake_ev;
 #define WAKE_IDX_BITS 12    /* process slots < 4096 */
 #define WAKE_SPAN ((int64_t)1 << 50)   /* the most ticks ahead of the base a key holds (4.5 years at 8,000 a ms) */
+#define WH_NB 4096          /* buckets of the wake-up wheel (a power of 2) */
 
 /* Counter handles by role; resolved once from item numbers. */
 enum {
@@ -181,6 +190,11 @@ enum {
   G_PGM_ALLOC, G_LIB_ALLOC, G_CUR_PGM, G_CUR_LIB, G_THINK_UNDER, I_REP_START, I_REP_STOP, I_REP_KB, I_REP_MIBS,
   I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, NCTR
 };
+
+/* The counters of the global domain that every launch adds to: summed through a step and added
+ * once at its end (readers see whole steps, so they see the same). */
+enum { SG_DISP_T, SG_DISP_C, SG_REQ_SECS, SG_Q_T, SG_Q_C = SG_Q_T + 5, SG_CM_T = SG_Q_C + 5, SG_SW2CM, SG_SW2NM,
+       SG_FETCH_C, SG_CLOCK, SG_FETCH_T, NSG };
 
 /* Stop reasons: the 56 of the manual's table (gmc_stop_* 21187-21242), the SQL latch levels 5-32
  * and release (only per process, per processor and as cur_blk levels), the memory manager's
@@ -273,6 +287,8 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
   {R_MEM, 21257, 0, 0.02}, {R_MEM, 21258, 0, 0.02},
 };
 #define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
+#define EV_MAXHITS 64       /* the most fraction events one operation counts */
+#define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
 
 /* The waits an operation of a room may end in: the stop reason (by its pmc_stop_* item), the
  * chance per operation and the mean wait in ms. */
@@ -316,12 +332,18 @@ typedef struct sim {
   sproc p[MAXP];
   wake_ev heap[MAXP + 1];   /* min-heap on (at, idx): who wakes next */
   int64_t wbase;            /* the wake-up keys' base time */
-  int nheap;
+  int nheap;                /* (the heap holds only wake-ups beyond the wheel's horizon) */
+  int32_t wh_head[WH_NB];   /* wake-up wheel: each bucket's last-queued process + 1, 0 none */
+  int32_t wh_next[MAXP];    /* the process queued before it in its bucket + 1, 0 none */
+  int64_t wh_at[MAXP];      /* the time a process in the wheel wakes at */
+  uint8_t wh_in[MAXP];      /* 1 while a process is in the wheel */
+  int64_t wh_cur;           /* the wheel's first bucket number (time >> wh_shift) */
+  int wh_shift;             /* log2 of a bucket's ticks */
+  struct due { int64_t at; int32_t idx; } due[2 * MAXP + 2];   /* the wake-ups due this step */
   int rdy[MAXP], nrdy;      /* READY processes */
-  struct rh_ent { uint64_t key; int32_t slot; } rh[2 * MAXP];  /* dispatch heap: READY processes */
-  int nrh;                  /* not run this step, the largest key (priority, then first come) on top */
-  uint64_t rseq;            /* entries into the dispatch heap so far (first come, first served) */
-  int ran[MAXP], nran;      /* processes dispatched this step (back into the heap at the next) */
+  struct rlevel { uint32_t key; int32_t head, tail; } lv[MAXP];  /* dispatch queue: READY processes not run */
+  int nlv;                  /* this step, a line (first come first) per priority level, levels ascending */
+  int ran[MAXP], nran;      /* processes dispatched this step still READY (back into the queue at the next) */
   int nq[5];                /* READY processes by queue */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
   int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
@@ -334,6 +356,10 @@ typedef struct sim {
   int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
   double cum[NROOM][NEVROW];                   /* their cumulative fractions, */
   double ev_lambda[NROOM], ev_exp[NROOM];      /* the fractions' sum and e to its minus */
+  double ev_pois[NROOM][EV_MAXHITS + 1];       /* P(events <= k) of each room, summed as the draw sums it */
+  double ev_cellw[NROOM];                      /* EV_CELLS / the fractions' sum */
+  uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
+  mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
   uint8_t blk_dirty[NREASON];
@@ -344,7 +370,8 @@ typedef struct sim {
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
-  int cnt;                  /* 1 while any domain counts anything (read at each step's start) */
+  int cnt;                  /* the domains that count anything, a bit each (read at each step's start) */
+  uint8_t rdom[NCTR];       /* role -> its counter's domain (MI_DOM_COUNT: no counter) */
   double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
   uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
@@ -359,8 +386,12 @@ typedef struct sim {
   int disk_out[MI_MAX_LDEV + 1];
   int64_t txns, last_logon;
   int low_running;          /* CPUs a DS/ES process held at the end of the last step */
-  /* resolved counters */
+  /* resolved counters, and writer handles of those the model adds to over and over (#17.4) */
   mi_ctr c[NCTR];
+  mi_host_wr wr[NCTR];      /* role -> handle */
+  mi_host_wr rsw[NREASON][5];  /* stop reason and place -> handle */
+  mi_host_wr evw[NEVROW][2];   /* room event row -> its global and process handles */
+  int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
 } sim;
 
@@ -446,7 +477,19 @@ static void resolve(sim *s) {
   for (int r = 0; r < NROOM; r++) {
     s->ev_lo[r] = s->ev_hi[r] = s->wt_lo[r] = s->wt_hi[r] = 0;
     s->ev_exp[r] = exp(-s->ev_lambda[r]);
+    /* the Poisson sums as room_events once computed them term by term, operation by operation */
+    double pk = s->ev_exp[r], f = pk;
+    s->ev_pois[r][0] = f;
+    for (int k = 1; k <= EV_MAXHITS; k++) { pk *= s->ev_lambda[r] / k; f += pk; s->ev_pois[r][k] = f; }
+    s->ev_cellw[r] = s->ev_lambda[r] > 0 ? EV_CELLS / s->ev_lambda[r] : 0;
+    for (int c = 0, lo = 0; c < EV_CELLS && s->nchance[r]; c++) {
+      double v = c / s->ev_cellw[r];
+      while (lo < s->nchance[r] - 1 && s->cum[r][lo] <= v) lo++;
+      s->ev_cell[r][c] = (uint16_t)lo;
+    }
   }
+  for (int i = 0; i < NEVROW; i++)
+    for (int b = 0; b < evrows[i].n && b < 10; b++) s->ev_hist[i][b] = inst_counter(evrows[i].gitem + b);
   for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
   for (int i = NWAITROW - 1; i >= 0; i--) { s->wt_lo[waitrows[i].room] = i; if (!s->wt_hi[waitrows[i].room]) s->wt_hi[waitrows[i].room] = i + 1; }
 }
@@ -518,71 +561,132 @@ static void heap_pop(sim *s) {
   if (n) s->heap[i] = last;
 }
 
-/* Returns the next process due by `now` (removing it from the queue), or -1. */
-static int heap_due(sim *s, int64_t now) {
-  uint64_t due = now < s->wbase ? 0 : ((uint64_t)(now - s->wbase) << WAKE_IDX_BITS) | ((1u << WAKE_IDX_BITS) - 1);
-  while (s->nheap && s->heap[0] <= due) {
+/* The wake-up wheel: most wake-ups are due within a minute, so they wait in buckets of about
+ * a step (2^wh_shift ticks) on a ring of WH_NB: a push is O(1), and a step looks at its one or
+ * two buckets. A wake-up beyond the ring's horizon waits in the heap above until the wheel
+ * comes near it. The due ones are sorted by (time, process), the order the heap alone gave. */
+static void wake_push(sim *s, int64_t at, int idx) {
+  if (s->wh_in[idx]) {   /* a process has one wake-up: an older one leaves (the model never does this) */
+    int32_t *link = &s->wh_head[(s->wh_at[idx] >> s->wh_shift < s->wh_cur ? s->wh_cur : s->wh_at[idx] >> s->wh_shift) & (WH_NB - 1)];
+    while (*link && *link != idx + 1) link = &s->wh_next[*link - 1];
+    if (*link) *link = s->wh_next[idx];
+    s->wh_in[idx] = 0;
+  }
+  int64_t b = at >> s->wh_shift;
+  if (b < s->wh_cur) b = s->wh_cur;
+  if (b >= s->wh_cur + WH_NB) { heap_push(s, at, idx); return; }
+  int32_t *head = &s->wh_head[b & (WH_NB - 1)];
+  s->wh_at[idx] = at;
+  s->wh_next[idx] = *head;
+  *head = idx + 1;
+  s->wh_in[idx] = 1;
+}
+
+/* Orders wake-ups by time, then process. */
+static int due_cmp(const void *a, const void *b) {
+  const struct due *x = a, *y = b;
+  return x->at != y->at ? (x->at < y->at ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Takes every wake-up due by now off the wheel and the heap into s->due, earliest first;
+ * returns how many. Moves the wheel's start to now and brings the heap's wake-ups that are
+ * now within its horizon onto it. */
+static int wake_collect(sim *s, int64_t now) {
+  int n = 0;
+  int64_t last = now >> s->wh_shift, nb;
+  if (last < s->wh_cur) last = s->wh_cur;
+  nb = last - s->wh_cur + 1 < WH_NB ? last - s->wh_cur + 1 : WH_NB;   /* a long jump: every bucket once */
+  for (int64_t b = s->wh_cur; b < s->wh_cur + nb; b++)
+    for (int32_t *link = &s->wh_head[b & (WH_NB - 1)]; *link;) {
+      int i = *link - 1;
+      if (s->wh_at[i] > now) { link = &s->wh_next[i]; continue; }
+      *link = s->wh_next[i];
+      s->wh_in[i] = 0;
+      s->due[n].at = s->wh_at[i]; s->due[n++].idx = i;
+    }
+  s->wh_cur = last;
+  while (s->nheap) {
     wake_ev e = s->heap[0];
-    heap_pop(s);
     int idx = (int)(e & ((1u << WAKE_IDX_BITS) - 1));
     int64_t at = (int64_t)(e >> WAKE_IDX_BITS) + s->wbase;
-    const sproc *p = &s->p[idx];
-    if ((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == at)
-      return idx;
+    if (at > now && at >> s->wh_shift >= s->wh_cur + WH_NB) break;
+    heap_pop(s);
+    if (at <= now) { s->due[n].at = at; s->due[n++].idx = idx; }
+    else if (!s->wh_in[idx] && s->p[idx].wake == at) wake_push(s, at, idx);   /* else stale */
   }
-  return -1;
+  if (n < 2) return n;
+  /* few: an insertion sort on one number each, (time - the earliest) above the process */
+  int64_t lo = s->due[0].at, hi = lo;
+  for (int i = 1; i < n; i++) { lo = s->due[i].at < lo ? s->due[i].at : lo; hi = s->due[i].at > hi ? s->due[i].at : hi; }
+  if (n > 16 || hi - lo >= WAKE_SPAN) { qsort(s->due, (size_t)n, sizeof s->due[0], due_cmp); return n; }
+  uint64_t key[16];
+  for (int i = 0; i < n; i++) key[i] = (uint64_t)(s->due[i].at - lo) << WAKE_IDX_BITS | (uint64_t)s->due[i].idx;
+  for (int i = 1; i < n; i++) {
+    uint64_t k = key[i];
+    int j = i;
+    for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1];
+    key[j] = k;
+  }
+  for (int i = 0; i < n; i++) { s->due[i].idx = (int32_t)(key[i] & ((1u << WAKE_IDX_BITS) - 1)); s->due[i].at = lo + (int64_t)(key[i] >> WAKE_IDX_BITS); }
+  return n;
 }
 
-/* The dispatch order of a READY process as one number, larger first: higher priority, then
- * first come, first served (the order it entered the heap: a process whose burst outlasted
- * the step goes behind its equals, round robin). Priorities are clamped to 0-2^24. */
-static uint64_t rh_key(sim *s, const sproc *p) {
+/* The dispatch queue: a READY process not yet run in this step waits in the line of its
+ * priority level; the highest level's first comer is dispatched next (higher priority, then
+ * first come, first served: a process whose burst outlasted the step goes behind its equals,
+ * round robin). Levels are the priorities clamped to 0-2^24, kept ascending, so the top is the
+ * last; a push finds its level by binary search among the few present, a pop is O(1). */
+static uint32_t rq_level(const sproc *p) {
   int64_t pb = (int64_t)p->pri + (1 << 23);
-  if (pb < 0) pb = 0;
-  if (pb > (1 << 24) - 1) pb = (1 << 24) - 1;
-  uint64_t seq = ++s->rseq & (((uint64_t)1 << 40) - 1);
-  return (uint64_t)pb << 40 | ((((uint64_t)1 << 40) - 1) - seq);
+  return (uint32_t)(pb < 0 ? 0 : pb > (1 << 24) - 1 ? (1 << 24) - 1 : pb);
 }
 
-/* Adds a READY process to the dispatch heap. An entry whose process has since left it (its
- * hkey no longer matches) is dropped when it comes to the top; when the heap is full of them
- * it is compacted. */
+/* The index of level key in the ascending levels, or where it would go. */
+static int rq_find(const sim *s, uint32_t key) {
+  int lo = 0, hi = s->nlv;
+  while (lo < hi) { int mid = (lo + hi) / 2; if (s->lv[mid].key < key) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+/* Adds a READY process to the end of its level's line. */
 static void rh_push(sim *s, sproc *p) {
-  if (s->nrh == 2 * MAXP) {
-    int n = 0;
-    for (int i = 0; i < s->nrh; i++) if (s->p[s->rh[i].slot].hkey == s->rh[i].key) s->rh[n++] = s->rh[i];
-    s->nrh = 0;
-    for (int i = 0; i < n; i++) {   /* re-heapify by pushing */
-      struct rh_ent e = s->rh[i];
-      int j = s->nrh++;
-      while (j > 0 && e.key > s->rh[(j - 1) / 2].key) { s->rh[j] = s->rh[(j - 1) / 2]; j = (j - 1) / 2; }
-      s->rh[j] = e;
+  uint32_t key = rq_level(p);
+  int i = s->nlv - 1;
+  if (i < 0 || s->lv[i].key != key) {   /* most pushes go to the top level */
+    i = rq_find(s, key);
+    if (i == s->nlv || s->lv[i].key != key) {
+      memmove(&s->lv[i + 1], &s->lv[i], (size_t)(s->nlv - i) * sizeof s->lv[0]);
+      s->nlv++;
+      s->lv[i].key = key; s->lv[i].head = s->lv[i].tail = -1;
     }
   }
-  struct rh_ent e = {rh_key(s, p), p->slot};
-  p->hkey = e.key;
-  int i = s->nrh++;
-  while (i > 0 && e.key > s->rh[(i - 1) / 2].key) { s->rh[i] = s->rh[(i - 1) / 2]; i = (i - 1) / 2; }
-  s->rh[i] = e;
+  struct rlevel *l = &s->lv[i];
+  p->hkey = key + 1;
+  p->rnext = -1;
+  p->rprev = l->tail;
+  if (l->tail >= 0) s->p[l->tail].rnext = p->slot; else l->head = p->slot;
+  l->tail = p->slot;
 }
 
-/* Takes the top entry off the dispatch heap; returns its process, -1 when it was stale. */
-static int rh_pop(sim *s) {
-  struct rh_ent top = s->rh[0], last = s->rh[--s->nrh];
-  int i = 0, n = s->nrh;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && s->rh[c + 1].key > s->rh[c].key) c++;
-    if (s->rh[c].key <= last.key) break;
-    s->rh[i] = s->rh[c];
-    i = c;
-  }
-  if (n) s->rh[i] = last;
-  sproc *p = &s->p[top.slot];
-  if (p->hkey != top.key) return -1;
+/* Takes p out of the dispatch queue. */
+static void rh_remove(sim *s, sproc *p) {
+  int i = rq_find(s, p->hkey - 1);
+  struct rlevel *l = &s->lv[i];
+  if (p->rprev >= 0) s->p[p->rprev].rnext = p->rnext; else l->head = p->rnext;
+  if (p->rnext >= 0) s->p[p->rnext].rprev = p->rprev; else l->tail = p->rprev;
+  if (l->head < 0) { memmove(&s->lv[i], &s->lv[i + 1], (size_t)(s->nlv - i - 1) * sizeof s->lv[0]); s->nlv--; }
   p->hkey = 0;
-  return top.slot;
+}
+
+/* Takes the first process of the top level off the dispatch queue; -1 when it is empty. */
+static int rh_pop(sim *s) {
+  if (!s->nlv) return -1;
+  struct rlevel *l = &s->lv[s->nlv - 1];
+  sproc *p = &s->p[l->head];
+  l->head = p->rnext;
+  if (l->head >= 0) s->p[l->head].rprev = -1; else s->nlv--;
+  p->hkey = 0;
+  return p->slot;
 }
 
 /* Notes that the count of processes blocked for reason k changed (levels() writes it). */
@@ -595,7 +699,7 @@ static void blk_changed(sim *s, int k) {
 static void set_state(sim *s, sproc *p, int state) {
   int child = p->kind == K_CI;   /* a session's CI idles waiting for its child program */
   if (p->state == S_READY) {
-    p->hkey = 0;   /* its heap entry, if any, is stale now */
+    if (p->hkey) rh_remove(s, p);
     int last = s->rdy[--s->nrdy];
     s->rdy[p->rpos] = last;
     s->p[last].rpos = p->rpos;
@@ -608,29 +712,53 @@ static void set_state(sim *s, sproc *p, int state) {
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
   p->state = state;
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
-  else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; heap_push(s, p->wake, p->slot); }
-  else if (state == S_THINK) { s->nthink++; heap_push(s, p->wake, p->slot); }
-  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; heap_push(s, p->wake, p->slot); }
-  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); heap_push(s, p->wake, p->slot); }
+  else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; wake_push(s, p->wake, p->slot); }
+  else if (state == S_THINK) { s->nthink++; wake_push(s, p->wake, p->slot); }
+  else if (state == S_SLEEP) { s->ntimer += p->short_sleep; s->nlong += p->long_sleep; wake_push(s, p->wake, p->slot); }
+  else if (state == S_WAIT) { s->nblk[p->reason]++; blk_changed(s, p->reason); wake_push(s, p->wake, p->slot); }
   else if (state == S_IDLE) s->nchild += child;
 }
 
-/* Adds to a role's counter; nothing while nobody counts anything (s->cnt, read at each step's
- * start), so an unwatched model pays for no writes. The arguments must not draw: a skipped
- * draw would change the model. */
-#define ADD(sys, s, role, e, v) do { if ((s)->cnt) mi_host_add((sys), (s)->c[role], (e), (v)); } while (0)
+/* Adds through a writer handle (mi_host_wadd's checks); a handle of no counter (an item the
+ * manual does not instrument) costs one test, not a call. */
+static inline void wadd(mi_host_wr *w, int e, int64_t v) {
+  if (w->gen) mi_host_wadd(w, e, v);
+}
+
+/* Makes the writer handles of the roles, stop reasons and room event rows on sys. */
+static void handles(mi_system *sys, sim *s) {
+  for (int i = 0; i < NCTR; i++) {
+    mi_host_wr_init(&s->wr[i], sys, s->c[i]);
+    s->rdom[i] = (uint8_t)(s->c[i].id >= 0 ? s->c[i].id >> MI_HOST_INDEX_BITS : MI_DOM_COUNT);
+  }
+  for (int k = 0; k < NREASON; k++)
+    for (int place = 0; place < 5; place++) mi_host_wr_init(&s->rsw[k][place], sys, s->rs[k][place]);
+  for (int i = 0; i < NEVROW; i++) { mi_host_wr_init(&s->evw[i][0], sys, s->ev[i][0]); mi_host_wr_init(&s->evw[i][1], sys, s->ev[i][1]); }
+}
+
+/* Adds to a role's counter; nothing while its domain counts nothing (s->cnt, read at each step's
+ * start: an add there would find no cell), so an unwatched model pays for no writes, and one
+ * watched for processes only pays nothing for its disc and processor counters. The arguments
+ * must not draw: a skipped draw would change the model. */
+#define ON(s, dom) ((s)->cnt >> (dom) & 1)
+#define ADD(sys, s, role, e, v) do { if ((s)->cnt && ON((s), (s)->rdom[role])) wadd(&(s)->wr[role], (e), (v)); } while (0)
 #define CFG(sys, item) mi_host_config((sys), (item))
-/* Adds to an object-class counter, nothing while nobody counts anything (as ADD). */
-#define OBJCL(sys, c, e, cls, v) do { if (s->cnt) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
+/* Sets a level or raises a maximum in a step, nothing while its domain counts nothing (as ADD;
+ * only in a step, where s->cnt is the step's). */
+#define SET(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_set((sys), (c), (e), (v)); } while (0)
+#define MAX(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_max((sys), (c), (e), (v)); } while (0)
+/* Adds to an object-class counter, nothing while its domain counts nothing (as ADD). */
+#define OBJCL(sys, c, e, cls, v) do { \
+    if (s->cnt && (c).id >= 0 && ON(s, (c).id >> MI_HOST_INDEX_BITS)) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
   if (!s->cnt) return;
-  mi_host_add(sys, s->rs[k][RS_G_STOP], 0, 1);
-  mi_host_add(sys, s->rs[k][RS_P_STOP], p->slot, 1);
-  mi_host_add(sys, s->rs[k][RS_P_TIME], p->slot, ticks);
-  mi_host_add(sys, s->rs[k][RS_C_STOP], p->cpu, 1);
+  (void)sys;
+  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->rsw[k][RS_G_STOP], 0, 1);
+  if (ON(s, MI_DOM_PROCESS)) { wadd(&s->rsw[k][RS_P_STOP], p->slot, 1); wadd(&s->rsw[k][RS_P_TIME], p->slot, ticks); }
+  if (ON(s, MI_DOM_PROCESSOR)) wadd(&s->rsw[k][RS_C_STOP], p->cpu, 1);
 }
 
 /* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
@@ -731,26 +859,24 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   return slot;
 }
 
-/* Priority base of a queue (items 3019-3028 by queue). */
-static int32_t qbase(mi_system *sys, int q) { return CFG(sys, 3019 + 2 * q); }
-static int32_t qlimit(mi_system *sys, int q) { return CFG(sys, 3020 + 2 * q); }
 #define QBASE(s, q) ((s)->qb[q])
 #define QLIMIT(s, q) ((s)->ql[q])
 #define QUANTUM(s, q) ((s)->qt[q])
 
-/* Quantum in ticks of a queue (3029 CS max, 3031 DS, 3032 ES; others unlimited). */
-static int64_t quantum(mi_system *sys, int q) {
-  int32_t ms = q == Q_CS ? CFG(sys, 3029) : q == Q_DS ? CFG(sys, 3031) : q == Q_ES ? CFG(sys, 3032) : 1000000;
-  return (int64_t)ms * mi_host_ticks_per_ms(sys);
-}
-
-/* Reads the configuration a step uses many times: ticks per ms, the queues' priorities and
- * quanta (a PUT lands between steps, so a step sees one configuration throughout). */
+/* Reads the configuration a step uses many times: ticks per ms, the queues' priority bases and
+ * limits (3019-3028 by queue) and quanta in ticks (3029 CS max, 3031 DS, 3032 ES; the others
+ * unlimited); a PUT lands between steps, so a step sees one configuration throughout. */
 static void cache_config(mi_system *sys, sim *s) {
   s->tpm = mi_host_ticks_per_ms(sys);
-  for (int q = 0; q < 5; q++) { s->qb[q] = qbase(sys, q); s->ql[q] = qlimit(sys, q); s->qt[q] = quantum(sys, q); }
+  int32_t cfg[14];   /* 3019-3032, each read once */
+  for (int i = 0; i < 14; i++) cfg[i] = CFG(sys, 3019 + i);
+  for (int q = 0; q < 5; q++) {
+    s->qb[q] = cfg[2 * q];
+    s->ql[q] = cfg[2 * q + 1];
+    s->qt[q] = (int64_t)(q == Q_CS ? cfg[10] : q == Q_DS ? cfg[12] : q == Q_ES ? cfg[13] : 1000000) * s->tpm;
+  }
   /* the CS quantum follows the sessions' average CPU per transaction, within 3030..3029 */
-  double lo = CFG(sys, 3030), hi = CFG(sys, 3029), avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
+  double lo = cfg[11], hi = cfg[10], avg = s->cs_avg_ms > 0 ? s->cs_avg_ms : hi;
   s->qt[Q_CS] = (int64_t)((avg < lo ? lo : avg > hi ? (hi > lo ? hi : lo) : avg) * (double)s->tpm);
 }
 
@@ -761,7 +887,7 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) { ci++; mi_host_add(sys, s->rs[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
+    if (p->kind == K_CI) { ci++; wadd(&s->rsw[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
     else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
     else user++;
     sessions += p->kind == K_USER;
@@ -813,6 +939,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
+  (void)sys;
   int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
@@ -847,8 +974,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   ADD(sys, s, I_QDELAY, ldev, start - now);
   ADD(sys, s, I_SERVICE, ldev, service);
   ADD(sys, s, I_QD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-  mi_host_max(sys, s->c[I_QMAX], ldev, depth + 1);
-  mi_host_set(sys, s->c[I_QCUR], ldev, s->disk_out[ldev]);
+  MAX(sys, s, s->c[I_QMAX], ldev, depth + 1);
+  SET(sys, s, s->c[I_QCUR], ldev, s->disk_out[ldev]);
   ADD(sys, s, I_QCUM, ldev, depth + 1);
   if (!dev) {
     OBJCL(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
@@ -869,7 +996,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     while (bq < 4 && qw >= band_ms[bq]) bq++;
     while (bs < 4 && sv >= band_ms[bs]) bs++;
     ADD(sys, s, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-    mi_host_max(sys, s->c[I_VQMAX], ldev, depth + 1);
+    MAX(sys, s, s->c[I_VQMAX], ldev, depth + 1);
     ADD(sys, s, write ? I_VWQCUM : I_VRQCUM, ldev, depth + 1);
     ADD(sys, s, (write ? I_VWQW : I_VRQW) + bq, ldev, 1);
     ADD(sys, s, write ? I_VWQWT : I_VRQWT, ldev, start - now);
@@ -938,10 +1065,9 @@ static int counting(const mi_system *sys) {
 /* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
  * per-process twin). */
 static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
-  if (!mi_host_cell_(sys, s->ev[i][0], 0, 0) && !mi_host_cell_(sys, s->ev[i][1], p->slot, 1)) return;
   if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
-  mi_host_add(sys, s->ev[i][0], 0, n);
-  mi_host_add(sys, s->ev[i][1], p->slot, n);
+  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->evw[i][0], 0, n);
+  if (ON(s, MI_DOM_PROCESS)) wadd(&s->evw[i][1], p->slot, n);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -955,17 +1081,22 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
    * chosen by its fraction */
   int nch = s->nchance[room];
   if (!nch) return;
-  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0), pk = s->ev_exp[room], f = pk;
+  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0);
+  const double *pois = s->ev_pois[room], *cum = s->cum[room];
   int hits = 0;
-  while (u > f && hits < 64) { hits++; pk *= s->ev_lambda[room] / hits; f += pk; }
+  while (hits < EV_MAXHITS && u > pois[hits]) hits++;
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_hash(s, op, h);
     double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
-    int lo = 0, hi = nch - 1;   /* the first row whose cumulative fraction exceeds v */
-    while (lo < hi) { int mid = (lo + hi) / 2; if (s->cum[room][mid] > v) hi = mid; else lo = mid + 1; }
+    /* the first row whose cumulative fraction exceeds v (the last if none): from its cell's
+     * row, a step or two either way */
+    double cv = v * s->ev_cellw[room];
+    int lo = s->ev_cell[room][cv < EV_CELLS - 1 ? (cv > 0 ? (int)cv : 0) : EV_CELLS - 1];
+    while (lo < nch - 1 && cum[lo] <= v) lo++;
+    while (lo > 0 && cum[lo - 1] > v) lo--;
     int i = s->chance[room][lo];
     if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
-      mi_host_add(sys, inst_counter(evrows[i].gitem + (int32_t)((x & 0x7FF) % (uint64_t)evrows[i].n)), 0, 1);
+      mi_host_add(sys, s->ev_hist[i][(x & 0x7FF) % (uint64_t)evrows[i].n], 0, 1);
       continue;
     }
     ev_count(sys, s, p, i, 1, cls);
@@ -1035,8 +1166,8 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
     else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
     if (cls == 0) OBJCL(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
     ADD(sys, s, C_FETCH_C, cpu, 1);
-    ADD(sys, s, G_FETCH_C, 0, 1);
-    ADD(sys, s, G_CLOCK, 0, 1);
+    s->sg[SG_FETCH_C]++;
+    s->sg[SG_CLOCK]++;
     room_events(sys, s, p, R_MEM, cls);
     t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
@@ -1048,19 +1179,15 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
 }
 
 /* Picks the ready process of highest priority not yet run in this step (the first come among
- * equals); -1 if none. O(log n): the top of the dispatch heap. */
+ * equals); -1 if none. O(1): the first of the dispatch queue's top level. */
 static int pick(sim *s) {
-  int best = -1;
-  while (s->nrh && (best = rh_pop(s)) < 0) {}
-  if (best < 0) return -1;
-  s->ran[s->nran++] = best;
-  return best;
+  return rh_pop(s);
 }
 
 /* A disk I/O completes: the process leaves the disk's queue (one interrupt). */
 static void io_done(mi_system *sys, sim *s, sproc *p) {
   s->disk_out[p->disk]--;
-  mi_host_set(sys, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
+  SET(sys, s, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
 }
 
 /* A system process wakes for its periodic duty, in the BS queue. */
@@ -1099,8 +1226,10 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
 /* The wake-ups due by now, earliest first, made ready; counts the interrupts (I/O completions)
  * and returns how many sessions woke at CS priority. */
 static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int woke[3]) {
-  for (int i; (i = heap_due(s, now)) >= 0;) {
-    sproc *p = &s->p[i];
+  for (int k = 0, n = wake_collect(s, now); k < n; k++) {
+    sproc *p = &s->p[s->due[k].idx];
+    if (!((p->state == S_THINK || p->state == S_IO || p->state == S_SLEEP || p->state == S_WAIT) && p->wake == s->due[k].at))
+      continue;   /* stale */
     if (p->state == S_IO) { io_done(sys, s, p); (*interrupts)++; woke[1] += p->queue == Q_CS; }
     else if (p->state == S_SLEEP) { duty_wake(sys, s, p); woke[2]++; }
     else if (p->state == S_THINK) { terminal_read(sys, s, p, now); woke[0]++; }
@@ -1138,20 +1267,30 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
+/* The roles of the step's sums (SG_*). */
+static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 1, G_Q_T + 2, G_Q_T + 3, G_Q_T + 4,
+  G_Q_C, G_Q_C + 1, G_Q_C + 2, G_Q_C + 3, G_Q_C + 4, G_CM_T, G_SW2CM, G_SW2NM, G_FETCH_C, G_CLOCK, G_FETCH_T};
+
+/* Adds the step's sums to their counters (while anybody counts) and clears them. */
+static void add_sums(sim *s) {
+  if (s->cnt) for (int i = 0; i < NSG; i++) wadd(&s->wr[sg_role[i]], 0, s->sg[i]);
+  memset(s->sg, 0, sizeof s->sg);
+}
+
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   int64_t tpm = s->tpm;
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
-  ADD(sys, s, G_DISP_T, 0, disp); ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
-  ADD(sys, s, G_DISP_C, 0, 1);
+  s->sg[SG_DISP_T] += disp; ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  s->sg[SG_DISP_C]++;
   if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
-    if (s->cnt) mi_host_add(sys, s->rs[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
+    if (s->cnt) wadd(&s->rsw[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
     p->stopped = -1;
   }
   ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
   ADD(sys, s, P_READY, p->slot, now - p->ready_since);
-  ADD(sys, s, G_REQ_SECS, 0, now - p->ready_since);
+  s->sg[SG_REQ_SECS] += now - p->ready_since;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
@@ -1171,13 +1310,13 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
-  ADD(sys, s, G_Q_T + p->queue, 0, run); ADD(sys, s, C_Q_T + p->queue, cpu, run);
-  ADD(sys, s, G_Q_C + p->queue, 0, 1); ADD(sys, s, C_Q_C + p->queue, cpu, 1);
+  s->sg[SG_Q_T + p->queue] += run; ADD(sys, s, C_Q_T + p->queue, cpu, run);
+  s->sg[SG_Q_C + p->queue]++; ADD(sys, s, C_Q_C + p->queue, cpu, 1);
   ADD(sys, s, P_TIME, p->slot, run);
   p->txn_cpu += run;
-  mi_host_set(sys, s->c[P_PRI], p->slot, p->pri);
-  if (p->cm) { ADD(sys, s, G_CM_T, 0, run); ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-               ADD(sys, s, G_SW2CM, 0, 1); ADD(sys, s, P_SW2CM, p->slot, 1); ADD(sys, s, G_SW2NM, 0, 1);
+  SET(sys, s, s->c[P_PRI], p->slot, p->pri);
+  if (p->cm) { s->sg[SG_CM_T] += run; ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
+               s->sg[SG_SW2CM]++; ADD(sys, s, P_SW2CM, p->slot, 1); s->sg[SG_SW2NM]++;
                ADD(sys, s, P_SW2NM, p->slot, 1); }
   if (p->kind == K_JOB) p->work_left -= run;
 }
@@ -1215,7 +1354,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       int64_t mm = faults(sys, s, p, cpu, now + (len - *budget), &waits);
       if (mm > *budget) mm = *budget;
       *budget -= mm;
-      ADD(sys, s, G_FETCH_T, 0, mm); ADD(sys, s, C_FETCH_T, cpu, mm);
+      s->sg[SG_FETCH_T] += mm; ADD(sys, s, C_FETCH_T, cpu, mm);
       if (waits || rooms(sys, s, p, now + (len - *budget))) return;
     }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
@@ -1281,6 +1420,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
     dispatch(sys, s, p, cpu, now, &budget);
     if (p->burst > 0) {
       burst_stopped(sys, s, p, cpu, now);
+      s->ran[s->nran++] = idx;
       if (p->queue >= Q_DS && budget == 0) { low_left++; s->low_slot[cpu] = p->slot; }   /* held to the end */
       continue;
     }
@@ -1379,7 +1519,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
     int was = s->cnt;
     s->cnt = 0;
-    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= b->lane[d].cells != 0;
+    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
     if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
   }
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
@@ -1392,8 +1532,8 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     repair_second(sys, s, now);
   }
   /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
-  mi_host_set(sys, s->c[G_MINTH], 0, 100);
-  mi_host_set(sys, s->c[G_MAXTH], 0, 2147483647);
+  SET(sys, s, s->c[G_MINTH], 0, 100);
+  SET(sys, s, s->c[G_MAXTH], 0, 2147483647);
   int interrupts = 0, woke[3] = {0, 0, 0};   /* sessions from the terminal, from disc I/O, system processes */
   wake_due(sys, s, now, &interrupts, woke);
   int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
@@ -1401,6 +1541,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   int low_left = 0;
   for (int cpu = 0; cpu < ncpu; cpu++) low_left += run_cpu(sys, s, cpu, now, len, interrupts, nio);
   s->low_running = low_left;
+  add_sums(s);
   levels(sys, s, nready);
   mi_host_advance(sys, len);
 }
@@ -1484,8 +1625,10 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (!sys) return -1;
   if (!w) w = mi_workload_builtin("oltp");
   if (mi_workload_check(w, NULL, 0) != 0) return -2;   /* fields set directly in C are checked here */
-  sim *s = calloc(1, sizeof *s);
+  size_t size = (sizeof(sim) + 63) / 64 * 64;   /* the process records are cache-line aligned */
+  sim *s = aligned_alloc(64, size);
   if (!s) return -1;
+  memset(s, 0, size);
   s->w = *w;
   snprintf(s->name, sizeof s->name, "%s", w->name ? w->name : "custom");
   s->w.name = s->name;
@@ -1494,9 +1637,12 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
+  handles(sys, s);
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
   s->wbase = s->boot;
+  for (s->wh_shift = 0; s->wh_shift < 40 && ((int64_t)1 << s->wh_shift) < STEP_MS * s->tpm; s->wh_shift++) {}
+  s->wh_cur = s->boot >> s->wh_shift;
   for (int c = 0; c < 8; c++) s->low_slot[c] = -1;   /* no CPU held by a batch process yet */
   machine_config(sys, w->cpus < 1 ? 1 : w->cpus > 8 ? 8 : w->cpus, w->disks > 105 ? 105 : w->disks, w->terminals);
   mi_host_config_set(sys, 3039, w->memory_pages);
