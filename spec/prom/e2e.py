@@ -3,30 +3,12 @@
 simulated system; through Prometheus's HTTP API, rate(mish_gmt_idle_seconds_total[10s]) must match what
 mish itself reads of gmt_idle (a second mish attached to the same store) over the same interval.
 Prints "ok - ..." / "not ok - ..." lines, "skip - ..." when Prometheus is not installed."""
-import json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
+import json, os, shutil, signal, subprocess, sys, tempfile, threading, time
 
 MISH = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "./lua/mish")
-PROM = "/usr/bin/prometheus"
-if not os.access(PROM, os.X_OK):
-    print("skip - prometheus is not installed (Debian package prometheus)")
-    sys.exit(0)
-results = []
-def check(name, cond, detail=""):
-    results.append(bool(cond))
-    print(("ok - " if cond else "not ok - ") + name + ("" if cond else ": " + str(detail)), flush=True)
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-def get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.status, r.read().decode()
-
-def query(base, q, t=None):
-    args = {"query": q}
-    if t is not None: args["time"] = "%.3f" % t
-    _, body = get(base + "/api/v1/query?" + urllib.parse.urlencode(args))
-    return json.loads(body)["data"]["result"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus  # noqa: E402
+skip_without_prometheus()
 
 tmp = tempfile.mkdtemp(prefix="mish-prom-")
 share = os.path.join(tmp, "store")
@@ -52,23 +34,8 @@ try:
             try: log.append((time.time(), int(l) / 8000.0))   # MI_Time: 125 us at 3042 = 1000, 3043 = 8000
             except ValueError: pass
     threading.Thread(target=read_log, daemon=True).start()
-    pport = free_port()
-    cfg = os.path.join(tmp, "prometheus.yml")
-    with open(cfg, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
-                "  - job_name: mish\n    static_configs:\n      - targets: ['%s']\n" % addr)
-    prom = subprocess.Popen([PROM, "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(tmp, "data"),
-                             "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "prom.log"), "w"))
-    procs.append(prom)
-    base = "http://127.0.0.1:%d" % pport
     deadline = time.time() + 25
-    ready = False
-    while time.time() < deadline and not ready:
-        try: ready = get(base + "/-/ready", 1)[0] == 200
-        except Exception: time.sleep(0.2)
-    check("Prometheus starts", ready, open(os.path.join(tmp, "prom.log")).read()[-500:])
-    if not ready: sys.exit(1)
+    base = start_prometheus(tmp, addr, procs, deadline)
     # wait for 12 samples (about 12 s of scraping)
     n = 0
     while time.time() < deadline:
@@ -109,5 +76,4 @@ finally:
         try: p.wait(10)
         except subprocess.TimeoutExpired: p.kill()
     shutil.rmtree(tmp, ignore_errors=True)
-print("e2e: %d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish("e2e")

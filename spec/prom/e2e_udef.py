@@ -6,30 +6,12 @@ HTTP API: the info metric says source "attached" with owner_source "sim"; the ar
 carries an `element` label and its rate is the owner's; the QBUSY pair's two families (busy and queue, in
 seconds) have the rates the level gives (level 3 all the time: busy 1 s/s, queue 3 s/s).
 Prints "ok - ..." / "not ok - ..." lines, "skip - ..." when Prometheus is not installed."""
-import json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import json, os, shutil, signal, subprocess, sys, tempfile, time
 
 MISH = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "./lua/mish")
-PROM = "/usr/bin/prometheus"
-if not os.access(PROM, os.X_OK):
-    print("skip - prometheus is not installed (Debian package prometheus)")
-    sys.exit(0)
-results = []
-def check(name, cond, detail=""):
-    results.append(bool(cond))
-    print(("ok - " if cond else "not ok - ") + name + ("" if cond else ": " + str(detail)[:400]), flush=True)
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-def get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as r:
-        return r.status, r.read().decode()
-
-def query(base, q, t=None):
-    args = {"query": q}
-    if t is not None: args["time"] = "%.3f" % t
-    _, body = get(base + "/api/v1/query?" + urllib.parse.urlencode(args))
-    return json.loads(body)["data"]["result"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus  # noqa: E402
+skip_without_prometheus()
 
 tmp = tempfile.mkdtemp(prefix="mish-prom-udef-")
 share = os.path.join(tmp, "store")
@@ -54,23 +36,8 @@ try:
     addr = line.split("http://")[1].split("/")[0] if "http://" in line else None
     check("mish --attach --serve reports where it listens", addr, line)
     if not addr: sys.exit(1)
-    pport = free_port()
-    cfg = os.path.join(tmp, "prometheus.yml")
-    with open(cfg, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
-                "  - job_name: mish\n    static_configs:\n      - targets: ['%s']\n" % addr)
-    prom = subprocess.Popen([PROM, "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(tmp, "data"),
-                             "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "prom.log"), "w"))
-    procs.append(prom)
-    base = "http://127.0.0.1:%d" % pport
     deadline = time.time() + 30
-    up = False
-    while time.time() < deadline and not up:
-        try: up = get(base + "/-/ready", 1)[0] == 200
-        except Exception: time.sleep(0.2)
-    check("Prometheus starts", up, open(os.path.join(tmp, "prom.log")).read()[-500:])
-    if not up: sys.exit(1)
+    base = start_prometheus(tmp, addr, procs, deadline)
     n = 0
     while time.time() < deadline:
         r = query(base, "count_over_time(mish_srv_queue_seconds_total[30s])")
@@ -109,5 +76,4 @@ finally:
         try: p.wait(10)
         except subprocess.TimeoutExpired: p.kill()
     shutil.rmtree(tmp, ignore_errors=True)
-print("e2e_udef: %d passed, %d failed" % (sum(results), len(results) - sum(results)))
-sys.exit(0 if all(results) else 1)
+finish("e2e_udef")
