@@ -355,17 +355,7 @@ static void test_record_seek(void) {
 /* The user-defined counters of the udef test: installed before the recording (0-6) and while it
  * records (7, 8: before sample UD_LATE). */
 enum { UD_N = 24, UD_LATE = 10, UD_DIE = 14 };
-static const mi_udef_desc ud_desc[9] = {
-  {"orders_placed", MI_UDEF_ACCUM, "orders", "orders the shop took", 0, 1},
-  {"proc_orders", MI_UDEF_ACCUM, NULL, "orders a process took", 1, 1},
-  {"bytes_total", MI_UDEF_FACCUM, "bytes", "bytes shipped", 0, 1},
-  {"server_busy", MI_UDEF_BUSY, NULL, "time the server was busy", 0, 1},
-  {"work_queue", MI_UDEF_QUEUE, NULL, "work list length, time-weighted", 0, 1},
-  {"disk_qbusy", MI_UDEF_QBUSY, NULL, NULL, 0, 1},
-  {"size_buckets", MI_UDEF_ACCUM, NULL, "orders by size", 0, 4},
-  {"late_events", MI_UDEF_ACCUM, NULL, "installed while recording", 0, 1},
-  {"late_busy", MI_UDEF_BUSY, NULL, "per-process busy, installed while recording", 1, 1},
-};
+#include "record_udef_desc.h"
 /* One reading of the udef test: global and process records of the counters present, with counts. */
 typedef struct ud_read { uint8_t g[256], p[64 * 32], lg[16], lp[64 * 16]; int32_t np, nlp, sg, sp, slg, slp; } ud_read;
 static int32_t ud_glob[] = {21177, 29000, 29002, 29003, 29004, 29005, 29006, 0};
