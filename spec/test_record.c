@@ -355,7 +355,7 @@ static void test_record_seek(void) {
 /* The user-defined counters of the udef test: installed before the recording (0-6) and while it
  * records (7, 8: before sample UD_LATE). */
 enum { UD_N = 24, UD_LATE = 10, UD_DIE = 14 };
-#include "record_udef_desc.h"
+#include "record_fixture.h"
 /* One reading of the udef test: global and process records of the counters present, with counts. */
 typedef struct ud_read { uint8_t g[256], p[64 * 32], lg[16], lp[64 * 16]; int32_t np, nlp, sg, sp, slg, slp; } ud_read;
 static int32_t ud_glob[] = {21177, 29000, 29002, 29003, 29004, 29005, 29006, 0};
@@ -605,65 +605,22 @@ static void test_record_v1_fixture(void) {
 }
 
 /* ---- a damaged table of user-defined counters: a clear error, never a crash (#14.2) ---- */
-#include "record/format.h"
-/* Reads a whole file into *b; its size, or -1. */
-static long ud_slurp(const char *path, uint8_t **b) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  *b = malloc((size_t)n + 1);
-  if (fread(*b, 1, (size_t)n, f) != (size_t)n) n = -1;
-  fclose(f);
-  return n;
-}
 /* Writes n bytes to path. */
 static void ud_spill(const char *path, const uint8_t *b, long n) {
   FILE *f = fopen(path, "wb");
   fwrite(b, 1, (size_t)n, f);
   fclose(f);
 }
-/* The offset of the which-th (0-based) header frame of b, or -1. */
-static long ud_header(const uint8_t *b, long n, int which) {
-  for (long off = 0; off + MIR_MIN <= n;) {
-    uint32_t len = mir_get32(b + off + 4);
-    if (len < MIR_MIN || off + len > n) return -1;
-    if (mir_get16(b + off + 8) == MIR_T_HEADER && which-- == 0) return off;
-    off += len;
-  }
-  return -1;
-}
-/* Copies src to dst with the table entry of counter 29000 (a global ACCUM) in the which-th header
- * changed: cut = 1 cuts the frame right after the entry's number, else its kind becomes kind.
- * The frame's lengths and CRC are made whole again, so only the payload is wrong. 0 or -1. */
+/* Writes recording src to dst with its counter table spoiled as rec_doctor says; 0 or -1. */
 static int ud_doctor(const char *src, const char *dst, int which, int cut, int kind) {
   uint8_t *b;
-  long n = ud_slurp(src, &b);
-  long h = n > 0 ? ud_header(b, n, which) : -1;
-  if (h < 0) { if (n > 0) free(b); return -1; }
-  uint32_t len = mir_get32(b + h + 4);
-  static const uint8_t entry[] = {0xC8, 0xE2, 0x01, 0x00, 0x01};   /* item 29000, domain 0, kind 1 */
-  long at = -1;
-  for (long i = h + MIR_HEAD; i + 5 <= h + len - MIR_TAIL && at < 0; i++) if (memcmp(b + i, entry, 5) == 0) at = i;
-  if (at < 0) { free(b); return -1; }
-  uint8_t *o = malloc((size_t)n + 16);
-  long k = 0;
-  memcpy(o, b, (size_t)h);
-  k = h;
-  long plen = cut ? at + 3 - h : (long)len - MIR_TAIL;
-  memcpy(o + k, b + h, (size_t)plen);
-  if (!cut) o[k + (at - h) + 4] = (uint8_t)kind;
-  uint32_t nl = (uint32_t)plen + MIR_TAIL;
-  mir_put32(o + k + 4, nl);
-  mir_put32(o + k + plen, mir_crc32c(0, o + k, (size_t)plen));
-  mir_put32(o + k + plen + 4, nl);
-  k += nl;
-  memcpy(o + k, b + h + len, (size_t)(n - h - len));
-  k += n - h - len;
-  ud_spill(dst, o, k);
-  free(o);
+  long n = rec_slurp(src, &b), on = 0;
+  if (n <= 0) return -1;
+  uint8_t *o = rec_doctor(b, n, which, cut, kind, &on);
   free(b);
+  if (!o) return -1;
+  ud_spill(dst, o, on);
+  free(o);
   return 0;
 }
 
@@ -728,7 +685,7 @@ static void test_record_torn_header(void) {
   unlink(path);
   rec_make(path, 3, NULL, 60);
   uint8_t *b;
-  long size = ud_slurp(path, &b);
+  long size = rec_slurp(path, &b);
   long hl = size > 8 ? (long)mir_get32(b + 4) : 0;
   CHECK(hl > 40 && hl < size, "#14.2: the test recording has a header record");
   long cuts[] = {1, 3, 4, 7, 9, hl / 2, hl - 1};
@@ -778,7 +735,7 @@ static void test_record_torn_header(void) {
   mi_recorder_close(rc);
   mi_system_free(sys);
   free(b);
-  size = ud_slurp(path, &b);
+  size = rec_slurp(path, &b);
   b[60] ^= 0x08;   /* inside the first header's payload */
   ud_spill(cut, b, size);
   mi_rec_reader *rd = mi_rec_open(cut, err, sizeof err);

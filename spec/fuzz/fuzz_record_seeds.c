@@ -13,19 +13,7 @@
 #include "mi_userdef.h"
 #include "mi_record.h"
 #include "record/format.h"
-#include "../record_udef_desc.h"
-/* Reads a whole file into *b; its size, or -1. */
-static long slurp(const char *path, uint8_t **b) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  *b = malloc((size_t)n + 1);
-  if (fread(*b, 1, (size_t)n, f) != (size_t)n) n = -1;
-  fclose(f);
-  return n;
-}
+#include "../record_fixture.h"
 /* Writes the mode byte and n bytes to path. */
 static void spill(const char *path, int mode, const uint8_t *b, long n) {
   FILE *f = fopen(path, "wb");
@@ -34,33 +22,13 @@ static void spill(const char *path, int mode, const uint8_t *b, long n) {
   fclose(f);
   printf("%s %ld\n", path, n + 1);
 }
-/* The offset of the which-th (0-based) header frame, or -1. */
-static long header(const uint8_t *b, long n, int which) {
-  for (long off = 0; off + MIR_MIN <= n;) {
-    uint32_t len = mir_get32(b + off + 4);
-    if (len < MIR_MIN || off + len > n) return -1;
-    if (mir_get16(b + off + 8) == MIR_T_HEADER && which-- == 0) return off;
-    off += len;
-  }
-  return -1;
-}
-/* Writes b with the table entry of counter 29000 in the which-th header cut after its number
- * (cut) or given kind, the frame's lengths and CRC whole again. */
+/* Writes b with its counter table spoiled as rec_doctor says, behind mode byte 1. */
 static void doctor(const uint8_t *b, long n, const char *dst, int which, int cut, int kind) {
-  long h = header(b, n, which);
-  uint32_t len = mir_get32(b + h + 4);
-  static const uint8_t entry[] = {0xC8, 0xE2, 0x01, 0x00, 0x01};
-  long at = -1;
-  for (long i = h + MIR_HEAD; i + 5 <= h + len - MIR_TAIL && at < 0; i++) if (memcmp(b + i, entry, 5) == 0) at = i;
-  if (at < 0) { puts("no entry"); return; }
-  uint8_t *o = malloc(n + 16); long k = h; memcpy(o, b, h);
-  long plen = cut ? at + 3 - h : (long)len - MIR_TAIL;
-  memcpy(o + k, b + h, plen);
-  if (!cut) o[k + (at - h) + 4] = (uint8_t)kind;
-  uint32_t nl = plen + MIR_TAIL;
-  mir_put32(o + k + 4, nl); mir_put32(o + k + plen, mir_crc32c(0, o + k, plen)); mir_put32(o + k + plen + 4, nl);
-  k += nl; memcpy(o + k, b + h + len, n - h - len); k += n - h - len;
-  spill(dst, 1, o, k); free(o);
+  long on = 0;
+  uint8_t *o = rec_doctor(b, n, which, cut, kind, &on);
+  if (!o) { puts("no entry"); return; }
+  spill(dst, 1, o, on);
+  free(o);
 }
 int main(void) {
   const char *path = "/tmp/mish_record_seed.mir";
@@ -83,7 +51,7 @@ int main(void) {
   }
   mi_recorder_close(rc);
   mi_system_free(w);
-  uint8_t *b; long n = slurp(path, &b);
+  uint8_t *b; long n = rec_slurp(path, &b);
   spill("spec/fuzz/corpus/record/udef_clean", 0, b, n);
   spill("spec/fuzz/corpus/record/udef_crcfix", 1, b, n);
   doctor(b, n, "spec/fuzz/regress/record/udef_table_cut", 0, 1, 0);

@@ -3,11 +3,11 @@
 simulated system; through Prometheus's HTTP API, rate(mish_gmt_idle_seconds_total[10s]) must match what
 mish itself reads of gmt_idle (a second mish attached to the same store) over the same interval.
 Prints "ok - ..." / "not ok - ..." lines, "skip - ..." when Prometheus is not installed."""
-import json, os, shutil, signal, subprocess, sys, tempfile, threading, time
+import json, os, subprocess, sys, tempfile, threading, time
 
 MISH = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "./lua/mish")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus  # noqa: E402
+from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus, stop  # noqa: E402
 skip_without_prometheus()
 
 tmp = tempfile.mkdtemp(prefix="mish-prom-")
@@ -69,11 +69,5 @@ try:
     check("Prometheus negotiated OpenMetrics (family mish_gmt_idle_seconds, counter, unit seconds)",
           any(m.get("type") == "counter" and m.get("unit") == "seconds" for m in md), body[:300])
 finally:
-    for p in reversed(procs):
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    for p in procs:
-        try: p.wait(10)
-        except subprocess.TimeoutExpired: p.kill()
-    shutil.rmtree(tmp, ignore_errors=True)
+    stop(procs, tmp)
 finish("e2e")

@@ -6,11 +6,11 @@ HTTP API: the info metric says source "attached" with owner_source "sim"; the ar
 carries an `element` label and its rate is the owner's; the QBUSY pair's two families (busy and queue, in
 seconds) have the rates the level gives (level 3 all the time: busy 1 s/s, queue 3 s/s).
 Prints "ok - ..." / "not ok - ..." lines, "skip - ..." when Prometheus is not installed."""
-import json, os, shutil, signal, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile, time
 
 MISH = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "./lua/mish")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus  # noqa: E402
+from promlib import check, finish, get, query, skip_without_prometheus, start_prometheus, stop  # noqa: E402
 skip_without_prometheus()
 
 tmp = tempfile.mkdtemp(prefix="mish-prom-udef-")
@@ -69,11 +69,5 @@ try:
     check("Prometheus has mish_srv_busy_seconds as a counter in seconds with the help text",
           any(m.get("type") == "counter" and m.get("unit") == "seconds" and m.get("help", "").startswith("the order server") for m in md), body[:300])
 finally:
-    for p in reversed(procs):
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    for p in procs:
-        try: p.wait(10)
-        except subprocess.TimeoutExpired: p.kill()
-    shutil.rmtree(tmp, ignore_errors=True)
+    stop(procs, tmp)
 finish("e2e_udef")

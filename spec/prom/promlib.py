@@ -1,7 +1,7 @@
 """promlib.py — what the end-to-end Prometheus checks (e2e.py, e2e_udef.py) share: the check
 printer, a free port, HTTP GET, a Prometheus query and starting a real Prometheus that scrapes one
 target. Not a test by itself."""
-import json, os, socket, subprocess, sys, time, urllib.parse, urllib.request
+import json, os, shutil, signal, socket, subprocess, sys, time, urllib.parse, urllib.request
 
 PROM = "/usr/bin/prometheus"
 results = []
@@ -58,3 +58,13 @@ def start_prometheus(tmp, addr, procs, deadline):
     check("Prometheus starts", up, open(os.path.join(tmp, "prom.log")).read()[-500:])
     if not up: sys.exit(1)
     return base
+
+def stop(procs, tmp):
+    """Ends the processes started (last first: SIGTERM, then a kill after 10 s) and removes tmp."""
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try: p.wait(10)
+        except subprocess.TimeoutExpired: p.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
