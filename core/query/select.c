@@ -292,6 +292,10 @@ struct mi_ra {
   uint64_t told[MI_PROC_WORDS];
   uint64_t seen_born[MI_MAX_PROCESSES], seen_hash[MI_MAX_PROCESSES];
   uint64_t seen_epoch[MI_MAX_PROCESSES];  /* the epoch of the read that last gathered the slot, 0 never */
+  /* the epoch of the last read that gave every one of a word's 64 slots (each gathered or
+   * copied then): a slot's record is as that read saw it too, so its seen epoch is the larger
+   * of the two (seen_of); wfull: the words this call gives whole, set after the read */
+  uint64_t seen_word[MI_PROC_WORDS], wfull[(MI_PROC_WORDS + 63) / 64];
   /* CHANGED's plan of a call: the records to gather (positions, ascending) and the runs of
    * unchanged records to copy from the cache (position, first slot, records: consecutive slots) */
   int32_t gat[MI_MAX_PROCESSES], ngat;
@@ -353,8 +357,14 @@ static void changed_begin(const mi_seg *g, struct mi_ra *ra) {
  * E before its read of the slot, and any write that read did not see came in a later write
  * section, which loaded the epoch after E was taken: so a mark below E proves the row is as
  * that read saw it. A process born in the slot since marks it too. Returns 1 to gather. */
+/* The epoch of the last read that gave slot's record to this caller (0: never). */
+static inline uint64_t seen_of(const struct mi_ra *ra, int slot) {
+  uint64_t a = ra->seen_epoch[slot], b = ra->seen_word[slot >> 6];
+  return a > b ? a : b;
+}
+
 static inline int changed_file(const mi_seg *g, struct mi_ra *ra, int i, int slot, int dead) {
-  uint64_t at = ra->seen_epoch[slot];
+  uint64_t at = seen_of(ra, slot);
   if (at > ra->trust && !dead && MI_LD(g->blk.mod[slot]) < at) {
     int k = ra->ncp - 1;
     if (k >= 0 && ra->cp_pos[k] + ra->cp_len[k] == i && ra->cp_slot[k] + ra->cp_len[k] == slot) ra->cp_len[k]++;
@@ -365,15 +375,29 @@ static inline int changed_file(const mi_seg *g, struct mi_ra *ra, int i, int slo
   return 1;
 }
 
-/* Bit b set when record b of n (<= 64) consecutive slots was gathered at an epoch above trust
- * (seen) and its row not written since (mod). */
-static inline uint64_t keep_word(const uint64_t *seen, const uint64_t *mod, uint64_t trust, int n) {
+/* Bit b set when record b of n (<= 64) consecutive slots was given at an epoch above trust
+ * (seen, or the word's epoch sw) and its row not written since (mod). */
+__attribute__((noinline)) static uint64_t keep_word(const uint64_t *seen, uint64_t sw, const uint64_t *mod, uint64_t trust, int n) {
   uint64_t keep = 0;
-  for (int b = 0; b < n; b++) {
-    uint64_t at = seen[b];
-    keep |= (uint64_t)((at > trust) & (MI_LD(mod[b]) < at)) << b;
+  for (int b = 0; b < n; b++) {   /* epochs are below 2^63: x - y has the top bit set when x < y */
+    uint64_t at = seen[b] > sw ? seen[b] : sw;
+    keep |= (((MI_LD(mod[b]) - at) & (trust - at)) >> 63) << b;
   }
   return keep;
+}
+
+/* 1 when none of the 64 rows from mod was written at epoch e or later. Marks are below 2^63,
+ * so mod - e wraps to a number with the top bit set exactly when mod < e: the AND of the 64
+ * differences keeps it only when all are below (four chains, no branch, one load a slot). */
+__attribute__((noinline)) static int word_unwritten(const uint64_t *mod, uint64_t e) {
+  uint64_t a0 = ~0ull, a1 = ~0ull, a2 = ~0ull, a3 = ~0ull;
+  for (int b = 0; b < 64; b += 4) {
+    a0 &= MI_LD(mod[b]) - e;
+    a1 &= MI_LD(mod[b + 1]) - e;
+    a2 &= MI_LD(mod[b + 2]) - e;
+    a3 &= MI_LD(mod[b + 3]) - e;
+  }
+  return (a0 & a1 & a2 & a3) >> 63;
 }
 
 /* CHANGED over every monitored process, no descriptor, no context, all fitting: one pass
@@ -392,14 +416,29 @@ static int pick_changed_all(const mi_seg *g, struct mi_ra *ra, int32_t *ents, in
     /* the word's records to copy, computed without branches, then taken a word at a time
      * when all 64 are monitored and unchanged (the common case) */
     const int base = w * 64;
-    uint64_t keep = keep_word(seen + base, mod + base, trust, hi - base < 64 ? hi - base : 64) & bits & ~dead;
-    if (bits == ~0ull && keep == ~0ull) {
-      if (rpos >= 0 && rslot + rlen == base && rpos + rlen == take) rlen += 64;
-      else {
-        if (rpos >= 0) { ra->cp_pos[ncp] = rpos; ra->cp_slot[ncp] = rslot; ra->cp_len[ncp] = rlen; ncp++; }
-        rpos = take; rslot = base; rlen = 64;
+    const uint64_t sw = ra->seen_word[w];
+    int whole = bits == ~0ull && !dead;
+    if (whole) ra->wfull[w >> 6] |= 1ull << (w & 63);   /* given whole: its epoch becomes this read's */
+    uint64_t keep = whole && sw > trust && word_unwritten(mod + base, sw) ? ~0ull
+                  : keep_word(seen + base, sw, mod + base, trust, hi - base < 64 ? hi - base : 64) & bits & ~dead;
+    if (whole) {   /* positions follow slots: copy the runs between the records to gather */
+      int at = 0;
+      for (uint64_t gb = ~keep;; gb &= gb - 1) {
+        int b = gb ? __builtin_ctzll(gb) : 64;
+        if (b > at) {   /* slots base+at .. base+b-1 are copied */
+          if (rpos >= 0 && rslot + rlen == base + at && rpos + rlen == take) rlen += b - at;
+          else {
+            if (rpos >= 0) { ra->cp_pos[ncp] = rpos; ra->cp_slot[ncp] = rslot; ra->cp_len[ncp] = rlen; ncp++; }
+            rpos = take; rslot = base + at; rlen = b - at;
+          }
+          take += b - at;
+        }
+        if (b == 64) break;
+        ents[take] = base + b;
+        ra->key[take] = MI_LD(g->procs[base + b].born);
+        ra->gat[ngat++] = take++;
+        at = b + 1;
       }
-      take += 64;
       continue;
     }
     for (; bits; bits &= bits - 1, take++) {
@@ -431,6 +470,7 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
   int hi = MI_LD(g->proc_hi), nc = 0, keyed = ra->after > 0;
   if (hi < 0 || hi > MI_MAX_PROCESSES) return -1;
   memset(ra->told, 0, sizeof ra->told);
+  memset(ra->wfull, 0, sizeof ra->wfull);
   ra->complete = 1;
   ra->next = 0;
   if (ra->mode == MI_RA_CHANGED) {
@@ -537,6 +577,7 @@ static struct mi_ra *ra_for(mi_session *s, int d, const int32_t *nums, int n, in
   mi_query_bind(&ra->q, nums, n, mapping);
   memset(ra->seen_born, 0, sizeof ra->seen_born);
   memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
+  memset(ra->seen_word, 0, sizeof ra->seen_word);
   return ra;
 }
 
@@ -575,6 +616,7 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
       ra->cache = rec > 0 ? malloc((size_t)MI_MAX_PROCESSES * (size_t)rec) : NULL;
       ra->cache_rec = ra->cache ? rec : 0;
       memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
+      memset(ra->seen_word, 0, sizeof ra->seen_word);
     }
     /* this read's epoch: writes it may miss come later and mark their rows with it or later */
     ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
@@ -614,6 +656,8 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
       ra->seen_epoch[e] = ra->epoch;
       if (rec_flags) rec_flags[r] = flag;
     }
+    for (int w = 0; w < MI_PROC_WORDS; w++)
+      if (ra->wfull[w >> 6] >> (w & 63) & 1) ra->seen_word[w] = ra->epoch;
   } else
     for (int32_t r = 0; r < count; r++) {
       int flag = 1;
