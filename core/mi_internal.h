@@ -95,10 +95,11 @@ typedef struct mi_store {
   int32_t slot[MI_HOST_INDEX_LIMIT];   /* dense item -> allocated offset, kept while the row layout lives */
   uint16_t refs[MI_HOST_INDEX_LIMIT];  /* dense item -> number of users that enabled it */
   int32_t active;                      /* items with refs > 0 */
+  int32_t used;                        /* words of each row given to counters (the lane's stride may be more) */
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 4   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED */
+#define MI_SEG_VERSION 5   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 

@@ -4137,6 +4137,59 @@ static void test_h17_sim_wakeups_bit_identical(void) {
   mi_system_free(sys);
 }
 
+/* Rows with room to grow: ONs of many counters regrow a domain's rows a few times, not once per
+ * ON; values written before survive every regrow, a counter placed in the room a regrow left
+ * reads zero, and the rows are given back and taken afresh once nobody counts. */
+static void test_store_rows_room(void) {
+  mi_system_options o = {.max_users = 40};
+  mi_session *s; mi_system *sys = new_sys(&s, &o);
+  status_type st;
+  int32_t map = 1, stats[16];
+  for (int p = 0; p < 40; p++) { mi_proc_desc d = {0}; d.pid = 500 + p; d.program = "P"; d.user = "U"; mi_host_proc_create(sys, &d); }
+  int32_t first[] = {25047, 0};
+  mi_procon(s, &st, first, stats, &map, NULL, 0);
+  EQ(st.all, 0, "an ON of one process counter");
+  mi_ctr c0 = mi_host_counter(25047);
+  for (int p = 0; p < 40; p++) mi_host_add(sys, c0, p, 1000 + p);
+  const mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
+  CHECK(v->lane[MI_DOM_PROCESS].stride > 1, "the rows keep room past the one counter's word");
+  /* 30 more users, each turning on 4 other simple process counters of its own */
+  mi_session *us[30];
+  int next = 0, ons = 0, grows = 0, bad_old = 0, bad_new = 0;
+  for (int u = 0; u < 30; u++) {
+    us[u] = mi_session_new(sys);
+    mi_session_set_priv(us[u], 1);
+    mi_accesson(us[u], &st, 666);
+    int32_t items[5];
+    int k = 0;
+    while (k < 4 && next < mi_domain_counters(MI_DOM_PROCESS)) {
+      const mi_item_info *it = mi_domain_item(MI_DOM_PROCESS, next++);
+      if (it->item != 25047 && it->item != 20001 && mi_host_value(sys, mi_host_counter(it->item), 0) == 0) items[k++] = it->item;
+    }
+    items[k] = 0;
+    int32_t before = v->lane[MI_DOM_PROCESS].stride;
+    mi_procon(us[u], &st, items, stats, &map, NULL, 0);
+    if (st.all) continue;
+    ons++;
+    grows += v->lane[MI_DOM_PROCESS].stride != before;
+    for (int p = 0; p < 40; p++) {
+      bad_old += mi_host_value(sys, c0, p) != 1000 + p;
+      for (int j = 0; j < k; j++) bad_new += mi_host_value(sys, mi_host_counter(items[j]), p) != 0;
+    }
+    for (int j = 0; j < k; j++) mi_host_add(sys, mi_host_counter(items[j]), 7, 1);   /* for the next regrows to carry */
+  }
+  EQ(ons, 30, "30 users' ONs of 4 counters each");
+  CHECK(grows > 0 && grows < ons / 2, "the rows regrew a few times, not at every ON");
+  EQ(bad_old, 0, "the first counter's 40 values survive every regrow");
+  EQ(bad_new, 0, "each new counter reads zero in every row (room left by a regrow is clean)");
+  for (int u = 0; u < 30; u++) mi_session_free(us[u]);
+  mi_procoff(s, &st, NULL, 0);
+  int32_t again[] = {25047, 0};
+  mi_procon(s, &st, again, stats, &map, NULL, 0);
+  EQ(mi_host_value(sys, c0, 3), 0, "after everybody's OFF the rows start afresh at zero");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -4153,6 +4206,7 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_store_rows_room();
   test_i14_changed_model();
   test_i14_changed_time_varying();
   test_i14_changed_attached_writer();

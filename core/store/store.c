@@ -222,14 +222,19 @@ static void cells_zero(int64_t *p, size_t n) {
 
 /* ---- cells ---- */
 
-/* Grows a domain's rows to new_stride words in a new region, keeping existing values; 0 or -1. */
-static int grow(mi_seg *g, mi_host_lane *ln, int32_t new_stride) {
+/* Gives a domain's rows room for `need` words each in a new region, keeping the `used` words
+ * of each row; 0 or -1. The new rows take half again what is needed (when the arena has it),
+ * so an ON of n counters regrows the rows O(log n) times, not n times; the room past `used`
+ * stays zero for the counters enabled next. */
+static int grow(mi_seg *g, mi_host_lane *ln, int32_t used, int32_t need) {
+  int32_t new_stride = need > INT32_MAX / 2 ? need : need + need / 2 + 4;
   int64_t at = arena_alloc(g, (int64_t)ln->nent * new_stride);
+  if (!at) at = arena_alloc(g, (int64_t)ln->nent * (new_stride = need));
   if (!at) return -1;
   int64_t *cells = (int64_t *)(void *)&g->blk + at, *old = MI_CELLS(g, ln);
   cells_zero(cells, (size_t)ln->nent * (size_t)new_stride);
   for (int e = 0; old && e < ln->nent; e++)
-    for (int k = 0; k < ln->stride; k++)
+    for (int k = 0; k < used; k++)
       MI_ST(cells[(size_t)e * new_stride + k], MI_LD(old[(size_t)e * ln->stride + k]));
   int64_t old_at = ln->cells, old_words = (int64_t)ln->nent * ln->stride;
   MI_ST(ln->cells, at);
@@ -247,12 +252,13 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
   if (st->slot[index] < 0) {
     int words = mi_counter_words(sys, domain, index, g->mapping < 0 ? 0 : g->mapping);
     int64_t extra = (int64_t)words * ln->nent;
-    if (g->cells_used + extra > g->max_cells || grow(g, ln, ln->stride + words) < 0) {
+    if (g->cells_used + extra > g->max_cells || (st->used + words > ln->stride && grow(g, ln, st->used, st->used + words) < 0)) {
       st->refs[index]--;
       return MI_E_TOO_MANY_COUNTERS;
     }
     g->cells_used += extra;
-    st->slot[index] = ln->stride - words;
+    st->slot[index] = st->used;
+    st->used += words;
   } else {
     /* a parked slot restarts from zero */
     int words = mi_counter_words(sys, domain, index, g->mapping);
@@ -284,10 +290,11 @@ void mi_store_reset_if_idle(mi_system *sys) {
     mi_host_lane *ln = &g->blk.lane[d];
     if (st->active) { any = 1; continue; }
     if (ln->cells) {
-      g->cells_used -= (int64_t)ln->stride * ln->nent;
+      g->cells_used -= (int64_t)st->used * ln->nent;
       int64_t at = ln->cells, words = (int64_t)ln->stride * ln->nent;
       MI_ST(ln->cells, 0);
       MI_ST(ln->stride, 0);
+      st->used = 0;
       arena_free(g, at, words);
       for (int i = 0; i < MI_HOST_INDEX_LIMIT; i++) st->slot[i] = -1;   /* user-defined counters too */
     }
