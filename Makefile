@@ -63,7 +63,11 @@ FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
-all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish
+# the Lua modules, and their bytecode (mish loads a module's .luac when it is as new as its .lua)
+LUA_MODS = $(addprefix lua/mi/,init.lua shell.lua cli.lua recording.lua)
+LUA_BC   = $(LUA_MODS:.lua=.luac)
+
+all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish $(LUA_BC)
 
 core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 	@mkdir -p core/gen
@@ -92,6 +96,9 @@ examples/%: examples/%.c examples/mish_env.h core/libmi.a $(CORE_HDR)
 
 lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -shared -Icore $(LUA_INC) lua/mi_core.c core/libmi.a $(LDLIBS) -o $@
+
+lua/mi/%.luac: lua/mi/%.lua lua/bytecode.lua
+	$(LUA) lua/bytecode.lua $< $@
 
 lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(MISH_SCRIPT_DIR)"' -Icore $(LUA_INC) lua/mish.c lua/mi_core.c \
@@ -188,7 +195,8 @@ install: all lua/mish-installed
 	sed 's|"gen/mi_status.h"|"mi_status.h"|' core/mi.h > $(DESTDIR)$(PREFIX)/include/mi/mi.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' core/mi.pc.in \
 	  > $(DESTDIR)$(LIBDIR)/pkgconfig/mi.pc
-	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(DESTDIR)$(LUA_LMOD)/mi/
+	install -m 644 $(LUA_MODS) $(DESTDIR)$(LUA_LMOD)/mi/
+	install -m 644 $(LUA_BC) $(DESTDIR)$(LUA_LMOD)/mi/
 	install -m 755 lua/mi/core.so $(DESTDIR)$(LUA_CMOD)/mi/core.so
 	install -m 644 lua/mish.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 core/libmi.3 $(DESTDIR)$(MANDIR)/man3/
@@ -197,14 +205,14 @@ install: all lua/mish-installed
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mish $(DESTDIR)$(LIBDIR)/libmi.so* $(DESTDIR)$(LIBDIR)/libmi.a \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/mi.pc $(DESTDIR)$(MANDIR)/man1/mish.1 $(DESTDIR)$(MANDIR)/man3/libmi.3 \
-	  $(DESTDIR)$(LUA_CMOD)/mi/core.so $(addprefix $(DESTDIR)$(LUA_LMOD)/mi/,init.lua shell.lua cli.lua)
+	  $(DESTDIR)$(LUA_CMOD)/mi/core.so $(addprefix $(DESTDIR)$(LUA_LMOD)/mi/,$(notdir $(LUA_MODS) $(LUA_BC)))
 	rm -rf $(DESTDIR)$(PREFIX)/include/mi $(DESTDIR)$(PREFIX)/share/mish
 	-rmdir $(DESTDIR)$(LUA_LMOD)/mi $(DESTDIR)$(LUA_CMOD)/mi 2>/dev/null
 
 # what `luarocks make` (lua/mish-dev-1.rockspec) installs: the mi modules with the C core linked in
 install-rock: lua/mi/core.so
 	install -d $(INST_LUADIR)/mi $(INST_LIBDIR)/mi
-	install -m 644 lua/mi/init.lua lua/mi/shell.lua lua/mi/cli.lua $(INST_LUADIR)/mi/
+	install -m 644 $(LUA_MODS) $(INST_LUADIR)/mi/
 	install -m 755 lua/mi/core.so $(INST_LIBDIR)/mi/core.so
 
 echo:
@@ -213,5 +221,5 @@ echo:
 	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
-	rm -f .test_c.rc .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench spec/bench_peers lua/mish lua/mish-installed lua/mi/core.so .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .test_c.rc .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench spec/bench_peers lua/mish lua/mish-installed lua/mi/core.so lua/mi/*.luac .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen $(FUZZ_B)

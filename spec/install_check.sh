@@ -32,6 +32,15 @@ check "require \"mi\" in stock lua5.4 from the installed paths (#16.14)" env $as
              assert(mi.open():on("global", "gmt_idle").ok); print(mi.describe(21177))'
 check "the installed mish runs its scripts from share/mish (#16.14)" env LUA_PATH="$lua_path" \
   "$D$P/bin/mish" "$D$P/share/mish/scripts/config.lua" --match fence
+every_module() {
+  for f in lua/mi/*.lua; do
+    b=$(basename "$f")
+    test -f "$D$P/share/lua/5.4/mi/$b" && test -f "$D$P/share/lua/5.4/mi/${b}c" || { echo "not installed: mi/$b or its bytecode"; return 1; }
+  done
+}
+check "every module of lua/mi is installed, each with its bytecode (#16.14, #17.3)" every_module
+check "the installed mish runs the export script (it needs mi.cli and mi.recording) (#16.14)" env LUA_PATH="$lua_path" \
+  "$D$P/bin/mish" "$D$P/share/mish/scripts/export.lua" --help
 if command -v man > /dev/null 2>&1; then
   man_clean() { for m in "$D$P/share/man/man1/mish.1" "$D$P/share/man/man3/libmi.3"; do
       w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 > "$inst/page") || return 1
