@@ -4,6 +4,20 @@
 local core = require("mi.core")
 
 local M = { core = core, USER_ID = 666 }
+
+-- Raises Lua's "bad argument #n to 'fname' (expected, got TYPE)" at the caller of fname when
+-- ok is false (level: that caller's level from here, default 3).
+local function arg_check(ok, n, fname, expected, v, level)
+  if not ok then
+    error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected,
+      type(v) == "number" and tostring(v) or type(v)), level or 3)
+  end
+end
+-- An options table or nil for method fname's argument #n (self not counted); returns a table.
+local function opts_of(opts, n, fname, level)
+  arg_check(opts == nil or type(opts) == "table", n, fname, "options table or nil", opts, (level or 2) + 2)
+  return opts or {}
+end
 local MAPS = { large = 0, small = 1, standard = 2 }
 local MAP_NAMES = { [0] = "large", "small", "standard" }
 local DOMAIN_PREFIX = { global = { 21 }, process = { 25, 20 }, io = { 23, 20 }, processor = { 27, 20 } }
@@ -76,6 +90,7 @@ local function udef_merge(sys)
 end
 -- Merges the user-defined counters of every system known here (and of sys) into mi.items.
 function M.sync_items(sys)
+  arg_check(sys == nil or type(sys) == "userdata", 1, "sync_items", "system or nil", sys)
   if next(UDEF_AT) then udef_prune() end
   if sys ~= nil then udef_merge(sys) end
   for known in pairs(UDEF_SEEN) do udef_merge(known) end
@@ -102,6 +117,8 @@ end
 -- Returns the items, in item order, whose names match a Lua pattern or a shell-style glob ("gmc_*"),
 -- or, for a plain word ("idle", "page fault"), whose name or description contains it (any case).
 function M.find(pat, domain)
+  arg_check(type(pat) == "string", 1, "find", "name, word or pattern", pat)
+  arg_check(domain == nil or BY_NAME[domain] ~= nil, 2, "find", "global, process, io, processor or nil", domain)
   local plain = not pat:find("[%%%[%]%^%$%*]")
   local lpat = plain and pat:lower() or pat:find("[%%%[%]%^%$]") and pat
     or ("^" .. pat:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
@@ -158,7 +175,7 @@ function M.semcl_names() return core.semcl_names() end
 function M.mapping(m, level)
   if m == nil then return 1 end
   local n = MAPS[m] or (math.type(m) == "integer" and m >= 0 and m <= 2 and m)
-  if not n then error("bad mapping '" .. tostring(m) .. "' (large, small or standard)", (level or 1) + 1) end
+  if not n then error("bad mapping '" .. tostring(m) .. "' (large, small or standard)", (math.type(level) == "integer" and level or 1) + 1) end
   return n
 end
 
@@ -167,6 +184,7 @@ local Status = {}
 Status.__index = Status
 Status.__tostring = function(s) return s.code == 0 and "ok" or string.format("%d %s: %s", s.code, s.name, s.message) end
 local function status(code)
+  arg_check(math.type(code) == "integer", 1, "Status", "status code (an integer)", code)
   local s = M.status(code) or { code = code, name = "UNKNOWN", message = "unknown status" }
   return setmetatable({ code = code, name = s.name, message = s.message, ok = code == 0 or code >= 20000 }, Status)
 end
@@ -292,6 +310,7 @@ end
 -- without real time or history), share = PATH (the store in that file, for mi.attach elsewhere)}.
 -- Raises with the reason (level 0 leaves the position out).
 function M.open_system(spec, opts, level)
+  arg_check(opts == nil or type(opts) == "table", 2, "open_system", "options table or nil", opts)
   opts = opts or {}
   spec = spec or "sim"
   if type(spec) ~= "string" then error("bad argument #1 to 'open_system' (string expected, got " .. type(spec) .. ")", 2) end
@@ -323,6 +342,7 @@ end
 -- and installs it as THE default, so mi.default_system(), mi.open(), the literal
 -- layer and core.system("default") all measure it. Returns it.
 function M.set_default(o)
+  arg_check(o == nil or type(o) == "table", 1, "set_default", "options table or nil", o)
   o = o or {}
   if o.attach ~= nil then   -- mish --attach PATH: the system another process shares is the default
     if o.share ~= nil then error("--share publishes this shell's system, --attach measures another's: not both", 0) end
@@ -425,7 +445,7 @@ local DOMAINS = "global, process, io or processor"
 -- .items says which failed) is no failure: the Status comes back, its .ok false. The same holds
 -- for off, get, config, put and time (#16.5).
 function Session:on(domain, items, opts)
-  opts = opts or {}
+  opts = opts_of(opts, 3, "on")
   if domain ~= "global" and domain ~= "process" and domain ~= "io" then
     error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2)
   end
@@ -459,7 +479,7 @@ end
 -- Disables counters of a domain ("global", "process" with opts.pid, "io" with opts.ldev).
 -- Returns a Status, or nil, Status on failure.
 function Session:off(domain, opts)
-  opts = opts or {}
+  opts = opts_of(opts, 2, "off")
   local rc
   if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
   elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
@@ -490,6 +510,8 @@ end
 -- made once and kept per list until an ON or OFF of the domain; the core re-resolves its
 -- plan by itself when the store's layout or an enable set changes.
 function Session:query(domain, nums, map)
+  arg_check(type(nums) == "table", 2, "query", "list of item numbers", nums)
+  arg_check(math.type(map) == "integer", 3, "query", "mapping number (0-2)", map)
   local qs = self.queries[domain]
   if not qs then qs = {}; self.queries[domain] = qs end
   local key = map .. ":" .. self.sys:udef_count() .. ":" .. table.concat(nums, ",")   -- a counter installed since: a new query
@@ -510,6 +532,7 @@ function Session:get(domain, items, opts)
   end
   local map = self.map
   local sel = -1
+  arg_check(opts == nil or type(opts) == "table", 3, "get", "options table or nil", opts)
   if opts then
     if opts.mapping then map = M.mapping(opts.mapping, 2) end
     if domain == "process" then sel = opts.pid or -1
@@ -554,7 +577,7 @@ local BY_NUMBER = { __index = function(t, k) local it = math.type(k) == "integer
 -- (keyed by item name, process records with state "alive"/"dead"), the context to pass next (nil
 -- when the iteration is complete) and a Status; records nil on an error status.
 function Session:read_active(kind, items, opts)
-  opts = opts or {}
+  opts = opts_of(opts, 3, "read_active")
   local level = opts.level or 2
   local domain = (kind == "ldev" or kind == "io") and "io" or kind
   if domain ~= "process" and domain ~= "io" then error("bad entity kind '" .. tostring(kind) .. "' (process or ldev)", level) end
@@ -675,6 +698,8 @@ local MAXINT, MININT = 2147483647, -2147483648
 
 -- Rollover-correct difference of two I32 counter samples (chapter 2's formula).
 function M.delta(new, old)
+  arg_check(type(new) == "table" or type(new) == "number", 1, "delta", "number or record", new)
+  arg_check(type(old) == type(new), 2, "delta", type(new) == "table" and "record (as #1)" or "number (as #1)", old)
   if type(new) == "table" then
     local d = {}
     for k, v in pairs(new) do
@@ -689,6 +714,7 @@ end
 
 -- Converts MI_Time units to milliseconds using the system's items 3042/3043.
 function Session:ms(mi_time)
+  arg_check(type(mi_time) == "number", 1, "ms", "MI_Time units (a number)", mi_time)
   if not self.factors then
     local c = self:config(3042, 3043)
     self.factors = { round = c[3042], tpm = c[3043] }
@@ -697,13 +723,22 @@ function Session:ms(mi_time)
 end
 
 -- Returns a rate per second of a delta over an interval in milliseconds.
-function M.rate(delta, interval_ms) return interval_ms > 0 and delta * 1000 / interval_ms or 0 end
+function M.rate(delta, interval_ms)
+  arg_check(type(delta) == "number", 1, "rate", "number", delta)
+  arg_check(type(interval_ms) == "number", 2, "rate", "milliseconds", interval_ms)
+  return interval_ms > 0 and delta * 1000 / interval_ms or 0
+end
 
 -- Returns a percentage of part in whole (0 when whole is 0).
-function M.pct(part, whole) return whole ~= 0 and 100 * part / whole or 0 end
+function M.pct(part, whole)
+  arg_check(type(part) == "number", 1, "pct", "number", part)
+  arg_check(type(whole) == "number", 2, "pct", "number", whole)
+  return whole ~= 0 and 100 * part / whole or 0
+end
 
 -- Labels an object- or semaphore-class array: returns {name = value} for non-zero classes.
 function M.label(arr, kind)
+  arg_check(type(arr) == "table", 1, "label", "class array (a table)", arr)
   local names = kind == "semaphore" and M.semcl_names() or M.objcl_names(kind or (#arr == 720 and 0 or #arr == 33 and 1 or 2))
   local out = {}
   for i, v in ipairs(arr) do if v ~= 0 then out[names[i]] = v end end
@@ -713,6 +748,10 @@ end
 -- Sampling loop: every interval (seconds) for count samples, calls fn(delta, sample, elapsed_ms).
 -- sample() returns a table of cumulative values; on a simulated system in virtual time the clock is advanced.
 function Session:sample(interval, count, sample, fn)
+  arg_check(type(interval) == "number" and interval >= 0, 1, "sample", "seconds >= 0", interval)
+  arg_check(math.type(count) == "integer" and count >= 0, 2, "sample", "count (an integer >= 0)", count)
+  arg_check(type(sample) == "function", 3, "sample", "function returning the cumulative values", sample)
+  arg_check(type(fn) == "function", 4, "sample", "function(delta, i, elapsed_ms)", fn)
   local prev = sample()
   for i = 1, count do
     if self.virtual then self:advance(math.floor(interval * 1000)) else M.sleep(interval) end
@@ -822,6 +861,9 @@ M.RECORD_ITEMS = { "global:*", "processor:*", "userdef:*",
 -- counter of the recorded system, those installed while it records too: -1). With sys, names
 -- and globs take sys's own user-defined counters only. Raises naming a bad one.
 function M.record_items(list, sys)
+  arg_check(type(list) == "table" or type(list) == "string" or math.type(list) == "integer", 1, "record_items", "item list", list)
+  arg_check(sys == nil or type(sys) == "userdata", 2, "record_items", "system or nil", sys)
+  if type(list) ~= "table" then list = { list } end
   local nums, seen, own = {}, {}, nil
   if sys ~= nil then
     M.sync_items(sys)
