@@ -940,6 +940,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
   (void)sys;
+  if (!s->cnt) return;   /* ADD's own test, before the division */
   int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
@@ -988,8 +989,9 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     OBJCL(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
     if (!write) stop(sys, s, p, K_PREFETCH, done - now);
   }
-  /* the same request seen by the disc's volume manager: queue depth, waits and service by bands */
-  {
+  /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
+   * (only adds: nothing to do, not even the divisions, while nobody counts) */
+  if (s->cnt) {
     static const int band_ms[4] = {25, 50, 100, 200};
     int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
     int bq = 0, bs = 0;
@@ -1402,11 +1404,13 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
   int64_t tpm = s->tpm, budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
-  int64_t ics = (interrupts / ncpu + (cpu < interrupts % ncpu)) * (tpm * 3 / 100);   /* 30 us each */
+  /* this CPU's share of the step's interrupts (most steps have fewer than CPUs: no division) */
+  int nint = interrupts < ncpu ? cpu < interrupts : interrupts / ncpu + (cpu < interrupts % ncpu);
+  int64_t ics = nint * (tpm * 3 / 100);   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
   ADD(sys, s, C_EXT_ICS, cpu, ics);
-  ADD(sys, s, C_INTR, cpu, interrupts / ncpu + (cpu < interrupts % ncpu));
+  ADD(sys, s, C_INTR, cpu, nint);
   /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
    * each CPU every 10th step (0.1 ms) */
   if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
