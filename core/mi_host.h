@@ -205,7 +205,9 @@ static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t del
 typedef struct mi_host_wr {
   int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
   int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
-  mi_host_block *pb;            /* process counters: the block (live flags, CHANGED epoch and marks); else NULL */
+  const uint8_t *live;          /* the process domain's live flags, NULL in other domains */
+  uint64_t *mod;                /* the process domain's row marks (CHANGED), NULL in other domains */
+  const uint64_t *epoch;        /* the system's CHANGED epoch */
   const uint64_t *gen;          /* the system's layout generation */
   uint64_t at;                  /* the generation it was resolved at */
   mi_system *sys;
@@ -215,7 +217,7 @@ typedef struct mi_host_wr {
 MI_API void mi_host_wr_resolve(mi_host_wr *w);
 /* Makes w a handle of counter c in sys (a NULL system or a bad counter: every add is ignored). */
 static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
-  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->pb = NULL; w->stride = 0;
+  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->mod = NULL; w->epoch = NULL; w->stride = 0;
   mi_host_wr_resolve(w);
 }
 /* mi_host_add through a handle: the same checks (counter enabled, entity in range, process
@@ -223,10 +225,9 @@ static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
 static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
   if (MI_UNLIKELY(!w->gen || __atomic_load_n(w->gen, __ATOMIC_RELAXED) != w->at)) mi_host_wr_resolve(w);
   if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent)) return;
-  mi_host_block *b = w->pb;
-  if (b) {
-    if (MI_UNLIKELY(!b->live[entity])) return;
-    mi_host_mark_(b, entity);
+  if (w->live) {
+    if (MI_UNLIKELY(!w->live[entity])) return;
+    __atomic_store_n(&w->mod[entity], __atomic_load_n(w->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   }
   int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
   __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);
