@@ -237,6 +237,19 @@ static void rec_count(const char *path, long *samples, int *torn, int *damaged) 
   mi_rec_close(rd);
 }
 
+/* Appends one second of a virtual-time sim to the recording at path (items 21176, 21177, one
+ * sample): 1 when a recorder opened on it, else 0 with the reason in err. */
+static int rec_append_second(const char *path, int fsync, char *err, size_t errlen) {
+  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t items[] = {21176, 21177};
+  mi_recorder *rc = mi_recorder_open(sys, path, items, 2, &(mi_rec_options){.fsync = fsync}, err, errlen);
+  mi_sim_advance(sys, 1000);
+  mi_recorder_sample(rc);
+  mi_recorder_close(rc);
+  mi_system_free(sys);
+  return rc != NULL;
+}
+
 static void test_record_tears(void) {
   const char *path = rec_tmp("rec2.mir"), *cut = rec_tmp("rec2.cut");
   unlink(path);
@@ -306,15 +319,8 @@ static void test_record_tears(void) {
   EQ(crashed, 0, "#13: a flipped file never yields more samples than the whole one");
   /* appending after a tear: the tail is cut, a mark says so, and the new segment reads */
   rec_cut(path, cut, size - 5, -1);
-  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
   char err[200];
-  int32_t items[] = {21176, 21177};
-  mi_recorder *rc = mi_recorder_open(sys, cut, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_EVERY}, err, sizeof err);
-  CHECK(rc != NULL, err);
-  mi_sim_advance(sys, 1000);
-  mi_recorder_sample(rc);
-  mi_recorder_close(rc);
-  mi_system_free(sys);
+  CHECK(rec_append_second(cut, MI_REC_FSYNC_EVERY, err, sizeof err), err);
   rd = mi_rec_open(cut, NULL, 0);
   mi_rec_health h;
   int v = mi_rec_verify(rd, &h);
@@ -698,15 +704,9 @@ static void test_record_torn_header(void) {
     if (rd && k == 0) printf("# torn header opened?\n");
     mi_rec_close(rd);
     /* a recorder on the torn file: it starts the file again, a mark saying what it cut */
-    mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
-    int32_t items[] = {21176, 21177};
-    mi_recorder *rc = mi_recorder_open(sys, cut, items, 2, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
-    taken += rc != NULL;
-    if (!rc) printf("# recorder on a header torn at %ld: %s\n", cuts[k], err);
-    mi_sim_advance(sys, 1000);
-    mi_recorder_sample(rc);
-    mi_recorder_close(rc);
-    mi_system_free(sys);
+    int ok = rec_append_second(cut, MI_REC_FSYNC_NONE, err, sizeof err);
+    taken += ok;
+    if (!ok) printf("# recorder on a header torn at %ld: %s\n", cuts[k], err);
     rd = mi_rec_open(cut, NULL, 0);
     mi_rec_health h;
     clean += rd && mi_rec_verify(rd, &h) == 0 && h.samples == 2;
