@@ -94,6 +94,10 @@ MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
 MI_API int mi_host_wants(const mi_system *sys, int domain);
 /* Returns the object-class mapping the store keeps (0-2), -1 while nobody has anything on. */
 MI_API int mi_host_mapping(const mi_system *sys);
+/* Returns the word of large-map class cls (0-719) within an object-class counter's cells under
+ * the store's mapping (what mi_host_add_objcl adds to), -1 for a bad class or while no mapping
+ * is kept. Changes only with the layout generation. */
+MI_API int mi_host_objcl_word(const mi_system *sys, int cls);
 /* Sets the time base of a system that has no process yet, backwards too (a source that replays
  * history before it goes real-time starts in the past); 0, or -1 if a process exists. */
 MI_API int mi_host_rebase(mi_system *sys, int64_t ticks);

@@ -391,6 +391,24 @@ typedef struct sim {
   mi_host_wr wr[NCTR];      /* role -> handle */
   mi_host_wr rsw[NREASON][5];  /* stop reason and place -> handle */
   mi_host_wr evw[NEVROW][2];   /* room event row -> its global and process handles */
+  /* the step's writer (#17): the store's rows as a step sees them (sync_layout) */
+  struct slane { int64_t *row0; int32_t stride, nent; } lane[MI_DOM_COUNT];  /* row 0, words a row, rows; NULL/0 off */
+  int32_t col[NCTR];        /* role -> its word in its domain's row, -1 while nobody counts it */
+  int32_t ocol[NCTR];       /* ... an object-class counter's first word, -1 for other kinds */
+  int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
+  int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
+  int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
+  int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
+  int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
+  uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
+  uint64_t lay_gen;         /* the layout generation the words were read at */
+  int lay_cnt, lay_ok;      /* ... and s->cnt then; 0 before the first reading */
+  int64_t *sink;            /* a row nobody reads: where adds to a dead or unknown entity go */
+  int32_t nsink;            /* its words (the largest row) */
+  uint64_t sink_mark;       /* the mark of a sink row */
+  const uint8_t *live;      /* the store's process-alive flags, */
+  uint64_t *mod;            /* row marks (read-active CHANGED) */
+  const uint64_t *epoch;    /* and CHANGED epoch */
   int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
 } sim;
@@ -456,7 +474,11 @@ static mi_ctr inst_counter(int32_t item) {
 static void resolve(sim *s) {
   for (int i = 0; i < NCTR; i++) s->c[i].id = -1;
   for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++)
-    for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) s->c[roles[r].role + k] = inst_counter(roles[r].item + k);
+    for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) {
+      s->c[roles[r].role + k] = inst_counter(roles[r].item + k);
+      const mi_item_info *it = mi_item_lookup(roles[r].item + k);
+      s->rkind[roles[r].role + k] = (uint8_t)(it ? it->kind : MI_KIND_PSEUDO);
+    }
   for (int k = 0; k < NREASON; k++)
     for (int place = 0; place < 5; place++) s->rs[k][place] = inst_counter(reason_item(k, place));
   for (int i = 0; i < NEVROW; i++) {
@@ -736,12 +758,109 @@ static void handles(mi_system *sys, sim *s) {
   for (int i = 0; i < NEVROW; i++) { mi_host_wr_init(&s->evw[i][0], sys, s->ev[i][0]); mi_host_wr_init(&s->evw[i][1], sys, s->ev[i][1]); }
 }
 
-/* Adds to a role's counter; nothing while its domain counts nothing (s->cnt, read at each step's
- * start: an add there would find no cell), so an unwatched model pays for no writes, and one
- * watched for processes only pays nothing for its disc and processor counters. The arguments
- * must not draw: a skipped draw would change the model. */
 #define ON(s, dom) ((s)->cnt >> (dom) & 1)
-#define ADD(sys, s, role, e, v) do { if ((s)->cnt && ON((s), (s)->rdom[role])) wadd(&(s)->wr[role], (e), (v)); } while (0)
+
+/* ---- the step's writer (#17) ----
+ * A step holds the store's write section (mi_host_begin), so the layout cannot move while it
+ * runs: the step reads each domain's row 0, row size and rows, and each role's word in its row,
+ * at its start (again only after the layout generation or the counting domains changed), and an
+ * add is then a load of the word, a test and the add into the row. A code path computes the row
+ * of its entity once (row_of, prow_of: the range and alive checks, once); an entity an add must
+ * not reach gets the sink, a private row as long as the longest, never read. A process row is
+ * marked written (CHANGED) with the epoch read when its row was taken: no read can end inside a
+ * step (readers see whole steps), so a later mark would say nothing more. */
+typedef struct prow { int64_t *row; uint64_t *mark; uint64_t ep; } prow;
+
+/* The word of counter c in its domain's row as the step sees it, -1 if nobody counts it. */
+static int32_t word_of(const sim *s, const mi_host_block *b, mi_ctr c) {
+  if (c.id < 0 || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return -1;
+  return s->lane[c.id >> MI_HOST_INDEX_BITS].row0 ? b->off[c.id] : -1;
+}
+
+/* Reads the store's layout into the step's rows and words if it moved since the last reading
+ * (s->cnt must be this step's). On a failed allocation nothing is counted this step. */
+static void sync_layout(mi_system *sys, sim *s) {
+  uint64_t gen = mi_host_layout_gen(sys);
+  if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return;
+  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+  s->live = b->live; s->mod = b->mod; s->epoch = &b->epoch;
+  int32_t most = 1;
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    int64_t cells = b->lane[d].cells;
+    struct slane *l = &s->lane[d];
+    if (ON(s, d) && cells) { l->row0 = (int64_t *)(void *)b + cells; l->stride = b->lane[d].stride; l->nent = b->lane[d].nent; }
+    else { l->row0 = NULL; l->stride = 0; l->nent = 0; }
+    if (l->stride > most) most = l->stride;
+  }
+  if (most > s->nsink) {
+    int64_t *sink = calloc((size_t)most, sizeof *sink);
+    if (!sink) for (int d = 0; d < MI_DOM_COUNT; d++) s->lane[d] = (struct slane){NULL, 0, 0};
+    else { free(s->sink); s->sink = sink; s->nsink = most; }
+  }
+  for (int i = 0; i < NCTR; i++) {
+    int32_t w = word_of(s, b, s->c[i]);
+    s->col[i] = w;
+    s->ocol[i] = s->rkind[i] == MI_KIND_OBJCL ? w : -1;
+    s->scol[i] = s->rkind[i] == MI_KIND_SIMPLE ? w : -1;
+  }
+  for (int k = 0; k < NREASON; k++)
+    for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, b, s->rs[k][place]);
+  for (int i = 0; i < NEVROW; i++) {
+    s->evcol[i][0] = word_of(s, b, s->ev[i][0]);
+    s->evcol[i][1] = word_of(s, b, s->ev[i][1]);
+    for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, b, s->ev_hist[i][k]) : -1;
+  }
+  for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
+  s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;
+}
+
+/* Entity e's row of domain d (not the process domain), the sink if nobody counts the domain or
+ * e is out of its range. */
+static inline int64_t *row_of(const sim *s, int d, int e) {
+  const struct slane *l = &s->lane[d];
+  return (unsigned)e < (unsigned)l->nent ? l->row0 + (size_t)e * (size_t)l->stride : s->sink;
+}
+
+/* Process slot's row and its mark; the sink if nobody counts processes or the slot is not alive. */
+static inline prow prow_of(sim *s, int slot) {
+  const struct slane *l = &s->lane[MI_DOM_PROCESS];
+  if ((unsigned)slot < (unsigned)l->nent && s->live[slot])
+    return (prow){l->row0 + (size_t)slot * (size_t)l->stride, &s->mod[slot], __atomic_load_n(s->epoch, __ATOMIC_RELAXED)};
+  return (prow){s->sink, &s->sink_mark, 0};
+}
+
+/* Adds v at word w (-1: nothing) of row r; of a process row pr (marks it). */
+#define WADD(r, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (r) + o_; __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); } } while (0)
+#define PWADD(pr, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (pr).row + o_; \
+    __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
+/* Adds v to a role's counter in row r / process row pr. */
+#define RADD(r, role, v) WADD(r, s->col[role], v)
+#define PADD(pr, role, v) PWADD(pr, s->col[role], v)
+/* Adds v to class cls of a role's object-class counter in row r / process row pr. */
+#define ROBJ(r, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
+    if (oc_ >= 0 && (unsigned)k_ < 720u && s->fold[k_] >= 0) WADD(r, oc_ + s->fold[k_], v); } while (0)
+#define POBJ(pr, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
+    if (oc_ >= 0 && (unsigned)k_ < 720u && s->fold[k_] >= 0) PWADD(pr, oc_ + s->fold[k_], v); } while (0)
+/* Sets a simple counter of process row pr to v (marks the row only when the value moves). */
+#define PSET(pr, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (pr).row[o_] != v_) { \
+    __atomic_store_n((pr).row + o_, v_, __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
+
+/* Sets a simple counter of row r to v / raises it to v. */
+#define RSET(r, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (r)[o_] != v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
+#define RMAX(r, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (r)[o_] < v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
+
+/* Adds to a role's counter for entity e where no row is at hand (an add outside a step finds
+ * every word -1: s->cnt is 0 until a step reads it). */
+static inline void cadd(sim *s, int role, int e, int64_t v) {
+  if (s->col[role] < 0) return;
+  if (s->rdom[role] == MI_DOM_PROCESS) { prow pr = prow_of(s, e); PADD(pr, role, v); }
+  else { int64_t *r = row_of(s, s->rdom[role], e); RADD(r, role, v); }
+}
+
+/* Adds to a role's counter; nothing while nobody counts it, so an unwatched model pays for no
+ * writes, and one watched for processes only pays nothing for its disc and processor counters.
+ * The arguments must not draw: a skipped draw would change the model. */
+#define ADD(sys, s, role, e, v) cadd((s), (role), (e), (v))
 #define CFG(sys, item) mi_host_config((sys), (item))
 /* Sets a level or raises a maximum in a step, nothing while its domain counts nothing (as ADD;
  * only in a step, where s->cnt is the step's). */
@@ -754,11 +873,11 @@ static void handles(mi_system *sys, sim *s) {
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
-  if (!s->cnt) return;
   (void)sys;
-  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->rsw[k][RS_G_STOP], 0, 1);
-  if (ON(s, MI_DOM_PROCESS)) { wadd(&s->rsw[k][RS_P_STOP], p->slot, 1); wadd(&s->rsw[k][RS_P_TIME], p->slot, ticks); }
-  if (ON(s, MI_DOM_PROCESSOR)) wadd(&s->rsw[k][RS_C_STOP], p->cpu, 1);
+  const int32_t *w = s->rscol[k];
+  WADD(row_of(s, MI_DOM_GLOBAL, 0), w[RS_G_STOP], 1);
+  if (w[RS_P_STOP] >= 0 || w[RS_P_TIME] >= 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w[RS_P_STOP], 1); PWADD(pr, w[RS_P_TIME], ticks); }
+  if (w[RS_C_STOP] >= 0) WADD(row_of(s, MI_DOM_PROCESSOR, p->cpu), w[RS_C_STOP], 1);
 }
 
 /* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
@@ -939,12 +1058,13 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
+  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
   (void)sys;
   if (!s->cnt) return;   /* ADD's own test, before the division */
   int64_t ms = ticks / s->tpm;
   int b = 0;
   while (b < 9 && ms >= bounds[b]) b++;
-  ADD(sys, s, base + b, 0, 1);
+  RADD(gr, base + b, 1);
 }
 
 static const int resp_bounds[9] = {500, 1000, 1500, 2000, 3000, 4000, 5000, 10000, 20000};
@@ -965,28 +1085,30 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   int64_t done = start + service;
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
-  ADD(sys, s, write ? I_LWT : I_LRD, ldev, 1);
-  ADD(sys, s, write ? I_WT_SZ : I_RD_SZ, ldev, bytes);
-  ADD(sys, s, write ? I_WTX : I_RDX, ldev, bytes);
-  ADD(sys, s, I_COMPL, ldev, 1);
-  ADD(sys, s, I_COMPLETED, ldev, 1);
-  ADD(sys, s, write ? I_CWR : I_CRD, ldev, 1);
-  ADD(sys, s, write ? I_WT_RTT : I_RD_RTT, ldev, done - now);
-  ADD(sys, s, I_QDELAY, ldev, start - now);
-  ADD(sys, s, I_SERVICE, ldev, service);
-  ADD(sys, s, I_QD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-  MAX(sys, s, s->c[I_QMAX], ldev, depth + 1);
-  SET(sys, s, s->c[I_QCUR], ldev, s->disk_out[ldev]);
-  ADD(sys, s, I_QCUM, ldev, depth + 1);
+  int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  prow pr = prow_of(s, p->slot);
+  RADD(ir, write ? I_LWT : I_LRD, 1);
+  RADD(ir, write ? I_WT_SZ : I_RD_SZ, bytes);
+  RADD(ir, write ? I_WTX : I_RDX, bytes);
+  RADD(ir, I_COMPL, 1);
+  RADD(ir, I_COMPLETED, 1);
+  RADD(ir, write ? I_CWR : I_CRD, 1);
+  RADD(ir, write ? I_WT_RTT : I_RD_RTT, done - now);
+  RADD(ir, I_QDELAY, start - now);
+  RADD(ir, I_SERVICE, service);
+  RADD(ir, I_QD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
+  RMAX(ir, I_QMAX, depth + 1);
+  RSET(ir, I_QCUR, s->disk_out[ldev]);
+  RADD(ir, I_QCUM, depth + 1);
   if (!dev) {
-    OBJCL(sys, s->c[write ? I_WT_OBJ : I_RD_OBJ], ldev, cls, 1);
-    ADD(sys, s, write ? I_SWWT : I_SWRD, ldev, 1);   /* 23009/23010: disk read and write requests */
+    ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
+    RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
     int pages = bytes / 2048 ? bytes / 2048 : 1;
-    OBJCL(sys, s->c[write ? G_POST_C : G_PREF_C], 0, cls, 1);
-    OBJCL(sys, s->c[write ? G_POST_LEN : G_PREF_LEN], 0, cls, pages);
-    OBJCL(sys, s->c[write ? G_POST_PG : G_PREF_PG], 0, cls, pages);
-    OBJCL(sys, s->c[write ? G_POST_IO : G_PREF_IO], 0, cls, 1);
+    ROBJ(gr, write ? G_POST_C : G_PREF_C, cls, 1);
+    ROBJ(gr, write ? G_POST_LEN : G_PREF_LEN, cls, pages);
+    ROBJ(gr, write ? G_POST_PG : G_PREF_PG, cls, pages);
+    ROBJ(gr, write ? G_POST_IO : G_PREF_IO, cls, 1);
     if (!write) stop(sys, s, p, K_PREFETCH, done - now);
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
@@ -997,32 +1119,32 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     int bq = 0, bs = 0;
     while (bq < 4 && qw >= band_ms[bq]) bq++;
     while (bs < 4 && sv >= band_ms[bs]) bs++;
-    ADD(sys, s, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), ldev, 1);
-    MAX(sys, s, s->c[I_VQMAX], ldev, depth + 1);
-    ADD(sys, s, write ? I_VWQCUM : I_VRQCUM, ldev, depth + 1);
-    ADD(sys, s, (write ? I_VWQW : I_VRQW) + bq, ldev, 1);
-    ADD(sys, s, write ? I_VWQWT : I_VRQWT, ldev, start - now);
-    ADD(sys, s, (write ? I_VWSV : I_VRSV) + bs, ldev, 1);
-    ADD(sys, s, write ? I_VWSVT : I_VRSVT, ldev, service);
-    ADD(sys, s, write ? I_WTLEN : I_RDLEN, ldev, bytes);
-    ADD(sys, s, I_REQ_SECS, ldev, done - now);
-    OBJCL(sys, s->c[write ? I_OBJ_WT : I_OBJ_RD], ldev, dev ? 0 : cls, bytes);
-    if (p->kind == K_JOB && !dev) ADD(sys, s, write ? I_NONMM_WT : I_NONMM_RD, ldev, 1);   /* a job's own buffers */
-    if (p->cm) { ADD(sys, s, write ? I_CM_WT : I_CM_RD, ldev, 1); ADD(sys, s, write ? I_CM_BWT : I_CM_BRD, ldev, 1); }
+    RADD(ir, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
+    RMAX(ir, I_VQMAX, depth + 1);
+    RADD(ir, write ? I_VWQCUM : I_VRQCUM, depth + 1);
+    RADD(ir, (write ? I_VWQW : I_VRQW) + bq, 1);
+    RADD(ir, write ? I_VWQWT : I_VRQWT, start - now);
+    RADD(ir, (write ? I_VWSV : I_VRSV) + bs, 1);
+    RADD(ir, write ? I_VWSVT : I_VRSVT, service);
+    RADD(ir, write ? I_WTLEN : I_RDLEN, bytes);
+    RADD(ir, I_REQ_SECS, done - now);
+    ROBJ(ir, write ? I_OBJ_WT : I_OBJ_RD, dev ? 0 : cls, bytes);
+    if (p->kind == K_JOB && !dev) RADD(ir, write ? I_NONMM_WT : I_NONMM_RD, 1);   /* a job's own buffers */
+    if (p->cm) { RADD(ir, write ? I_CM_WT : I_CM_RD, 1); RADD(ir, write ? I_CM_BWT : I_CM_BRD, 1); }
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
-    ADD(sys, s, write ? P_DWRITE : P_DREAD, p->slot, 1);
-    ADD(sys, s, write ? P_DWRITE_SZ : P_DREAD_SZ, p->slot, bytes);
-    OBJCL(sys, s->c[write ? P_DWRITE_OBJ : P_DREAD_OBJ], p->slot, cls, 1);
-    ADD(sys, s, write ? P_LWT_SZ : P_LRD_SZ, p->slot, bytes);
-    OBJCL(sys, s->c[write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ], p->slot, cls, bytes);
+    PADD(pr, write ? P_DWRITE : P_DREAD, 1);
+    PADD(pr, write ? P_DWRITE_SZ : P_DREAD_SZ, bytes);
+    POBJ(pr, write ? P_DWRITE_OBJ : P_DREAD_OBJ, cls, 1);
+    PADD(pr, write ? P_LWT_SZ : P_LRD_SZ, bytes);
+    POBJ(pr, write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ, cls, bytes);
     (void)cpu;
     stop(sys, s, p, K_DISC_IO, done - now);
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
-    if (dev == UNIT_PRINTER) { ADD(sys, s, P_PRN_WT, p->slot, 1); ADD(sys, s, P_PRN_WT_SZ, p->slot, bytes); }
-    else if (write) { ADD(sys, s, P_TAPE_WT, p->slot, 1); ADD(sys, s, P_TAPE_WT_SZ, p->slot, bytes); }
-    else { ADD(sys, s, P_TAPE_RD, p->slot, 1); ADD(sys, s, P_TAPE_RD_SZ, p->slot, bytes); }
-    if (rnd(s) < 0.05) ADD(sys, s, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, p->slot, 1);
+    if (dev == UNIT_PRINTER) { PADD(pr, P_PRN_WT, 1); PADD(pr, P_PRN_WT_SZ, bytes); }
+    else if (write) { PADD(pr, P_TAPE_WT, 1); PADD(pr, P_TAPE_WT_SZ, bytes); }
+    else { PADD(pr, P_TAPE_RD, 1); PADD(pr, P_TAPE_RD_SZ, bytes); }
+    if (rnd(s) < 0.05) PADD(pr, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, 1);
     stop(sys, s, p, K_OTHER_IO, done - now);
   }
   /* a file-system semaphore now and then, queue length from the disk queue */
@@ -1066,10 +1188,14 @@ static int counting(const mi_system *sys) {
 
 /* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
  * per-process twin). */
-static void ev_count(mi_system *sys, sim *s, const sproc *p, int i, int64_t n, int cls) {
-  if (s->ev_objcl[i]) { OBJCL(sys, s->ev[i][0], 0, cls, n); return; }
-  if (ON(s, MI_DOM_GLOBAL)) wadd(&s->evw[i][0], 0, n);
-  if (ON(s, MI_DOM_PROCESS)) wadd(&s->evw[i][1], p->slot, n);
+static inline void ev_count(sim *s, int64_t *gr, prow pr, int i, int64_t n, int cls) {
+  if (s->ev_objcl[i]) {   /* (an object-class row has no per-process twin) */
+    int32_t w = s->evcol[i][0];
+    if (w >= 0 && (unsigned)cls < 720u && s->fold[cls] >= 0) WADD(gr, w + s->fold[cls], n);
+    return;
+  }
+  WADD(gr, s->evcol[i][0], n);
+  PWADD(pr, s->evcol[i][1], n);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -1078,7 +1204,9 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
-  for (int k = 0; k < s->nwhole[room]; k++) ev_count(sys, s, p, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
+  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  prow pr = prow_of(s, p->slot);
+  for (int k = 0; k < s->nwhole[room]; k++) ev_count(s, gr, pr, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
    * chosen by its fraction */
   int nch = s->nchance[room];
@@ -1098,10 +1226,10 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
     while (lo > 0 && cum[lo - 1] > v) lo--;
     int i = s->chance[room][lo];
     if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
-      mi_host_add(sys, s->ev_hist[i][(x & 0x7FF) % (uint64_t)evrows[i].n], 0, 1);
+      WADD(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)evrows[i].n], 1);
       continue;
     }
-    ev_count(sys, s, p, i, 1, cls);
+    ev_count(s, gr, pr, i, 1, cls);
   }
 }
 
@@ -1150,30 +1278,32 @@ static int rooms(mi_system *sys, sim *s, sproc *p, int64_t at) {
  * fault that must read its page (one in four, more under pressure) makes p wait for it:
  * *waits is set then. */
 static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int *waits) {
+  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  prow pr = prow_of(s, p->slot);
   int64_t n = 0, t = 0;
   double f = s->w.faults_per_io;
   while (f > 0) { if (rnd(s) < f) n++; f -= 1.0; }
   int wait_k = -1;
   for (int64_t i = 0; i < n; i++) {
     int k = (int)(rnd(s) * 7) % 7, cls = pf_classes[k][0];
-    OBJCL(sys, s->c[G_PF], 0, cls, 1);
-    OBJCL(sys, s->c[G_PF_LEN], 0, cls, 2);
-    OBJCL(sys, s->c[P_PF], p->slot, cls, 1);
+    ROBJ(gr, G_PF, cls, 1);
+    ROBJ(gr, G_PF_LEN, cls, 2);
+    POBJ(pr, P_PF, cls, 1);
     int io = rnd(s) < 0.25 + s->pressure / 4;
     if (io) {
-      OBJCL(sys, s->c[G_PF_IO_PG], 0, cls, 2);
-      OBJCL(sys, s->c[G_PF_IO_MIBS], 0, cls, 1);
+      ROBJ(gr, G_PF_IO_PG, cls, 2);
+      ROBJ(gr, G_PF_IO_MIBS, cls, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
     else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
-    if (cls == 0) OBJCL(sys, s->c[G_PF_VIRGIN], 0, cls, 1);   /* new transient pages */
-    ADD(sys, s, C_FETCH_C, cpu, 1);
+    if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
+    RADD(cr, C_FETCH_C, 1);
     s->sg[SG_FETCH_C]++;
     s->sg[SG_CLOCK]++;
     room_events(sys, s, p, R_MEM, cls);
     t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
-  if (n) { ADD(sys, s, G_PRESS, 0, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
+  if (n) { RADD(gr, G_PRESS, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
   *waits = 0;
   if (wait_k >= 0) { wait_on(sys, s, p, wait_k, at, expo(s, sys, s->w.disk_ms) + 1); *waits = 1; }
   else if (n && room_op(sys, s, p, R_MEM, at)) *waits = 1;
@@ -1243,6 +1373,7 @@ static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int w
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
 static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke[3]) {
+  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
   int nready = s->nrdy;
   /* the processes dispatched in the last step that are still READY may run again */
   for (int k = 0; k < s->nran; k++) {
@@ -1262,10 +1393,10 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
       s->p[slot].stopped = why[w];
       n--;
     }
-  ADD(sys, s, G_CUM_RQ, 0, s->rq_entries);
+  RADD(gr, G_CUM_RQ, s->rq_entries);
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
-  ADD(sys, s, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), 0, len);
+  RADD(gr, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), len);
   if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
 }
 
@@ -1275,51 +1406,55 @@ static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 
 
 /* Adds the step's sums to their counters (while anybody counts) and clears them. */
 static void add_sums(sim *s) {
-  if (s->cnt) for (int i = 0; i < NSG; i++) wadd(&s->wr[sg_role[i]], 0, s->sg[i]);
+  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  for (int i = 0; i < NSG; i++) RADD(gr, sg_role[i], s->sg[i]);
   memset(s->sg, 0, sizeof s->sg);
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
+  (void)sys;
   int64_t tpm = s->tpm;
+  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  prow pr = prow_of(s, p->slot);
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
-  s->sg[SG_DISP_T] += disp; ADD(sys, s, C_DISP_T, cpu, disp); ADD(sys, s, C_DISP_C, cpu, 1);
+  s->sg[SG_DISP_T] += disp; RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1);
   s->sg[SG_DISP_C]++;
   if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
-    if (s->cnt) wadd(&s->rsw[p->stopped][RS_P_TIME], p->slot, now - p->ready_since);
+    PWADD(pr, s->rscol[p->stopped][RS_P_TIME], now - p->ready_since);
     p->stopped = -1;
   }
-  ADD(sys, s, C_LAUNCH, cpu, 1); ADD(sys, s, P_LAUNCH, p->slot, 1);
-  ADD(sys, s, P_READY, p->slot, now - p->ready_since);
+  RADD(cr, C_LAUNCH, 1); PADD(pr, P_LAUNCH, 1);
+  PADD(pr, P_READY, now - p->ready_since);
   s->sg[SG_REQ_SECS] += now - p->ready_since;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
     int64_t sw = tpm / 2 < *budget ? tpm / 2 : *budget;
     *budget -= sw;
-    ADD(sys, s, G_SWAPIN_T, 0, sw); ADD(sys, s, G_SWAPIN_C, 0, 1); ADD(sys, s, C_SWAP_T, cpu, sw); ADD(sys, s, C_SWAP_C, cpu, 1);
-    OBJCL(sys, s->c[G_SWAP_PG], 0, p->cm ? 3 : 2, 8);
+    RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1); RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1);
+    ROBJ(gr, G_SWAP_PG, p->cm ? 3 : 2, 8);
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
   if (++s->dispatches % 1009 == 0 && *budget > 0) {
     int64_t tt = tpm / 50 < *budget ? tpm / 50 : *budget;
     *budget -= tt;
-    ADD(sys, s, G_TOS_T, 0, tt); ADD(sys, s, G_TOS_C, 0, 1); ADD(sys, s, C_TOS_T, cpu, tt); ADD(sys, s, C_TOS_C, cpu, 1);
-    ADD(sys, s, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 0, 1);
+    RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1); RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1);
+    RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
   }
   int64_t qleft = QUANTUM(s, p->queue) - p->quantum_used;
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
-  s->sg[SG_Q_T + p->queue] += run; ADD(sys, s, C_Q_T + p->queue, cpu, run);
-  s->sg[SG_Q_C + p->queue]++; ADD(sys, s, C_Q_C + p->queue, cpu, 1);
-  ADD(sys, s, P_TIME, p->slot, run);
+  s->sg[SG_Q_T + p->queue] += run; RADD(cr, C_Q_T + p->queue, run);
+  s->sg[SG_Q_C + p->queue]++; RADD(cr, C_Q_C + p->queue, 1);
+  PADD(pr, P_TIME, run);
   p->txn_cpu += run;
-  SET(sys, s, s->c[P_PRI], p->slot, p->pri);
-  if (p->cm) { s->sg[SG_CM_T] += run; ADD(sys, s, C_CM_T, cpu, run); ADD(sys, s, P_CM_T, p->slot, run);
-               s->sg[SG_SW2CM]++; ADD(sys, s, P_SW2CM, p->slot, 1); s->sg[SG_SW2NM]++;
-               ADD(sys, s, P_SW2NM, p->slot, 1); }
+  PSET(pr, P_PRI, p->pri);
+  if (p->cm) { s->sg[SG_CM_T] += run; RADD(cr, C_CM_T, run); PADD(pr, P_CM_T, run);
+               s->sg[SG_SW2CM]++; PADD(pr, P_SW2CM, 1); s->sg[SG_SW2NM]++;
+               PADD(pr, P_SW2NM, 1); }
   if (p->kind == K_JOB) p->work_left -= run;
 }
 
@@ -1339,16 +1474,18 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
  * a session's response and think, or a job's end. */
 static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
+  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu);
+  prow pr = prow_of(s, p->slot);
   int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
     p->first_done = 1;
     int64_t first = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_FIRST, resp_bounds, first);
-    ADD(sys, s, P_FIRST_T, p->slot, first);
+    PADD(pr, P_FIRST_T, first);
     ADD(sys, s, I_FIRST_T, p->term, first);
-    ADD(sys, s, P_LTWT, p->slot, 1); ADD(sys, s, P_TWRITE, p->slot, 1);
+    PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
   }
-  ADD(sys, s, C_COMPL, cpu, 1);
+  RADD(cr, C_COMPL, 1);
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
     if (p->after_wait) p->after_wait = 0;   /* back from a room's wait: on to the I/O */
     else {
@@ -1356,7 +1493,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       int64_t mm = faults(sys, s, p, cpu, now + (len - *budget), &waits);
       if (mm > *budget) mm = *budget;
       *budget -= mm;
-      s->sg[SG_FETCH_T] += mm; ADD(sys, s, C_FETCH_T, cpu, mm);
+      s->sg[SG_FETCH_T] += mm; RADD(cr, C_FETCH_T, mm);
       if (waits || rooms(sys, s, p, now + (len - *budget))) return;
     }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
@@ -1377,7 +1514,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_RESP, resp_bounds, resp);
-    ADD(sys, s, P_RESP_T, p->slot, resp);
+    PADD(pr, P_RESP_T, resp);
     ADD(sys, s, I_TRESP, p->term, resp);
     double cpu_ms = (double)p->txn_cpu / (double)tpm;
     s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
@@ -1385,9 +1522,9 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
     stop(sys, s, p, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
-    ADD(sys, s, P_TWT_SZ, p->slot, wt_bytes);
+    PADD(pr, P_TWT_SZ, wt_bytes);
     room_events(sys, s, p, R_TERM, 7);
-    if (rnd(s) < 0.01) { stop(sys, s, p, reason_of(25071), tpm * 50); ADD(sys, s, P_TERM_OTHER, p->slot, 1); }
+    if (rnd(s) < 0.01) { stop(sys, s, p, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
     else if (rnd(s) < 0.002) stop(sys, s, p, reason_of(25079), tpm * 200);
     s->txns++;
     p->think_start = now + (len - *budget);
@@ -1402,6 +1539,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
  * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
+  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
   int64_t tpm = s->tpm, budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   /* this CPU's share of the step's interrupts (most steps have fewer than CPUs: no division) */
@@ -1409,14 +1547,14 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   int64_t ics = nint * (tpm * 3 / 100);   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
-  ADD(sys, s, C_EXT_ICS, cpu, ics);
-  ADD(sys, s, C_INTR, cpu, nint);
+  RADD(cr, C_EXT_ICS, ics);
+  RADD(cr, C_INTR, nint);
   /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
    * each CPU every 10th step (0.1 ms) */
   if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
     int64_t rp = tpm / 10 < budget ? tpm / 10 : budget;
     budget -= rp;
-    ADD(sys, s, C_REPL_C, cpu, 1); ADD(sys, s, C_REPL_T, cpu, rp);
+    RADD(cr, C_REPL_C, 1); RADD(cr, C_REPL_T, rp);
   }
   s->low_slot[cpu] = -1;
   for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
@@ -1432,9 +1570,9 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   }
   /* what is left is paused (a process waits on disk) or idle */
   if (budget > 0) {
-    ADD(sys, s, C_IDLE_T, cpu, budget); ADD(sys, s, C_IDLE_C, cpu, 1);
-    if (nio) { ADD(sys, s, G_PAUSED, 0, budget); ADD(sys, s, G_PAUSES, 0, 1); }
-    else { ADD(sys, s, G_IDLE_T, 0, budget); ADD(sys, s, G_IDLE_C, 0, 1); }
+    RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1);
+    if (nio) { RADD(gr, G_PAUSED, budget); RADD(gr, G_PAUSES, 1); }
+    else { RADD(gr, G_IDLE_T, budget); RADD(gr, G_IDLE_C, 1); }
   }
   return low_left;
 }
@@ -1525,6 +1663,7 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     s->cnt = 0;
     for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
     if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
+    sync_layout(sys, s);
   }
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
@@ -1642,6 +1781,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->max_catchup_ms = 3600000;
   resolve(s);
   handles(sys, s);
+  sync_layout(sys, s);   /* every word -1 until a step reads which domains count */
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
   s->wbase = s->boot;
@@ -1672,6 +1812,13 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   logon(sys, s);
   mi_sim_set_realtime(sys, realtime);
   return 0;
+}
+
+/* Frees a model (the source's release hook). */
+static void sim_release(void *arg) {
+  sim *s = arg;
+  if (s) free(s->sink);
+  free(s);
 }
 
 mi_system *mi_sim_new(const mi_workload *w, int realtime) {
@@ -1730,5 +1877,5 @@ static int sim_open(mi_system *sys, const char *arg, const mi_source_args *a, ch
 
 /* The simulated HP 3000 as a source. */
 const mi_source_ops mi_source_sim_ops = {
-  "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk, image, sql, ipc, memory-pressure)", sim_open, refresh, free,
+  "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk, image, sql, ipc, memory-pressure)", sim_open, refresh, sim_release,
 };

@@ -653,6 +653,11 @@ uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg-
 
 int mi_host_mapping(const mi_system *sys) { return sys ? MI_LD(sys->seg->mapping) : -1; }
 
+int mi_host_objcl_word(const mi_system *sys, int cls) {
+  int m = mi_host_mapping(sys);
+  return m >= 0 && m <= 2 && (unsigned)cls < MI_NLARGE ? mi_fold_[0][m][cls] : -1;
+}
+
 int mi_host_rebase(mi_system *sys, int64_t ticks) {
   if (!sys || sys->attached || MI_LD(sys->seg->proc_hi) > 0 || ticks < 0) return -1;
   MI_ST(sys->seg->now, ticks);
