@@ -403,6 +403,9 @@ typedef struct sim {
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
   uint64_t lay_gen;         /* the layout generation the words were read at */
   int lay_cnt, lay_ok;      /* ... and s->cnt then; 0 before the first reading */
+  int64_t *g0;              /* the global row (the sink while nobody counts the domain) */
+  int64_t *crow[8];         /* each processor's row (the sink ...) */
+  int32_t rsset[NREASON];   /* stop reason -> its global cur_blk level's word (simple counters only), -1 */
   int64_t *sink;            /* a row nobody reads: where adds to a dead or unknown entity go */
   int32_t nsink;            /* its words (the largest row) */
   uint64_t sink_mark;       /* the mark of a sink row */
@@ -771,6 +774,8 @@ static void handles(mi_system *sys, sim *s) {
  * step (readers see whole steps), so a later mark would say nothing more. */
 typedef struct prow { int64_t *row; uint64_t *mark; uint64_t ep; } prow;
 
+static inline int64_t *row_of(const sim *s, int d, int e);
+
 /* The word of counter c in its domain's row as the step sees it, -1 if nobody counts it. */
 static int32_t word_of(const sim *s, const mi_host_block *b, mi_ctr c) {
   if (c.id < 0 || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return -1;
@@ -797,20 +802,27 @@ static void sync_layout(mi_system *sys, sim *s) {
     if (!sink) for (int d = 0; d < MI_DOM_COUNT; d++) s->lane[d] = (struct slane){NULL, 0, 0};
     else { free(s->sink); s->sink = sink; s->nsink = most; }
   }
+  int mapped = mi_host_mapping(sys) >= 0;   /* (a class's word is known: s->fold holds none below 0) */
   for (int i = 0; i < NCTR; i++) {
     int32_t w = word_of(s, b, s->c[i]);
     s->col[i] = w;
-    s->ocol[i] = s->rkind[i] == MI_KIND_OBJCL ? w : -1;
+    s->ocol[i] = s->rkind[i] == MI_KIND_OBJCL && mapped ? w : -1;
     s->scol[i] = s->rkind[i] == MI_KIND_SIMPLE ? w : -1;
   }
   for (int k = 0; k < NREASON; k++)
     for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, b, s->rs[k][place]);
   for (int i = 0; i < NEVROW; i++) {
-    s->evcol[i][0] = word_of(s, b, s->ev[i][0]);
+    s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, b, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, b, s->ev[i][1]);
     for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, b, s->ev_hist[i][k]) : -1;
   }
+  for (int k = 0; k < NREASON; k++) {
+    const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));
+    s->rsset[k] = it && it->kind == MI_KIND_SIMPLE ? s->rscol[k][RS_G_BLK] : -1;
+  }
   for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
+  s->g0 = row_of(s, MI_DOM_GLOBAL, 0);
+  for (int c = 0; c < 8; c++) s->crow[c] = row_of(s, MI_DOM_PROCESSOR, c);
   s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;
 }
 
@@ -838,15 +850,16 @@ static inline prow prow_of(sim *s, int slot) {
 #define PADD(pr, role, v) PWADD(pr, s->col[role], v)
 /* Adds v to class cls of a role's object-class counter in row r / process row pr. */
 #define ROBJ(r, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
-    if (oc_ >= 0 && (unsigned)k_ < 720u && s->fold[k_] >= 0) WADD(r, oc_ + s->fold[k_], v); } while (0)
+    if (oc_ >= 0 && (unsigned)k_ < 720u) WADD(r, oc_ + s->fold[k_], v); } while (0)
 #define POBJ(pr, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
-    if (oc_ >= 0 && (unsigned)k_ < 720u && s->fold[k_] >= 0) PWADD(pr, oc_ + s->fold[k_], v); } while (0)
+    if (oc_ >= 0 && (unsigned)k_ < 720u) PWADD(pr, oc_ + s->fold[k_], v); } while (0)
 /* Sets a simple counter of process row pr to v (marks the row only when the value moves). */
 #define PSET(pr, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (pr).row[o_] != v_) { \
     __atomic_store_n((pr).row + o_, v_, __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
 
 /* Sets a simple counter of row r to v / raises it to v. */
-#define RSET(r, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (r)[o_] != v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
+#define RSETW(r, w, v) do { int32_t o_ = (w); int64_t v_ = (v); if (o_ >= 0 && (r)[o_] != v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
+#define RSET(r, role, v) RSETW(r, s->scol[role], v)
 #define RMAX(r, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (r)[o_] < v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
 
 /* Adds to a role's counter for entity e where no row is at hand (an add outside a step finds
@@ -872,12 +885,20 @@ static inline void cadd(sim *s, int role, int e, int64_t v) {
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
+static inline void stop_row(sim *s, prow pr, int cpu, int k, int64_t ticks) {
+  const int32_t *w = s->rscol[k];
+  WADD(s->g0, w[RS_G_STOP], 1);
+  PWADD(pr, w[RS_P_STOP], 1);
+  PWADD(pr, w[RS_P_TIME], ticks);
+  WADD(s->crow[cpu & 7], w[RS_C_STOP], 1);
+}
+
+/* stop_row for p where its row is not at hand. */
 static void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t ticks) {
   (void)sys;
   const int32_t *w = s->rscol[k];
-  WADD(row_of(s, MI_DOM_GLOBAL, 0), w[RS_G_STOP], 1);
-  if (w[RS_P_STOP] >= 0 || w[RS_P_TIME] >= 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w[RS_P_STOP], 1); PWADD(pr, w[RS_P_TIME], ticks); }
-  if (w[RS_C_STOP] >= 0) WADD(row_of(s, MI_DOM_PROCESSOR, p->cpu), w[RS_C_STOP], 1);
+  if ((w[RS_G_STOP] & w[RS_P_STOP] & w[RS_P_TIME] & w[RS_C_STOP]) < 0) return;   /* all four -1: nobody counts them */
+  stop_row(s, prow_of(s, p->slot), p->cpu, k, ticks);
 }
 
 /* The secondary storage (sectors) a process holds by object class (temp data, perm data, NM
@@ -1058,7 +1079,7 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
-  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *gr = s->g0;
   (void)sys;
   if (!s->cnt) return;   /* ADD's own test, before the division */
   int64_t ms = ticks / s->tpm;
@@ -1085,7 +1106,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   int64_t done = start + service;
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
-  int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
   prow pr = prow_of(s, p->slot);
   RADD(ir, write ? I_LWT : I_LRD, 1);
   RADD(ir, write ? I_WT_SZ : I_RD_SZ, bytes);
@@ -1109,7 +1130,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     ROBJ(gr, write ? G_POST_LEN : G_PREF_LEN, cls, pages);
     ROBJ(gr, write ? G_POST_PG : G_PREF_PG, cls, pages);
     ROBJ(gr, write ? G_POST_IO : G_PREF_IO, cls, 1);
-    if (!write) stop(sys, s, p, K_PREFETCH, done - now);
+    if (!write) stop_row(s, pr, p->cpu, K_PREFETCH, done - now);
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
    * (only adds: nothing to do, not even the divisions, while nobody counts) */
@@ -1139,13 +1160,13 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     PADD(pr, write ? P_LWT_SZ : P_LRD_SZ, bytes);
     POBJ(pr, write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ, cls, bytes);
     (void)cpu;
-    stop(sys, s, p, K_DISC_IO, done - now);
+    stop_row(s, pr, p->cpu, K_DISC_IO, done - now);
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
     if (dev == UNIT_PRINTER) { PADD(pr, P_PRN_WT, 1); PADD(pr, P_PRN_WT_SZ, bytes); }
     else if (write) { PADD(pr, P_TAPE_WT, 1); PADD(pr, P_TAPE_WT_SZ, bytes); }
     else { PADD(pr, P_TAPE_RD, 1); PADD(pr, P_TAPE_RD_SZ, bytes); }
     if (rnd(s) < 0.05) PADD(pr, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, 1);
-    stop(sys, s, p, K_OTHER_IO, done - now);
+    stop_row(s, pr, p->cpu, K_OTHER_IO, done - now);
   }
   /* a file-system semaphore now and then, queue length from the disk queue */
   if (rnd(s) < 0.2) {
@@ -1191,7 +1212,7 @@ static int counting(const mi_system *sys) {
 static inline void ev_count(sim *s, int64_t *gr, prow pr, int i, int64_t n, int cls) {
   if (s->ev_objcl[i]) {   /* (an object-class row has no per-process twin) */
     int32_t w = s->evcol[i][0];
-    if (w >= 0 && (unsigned)cls < 720u && s->fold[cls] >= 0) WADD(gr, w + s->fold[cls], n);
+    if (w >= 0 && (unsigned)cls < 720u) WADD(gr, w + s->fold[cls], n);
     return;
   }
   WADD(gr, s->evcol[i][0], n);
@@ -1204,7 +1225,7 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
-  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *gr = s->g0;
   prow pr = prow_of(s, p->slot);
   for (int k = 0; k < s->nwhole[room]; k++) ev_count(s, gr, pr, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
@@ -1278,7 +1299,7 @@ static int rooms(mi_system *sys, sim *s, sproc *p, int64_t at) {
  * fault that must read its page (one in four, more under pressure) makes p wait for it:
  * *waits is set then. */
 static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int *waits) {
-  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
   prow pr = prow_of(s, p->slot);
   int64_t n = 0, t = 0;
   double f = s->w.faults_per_io;
@@ -1295,7 +1316,7 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
       ROBJ(gr, G_PF_IO_MIBS, cls, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
-    else stop(sys, s, p, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
+    else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
     if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
     RADD(cr, C_FETCH_C, 1);
     s->sg[SG_FETCH_C]++;
@@ -1373,7 +1394,7 @@ static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int w
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
 static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke[3]) {
-  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *gr = s->g0;
   int nready = s->nrdy;
   /* the processes dispatched in the last step that are still READY may run again */
   for (int k = 0; k < s->nran; k++) {
@@ -1397,7 +1418,7 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   RADD(gr, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), len);
-  if (s->cnt) for (int q = 0; q < 5; q++) mi_host_set(sys, s->c[G_CUR_Q + q], 0, s->nq[q]);
+  for (int q = 0; q < 5; q++) RSET(gr, G_CUR_Q + q, s->nq[q]);
 }
 
 /* The roles of the step's sums (SG_*). */
@@ -1406,7 +1427,7 @@ static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 
 
 /* Adds the step's sums to their counters (while anybody counts) and clears them. */
 static void add_sums(sim *s) {
-  int64_t *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *gr = s->g0;
   for (int i = 0; i < NSG; i++) RADD(gr, sg_role[i], s->sg[i]);
   memset(s->sg, 0, sizeof s->sg);
 }
@@ -1415,7 +1436,7 @@ static void add_sums(sim *s) {
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   (void)sys;
   int64_t tpm = s->tpm;
-  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
   prow pr = prow_of(s, p->slot);
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
@@ -1474,7 +1495,7 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
  * a session's response and think, or a job's end. */
 static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
-  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu);
+  int64_t *cr = s->crow[(cpu) & 7];
   prow pr = prow_of(s, p->slot);
   int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
@@ -1509,7 +1530,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     p->wake = now + (len - *budget) + (int64_t)(pause_ms * tpm);
     p->short_sleep = pause_ms <= 1000;
     p->long_sleep = pause_ms >= 2000;
-    stop(sys, s, p, p->long_sleep ? K_LONG_PAUSE : K_TIMER, p->wake - now - (len - *budget));
+    stop_row(s, pr, p->cpu, p->long_sleep ? K_LONG_PAUSE : K_TIMER, p->wake - now - (len - *budget));
     set_state(s, p, S_SLEEP);
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
@@ -1520,12 +1541,12 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
     p->txn_cpu = 0;
     /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
-    stop(sys, s, p, K_TERM_WRITE, tpm * 2);
+    stop_row(s, pr, p->cpu, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
     PADD(pr, P_TWT_SZ, wt_bytes);
     room_events(sys, s, p, R_TERM, 7);
-    if (rnd(s) < 0.01) { stop(sys, s, p, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
-    else if (rnd(s) < 0.002) stop(sys, s, p, reason_of(25079), tpm * 200);
+    if (rnd(s) < 0.01) { stop_row(s, pr, p->cpu, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
+    else if (rnd(s) < 0.002) stop_row(s, pr, p->cpu, reason_of(25079), tpm * 200);
     s->txns++;
     p->think_start = now + (len - *budget);
     p->wake = p->think_start + think(s, sys, s->w.think_ms);
@@ -1539,7 +1560,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
  * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
-  int64_t *cr = row_of(s, MI_DOM_PROCESSOR, cpu), *gr = row_of(s, MI_DOM_GLOBAL, 0);
+  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
   int64_t tpm = s->tpm, budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   /* this CPU's share of the step's interrupts (most steps have fewer than CPUs: no division) */
@@ -1579,19 +1600,21 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
 
 /* The level counters as the step leaves them, which is what the next GET sees. */
 static void levels(mi_system *sys, sim *s, int nready) {
+  (void)sys;
   if (!s->cnt) return;
-  mi_host_set(sys, s->c[G_CUR_RQ], 0, s->nrdy);
-  mi_host_max(sys, s->c[G_MAX_RQ], 0, s->nrdy > nready ? s->nrdy : nready);
-  mi_host_set(sys, s->c[G_BLK_DISC], 0, s->nio - s->nio_other);
-  mi_host_set(sys, s->c[G_BLK_OTHER], 0, s->nio_other);
-  mi_host_set(sys, s->c[G_BLK_TRM], 0, s->nthink);
-  mi_host_set(sys, s->c[G_BLK_TIMER], 0, s->ntimer);
-  mi_host_set(sys, s->c[G_BLK_CHILD], 0, s->nchild);
-  mi_host_set(sys, s->rs[K_LONG_PAUSE][RS_G_BLK], 0, s->nlong);
+  int64_t *gr = s->g0;
+  RSET(gr, G_CUR_RQ, s->nrdy);
+  RMAX(gr, G_MAX_RQ, s->nrdy > nready ? s->nrdy : nready);
+  RSET(gr, G_BLK_DISC, s->nio - s->nio_other);
+  RSET(gr, G_BLK_OTHER, s->nio_other);
+  RSET(gr, G_BLK_TRM, s->nthink);
+  RSET(gr, G_BLK_TIMER, s->ntimer);
+  RSET(gr, G_BLK_CHILD, s->nchild);
+  RSETW(gr, s->rsset[K_LONG_PAUSE], s->nlong);
   for (int i = 0; i < s->ndirty; i++) {
     int k = s->dirty[i];
     s->blk_dirty[k] = 0;
-    mi_host_set(sys, s->rs[k][RS_G_BLK], 0, s->nblk[k]);
+    RSETW(gr, s->rsset[k], s->nblk[k]);
   }
   s->ndirty = 0;
 }
