@@ -289,6 +289,9 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
 #define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
 #define EV_MAXHITS 64       /* the most fraction events one operation counts */
 #define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
+#define EV_TOP_BITS 10      /* a draw's top bits that name its row outright in most cases */
+#define EV_TOP (1 << EV_TOP_BITS)
+#define EV_SPLIT 255        /* ... not in this cell: a row boundary falls inside it */
 
 /* The waits an operation of a room may end in: the stop reason (by its pmc_stop_* item), the
  * chance per operation and the mean wait in ms. */
@@ -359,6 +362,8 @@ typedef struct sim {
   double ev_pois[NROOM][EV_MAXHITS + 1];       /* P(events <= k) of each room, summed as the draw sums it */
   double ev_cellw[NROOM];                      /* EV_CELLS / the fractions' sum */
   uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
+  uint8_t ev_top[NROOM][EV_TOP];               /* the row of every draw with these top bits, EV_SPLIT if it varies */
+  uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
@@ -398,6 +403,7 @@ typedef struct sim {
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
   int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
   int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
+  struct evact { int32_t g, p; uint8_t n, objcl; } evact[NEVROW];  /* ... the same with the row's shape, together */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
@@ -473,6 +479,30 @@ static mi_ctr inst_counter(int32_t item) {
   return it && it->instrumented == MI_INST_YES ? mi_host_counter(item) : none;
 }
 
+/* The row (its place among room's rows with a fraction) of a fraction event drawn as x: the
+ * first whose cumulative fraction exceeds the draw scaled to the fractions' sum (the last if
+ * none), searched from the draw's cell a step or two either way. */
+static int ev_row(const sim *s, int room, uint64_t x) {
+  const double *cum = s->cum[room];
+  int nch = s->nchance[room];
+  double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
+  double cv = v * s->ev_cellw[room];
+  int lo = s->ev_cell[room][cv < EV_CELLS - 1 ? (cv > 0 ? (int)cv : 0) : EV_CELLS - 1];
+  while (lo < nch - 1 && cum[lo] <= v) lo++;
+  while (lo > 0 && cum[lo - 1] > v) lo--;
+  return lo;
+}
+
+/* The number of fraction events of an operation of room drawn as x: the first k whose Poisson
+ * sum P(events <= k) reaches the draw (EV_MAXHITS at most). */
+static int ev_hits(const sim *s, int room, uint64_t x) {
+  double u = (double)(x >> 11) * (1.0 / 9007199254740992.0);
+  const double *pois = s->ev_pois[room];
+  int hits = 0;
+  while (hits < EV_MAXHITS && u > pois[hits]) hits++;
+  return hits;
+}
+
 /* Resolves every role's counter handle from the table above (a role left out stays id -1). */
 static void resolve(sim *s) {
   for (int i = 0; i < NCTR; i++) s->c[i].id = -1;
@@ -511,6 +541,15 @@ static void resolve(sim *s) {
       double v = c / s->ev_cellw[r];
       while (lo < s->nchance[r] - 1 && s->cum[r][lo] <= v) lo++;
       s->ev_cell[r][c] = (uint16_t)lo;
+    }
+    /* the row is a non-decreasing function of the draw (every step of ev_row rounds
+     * monotonically), so a cell whose first and last draws give one row gives it throughout */
+    for (int c = 0; c < EV_TOP && s->nchance[r]; c++) {
+      uint64_t x0 = (uint64_t)c << (64 - EV_TOP_BITS), x1 = x0 | (((uint64_t)1 << (64 - EV_TOP_BITS)) - 1);
+      int a = ev_row(s, r, x0), b = ev_row(s, r, x1);
+      s->ev_top[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
+      a = ev_hits(s, r, x0), b = ev_hits(s, r, x1);
+      s->ev_ntop[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
     }
   }
   for (int i = 0; i < NEVROW; i++)
@@ -815,6 +854,7 @@ static void sync_layout(mi_system *sys, sim *s) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, b, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, b, s->ev[i][1]);
     for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, b, s->ev_hist[i][k]) : -1;
+    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i]};
   }
   for (int k = 0; k < NREASON; k++) {
     const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));
@@ -1232,25 +1272,23 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
    * chosen by its fraction */
   int nch = s->nchance[room];
   if (!nch) return;
-  double u = (double)(ev_hash(s, op, 0) >> 11) * (1.0 / 9007199254740992.0);
-  const double *pois = s->ev_pois[room], *cum = s->cum[room];
-  int hits = 0;
-  while (hits < EV_MAXHITS && u > pois[hits]) hits++;
+  uint64_t x0 = ev_hash(s, op, 0);
+  int hits = s->ev_ntop[room][x0 >> (64 - EV_TOP_BITS)];
+  if (hits == EV_SPLIT) hits = ev_hits(s, room, x0);
+  const uint8_t *top = s->ev_top[room];
+  const int *chance = s->chance[room];
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_hash(s, op, h);
-    double v = (double)(x >> 11) * (1.0 / 9007199254740992.0) * s->ev_lambda[room];
-    /* the first row whose cumulative fraction exceeds v (the last if none): from its cell's
-     * row, a step or two either way */
-    double cv = v * s->ev_cellw[room];
-    int lo = s->ev_cell[room][cv < EV_CELLS - 1 ? (cv > 0 ? (int)cv : 0) : EV_CELLS - 1];
-    while (lo < nch - 1 && cum[lo] <= v) lo++;
-    while (lo > 0 && cum[lo - 1] > v) lo--;
-    int i = s->chance[room][lo];
-    if (evrows[i].n > 1) {   /* a histogram: one bucket per event */
-      WADD(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)evrows[i].n], 1);
+    int lo = top[x >> (64 - EV_TOP_BITS)];
+    if (lo == EV_SPLIT) lo = ev_row(s, room, x);
+    int i = chance[lo];
+    const struct evact *a = &s->evact[i];
+    if (a->n > 1) {   /* a histogram: one bucket per event */
+      WADD(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)a->n], 1);
       continue;
     }
-    ev_count(s, gr, pr, i, 1, cls);
+    if (a->objcl) { if (a->g >= 0 && (unsigned)cls < 720u) WADD(gr, a->g + s->fold[cls], 1); }
+    else { WADD(gr, a->g, 1); PWADD(pr, a->p, 1); }
   }
 }
 
