@@ -926,6 +926,7 @@ static inline void cadd(sim *s, int role, int e, int64_t v) {
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
 static inline void stop_row(sim *s, prow pr, int cpu, int k, int64_t ticks) {
+  if (!s->cnt) return;
   const int32_t *w = s->rscol[k];
   WADD(s->g0, w[RS_G_STOP], 1);
   PWADD(pr, w[RS_P_STOP], 1);
@@ -1148,6 +1149,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   s->disk_busy[ldev] = done;
   int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
   prow pr = prow_of(s, p->slot);
+  const int cnt = s->cnt;
+  if (cnt) {
   RADD(ir, write ? I_LWT : I_LRD, 1);
   RADD(ir, write ? I_WT_SZ : I_RD_SZ, bytes);
   RADD(ir, write ? I_WTX : I_RDX, bytes);
@@ -1161,7 +1164,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   RMAX(ir, I_QMAX, depth + 1);
   RSET(ir, I_QCUR, s->disk_out[ldev]);
   RADD(ir, I_QCUM, depth + 1);
-  if (!dev) {
+  }
+  if (!dev && cnt) {
     ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
     RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
@@ -1174,7 +1178,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
    * (only adds: nothing to do, not even the divisions, while nobody counts) */
-  if (s->cnt) {
+  if (cnt) {
     static const int band_ms[4] = {25, 50, 100, 200};
     int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
     int bq = 0, bs = 0;
@@ -1194,13 +1198,15 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
     if (p->cm) { RADD(ir, write ? I_CM_WT : I_CM_RD, 1); RADD(ir, write ? I_CM_BWT : I_CM_BRD, 1); }
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
+    if (cnt) {
     PADD(pr, write ? P_DWRITE : P_DREAD, 1);
     PADD(pr, write ? P_DWRITE_SZ : P_DREAD_SZ, bytes);
     POBJ(pr, write ? P_DWRITE_OBJ : P_DREAD_OBJ, cls, 1);
     PADD(pr, write ? P_LWT_SZ : P_LRD_SZ, bytes);
     POBJ(pr, write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ, cls, bytes);
-    (void)cpu;
     stop_row(s, pr, p->cpu, K_DISC_IO, done - now);
+    }
+    (void)cpu;
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
     if (dev == UNIT_PRINTER) { PADD(pr, P_PRN_WT, 1); PADD(pr, P_PRN_WT_SZ, bytes); }
     else if (write) { PADD(pr, P_TAPE_WT, 1); PADD(pr, P_TAPE_WT_SZ, bytes); }
@@ -1345,18 +1351,17 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
   int wait_k = -1;
   for (int64_t i = 0; i < n; i++) {
     int k = (int)(rnd(s) * 7) % 7, cls = pf_classes[k][0];
-    ROBJ(gr, G_PF, cls, 1);
-    ROBJ(gr, G_PF_LEN, cls, 2);
-    POBJ(pr, P_PF, cls, 1);
     int io = rnd(s) < 0.25 + s->pressure / 4;
-    if (io) {
-      ROBJ(gr, G_PF_IO_PG, cls, 2);
-      ROBJ(gr, G_PF_IO_MIBS, cls, 1);
+    if (s->cnt) {
+      ROBJ(gr, G_PF, cls, 1);
+      ROBJ(gr, G_PF_LEN, cls, 2);
+      POBJ(pr, P_PF, cls, 1);
+      if (io) { ROBJ(gr, G_PF_IO_PG, cls, 2); ROBJ(gr, G_PF_IO_MIBS, cls, 1); }
+      if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
+      RADD(cr, C_FETCH_C, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
     else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
-    if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
-    RADD(cr, C_FETCH_C, 1);
     s->sg[SG_FETCH_C]++;
     s->sg[SG_CLOCK]++;
     room_events(sys, s, p, R_MEM, cls);
@@ -1474,47 +1479,57 @@ static void add_sums(sim *s) {
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   (void)sys;
   int64_t tpm = s->tpm;
-  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
-  prow pr = prow_of(s, p->slot);
   int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
   *budget -= disp;
-  s->sg[SG_DISP_T] += disp; RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1);
+  s->sg[SG_DISP_T] += disp;
   s->sg[SG_DISP_C]++;
-  if (p->stopped >= 0) {   /* a quantum expiry or preemption lasted until this launch */
-    PWADD(pr, s->rscol[p->stopped][RS_P_TIME], now - p->ready_since);
-    p->stopped = -1;
-  }
-  RADD(cr, C_LAUNCH, 1); PADD(pr, P_LAUNCH, 1);
-  PADD(pr, P_READY, now - p->ready_since);
-  s->sg[SG_REQ_SECS] += now - p->ready_since;
+  int stopped = p->stopped;   /* a quantum expiry or preemption lasted until this launch */
+  p->stopped = -1;
+  int64_t waited = now - p->ready_since;
+  s->sg[SG_REQ_SECS] += waited;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
+  int swapped = 0, trapped = 0;
+  int64_t sw = 0, tt = 0;
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
-    int64_t sw = tpm / 2 < *budget ? tpm / 2 : *budget;
+    sw = tpm / 2 < *budget ? tpm / 2 : *budget;
     *budget -= sw;
-    RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1); RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1);
-    ROBJ(gr, G_SWAP_PG, p->cm ? 3 : 2, 8);
+    swapped = 1;
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
   if (++s->dispatches % 1009 == 0 && *budget > 0) {
-    int64_t tt = tpm / 50 < *budget ? tpm / 50 : *budget;
+    tt = tpm / 50 < *budget ? tpm / 50 : *budget;
     *budget -= tt;
-    RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1); RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1);
-    RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
+    trapped = 1;
   }
   int64_t qleft = QUANTUM(s, p->queue) - p->quantum_used;
   int64_t run = p->burst < *budget ? p->burst : *budget;
   if (run > qleft) run = qleft > 0 ? qleft : 0;
   *budget -= run; p->burst -= run; p->quantum_used += run;
-  s->sg[SG_Q_T + p->queue] += run; RADD(cr, C_Q_T + p->queue, run);
-  s->sg[SG_Q_C + p->queue]++; RADD(cr, C_Q_C + p->queue, 1);
-  PADD(pr, P_TIME, run);
+  s->sg[SG_Q_T + p->queue] += run;
+  s->sg[SG_Q_C + p->queue]++;
   p->txn_cpu += run;
-  PSET(pr, P_PRI, p->pri);
-  if (p->cm) { s->sg[SG_CM_T] += run; RADD(cr, C_CM_T, run); PADD(pr, P_CM_T, run);
-               s->sg[SG_SW2CM]++; PADD(pr, P_SW2CM, 1); s->sg[SG_SW2NM]++;
-               PADD(pr, P_SW2NM, 1); }
+  if (p->cm) { s->sg[SG_CM_T] += run; s->sg[SG_SW2CM]++; s->sg[SG_SW2NM]++; }
   if (p->kind == K_JOB) p->work_left -= run;
+  if (!s->cnt) return;
+  /* the launch's counters */
+  int64_t *cr = s->crow[cpu & 7], *gr = s->g0;
+  prow pr = prow_of(s, p->slot);
+  RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
+  if (stopped >= 0) PWADD(pr, s->rscol[stopped][RS_P_TIME], waited);
+  PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
+  if (swapped) {
+    RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1); RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1);
+    ROBJ(gr, G_SWAP_PG, p->cm ? 3 : 2, 8);
+  }
+  if (trapped) {
+    RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1); RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1);
+    RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
+  }
+  RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
+  PADD(pr, P_TIME, run);
+  PSET(pr, P_PRI, p->pri);
+  if (p->cm) { RADD(cr, C_CM_T, run); PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
 }
 
 /* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
@@ -1540,9 +1555,11 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     p->first_done = 1;
     int64_t first = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_FIRST, resp_bounds, first);
-    PADD(pr, P_FIRST_T, first);
-    ADD(sys, s, I_FIRST_T, p->term, first);
-    PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
+    if (s->cnt) {
+      PADD(pr, P_FIRST_T, first);
+      ADD(sys, s, I_FIRST_T, p->term, first);
+      PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
+    }
   }
   RADD(cr, C_COMPL, 1);
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
@@ -1573,8 +1590,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_RESP, resp_bounds, resp);
-    PADD(pr, P_RESP_T, resp);
-    ADD(sys, s, I_TRESP, p->term, resp);
+    if (s->cnt) { PADD(pr, P_RESP_T, resp); ADD(sys, s, I_TRESP, p->term, resp); }
     double cpu_ms = (double)p->txn_cpu / (double)tpm;
     s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
     p->txn_cpu = 0;
@@ -1606,8 +1622,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   int64_t ics = nint * (tpm * 3 / 100);   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
-  RADD(cr, C_EXT_ICS, ics);
-  RADD(cr, C_INTR, nint);
+  if (s->cnt) { RADD(cr, C_EXT_ICS, ics); RADD(cr, C_INTR, nint); }
   /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
    * each CPU every 10th step (0.1 ms) */
   if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
@@ -1628,7 +1643,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
     burst_done(sys, s, p, cpu, now, len, &budget);
   }
   /* what is left is paused (a process waits on disk) or idle */
-  if (budget > 0) {
+  if (budget > 0 && s->cnt) {
     RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1);
     if (nio) { RADD(gr, G_PAUSED, budget); RADD(gr, G_PAUSES, 1); }
     else { RADD(gr, G_IDLE_T, budget); RADD(gr, G_IDLE_C, 1); }
