@@ -391,11 +391,7 @@ typedef struct sim {
   int disk_out[MI_MAX_LDEV + 1];
   int64_t txns, last_logon;
   int low_running;          /* CPUs a DS/ES process held at the end of the last step */
-  /* resolved counters, and writer handles of those the model adds to over and over (#17.4) */
-  mi_ctr c[NCTR];
-  mi_host_wr wr[NCTR];      /* role -> handle */
-  mi_host_wr rsw[NREASON][5];  /* stop reason and place -> handle */
-  mi_host_wr evw[NEVROW][2];   /* room event row -> its global and process handles */
+  mi_ctr c[NCTR];           /* role -> its counter */
   /* the step's writer (#17): the store's rows as a step sees them (sync_layout) */
   struct slane { int64_t *row0; int32_t stride, nent; } lane[MI_DOM_COUNT];  /* row 0, words a row, rows; NULL/0 off */
   int32_t col[NCTR];        /* role -> its word in its domain's row, -1 while nobody counts it */
@@ -783,21 +779,9 @@ static void set_state(sim *s, sproc *p, int state) {
   else if (state == S_IDLE) s->nchild += child;
 }
 
-/* Adds through a writer handle (mi_host_wadd's checks); a handle of no counter (an item the
- * manual does not instrument) costs one test, not a call. */
-static inline void wadd(mi_host_wr *w, int e, int64_t v) {
-  if (w->gen) mi_host_wadd(w, e, v);
-}
-
-/* Makes the writer handles of the roles, stop reasons and room event rows on sys. */
-static void handles(mi_system *sys, sim *s) {
-  for (int i = 0; i < NCTR; i++) {
-    mi_host_wr_init(&s->wr[i], sys, s->c[i]);
-    s->rdom[i] = (uint8_t)(s->c[i].id >= 0 ? s->c[i].id >> MI_HOST_INDEX_BITS : MI_DOM_COUNT);
-  }
-  for (int k = 0; k < NREASON; k++)
-    for (int place = 0; place < 5; place++) mi_host_wr_init(&s->rsw[k][place], sys, s->rs[k][place]);
-  for (int i = 0; i < NEVROW; i++) { mi_host_wr_init(&s->evw[i][0], sys, s->ev[i][0]); mi_host_wr_init(&s->evw[i][1], sys, s->ev[i][1]); }
+/* Notes each role's domain (MI_DOM_COUNT: no counter). */
+static void role_domains(sim *s) {
+  for (int i = 0; i < NCTR; i++) s->rdom[i] = (uint8_t)(s->c[i].id >= 0 ? s->c[i].id >> MI_HOST_INDEX_BITS : MI_DOM_COUNT);
 }
 
 #define ON(s, dom) ((s)->cnt >> (dom) & 1)
@@ -1068,7 +1052,11 @@ static void logon(mi_system *sys, sim *s) {
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
     const sproc *p = &s->p[i];
     if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) { ci++; wadd(&s->rsw[K_CHILD][RS_P_TIME], i, 1000 * s->tpm); }   /* another second */
+    if (p->kind == K_CI) {   /* another second */
+      ci++;
+      int32_t w = s->rscol[K_CHILD][RS_P_TIME];
+      if (w >= 0) { prow pr = prow_of(s, i); PWADD(pr, w, 1000 * s->tpm); }
+    }
     else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
     else user++;
     sessions += p->kind == K_USER;
@@ -1302,10 +1290,11 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
  * Returns 1 when p now waits. */
 static int room_op(mi_system *sys, sim *s, sproc *p, int room, int64_t at) {
   room_events(sys, s, p, room, 7);
-  if (room == R_FILE) {   /* an open reads the directory and the file label: a control request to the first disc */
-    ADD(sys, s, P_DOTHER, p->slot, 1);
-    OBJCL(sys, s->c[P_DOTHER_OBJ], p->slot, 7, 1);
-    ADD(sys, s, I_CTRL, 1, 1);
+  if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
+    prow pr = prow_of(s, p->slot);
+    PADD(pr, P_DOTHER, 1);
+    POBJ(pr, P_DOTHER_OBJ, 7, 1);
+    RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
   }
   for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
     if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
@@ -1382,8 +1371,9 @@ static int pick(sim *s) {
 
 /* A disk I/O completes: the process leaves the disk's queue (one interrupt). */
 static void io_done(mi_system *sys, sim *s, sproc *p) {
+  (void)sys;
   s->disk_out[p->disk]--;
-  SET(sys, s, s->c[I_QCUR], p->disk, s->disk_out[p->disk]);
+  if (s->cnt) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);
 }
 
 /* A system process wakes for its periodic duty, in the BS queue. */
@@ -1856,7 +1846,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->max_catchup_ms = 3600000;
   resolve(s);
-  handles(sys, s);
+  role_domains(s);
   sync_layout(sys, s);   /* every word -1 until a step reads which domains count */
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
