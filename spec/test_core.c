@@ -4190,6 +4190,69 @@ static void test_store_rows_room(void) {
   mi_system_free(sys);
 }
 
+/* #17: the simulator counts into rows it reads once a step, so a layout that moves between
+ * steps must be read again: here counters are enabled and disabled between steps by two
+ * users (the global lane created mid-run, the process rows regrown by an ON of every process
+ * item, an OFF, parked slots enabled again, a device type's items on and off). The hash of
+ * every simple counter of every domain was taken from the implementation with a writer handle
+ * per counter, re-resolved at every add. */
+static void test_h17_sim_layout_moves_bit_identical(void) {
+  mi_workload w = *mi_workload_builtin("oltp");
+  w.cpus = 3; w.sessions = 40; w.jobs = 4; w.seed = 11;
+  mi_system *sys = mi_sim_new(&w, 0);
+  mi_session *a = mi_session_new(sys), *b = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(a, 1);
+  mi_session_set_priv(b, 1);
+  mi_globinstall(a, &st, 666);
+  mi_accesson(a, &st, 666);
+  mi_accesson(b, &st, 666);
+  longint_type all; mi_longint_set(&all, -1);
+  int32_t m = 1, ldev = -2, st8[8];
+  int32_t pa[] = {25047, 25048, 25049, 0};
+  mi_procon(a, &st, pa, st8, &m, &all, 0);
+  EQ(st.all, 0, "#17: MIPROCON of three items");
+  mi_sim_advance(sys, 20000);
+  static int32_t glob[1100], proc_all[400], gs[1100], ps[400];
+  int k = 0;
+  for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL) && k < 1099; i++) glob[k++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
+  glob[k] = 0;
+  mi_globon(a, &st, glob, gs, &m, 0);
+  EQ(st.all, 0, "#17: MIGLOBON of every global item mid-run");
+  int32_t io[] = {23000, 23001, 23022, 23025, 23026, 23034, 23044, 23045, 0}, ios[8];
+  mi_ioon(b, &st, io, ios, &m, &ldev, 0);
+  EQ(st.all, 0, "#17: MIIOON of the disks mid-run");
+  mi_sim_advance(sys, 20000);
+  k = 0;
+  for (int i = 0; i < mi_domain_counters(MI_DOM_PROCESS) && k < 399; i++) proc_all[k++] = mi_domain_item(MI_DOM_PROCESS, i)->item;
+  proc_all[k] = 0;
+  mi_procon(b, &st, proc_all, ps, &m, &all, 0);   /* the process rows grow and move */
+  CHECK(st.all == 0 || INFO(st) > 0, "#17: MIPROCON of every process item");
+  mi_sim_advance(sys, 20000);
+  mi_procoff(b, &st, &all, 0);
+  mi_iooff(b, &st, &ldev, 0);
+  mi_sim_advance(sys, 20000);
+  mi_globoff(a, &st, 0);
+  mi_sim_advance(sys, 10000);
+  mi_globon(a, &st, glob, gs, &m, 0);   /* parked slots, from zero again */
+  mi_procon(b, &st, proc_all, ps, &m, &all, 0);
+  mi_sim_advance(sys, 20000);
+  uint64_t h = 0xcbf29ce484222325ull;
+#define MIX(v) do { uint64_t v_ = (uint64_t)(v); for (int b_ = 0; b_ < 8; b_++) { h ^= (v_ >> (8 * b_)) & 0xff; h *= 0x100000001b3ull; } } while (0)
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    int n = d == MI_DOM_GLOBAL ? 1 : d == MI_DOM_PROCESS ? MI_MAX_PROCESSES : d == MI_DOM_IO ? 200 : 8;
+    for (int i = 0; i < mi_domain_counters(d); i++) {
+      mi_ctr c = mi_host_counter(mi_domain_item(d, i)->item);
+      for (int e = 0; e < n; e++) MIX(mi_host_value(sys, c, e));
+    }
+  }
+  MIX(mi_sim_transactions(sys));
+#undef MIX
+  if (getenv("H17_PRINT")) printf("layout-moves hash %016llx\n", (unsigned long long)h);
+  CHECK(h == 0x2bb09bd9c26a1727ull, "#17: counters enabled and disabled between steps count as with a handle per counter");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -4217,6 +4280,7 @@ int main(void) {
   test_export_source_kinds();
   test_export_udef_late();
   test_h17_sim_wakeups_bit_identical();
+  test_h17_sim_layout_moves_bit_identical();
   test_i16_descriptions();
   test_udef_install_and_get();
   test_udef_errors();
