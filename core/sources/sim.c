@@ -806,7 +806,8 @@ static int32_t word_of(const sim *s, const mi_host_block *b, mi_ctr c) {
 }
 
 /* Reads the store's layout into the step's rows and words if it moved since the last reading
- * (s->cnt must be this step's). On a failed allocation nothing is counted this step. */
+ * (s->cnt must be this step's). On a failed allocation nothing is counted this step, and the
+ * next step tries again. */
 static void sync_layout(mi_system *sys, sim *s) {
   uint64_t gen = mi_host_layout_gen(sys);
   if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return;
@@ -820,9 +821,10 @@ static void sync_layout(mi_system *sys, sim *s) {
     else { l->row0 = NULL; l->stride = 0; l->nent = 0; }
     if (l->stride > most) most = l->stride;
   }
+  int ok = 1;
   if (most > s->nsink) {
     int64_t *sink = calloc((size_t)most, sizeof *sink);
-    if (!sink) for (int d = 0; d < MI_DOM_COUNT; d++) s->lane[d] = (struct slane){NULL, 0, 0};
+    if (!sink) { ok = 0; for (int d = 0; d < MI_DOM_COUNT; d++) s->lane[d] = (struct slane){NULL, 0, 0}; }
     else { free(s->sink); s->sink = sink; s->nsink = most; }
   }
   int mapped = mi_host_mapping(sys) >= 0;   /* (a class's word is known: s->fold holds none below 0) */
@@ -847,7 +849,7 @@ static void sync_layout(mi_system *sys, sim *s) {
   for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
   s->g0 = row_of(s, MI_DOM_GLOBAL, 0);
   for (int c = 0; c < 8; c++) s->crow[c] = row_of(s, MI_DOM_PROCESSOR, c);
-  s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;
+  s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = ok;
 }
 
 /* Entity e's row of domain d (not the process domain), the sink if nobody counts the domain or
