@@ -1125,7 +1125,7 @@ static const int io_classes[6] = {7, 650, 695, 4, 2, 0};
 static const int pf_classes[7][2] = {{4, 0}, {2, 1}, {0, 2}, {7, 3}, {5, 4}, {3, 5}, {6, 6}};
 
 /* A process issues a disk I/O: device, process and global counters, then waits. */
-static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int dev, int dev_write) {
+static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cpu, int dev, int dev_write) {
   int disks = s->w.disks > 0 ? s->w.disks : 1;
   int ldev = dev ? dev : 1 + (int)(rnd(s) * disks) % disks;
   if (!dev && ldev > 5) ldev += 94;   /* disks are LDEVs 1-5, then 100-199 */
@@ -1138,7 +1138,6 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, int64_t now, int cpu, int
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
   int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
-  prow pr = prow_of(s, p->slot);
   const int cnt = s->cnt;
   if (cnt) {
   RADD(ir, write ? I_LWT : I_LRD, 1);
@@ -1257,12 +1256,11 @@ static inline void ev_count(sim *s, int64_t *gr, prow pr, int i, int64_t n, int 
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
  * row's whole count, and its fraction by chance. */
-static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cls) {
+static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
   int64_t *gr = s->g0;
-  prow pr = prow_of(s, p->slot);
   for (int k = 0; k < s->nwhole[room]; k++) ev_count(s, gr, pr, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
    * chosen by its fraction */
@@ -1290,10 +1288,9 @@ static void room_events(mi_system *sys, sim *s, const sproc *p, int room, int cl
 
 /* One operation of a room by p at time at: its events, maybe a semaphore block, maybe a wait.
  * Returns 1 when p now waits. */
-static int room_op(mi_system *sys, sim *s, sproc *p, int room, int64_t at) {
-  room_events(sys, s, p, room, 7);
+static int room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at) {
+  room_events(sys, s, pr, room, 7);
   if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
-    prow pr = prow_of(s, p->slot);
     PADD(pr, P_DOTHER, 1);
     POBJ(pr, P_DOTHER_OBJ, 7, 1);
     RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
@@ -1318,13 +1315,13 @@ static int room_op(mi_system *sys, sim *s, sproc *p, int room, int64_t at) {
 
 /* The rooms' operations between two bursts of p: a session spreads its transaction's
  * operations over its I/Os, a job makes a quarter of the rates per burst. 1 when p waits. */
-static int rooms(mi_system *sys, sim *s, sproc *p, int64_t at) {
+static int rooms(mi_system *sys, sim *s, sproc *p, prow pr, int64_t at) {
   const double rate[4] = {s->w.file_opens, s->w.image_calls, s->w.sql_stmts, s->w.ipc_msgs};
   double per = p->kind == K_USER ? 1.0 / (s->w.txn_ios + 1) : 0.25;
   for (int r = 0; r < 4; r++) {
     for (double x = rate[r] * per; x > 0; x -= 1) {
       if (x < 1 && rnd(s) >= x) break;
-      if (room_op(sys, s, p, r, at)) return 1;
+      if (room_op(sys, s, p, pr, r, at)) return 1;
     }
   }
   return 0;
@@ -1333,9 +1330,8 @@ static int rooms(mi_system *sys, sim *s, sproc *p, int64_t at) {
 /* Page faults that accompany an I/O under memory pressure; returns memory-manager ticks. A
  * fault that must read its page (one in four, more under pressure) makes p wait for it:
  * *waits is set then. */
-static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int *waits) {
+static int64_t faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_t at, int *waits) {
   int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
-  prow pr = prow_of(s, p->slot);
   int64_t n = 0, t = 0;
   double f = s->w.faults_per_io;
   while (f > 0) { if (rnd(s) < f) n++; f -= 1.0; }
@@ -1355,13 +1351,13 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at, int
     else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
     s->sg[SG_FETCH_C]++;
     s->sg[SG_CLOCK]++;
-    room_events(sys, s, p, R_MEM, cls);
+    room_events(sys, s, pr, R_MEM, cls);
     t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
   }
   if (n) { RADD(gr, G_PRESS, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
   *waits = 0;
   if (wait_k >= 0) { wait_on(sys, s, p, wait_k, at, expo(s, sys, s->w.disk_ms) + 1); *waits = 1; }
-  else if (n && room_op(sys, s, p, R_MEM, at)) *waits = 1;
+  else if (n && room_op(sys, s, p, pr, R_MEM, at)) *waits = 1;
   return t;
 }
 
@@ -1558,20 +1554,20 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     if (p->after_wait) p->after_wait = 0;   /* back from a room's wait: on to the I/O */
     else {
       int waits;
-      int64_t mm = faults(sys, s, p, cpu, now + (len - *budget), &waits);
+      int64_t mm = faults(sys, s, p, pr, cpu, now + (len - *budget), &waits);
       if (mm > *budget) mm = *budget;
       *budget -= mm;
       s->sg[SG_FETCH_T] += mm; RADD(cr, C_FETCH_T, mm);
-      if (waits || rooms(sys, s, p, now + (len - *budget))) return;
+      if (waits || rooms(sys, s, p, pr, now + (len - *budget))) return;
     }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
     else p->burst = expo(s, sys, s->w.job_cpu_ms) + 1;
     /* one job I/O in ten goes to the job's own device: REPORTS prints, BILLING reads tape */
     int dev = p->kind == K_JOB && p->unit && rnd(s) < 0.1 ? p->unit : 0;
-    issue_io(sys, s, p, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER || (dev && p->work_left % 3 == 0));
+    issue_io(sys, s, p, pr, now + (len - *budget), cpu, dev, dev == UNIT_PRINTER || (dev && p->work_left % 3 == 0));
   } else if (p->kind == K_SYS) {
     if (p->after_wait) p->after_wait = 0;
-    else if (room_op(sys, s, p, R_SYS, now + (len - *budget))) return;   /* its duty waits */
+    else if (room_op(sys, s, p, pr, R_SYS, now + (len - *budget))) return;   /* its duty waits */
     /* duties every 0.5-1.5 s; SYSMAIN's every 2-5 s (a long pause) */
     double pause_ms = p->sysno == 6 ? 2000 + 3000 * rnd(s) : 500 + 1000 * rnd(s);
     p->wake = now + (len - *budget) + (int64_t)(pause_ms * tpm);
@@ -1590,7 +1586,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     stop_row(s, pr, p->cpu, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
     PADD(pr, P_TWT_SZ, wt_bytes);
-    room_events(sys, s, p, R_TERM, 7);
+    room_events(sys, s, pr, R_TERM, 7);
     if (rnd(s) < 0.01) { stop_row(s, pr, p->cpu, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
     else if (rnd(s) < 0.002) stop_row(s, pr, p->cpu, reason_of(25079), tpm * 200);
     s->txns++;
