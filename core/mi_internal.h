@@ -130,7 +130,8 @@ typedef struct mi_seg_hdr {
   uint64_t seq;             /* odd while a write section is open */
   uint64_t gen;             /* bumped whenever offsets, enables or the mapping change */
   uint32_t waiting;         /* thread id of one waiting for the lock (0 none): a writer lets it in first */
-  char pad_[36];
+  uint32_t cfg_gen;         /* bumped whenever a configuration item's value changes (mi_host_config_gen) */
+  char pad_[32];
 } mi_seg_hdr;
 
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
@@ -154,6 +155,7 @@ typedef struct mi_seg {
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
   int32_t nproc_alive, proc_hi;
+  int32_t free_lo, free_pad_;        /* no free process slot below free_lo (proc_create's search starts there) */
   uint64_t births;                   /* processes created so far (mi_proc.born) */
   int32_t pid_hash[MI_PID_HASH];     /* slot + 1, 0 empty; linear probing, backward-shift deletion */
   mi_proc procs[MI_MAX_PROCESSES];

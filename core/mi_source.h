@@ -83,6 +83,9 @@ MI_API int64_t mi_host_proc_pid(const mi_system *sys, int slot);
 /* Returns the layout generation: it changes whenever someone enables or disables counters or the
  * mapping changes, so a source that skips refreshes can re-read after a new ON. */
 MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
+/* Returns the configuration generation: it changes whenever a configuration item's value does
+ * (mi_host_config_set, AIFSCPUT ...), so a source may keep items it reads often until then. */
+MI_API uint32_t mi_host_config_gen(const mi_system *sys);
 /* Says whether anyone reads domain, so a source may skip the work of a domain nobody reads:
  * 2 while an ON of the domain is under way in this process (its refresh runs just before the
  * ON names a pid or LDEV and enables counters: the source brings entities in and takes every

@@ -4253,6 +4253,57 @@ static void test_h17_sim_layout_moves_bit_identical(void) {
   mi_system_free(sys);
 }
 
+/* #17: the simulator keeps the queue settings (3019-3032) between configuration changes; an
+ * AIFSCPUT between two steps still rules the very next step. One CPU, two DS jobs with long
+ * bursts: at the default 200 ms DS quantum a 10 ms step ends no quantum, at a 1 ms one it ends
+ * each job's (21202, quantum expirations: a job runs once a step), back at 200 ms none. */
+static void test_h17_sim_put_rules_next_step(void) {
+  mi_workload w = *mi_workload_builtin("batch");
+  w.cpus = 1; w.sessions = 0; w.jobs = 2; w.job_cpu_ms = 100000; w.job_ms = 1e8; w.faults_per_io = 0;
+  mi_system *sys = mi_sim_new(&w, 0);
+  mi_session *s = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(s, 1);
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  int32_t items[] = {21202, 0}, gs[1], m = 1;
+  mi_globon(s, &st, items, gs, &m, 0);
+  mi_ctr qx = mi_host_counter(21202);
+  mi_sim_advance(sys, 3000);
+  int64_t v0 = mi_host_value(sys, qx, 0);
+  mi_sim_advance(sys, 10);
+  int64_t v1 = mi_host_value(sys, qx, 0);
+  int32_t pn[] = {3031, 0}, q = 1, pst[1];
+  void *pp[] = {&q};
+  mi_scput(s, &st, pn, pp, pst, 0, NULL, NULL, NULL);
+  EQ(st.all, 0, "#17: AIFSCPUT of the DS quantum");
+  mi_sim_advance(sys, 10);
+  int64_t v2 = mi_host_value(sys, qx, 0);
+  q = 200;
+  mi_scput(s, &st, pn, pp, pst, 0, NULL, NULL, NULL);
+  mi_sim_advance(sys, 10);
+  int64_t v3 = mi_host_value(sys, qx, 0);
+  EQ(v1 - v0, 0, "#17: at the 200 ms DS quantum a step ends no quantum");
+  EQ(v2 - v1, 2, "#17: the step after an AIFSCPUT of a 1 ms DS quantum ends both jobs' quanta");
+  EQ(v3 - v2, 0, "#17: the step after an AIFSCPUT back to 200 ms ends none");
+  mi_system_free(sys);
+}
+
+/* #17: a process is created in the lowest free slot (the simulator's counters depend on the
+ * choice), also with the search starting past the slots known to be in use. */
+static void test_h17_proc_lowest_free_slot(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  for (int p = 0; p < 10; p++) { mi_proc_desc d = {0}; d.pid = 900 + p; d.program = "P"; d.user = "U"; EQ(mi_host_proc_create(sys, &d), p, "#17: slots in order"); }
+  mi_host_proc_exit(sys, 7);
+  mi_host_proc_exit(sys, 3);
+  int got[3];
+  for (int k = 0; k < 3; k++) { mi_proc_desc d = {0}; d.pid = 950 + k; d.program = "P"; d.user = "U"; got[k] = mi_host_proc_create(sys, &d); }
+  EQ(got[0], 3, "#17: the lowest free slot first");
+  EQ(got[1], 7, "#17: then the next free one");
+  EQ(got[2], 10, "#17: then the first never used");
+  mi_system_free(sys);
+}
+
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
   unlink(regpath);
@@ -4269,6 +4320,8 @@ int main(void) {
   test_time();
   test_get_cache();
   test_writer();
+  test_h17_proc_lowest_free_slot();
+  test_h17_sim_put_rules_next_step();
   test_store_rows_room();
   test_i14_changed_model();
   test_i14_changed_time_varying();

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mi_internal.h"
+#include "mi_source.h"
 
 #define CFG(sys, item) ((sys)->seg->cfg[(item) - 3001])
 
@@ -18,6 +19,9 @@ static char *text_of(mi_system *sys, int32_t item) {
   char (*t)[8] = sys->seg->text;
   return item == 3037 ? t[0] : item == 3044 ? t[1] : item == 3045 ? t[2] : NULL;
 }
+
+/* Notes that a configuration value changed (in a write section): sources re-read it. */
+static void cfg_changed(mi_seg *g) { MI_ST(g->h.cfg_gen, g->h.cfg_gen + 1); }
 
 void mi_config_defaults(mi_system *sys) {
   for (int i = 0; i < MI_NCONFIG; i++) {
@@ -42,12 +46,15 @@ int mi_host_config_set(mi_system *sys, int32_t item, int32_t value) {
   const mi_config_info *c = mi_config_lookup(item);
   if (!sys || sys->attached || !c || (c->type != MI_CT_I32 && c->type != MI_CT_BOOL)) return -1;
   if ((item == 3042 || item == 3043) && value < 1) return -1;   /* every tick conversion divides by them */
+  int32_t v = c->type == MI_CT_BOOL ? value != 0 : value;
   mi_wlock(sys);
-  MI_ST(CFG(sys, item), c->type == MI_CT_BOOL ? value != 0 : value);
+  if (CFG(sys, item) != v) { MI_ST(CFG(sys, item), v); cfg_changed(sys->seg); }
   if (item == 3042) mi_set_round(sys->seg, value);
   mi_wunlock(sys);
   return 0;
 }
+
+uint32_t mi_host_config_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.cfg_gen) : 0; }
 
 int32_t mi_host_config(const mi_system *sys, int32_t item) {
   const mi_config_info *c = mi_config_lookup(item);
@@ -60,6 +67,7 @@ int mi_host_config_text(mi_system *sys, int32_t item, const char *text) {
   size_t n = strnlen(text, 8);
   mi_wlock(sys);
   for (size_t k = 0; k < 8; k++) MI_ST(t[k], k < n ? text[k] : ' ');
+  cfg_changed(sys->seg);
   mi_wunlock(sys);
   return 0;
 }
@@ -71,6 +79,7 @@ int mi_host_config_mask(mi_system *sys, int32_t item, const uint8_t *bytes, int 
   if (n != size) return -1;
   mi_wlock(sys);
   for (int k = 0; k < size; k++) MI_ST(m[k], bytes[k]);
+  cfg_changed(sys->seg);
   mi_wunlock(sys);
   return 0;
 }
@@ -240,5 +249,6 @@ static void put_locked(mi_system *sys, status_type *st, int32_t *nums, void **it
   for (int i = 0; i < 12; i++) MI_ST(g->allow[i], allow[i]);
   for (int i = 0; i < 8; i++) MI_ST(g->logging[i], logging[i]);
   if (cfg[3042 - 3001] > 0) mi_set_round(g, cfg[3042 - 3001]);
+  cfg_changed(g);
   MI_STATUS(st, 0);
 }

@@ -416,6 +416,10 @@ typedef struct sim {
   const uint64_t *epoch;    /* and CHANGED epoch */
   int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
+  int32_t cfg_q[14];        /* items 3019-3032 as cache_config last read them */
+  uint32_t cfg_gen;         /* the configuration generation they were read at */
+  int cfg_read;             /* 1 once they were read */
+  int npop[5];              /* live processes by kind (K_*): logon's census */
 } sim;
 
 /* The item behind each role (n > 1: the role and the n - 1 after it take consecutive items),
@@ -770,6 +774,7 @@ static void set_state(sim *s, sproc *p, int state) {
   else if (p->state == S_WAIT) { s->nblk[p->reason]--; blk_changed(s, p->reason); }
   else if (p->state == S_IDLE) s->nchild -= child;
   if (state == S_READY && p->state != S_READY) s->rq_entries++;
+  if ((p->state == S_FREE) != (state == S_FREE)) s->npop[p->kind] += state == S_FREE ? -1 : 1;
   p->state = state;
   if (state == S_READY) { p->rpos = s->nrdy; s->rdy[s->nrdy++] = p->slot; s->nq[p->queue]++; rh_push(s, p); }
   else if (state == S_IO) { s->nio++; s->nio_other += p->io_other; wake_push(s, p->wake, p->slot); }
@@ -1034,9 +1039,15 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
  * limits (3019-3028 by queue) and quanta in ticks (3029 CS max, 3031 DS, 3032 ES; the others
  * unlimited); a PUT lands between steps, so a step sees one configuration throughout. */
 static void cache_config(mi_system *sys, sim *s) {
-  s->tpm = mi_host_ticks_per_ms(sys);
-  int32_t cfg[14];   /* 3019-3032, each read once */
-  for (int i = 0; i < 14; i++) cfg[i] = CFG(sys, 3019 + i);
+  /* the items are read again only when a configuration value changed (#17) */
+  uint32_t gen = mi_host_config_gen(sys);
+  if (!s->cfg_read || gen != s->cfg_gen) {
+    s->tpm = mi_host_ticks_per_ms(sys);
+    for (int i = 0; i < 14; i++) s->cfg_q[i] = CFG(sys, 3019 + i);   /* 3019-3032 */
+    s->cfg_gen = gen;
+    s->cfg_read = 1;
+  }
+  const int32_t *cfg = s->cfg_q;
   for (int q = 0; q < 5; q++) {
     s->qb[q] = cfg[2 * q];
     s->ql[q] = cfg[2 * q + 1];
@@ -1050,20 +1061,12 @@ static void cache_config(mi_system *sys, sim *s) {
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
 static void logon(mi_system *sys, sim *s) {
   /* one census of the live processes: sessions, jobs and the populations of 21319-21322 */
-  int sessions = 0, jobs = 0, ci = 0, sysp = 0, user = 0;
-  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
-    const sproc *p = &s->p[i];
-    if (p->state == S_FREE) continue;
-    if (p->kind == K_CI) {   /* another second */
-      ci++;
-      int32_t w = s->rscol[K_CHILD][RS_P_TIME];
-      if (w >= 0) { prow pr = prow_of(s, i); PWADD(pr, w, 1000 * s->tpm); }
-    }
-    else if (p->kind == K_SYS || p->kind == K_JSMAIN) sysp++;
-    else user++;
-    sessions += p->kind == K_USER;
-    jobs += p->kind == K_JOB;
-  }
+  int sessions = s->npop[K_USER], jobs = s->npop[K_JOB], ci = s->npop[K_CI];
+  int sysp = s->npop[K_SYS] + s->npop[K_JSMAIN], user = sessions + jobs;
+  int32_t w = s->rscol[K_CHILD][RS_P_TIME];
+  if (w >= 0)   /* each CI counts another second */
+    for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
+      if (s->p[i].state != S_FREE && s->p[i].kind == K_CI) { prow pr = prow_of(s, i); PWADD(pr, w, 1000 * s->tpm); }
   /* at most 50 logons a second: a large workload ramps up, and limits PUT meanwhile hold */
   int budget = 50;
   while (sessions < s->w.sessions && sessions < CFG(sys, 3004) && budget-- > 0) {

@@ -500,8 +500,9 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
   mi_seg *g = sys->seg;
   if (mi_host_proc_slot(sys, d->pid) >= 0) return -1;
   int slot = -1;
-  for (int i = 0; i < g->max_processes; i++)
+  for (int i = g->free_lo; i < g->max_processes; i++)   /* the lowest free slot */
     if (g->procs[i].state == MI_PS_FREE) { slot = i; break; }
+  MI_ST(g->free_lo, slot < 0 ? g->max_processes : slot + 1);
   if (slot < 0) {
     for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
       if (g->users[i].used && (g->users[i].proc_all || g->users[i].nsel)) MI_ST(g->users[i].untracked, g->users[i].untracked + 1);
@@ -549,6 +550,7 @@ static void maybe_free(mi_seg *g, int slot) {
   if (p->state != MI_PS_DEAD || p->unreported) return;
   unhash(g, p->pid);
   MI_ST(p->state, MI_PS_FREE);
+  if (slot < g->free_lo) MI_ST(g->free_lo, slot);
   int hi = g->proc_hi;
   while (hi > 0 && g->procs[hi - 1].state == MI_PS_FREE) hi--;
   MI_ST(g->proc_hi, hi);
