@@ -349,6 +349,7 @@ typedef struct sim {
   int ran[MAXP], nran;      /* processes dispatched this step still READY (back into the queue at the next) */
   int nq[5];                /* READY processes by queue */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
+  int64_t tpm_2, tpm_5, tpm_10, tpm_20, tpm_50, tpm_3c;   /* its 1/2, 1/5 ... 1/50 and 3/100 (no division per event) */
   int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
   int64_t qt[5];            /* each queue's quantum in ticks (3029-3032), read at each step's start */
   mi_ctr rs[NREASON][5];    /* stop reason -> its global stop, global cur_blk, process count, process time, processor counters */
@@ -375,6 +376,7 @@ typedef struct sim {
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
+  int trap_in;              /* launches until the next stack overflow trap (every 1,009th) */
   int cnt;                  /* the domains that count anything, a bit each (read at each step's start) */
   uint8_t rdom[NCTR];       /* role -> its counter's domain (MI_DOM_COUNT: no counter) */
   double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
@@ -1043,6 +1045,8 @@ static void cache_config(mi_system *sys, sim *s) {
   uint32_t gen = mi_host_config_gen(sys);
   if (!s->cfg_read || gen != s->cfg_gen) {
     s->tpm = mi_host_ticks_per_ms(sys);
+    s->tpm_2 = s->tpm / 2; s->tpm_5 = s->tpm / 5; s->tpm_10 = s->tpm / 10;
+    s->tpm_20 = s->tpm / 20; s->tpm_50 = s->tpm / 50; s->tpm_3c = s->tpm * 3 / 100;
     for (int i = 0; i < 14; i++) s->cfg_q[i] = CFG(sys, 3019 + i);   /* 3019-3032 */
     s->cfg_gen = gen;
     s->cfg_read = 1;
@@ -1225,7 +1229,7 @@ static void wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t
   p->reason = k;
   p->wake = at + ticks;
   p->after_wait = 1;
-  p->burst = s->tpm / 2 + 1;   /* half a millisecond to pick up where it stopped */
+  p->burst = s->tpm_2 + 1;   /* half a millisecond to pick up where it stopped */
   set_state(s, p, S_WAIT);
 }
 
@@ -1351,11 +1355,11 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_
       RADD(cr, C_FETCH_C, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
-    else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm / 5);   /* the rest are resolved meanwhile: 0.2 ms */
+    else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm_5);   /* the rest are resolved meanwhile: 0.2 ms */
     s->sg[SG_FETCH_C]++;
     s->sg[SG_CLOCK]++;
     room_events(sys, s, pr, R_MEM, cls);
-    t += s->tpm / 5;   /* 0.2 ms of memory manager per fault */
+    t += s->tpm_5;   /* 0.2 ms of memory manager per fault */
   }
   if (n) { RADD(gr, G_PRESS, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
   *waits = 0;
@@ -1462,15 +1466,15 @@ static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 
 /* Adds the step's sums to their counters (while anybody counts) and clears them. */
 static void add_sums(sim *s) {
   int64_t *gr = s->g0;
-  for (int i = 0; i < NSG; i++) RADD(gr, sg_role[i], s->sg[i]);
+  if (ON(s, MI_DOM_GLOBAL))
+    for (int i = 0; i < NSG; i++) RADD(gr, sg_role[i], s->sg[i]);
   memset(s->sg, 0, sizeof s->sg);
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   (void)sys;
-  int64_t tpm = s->tpm;
-  int64_t disp = tpm / 20 < *budget ? tpm / 20 : *budget;   /* 50 us to launch */
+  int64_t disp = s->tpm_20 < *budget ? s->tpm_20 : *budget;   /* 50 us to launch */
   *budget -= disp;
   s->sg[SG_DISP_T] += disp;
   s->sg[SG_DISP_C]++;
@@ -1483,13 +1487,14 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   int swapped = 0, trapped = 0;
   int64_t sw = 0, tt = 0;
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
-    sw = tpm / 2 < *budget ? tpm / 2 : *budget;
+    sw = s->tpm_2 < *budget ? s->tpm_2 : *budget;
     *budget -= sw;
     swapped = 1;
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
-  if (++s->dispatches % 1009 == 0 && *budget > 0) {
-    tt = tpm / 50 < *budget ? tpm / 50 : *budget;
+  ++s->dispatches;
+  if (--s->trap_in == 0 && (s->trap_in = 1009, *budget > 0)) {
+    tt = s->tpm_50 < *budget ? s->tpm_50 : *budget;
     *budget -= tt;
     trapped = 1;
   }
@@ -1606,18 +1611,18 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
   int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
-  int64_t tpm = s->tpm, budget = len;
+  int64_t budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   /* this CPU's share of the step's interrupts (most steps have fewer than CPUs: no division) */
   int nint = interrupts < ncpu ? cpu < interrupts : interrupts / ncpu + (cpu < interrupts % ncpu);
-  int64_t ics = nint * (tpm * 3 / 100);   /* 30 us each */
+  int64_t ics = nint * s->tpm_3c;   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
   if (s->cnt) { RADD(cr, C_EXT_ICS, ics); RADD(cr, C_INTR, nint); }
   /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
    * each CPU every 10th step (0.1 ms) */
   if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
-    int64_t rp = tpm / 10 < budget ? tpm / 10 : budget;
+    int64_t rp = s->tpm_10 < budget ? s->tpm_10 : budget;
     budget -= rp;
     RADD(cr, C_REPL_C, 1); RADD(cr, C_REPL_T, rp);
   }
@@ -1845,6 +1850,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->w.about = NULL;
   s->rng = w->seed ? w->seed : 1;
   s->next_pid = 100;
+  s->trap_in = 1009;
   s->max_catchup_ms = 3600000;
   resolve(s);
   role_domains(s);
