@@ -85,6 +85,7 @@ typedef struct mi_urec {
   uint64_t dead[MI_PROC_WORDS];    /* monitored slots whose death is not yet reported */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t prcsr_held;       /* 1 while this user holds a reference on every processor counter (21164 on) */
+  int32_t udef_follow;      /* 1: a user-defined counter is enabled for this user as it is installed (a recorder's) */
   int32_t nsel;             /* MIPROCONSEL descriptors kept: births they select are monitored */
   int32_t sel_group[MI_SEL_MAX];   /* each descriptor's call (a selection is a union of calls) */
   mi_entity_desc sel[MI_SEL_MAX];
@@ -99,7 +100,8 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 5   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow */
+#define MI_SEG_VERSION 6   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+                              6: users that follow installs, the configuration generation */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -314,6 +316,14 @@ void mi_sys_refresh_for(mi_system *sys, int domain);   /* the same, telling the 
 int mi_enter(mi_session *s, int32_t user_id);
 int mi_user_take(mi_session *s);
 void mi_user_release_if_idle(mi_session *s);
+/* Makes s follow installs: each user-defined counter installed from now on is enabled for it in
+ * the install's own write section (its domain turned on, every process monitored), so no add to
+ * it is lost before s looks; those installed from the from-th on are enabled now (a caller that
+ * enabled the ones it knew of closes the gap). 0 or a status (no user record free). */
+int mi_session_follow_udefs(mi_session *s, int from);
+/* Enables the counter just installed (domain d, dense index) for every user that follows installs;
+ * in a write section. */
+void mi_udef_follow_installed(mi_system *sys, int d, int index);
 void mi_globoff_all(mi_session *s);
 void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);

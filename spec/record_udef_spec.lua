@@ -17,9 +17,10 @@ local COUNTERS = {
 local GLOBAL = { "orders_placed", "bytes_out", "worker_busy", "work_list" }
 
 -- Records n seconds of an idle simulated system whose counters move every second; "late_orders"
--- is installed before sample `late`. Returns the live readings: [i] = {g = global record values,
+-- is installed before sample `late` (with `alone`, nobody but the recorder enables it: its
+-- live value is then the sum of its adds). Returns the live readings: [i] = {g = global record values,
 -- p = {pid -> p_orders}, late = late_orders or nil}.
-local function record(path, n, late)
+local function record(path, n, late, alone)
   local sys = mi.system { workload = "idle", realtime = false, seed = 5 }
   local u = mi.userdef { system = sys, counters = COUNTERS }
   local s = mi.open { system = sys }
@@ -31,8 +32,10 @@ local function record(path, n, late)
   for i = 1, n do
     if i == late then
       ul = mi.userdef { system = sys, counters = { { name = "late_orders", help = "installed while recording" } } }
-      s2 = mi.open { system = sys }
-      assert.is_true(s2:on("global", { "late_orders" }).ok)
+      if not alone then
+        s2 = mi.open { system = sys }
+        assert.is_true(s2:on("global", { "late_orders" }).ok)
+      end
     end
     u.orders_placed:add(i)
     u.p_orders:add(2 * i, pid)
@@ -46,7 +49,8 @@ local function record(path, n, late)
     local r = { g = {}, p = {} }
     for _, k in ipairs(GLOBAL) do r.g[k] = g[k] end
     for _, p in ipairs(s:get("process")) do r.p[p.pid] = p.p_orders end
-    if s2 then r.late = s2:get("global").late_orders end
+    if s2 then r.late = s2:get("global").late_orders
+    elseif ul then r.late = (live[i - 1] and live[i - 1].late or 0) + 10 * i end
     live[i] = r
   end
   rec:close()
@@ -93,6 +97,25 @@ describe("#14.2 user-defined counters recorded and replayed", function()
     assert.truthy(text:find("orders the shop took", 1, true))
     s:close()
     if s2 then s2:close() end
+    rsys:close()
+    os.remove(path)
+  end)
+
+  it("#14: a counter installed while recording that nobody else enables counts from its install: the adds before the recorder's next sample replay", function()
+    local path = tmp_path("udalone.mir")
+    local N, LATE = 6, 3
+    local live = record(path, N, LATE, true)
+    local rsys = mi.replay(path)
+    local s2
+    for i = 1, N do
+      assert.equal(1, core.replay_step(rsys, 1000))
+      if i >= LATE then
+        if not s2 then s2 = mi.open { system = rsys } assert.is_true(s2:on("global", { "late_orders" }).ok) end
+        assert.equal(live[i].late, s2:get("global").late_orders, "late_orders at sample " .. i)
+      end
+    end
+    assert.equal(10 * (3 + 4 + 5 + 6), live[N].late)
+    s2:close()
     rsys:close()
     os.remove(path)
   end)

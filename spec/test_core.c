@@ -4356,6 +4356,7 @@ int main(void) {
   test_record_udef();
   test_record_v1_fixture();
   test_record_udef_damage();
+  test_record_udef_follow();
   test_record_torn_header();
   test_record_masks();
   test_host_memtotal_holds();

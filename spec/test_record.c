@@ -630,6 +630,69 @@ static int ud_doctor(const char *src, const char *dst, int which, int cut, int k
   return 0;
 }
 
+/* A counter installed while a recorder of every user-defined counter records, that nobody else
+ * enables, counts from its install: the adds before the recorder's next sample are in the file
+ * (the recorder's MI user follows installs; it had no process item, so the per-process counter
+ * turns its process domain on). A recorder not asked for every counter records neither. */
+static void test_record_udef_follow(void) {
+  static const mi_udef_desc dg = {.name = "fol_orders", .kind = MI_UDEF_ACCUM}, dp = {.name = "fol_calls", .kind = MI_UDEF_ACCUM, .per_process = 1};
+  for (int all = 1; all >= 0; all--) {
+    const char *path = rec_tmp(all ? "recfol.mir" : "recfol0.mir");
+    unlink(path);
+    mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+    int slot = mi_host_proc_create(w, &(mi_proc_desc){.pid = 700, .program = "FOL", .user = "MGR", .account = "SHOP",
+                                                      .js_type = 1, .js_num = 7, .proc_type = MI_PT_USER});
+    int32_t items[] = {21177, MI_REC_USERDEF_ALL};
+    char err[300];
+    mi_recorder *rc = mi_recorder_open(w, path, items, all ? 2 : 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+    CHECK(rc != NULL, err);
+    mi_udef ug = {0}, up = {0};
+    int64_t tg = 0, tp = 0;
+    for (int i = 1; i <= 4 && rc; i++) {
+      if (i == 2) {
+        EQ(mi_udef_install(w, &dg, &ug), 0, "#14: a global counter installs while recording");
+        EQ(mi_udef_install(w, &dp, &up), 0, "#14: a per-process counter installs while recording");
+      }
+      if (i >= 2) {
+        mi_udef_add(w, ug, 0, 5 * i); tg += 5 * i;
+        mi_udef_add(w, up, slot, 7 * i); tp += 7 * i;
+      }
+      mi_host_advance(w, 1000 * 8000);
+      mi_recorder_sample(rc);
+    }
+    if (all) {
+      EQ(mi_udef_value(w, ug, 0), tg, "#14: the followed global counter counted from its install, nobody else having it on");
+      EQ(mi_udef_value(w, up, slot), tp, "#14: ... and the per-process one");
+    }
+    mi_recorder_close(rc);
+    EQ(mi_udef_value(w, ug, 0), 0, "#14: once the recorder closed nobody counts the followed counter");
+    mi_system_free(w);
+    mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+    CHECK(sys != NULL, err);
+    if (!sys) continue;
+    const mi_udef_info *g = NULL, *pp = NULL;
+    mi_session *rs_s = NULL;
+    for (int steps = 0; mi_replay_step(sys, 1000) == 1 && steps < 20; steps++)
+      if (!rs_s && (g = mi_udef_find(sys, "fol_orders")) && (pp = mi_udef_find(sys, "fol_calls"))) {   /* ON once they are there */
+        rs_s = rec_session(sys);
+        status_type st;
+        int32_t gi[] = {g->item.item, 0}, pi[] = {pp->item.item, 0}, stats[2], map = 1;
+        mi_globon(rs_s, &st, gi, stats, &map, 0);
+        mi_procon(rs_s, &st, pi, stats, &map, NULL, 0);
+      }
+    int rs = mi_host_proc_slot(sys, 700);
+    CHECK(g && pp && rs_s && (rs >= 0 || !all), "#14: the replay has both counters (and the process, recorded for them)");
+    if (g && pp && rs_s) {
+      EQ(mi_udef_value(sys, g->handle, 0), all ? tg : 0, all ? "#14: the replay shows every add to the global counter since its install (none lost before the next sample)"
+                                                             : "#14: a recorder not asked for every counter does not record one installed later");
+      if (all) EQ(mi_udef_value(sys, pp->handle, rs), tp, "#14: ... and every add to the per-process one");
+    }
+    mi_session_free(rs_s);
+    mi_system_free(sys);
+    unlink(path);
+  }
+}
+
 static void test_record_udef_damage(void) {
   const char *path = rec_tmp("recudd.mir"), *bad = rec_tmp("recudd.bad");
   unlink(path);

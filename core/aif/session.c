@@ -34,9 +34,11 @@ void mi_session_free(mi_session *s) {
   if (!s) return;
   if (s->slot >= 0 && !(s->sys->attached && mi_owner_check(s->sys))) {
     mi_wlock(s->sys);
+    s->u->udef_follow = 0;
     mi_globoff_all(s);
     mi_procoff_all(s);
     mi_iooff_all(s);
+    mi_user_release_if_idle(s);   /* a follower with nothing on yet holds its record too */
     mi_wunlock(s->sys);
   }
   pthread_mutex_lock(&sessions_mu);
@@ -96,13 +98,26 @@ int mi_user_take(mi_session *s) {
 /* Gives the MI-user record back once s has nothing on, and lets the store shrink. */
 void mi_user_release_if_idle(mi_session *s) {
   mi_system *sys = s->sys;
-  if (s->slot >= 0 && !s->u->glob_on && !s->u->proc_on && !s->u->io_on) {
+  if (s->slot >= 0 && !s->u->glob_on && !s->u->proc_on && !s->u->io_on && !s->u->udef_follow) {
     s->u->used = 0;
     s->slot = -1;
     s->u = &s->local;
     memset(&s->local, 0, sizeof s->local);
   }
   mi_store_reset_if_idle(sys);
+}
+
+int mi_session_follow_udefs(mi_session *s, int from) {
+  if (!s) return MI_E_BAD_POINTER;
+  mi_wlock(s->sys);
+  int rc = mi_user_take(s);
+  if (!rc) {
+    s->u->udef_follow = 1;
+    mi_seg *g = s->sys->seg;
+    for (int k = from < 0 ? 0 : from; k < g->udef_n; k++) mi_udef_follow_installed(s->sys, g->udef[k].domain, g->udef[k].index);
+  }
+  mi_wunlock(s->sys);
+  return rc;
 }
 
 void mi_reclaim_users(mi_system *sys) {

@@ -26,11 +26,8 @@ typedef struct witem { int32_t item, index, words, at; } witem;
 struct mi_recorder {
   mi_system *sys;
   mi_session *s;
-  mi_session *late;                          /* the MI user that enables counters installed after the open */
   int udef_all;                              /* MI_REC_USERDEF_ALL was asked: later counters are recorded too */
   int udef_n;                                /* user-defined counters in the table the file last got */
-  int nlate;                                 /* those the late session enables */
-  int32_t late_items[MI_UDEF_MAX];
   int fd;
   mi_rec_options o;
   int32_t mapping;
@@ -286,7 +283,7 @@ static void snapshot(mi_recorder *r) {
     else if (d == MI_DOM_PROCESS && r->nit[d]) {
       for (int sl = 0; sl < g->proc_hi && sl < MI_MAX_PROCESSES; sl++) {
         mi_proc *p = &g->procs[sl];
-        int dead = p->state == MI_PS_DEAD && (mi_bit(u->dead, sl) || (r->late && mi_bit(r->late->u->dead, sl)));
+        int dead = p->state == MI_PS_DEAD && mi_bit(u->dead, sl);
         if (p->state == MI_PS_ALIVE || dead) {
           r->snap[sl] = *p;
           r->dying[sl] = (uint8_t)dead;
@@ -313,10 +310,7 @@ static void snapshot(mi_recorder *r) {
     }
   }
   for (int sl = 0; sl < MI_MAX_PROCESSES; sl++)
-    if (r->dying[sl]) {
-      mi_proc_release_user(sys, r->s, sl);
-      if (r->late && mi_bit(r->late->u->dead, sl)) mi_proc_release_user(sys, r->late, sl);
-    }
+    if (r->dying[sl]) mi_proc_release_user(sys, r->s, sl);
   mi_wunlock(sys);
 }
 
@@ -440,57 +434,36 @@ static mi_session *rec_session(mi_recorder *r, char *err, size_t errlen) {
 }
 
 /* Takes in the user-defined counters installed since the table was last written. With
- * MI_REC_USERDEF_ALL they are recorded: an ON cannot add to a set already enabled, so a new
- * session of the recorder's user enables every counter installed after the open (then the
- * previous one is let go: the cells stay, enabled throughout) and their cells join the rows.
- * 1 if the table grew (a continued header and a key are due), 0 if not, -1 out of memory. */
+ * MI_REC_USERDEF_ALL they are recorded: the recorder's MI user follows installs, so the store
+ * enabled each for it in the install's own write section (counting from the install, whoever
+ * else has it on) and their cells join the rows now. 1 if the table grew (a continued header
+ * and a key are due), 0 if not, -1 out of memory. */
 static int udef_grow(mi_recorder *r) {
   int n = mi_udef_count(r->sys);
   if (n <= r->udef_n) return 0;
   if (r->udef_all) {
-    char err[160];
-    mi_session *s = rec_session(r, err, sizeof err);
-    if (!s) return -1;
-    int32_t lists[2][MI_UDEF_MAX + 1], stats[MI_UDEF_MAX + 1];
-    int ln[2] = {0, 0}, nlate = 0;
-    for (int i = 0; i < r->nlate; i++) {
-      const mi_item_info *it = mi_sys_item(r->sys, r->late_items[i]);
-      lists[it->domain][ln[it->domain]++] = it->item;
-    }
+    int grow[2] = {0, 0}, at[2] = {r->rw[0], r->rw[1]};
     for (int k = r->udef_n; k < n; k++) {
       const mi_udef_info *u = mi_udef_at(r->sys, k);
-      if (u && u->item.domain <= MI_DOM_PROCESS) lists[u->item.domain][ln[u->item.domain]++] = u->item.item;
-    }
-    for (int d = 0; d < 2; d++) {
-      if (!ln[d]) continue;
-      lists[d][ln[d]] = 0;
-      memset(stats, 0, sizeof stats);
-      int32_t mapping = r->mapping;
-      status_type st;
-      if (d == MI_DOM_GLOBAL) mi_globon(s, &st, lists[d], stats, &mapping, 0);
-      else mi_procon(s, &st, lists[d], stats, &mapping, NULL, 0);
-      int grow = 0, at = r->rw[d];
-      witem *w = realloc(r->it[d], ((size_t)r->nit[d] + (size_t)ln[d] + 1) * sizeof(witem));
-      if (!w) { mi_session_free(s); return -1; }
+      if (!u || u->item.domain > MI_DOM_PROCESS) continue;
+      int d = u->item.domain;
+      mi_wlock(r->sys);
+      int on = mi_bit(d == MI_DOM_PROCESS ? r->s->u->proc_en : r->s->u->glob_en, u->item.index);
+      mi_wunlock(r->sys);
+      int known = 0;
+      for (int i = 0; i < r->nit[d]; i++) known |= r->it[d][i].item == u->item.item;
+      if (!on || known) continue;   /* not on: the store had no room for it when it was installed */
+      witem *w = realloc(r->it[d], ((size_t)r->nit[d] + 2) * sizeof(witem));
+      if (!w) return -1;
       r->it[d] = w;
-      for (int i = 0; i < ln[d]; i++) {
-        if (stats[i] != 0) continue;
-        r->late_items[nlate++] = lists[d][i];
-        int known = 0;
-        for (int k = 0; k < r->nit[d]; k++) known |= r->it[d][k].item == lists[d][i];
-        if (known) continue;
-        const mi_item_info *it = mi_sys_item(r->sys, lists[d][i]);
-        witem *x = &r->it[d][r->nit[d]++];
-        x->item = it->item; x->index = it->index; x->at = at;
-        x->words = mi_counter_words(r->sys, d, it->index, r->mapping);
-        at += x->words;
-        grow = 1;
-      }
-      if (grow && alloc_rows(r, d, at) < 0) { mi_session_free(s); return -1; }
+      witem *x = &w[r->nit[d]++];
+      x->item = u->item.item; x->index = u->item.index; x->at = at[d];
+      x->words = mi_counter_words(r->sys, d, u->item.index, r->mapping);
+      at[d] += x->words;
+      grow[d] = 1;
     }
-    mi_session_free(r->late);
-    r->late = s;
-    r->nlate = nlate;
+    for (int d = 0; d < 2; d++)
+      if (grow[d] && alloc_rows(r, d, at[d]) < 0) return -1;
   }
   r->udef_n = n;
   return 1;
@@ -543,7 +516,6 @@ void mi_recorder_stats(const mi_recorder *r, mi_rec_stats *st) {
 /* Frees the recorder's memory, session and file (no records written). */
 static void destroy(mi_recorder *r) {
   if (!r) return;
-  if (r->late) mi_session_free(r->late);
   if (r->s) mi_session_free(r->s);
   if (r->fd >= 0) close(r->fd);
   for (int d = 0; d < MI_DOM_COUNT; d++) { free(r->it[d]); free(r->prev[d]); free(r->cur[d]); free(r->keys[d]); }
@@ -638,6 +610,7 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   int32_t lists[MI_DOM_COUNT][MI_MAX_ITEMS];
   int ln[MI_DOM_COUNT] = {0}, want_cpu = 0;
   r->udef_n = mi_udef_count(sys);   /* the table the header gives */
+  int known_n = r->udef_n;          /* counters installed from here on are followed */
   for (int i = 0; i < n; i++) if (items[i] == MI_REC_USERDEF_ALL) r->udef_all = 1;
   for (int k = 0; r->udef_all && k < r->udef_n; k++) {   /* every user-defined counter: as if listed */
     const mi_udef_info *u = mi_udef_at(sys, k);
@@ -692,6 +665,12 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
     ln[d] = k;
   }
   r->mapping = mapping < 0 || mapping > 2 ? r->mapping : mapping;
+  /* counters installed from now on (and since the lists were made) count from their install */
+  if (r->udef_all && mi_session_follow_udefs(r->s, known_n) != 0) {
+    snprintf(err, errlen, "cannot follow new user-defined counters: no MI user record free");
+    destroy(r);
+    return NULL;
+  }
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     r->nit[d] = ln[d];
     r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));

@@ -134,12 +134,34 @@ int mi_udef_install_as(mi_system *sys, const mi_udef_desc *d, int32_t pid, mi_ud
     g->udef_dom_n[dom]++;
     MI_ST(g->h.gen, g->h.gen + 1);   /* the catalog grew: prepared plans re-resolve */
     __atomic_store_n(&g->udef_n, n + 1, __ATOMIC_RELEASE);
+    mi_udef_follow_installed(sys, dom, index);   /* a recorder of every counter counts it from now */
   }
   mi_wunlock(sys);
   if (rc) return rc;
   mi_udef_sync(sys);
   if (out) *out = sys->udef_info[n].handle;
   return 0;
+}
+
+void mi_udef_follow_installed(mi_system *sys, int d, int index) {
+  mi_seg *g = sys->seg;
+  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+    mi_urec *u = &g->users[i];
+    if (!u->used || !u->udef_follow) continue;
+    uint64_t *en = d == MI_DOM_PROCESS ? u->proc_en : u->glob_en;
+    if (mi_bit(en, index) || mi_store_enable(sys, d, index) != 0) continue;   /* full: it is not recorded */
+    mi_bit_set(en, index);
+    if (d == MI_DOM_GLOBAL) { u->glob_on = 1; continue; }
+    if (!u->proc_on) {   /* as an MIPROCON of every process */
+      for (int w = 0; w < MI_PROC_WORDS; w++) { MI_ST(u->mon[w], 0); MI_ST(u->dead[w], 0); }
+      MI_ST(u->untracked, 0);
+      u->proc_nitems = 0;
+      u->proc_all = 1;
+      for (int k = 0; k < g->proc_hi; k++) if (g->procs[k].state == MI_PS_ALIVE) mi_abit_set(u->mon, k);
+      u->proc_on = 1;
+    }
+    u->proc_items[u->proc_nitems++] = (int16_t)index;
+  }
 }
 
 int mi_udef_count(mi_system *sys) {
