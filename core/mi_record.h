@@ -121,6 +121,7 @@ typedef struct mi_rec_health {
   int64_t damaged_regions, damaged_bytes, first_damage;   /* first_damage -1 if none */
   int64_t torn_at, torn_bytes;                            /* torn_at -1 if the tail is whole */
   int64_t seq_gaps, first_time, last_time;
+  int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,

@@ -1829,17 +1829,18 @@ static int rdr_next(lua_State *L) {
   return 1;
 }
 /* recording:verify() -> 0 clean | 1 torn tail | 2 damaged, and {bytes, records, samples, keys, segments,
- * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time}. */
+ * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time,
+ * continued}. */
 static int rdr_verify(lua_State *L) {
   mi_rec_health h;
   int rc = mi_rec_verify(checkrdr(L, 1), &h);
   lua_pushinteger(L, rc);
-  lua_createtable(L, 0, 13);
+  lua_createtable(L, 0, 14);
   const char *k[] = {"bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes", "first_damage",
-                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time"};
+                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued"};
   int64_t v[] = {h.bytes, h.records, h.samples, h.keys, h.segments, h.damaged_regions, h.damaged_bytes, h.first_damage,
-                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time};
-  for (int i = 0; i < 13; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
+                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued};
+  for (int i = 0; i < 14; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
   return 2;
 }
 /* recording:seek(ticks) -> true if a key at or before it (or the start) was found. */

@@ -29,7 +29,7 @@ r:close()
 local state = rc == 0 and "clean" or rc == 1 and "torn" or "damaged"
 local function stamp(t) return t >= 0 and os.date("!%Y-%m-%dT%H:%M:%SZ", t // (info.tpm * 1000)) or "" end
 local out = { file = file, state = state, bytes = h.bytes, records = h.records, samples = h.samples, keys = h.keys,
-  segments = h.segments, damaged_regions = h.damaged_regions, damaged_bytes = h.damaged_bytes,
+  segments = h.segments, continued = h.continued, damaged_regions = h.damaged_regions, damaged_bytes = h.damaged_bytes,
   torn_at = h.torn_at >= 0 and h.torn_at or nil, torn_bytes = h.torn_at >= 0 and h.torn_bytes or nil,
   seq_gaps = h.seq_gaps, first = stamp(h.first_time), last = stamp(h.last_time), version = info.version,
   source = info.source, machine = info.machine }
@@ -37,7 +37,7 @@ if opts.json then
   out.regions = regions
   print(cli.json(out))
 elseif opts.csv then
-  local keys = { "file", "state", "bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes",
+  local keys = { "file", "state", "bytes", "records", "samples", "keys", "segments", "continued", "damaged_regions", "damaged_bytes",
     "torn_at", "torn_bytes", "seq_gaps", "first", "last" }
   print(table.concat(keys, ","))
   local v = {}
@@ -48,6 +48,9 @@ else
   print(string.format("  format version %d, recorded by mish %s from %s on %s", info.version, info.mish_version, info.source, info.machine))
   print(string.format("  %d bytes, %d whole records, %d samples (%d keys), %d segment(s), %s .. %s", h.bytes, h.records,
     h.samples, h.keys, h.segments, out.first, out.last))
+  if h.continued > 0 then
+    print(string.format("  counters installed while recording: the layout grew %d time(s) (continued headers)", h.continued))
+  end
   for _, g in ipairs(regions) do print(string.format("  damaged: %d bytes at offset %d skipped", g.bytes, g.offset)) end
   if h.seq_gaps > 0 then print(string.format("  %d gap(s) in the record sequence", h.seq_gaps)) end
   if h.torn_at >= 0 then print(string.format("  torn tail: %d bytes at offset %d (an append cuts it)", h.torn_bytes, h.torn_at)) end

@@ -471,6 +471,9 @@ static void test_record_udef(void) {
   EQ(names_ok, 1, "#14.2: the header holds the user-defined counter table (number, name, kind, unit, help, elements)");
   EQ(cont, 1, "#14.2: counters installed while recording: one continued header");
   EQ(late_seen, 1, "#14.2: the continued header's table holds the counters installed while recording");
+  mi_rec_health hh;
+  mi_rec_verify(rd, &hh);
+  CHECK(hh.segments == 1 && hh.continued == 1, "#14: verify counts the continued header as the segment grown, not as a second segment");
   mi_rec_close(rd);
   /* the replay: the counters are there as recorded, every GET equals the live one at every sample */
   mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);

@@ -682,7 +682,10 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
       continue;
     }
     h->records++;
-    if (ev.type == MI_REV_SEGMENT) h->segments++;
+    if (ev.type == MI_REV_SEGMENT) {   /* a continued header grows the segment it is in */
+      if (r->info.continued && h->segments > 0) h->continued++;
+      else h->segments++;
+    }
     if (ev.type == MI_REV_SAMPLE) {
       h->samples++;
       h->keys += ev.key;
