@@ -110,6 +110,11 @@ enum { MI_PT_SYSTEM = 0, MI_PT_JSMAIN = 1, MI_PT_CI = 2, MI_PT_USER = 3, MI_PT_S
 /* Creates a live process; returns its slot (>= 0, the entity for writes) or -1 (table full
  * or duplicate pid; users monitoring all processes get warning 20001 on the next GET). */
 MI_API int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d);
+/* Gives live process slot a new program (FILE.GROUP.ACCOUNT parts as in mi_proc_desc) and, when
+ * proc_type >= 0, a new process type: a host process that ran another executable (exec). Its
+ * pid, start, user, job/session and counters stay; its row reads as changed (read-active).
+ * 0, or -1 (no system, attached, not a live slot). */
+MI_API int mi_host_proc_identity(mi_system *sys, int slot, const char *program, const char *group, const char *account, int proc_type);
 /* Ends a live process; its counters freeze and each user monitoring it is told once. */
 MI_API int mi_host_proc_exit(mi_system *sys, int slot);
 /* Returns the slot of a live or dead-but-unreported pid, or -1. */

@@ -94,6 +94,7 @@ typedef struct mi_rec_proc {
   uint32_t js;                  /* jsnum_type image */
   int32_t ptype;
   int alive;
+  uint32_t seen;                /* changes whenever the identity is read (a birth, a key's entry) */
 } mi_rec_proc;
 /* The file's header information (of the segment being read). */
 typedef struct mi_rec_info {

@@ -87,6 +87,28 @@ describe("#14.4 the host's MPE identity on a fixture /proc", function()
     os.execute("rm -rf '" .. base .. "'")
   end)
 
+  it("a process that runs another executable (exec) takes its program and type; one that renames itself keeps its program", function()
+    local root, base = fixture()
+    local sys = mi.system({ host = true, proc = root, age_ms = 0 })
+    local s = mi.open({ system = sys })
+    assert(s:on("process", { "pmt_process_time" }))
+    local cols = { "pid", "program_name", "process_type" }
+    local t = by_pid(s:get("process", cols))
+    assert.same({ "SH.BIN.USR", 2 }, { t[23].program_name, t[23].process_type })
+    -- 23, the shell, execs python3 (its comm and exe change; pid, parent and session stay)
+    put(root, "23/stat", "23 (python3) S 22 20 20 34816 -1 4194560 1 0 0 0 1 1 0 0 20 0 1 0 50 1000 10 0\n")
+    os.execute("ln -sfn /usr/bin/python3 '" .. root .. "/23/exe'")
+    -- 30 renames itself (prctl): its comm changes, its exe does not
+    put(root, "30/stat", "30 (batch-worker) S 1 30 30 0 -1 4194560 1 0 0 0 1 1 0 0 20 0 1 0 50 1000 10 0\n")
+    t = by_pid(s:get("process", cols))
+    assert.same({ "PYTHON3.BIN.USR", 4 }, { t[23].program_name, t[23].process_type })
+    assert.same({ "BATCH.BIN.APP", 1 }, { t[30].program_name, t[30].process_type })
+    -- a selection by program sees the new one (the record, not a copy taken at birth)
+    assert.same({ 23 }, pids(by_pid(s:get("process", nil, { include = { { program = "PYTHON3.*" } } }))))
+    s:close(); sys:close()
+    os.execute("rm -rf '" .. base .. "'")
+  end)
+
   it("include and exclude select by that identity, in s:on and s:get (#14.1 on the host)", function()
     local root, base = fixture()
     local sys = mi.system({ host = true, proc = root, age_ms = 0 })
@@ -180,5 +202,39 @@ describe("#14.4 the host's MPE identity on this machine", function()
     end
     assert.equal(st.sid == me and 1 or nil, r.process_type == 1 and 1 or nil, "JSMAIN exactly when it leads its session")
     s:close()
+  end)
+
+  it("a shell that execs sleep is SLEEP at the next GET (same pid, counters kept)", function()
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert.is_true(os.execute("mkfifo '" .. fifo .. "'"))
+    local h = io.popen("exec sh -c 'echo $$; read x < \"" .. fifo .. "\"; exec sleep 60'")
+    local pid = tonumber(h:read("l"))
+    local sys = mi.system({ host = true, age_ms = 0 })
+    local s = mi.open({ system = sys })
+    assert(s:on("process", { "pmt_process_time" }))
+    local cols = { "pid", "program_name" }
+    local before = by_pid(s:get("process", cols))[pid]
+    assert.is_truthy(before, "the shell is found")
+    assert.is_nil(before.program_name:match("^SLEEP%."), before.program_name)
+    local w = assert(io.open(fifo, "w"))   -- lets the shell go on to its exec
+    w:write("go\n")
+    w:close()
+    local comm
+    for _ = 1, 200 do   -- until the kernel shows the exec (10 s at most)
+      local f = io.open("/proc/" .. pid .. "/comm")
+      comm = f and f:read("l")
+      if f then f:close() end
+      if comm == "sleep" then break end
+      mi.sleep(0.05)
+    end
+    assert.equal("sleep", comm)
+    local after = by_pid(s:get("process", cols))[pid]
+    assert.is_truthy(after, "the same pid is still there")
+    assert.matches("^SLEEP%.", after.program_name)
+    os.execute("kill " .. pid)
+    h:close()
+    os.remove(fifo)
+    s:close(); sys:close()
   end)
 end)

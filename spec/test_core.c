@@ -4357,6 +4357,7 @@ int main(void) {
   test_record_v1_fixture();
   test_record_udef_damage();
   test_record_udef_follow();
+  test_record_exec_identity();
   test_record_torn_header();
   test_record_masks();
   test_host_memtotal_holds();

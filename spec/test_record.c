@@ -633,6 +633,75 @@ static int ud_doctor(const char *src, const char *dst, int which, int cut, int k
   return 0;
 }
 
+/* The program a process of sys runs (pid), as "FILE.GROUP.ACCOUNT" without blanks, into b. */
+static const char *prog_of(mi_system *sys, int64_t pid, char b[64]) {
+  int slot = mi_host_proc_slot(sys, pid);
+  b[0] = 0;
+  if (slot < 0) return b;
+  const char *img = (const char *)sys->seg->procs[slot].program;
+  int n = 0;
+  for (int k = 0; k < 3; k++) {
+    if (k) b[n++] = '.';
+    for (int c = 0; c < 16 && img[16 * k + c] != ' '; c++) b[n++] = img[16 * k + c];
+  }
+  b[n] = 0;
+  return b;
+}
+
+/* A process that runs another program while it is recorded (a host exec: mi_host_proc_identity)
+ * replays under its new program from that sample on: the same pid and start, its counters
+ * continuous (the file gives it a birth again, without a death), before and after a key. */
+static void test_record_exec_identity(void) {
+  const char *path = rec_tmp("recexec.mir");
+  unlink(path);
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = (int64_t)1700000000 * 1000 * 8000});
+  int slot = mi_host_proc_create(w, &(mi_proc_desc){.pid = 800, .program = "SH", .program_group = "BIN", .program_account = "USR",
+                                                    .user = "MGR", .account = "SYS", .js_type = 1, .js_num = 9, .proc_type = MI_PT_CI});
+  int32_t items[] = {25047};
+  char err[300], pb[64];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 5}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  mi_ctr c = mi_host_counter(25047);
+  int64_t live[9] = {0};
+  EQ(mi_host_proc_identity(w, slot + 1, "X", NULL, NULL, -1), -1, "#14: a slot that holds no live process takes no identity");
+  EQ(mi_host_proc_identity(NULL, slot, "X", NULL, NULL, -1), -1, "#14: nor a NULL system");
+  for (int i = 1; i <= 8 && rc; i++) {
+    if (i == 3) EQ(mi_host_proc_identity(w, slot, "SLEEP", "BIN", "USR", MI_PT_SON), 0, "#14: a live process takes another program");
+    mi_host_add(w, c, slot, 10 * i);
+    mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+    live[i] = mi_host_value(w, c, slot);
+  }
+  CHECK(strcmp(prog_of(w, 800, pb), "SLEEP.BIN.USR") == 0, "#14: the live process shows its new program");
+  mi_recorder_close(rc);
+  mi_system_free(w);
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  CHECK(sys != NULL, err);
+  if (!sys) return;
+  mi_session *s = rec_session(sys);
+  status_type st;
+  int32_t stats[2], map = 1, pi[] = {25047, 0};
+  mi_procon(s, &st, pi, stats, &map, NULL, 0);
+  int names = 0, values = 0;
+  for (int i = 1; i <= 8; i++) {
+    mi_replay_step(sys, 1000);
+    int rs = mi_host_proc_slot(sys, 800);
+    names += strcmp(prog_of(sys, 800, pb), i < 3 ? "SH.BIN.USR" : "SLEEP.BIN.USR") == 0 && rs >= 0 &&
+             sys->seg->procs[rs].ptype == (i < 3 ? MI_PT_CI : MI_PT_SON);
+    values += rs >= 0 && mi_host_value(sys, c, rs) == live[i];
+  }
+  EQ(names, 8, "#14: the replay shows the old program before the exec's sample and the new one (and type) from it on, across a key");
+  EQ(values, 8, "#14: the exec'd process's counter replays continuous at every sample");
+  EQ((long long)sys->seg->births, 1, "#14: ... as the same process (no death and birth in the replay)");
+  mi_session_free(s);
+  mi_system_free(sys);
+  mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
+  mi_rec_health h;
+  EQ(rd ? mi_rec_verify(rd, &h) : -1, 0, "#14: the recording with a process's second birth verifies clean");
+  mi_rec_close(rd);
+  unlink(path);
+}
+
 /* A counter installed while a recorder of every user-defined counter records, that nobody else
  * enables, counts from its install: the adds before the recorder's next sample are in the file
  * (the recorder's MI user follows installs; it had no process item, so the per-process counter

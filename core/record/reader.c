@@ -38,6 +38,7 @@ struct mi_rec_reader {
   int cfgsize[NCFG];
   mi_rec_udef udef[MI_UDEF_MAX];   /* the segment's user-defined counters (version 2) */
   int nudef;
+  uint32_t proc_seen;                /* identities read so far (mi_rec_proc.seen) */
   const char *why;                 /* what the last header that did not parse lacked */
   int have_layout, synced, seq_known;
   uint64_t next_seq;
@@ -178,6 +179,7 @@ static int get_proc(mi_rec_reader *r, mir_cur *c) {
   memcpy(p->user, names, 48);
   memcpy(p->program, names + 48, 48);
   p->alive = 1;
+  p->seen = ++r->proc_seen;
   if (r->rw[MI_DOM_PROCESS]) memset(r->val[MI_DOM_PROCESS] + slot * (uint64_t)r->rw[MI_DOM_PROCESS], 0, (size_t)r->rw[MI_DOM_PROCESS] * 8);
   return 0;
 }

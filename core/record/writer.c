@@ -37,7 +37,7 @@ struct mi_recorder {
   int64_t *cur[MI_DOM_COUNT];                /* present-major: this sample's cells */
   int32_t *keys[MI_DOM_COUNT];
   int nkeys[MI_DOM_COUNT];
-  struct { int64_t pid, start; int known; } kp[MI_MAX_PROCESSES];
+  struct { int64_t pid, start; uint64_t ident; int known; } kp[MI_MAX_PROCESSES];   /* ident: proc_ident */
   uint8_t dying[MI_MAX_PROCESSES];           /* dead and reported by this sample */
   uint8_t here[MI_MAX_PROCESSES];            /* in this sample: 1 alive, 2 dead (reported now), 0 not */
   mi_proc snap[MI_MAX_PROCESSES];            /* the process table as this sample saw it */
@@ -120,6 +120,13 @@ static int emit(mi_recorder *r, int type, int64_t t) {
     r->last_sync_ms = ms;
   }
   return 0;
+}
+
+/* A hash of what a process may change while it lives: its program (an exec) and its type. */
+static uint64_t proc_ident(const mi_proc *p) {
+  uint64_t x = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)p->ptype;
+  for (int i = 0; i < 6; i++) x = (x ^ p->program[i]) * 0x100000001b3ull;
+  return x;
 }
 
 /* Appends a process's identity (a birth, or a key's table entry). */
@@ -344,15 +351,19 @@ static int write_entities(mi_recorder *r, int after) {
         r->dev[l] = r->devnow[l];
         if (r->rw[MI_DOM_IO]) memset(r->prev[MI_DOM_IO] + (size_t)l * r->rw[MI_DOM_IO], 0, (size_t)r->rw[MI_DOM_IO] * 8);
       }
-    /* processes in this sample that the file does not know (or knows as another process) */
+    /* processes in this sample that the file does not know (or knows as another process), and
+     * known ones that ran another program: a birth again, without a death (the reader takes the
+     * new identity, the cells start from the absolute values again) */
     for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) {
       const mi_proc *p = &r->snap[sl];
       if (!r->here[sl]) continue;
-      if (r->kp[sl].known && r->kp[sl].pid == p->pid && r->kp[sl].start == p->start_ticks) continue;
+      int same = r->kp[sl].known && r->kp[sl].pid == p->pid && r->kp[sl].start == p->start_ticks;
+      uint64_t ident = proc_ident(p);
+      if (same && r->kp[sl].ident == ident) continue;
       if (need(r, 160 * 2) < 0) return -1;
-      if (r->kp[sl].known) { pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->now)); n++; }
+      if (r->kp[sl].known && !same) { pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->now)); n++; }
       pv(r, 1); put_proc(r, sl, p); n++;
-      r->kp[sl].known = 1; r->kp[sl].pid = p->pid; r->kp[sl].start = p->start_ticks;
+      r->kp[sl].known = 1; r->kp[sl].pid = p->pid; r->kp[sl].start = p->start_ticks; r->kp[sl].ident = ident;
       if (r->rw[MI_DOM_PROCESS]) memset(r->prev[MI_DOM_PROCESS] + (size_t)sl * r->rw[MI_DOM_PROCESS], 0, (size_t)r->rw[MI_DOM_PROCESS] * 8);
     }
   } else {

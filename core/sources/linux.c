@@ -60,6 +60,7 @@ typedef struct hproc {
   uint64_t gen;                 /* refresh that last saw it */
   uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
   int ptype;                    /* its process type (MI_PT_*), for its children's */
+  uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
 } hproc;
 
 /* A user or group name cached by id: the MPE form (mpe_name) or the number. */
@@ -717,6 +718,55 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
 
 static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth);
 
+/* A hash of a comm (FNV-1a; never 0, so 0 means none yet). */
+static uint64_t comm_hash(const char *comm) {
+  uint64_t x = 0xcbf29ce484222325ull;
+  for (; *comm; comm++) x = (x ^ (uint8_t)*comm) * 0x100000001b3ull;
+  return x | 1;
+}
+
+/* The program of the process whose directory is rel (len) into prog: from its exe, or argv[0]
+ * where the exe is refused, or its comm; *path_out = the executable's file name or NULL.
+ * 0, or -1 when a read failed (noted). */
+static int program_of(host *h, char *rel, int len, const char *comm, int kthread, char path[4096], char prog[3][12],
+                      const char **name) {
+  int denied = 0;
+  int got = kthread ? 0 : read_exe(h, rel, len, path, 4096, &denied);
+  if (got < 0) return -1;
+  if (!got && denied) got = argv0_path(h, rel, len, comm, path, 4096);
+  if (got) program_of_path(path, prog);
+  else {
+    mpe_name(prog[0], comm, strlen(comm));
+    prog[1][0] = prog[2][0] = 0;
+  }
+  *name = got ? strrchr(path, '/') + 1 : comm;
+  return 0;
+}
+
+/* The process type (MI_PT_*) of pid from its stat fields f, its program's file name and its parent. */
+static int ptype_of(mi_system *sys, const host *h, int64_t pid, const uint64_t *f, const char *name) {
+  int64_t ppid = (int64_t)f[4], sid = (int64_t)f[6];
+  int ps = ppid > 0 ? mi_host_proc_slot(sys, ppid) : -1;
+  int parent = ps >= 0 && mi_host_proc_alive(sys, ps) ? h->p[ps].ptype : -1;
+  if ((f[9] & PF_KTHREAD) != 0 || pid == 1) return MI_PT_SYSTEM;
+  if (pid == sid) return MI_PT_JSMAIN;
+  if (is_shell(h, name)) return MI_PT_CI;
+  if (parent == MI_PT_USER || parent == MI_PT_SON) return MI_PT_SON;
+  return MI_PT_USER;
+}
+
+/* A known process whose comm changed ran another executable (exec; or renamed itself, when
+ * its program, read again, stays): its program and type are read again as at its birth. */
+static void reidentify(mi_system *sys, host *h, int slot, int64_t pid, char *rel, int len, const char *comm, const uint64_t *f) {
+  char path[4096], prog[3][12];
+  const char *name;
+  if (program_of(h, rel, len, comm, (f[9] & PF_KTHREAD) != 0, path, prog, &name) < 0) return;   /* noted; tried again next time */
+  if (read_shells(h) != 0) return;
+  int pt = ptype_of(sys, h, pid, f, name);
+  if (mi_host_proc_identity(sys, slot, prog[0], prog[1], prog[2], pt) == 0) h->p[slot].ptype = pt;
+  h->p[slot].comm = comm_hash(comm);
+}
+
 /* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
  * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
  * Returns its slot, -2 if the process is gone, or -1 when the birth must wait (a read failed:
@@ -736,16 +786,10 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   uint64_t uid, gid;
   if (n < 0 || !status_id(h->buf, "Uid:\t", &uid)) { note_bad(h); return -1; }
   int have_gid = status_id(h->buf, "Gid:\t", &gid);
-  int kthread = (f[9] & PF_KTHREAD) != 0, denied = 0;
+  int kthread = (f[9] & PF_KTHREAD) != 0;
   char path[4096], prog[3][12];
-  int got = kthread ? 0 : read_exe(h, rel, len, path, sizeof path, &denied);
-  if (got < 0) return -1;
-  if (!got && denied) got = argv0_path(h, rel, len, comm, path, sizeof path);
-  if (got) program_of_path(path, prog);
-  else {
-    mpe_name(prog[0], comm, strlen(comm));
-    prog[1][0] = prog[2][0] = 0;
-  }
+  const char *name;
+  if (program_of(h, rel, len, comm, kthread, path, prog, &name) < 0) return -1;
   if (read_shells(h) != 0) return -1;
   const char *user = id_name(h, 0, (uint32_t)uid), *acct = have_gid ? id_name(h, 1, (uint32_t)gid) : "";
   if (!user || !acct) return -1;
@@ -753,13 +797,7 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   d.pid = pid;
   d.program = prog[0]; d.program_group = prog[1]; d.program_account = prog[2];
   d.user = user; d.user_group = acct; d.account = acct;
-  int ps = ppid > 0 ? mi_host_proc_slot(sys, ppid) : -1;
-  int parent = ps >= 0 && mi_host_proc_alive(sys, ps) ? h->p[ps].ptype : -1;
-  if (kthread || pid == 1) d.proc_type = MI_PT_SYSTEM;
-  else if (pid == sid) d.proc_type = MI_PT_JSMAIN;
-  else if (is_shell(h, got ? strrchr(path, '/') + 1 : comm)) d.proc_type = MI_PT_CI;
-  else if (parent == MI_PT_USER || parent == MI_PT_SON) d.proc_type = MI_PT_SON;
-  else d.proc_type = MI_PT_USER;
+  d.proc_type = ptype_of(sys, h, pid, f, name);
   /* the session is the job or session: a session with a terminal, a job without; MPE's numbers
    * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number) */
   d.js_type = d.proc_type == MI_PT_SYSTEM || sid <= 0 ? 0 : f[7] ? 1 : 2;
@@ -771,6 +809,7 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   memset(hp, 0, sizeof *hp);
   hp->pid = pid;
   hp->ptype = d.proc_type;
+  hp->comm = comm_hash(comm);
   /* a process born since we started counts its whole life; one found at the first
    * reading starts from what it had then, like the CPU and disk totals */
   if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
@@ -798,6 +837,7 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
   if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) return slot == -1;
   hproc *hp = &h->p[slot];
+  if (hp->comm != comm_hash(comm)) reidentify(sys, h, slot, pid, rel, len, comm, f);
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
   bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);

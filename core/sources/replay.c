@@ -22,7 +22,7 @@ typedef struct rstate {
   int ended, have_sample;
   int64_t shown;                   /* the time of the sample the store shows */
   uint64_t gen;                    /* the store's layout generation when the cells were written */
-  struct { int64_t pid, start; int slot; } map[MI_MAX_PROCESSES];
+  struct { int64_t pid, start; uint64_t ident; uint32_t seen; int slot; } map[MI_MAX_PROCESSES];   /* ident: rec_ident */
   uint8_t cfg[47][12];
   uint8_t cfg_set[47];             /* 1 once cfg[item - 3000] was written to the store */
   int fold_m;                      /* the store mapping the fold table is for (-2: none) */
@@ -70,7 +70,15 @@ static void end_levels(mi_system *sys, rstate *st, int slot, int64_t end) {
   }
 }
 
-/* Makes the system's processes those the reader holds alive (deaths, then births). */
+/* A hash of a recorded process's program and type (what an exec changes). */
+static uint64_t rec_ident(const mi_rec_proc *p) {
+  uint64_t x = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)p->ptype;
+  for (int i = 0; i < 48; i++) x = (x ^ (uint8_t)p->program[i]) * 0x100000001b3ull;
+  return x;
+}
+
+/* Makes the system's processes those the reader holds alive (deaths, then births; a process
+ * that ran another program takes its new program and type). */
 static void sync_procs(mi_system *sys, rstate *st) {
   for (int s = 0; s < MI_MAX_PROCESSES; s++) {
     const mi_rec_proc *p = mi_rec_process(st->rd, s);
@@ -82,6 +90,16 @@ static void sync_procs(mi_system *sys, rstate *st) {
       mi_host_proc_exit(sys, st->map[s].slot);
       st->map[s].pid = 0; st->map[s].slot = -1;
       have = 0;
+    }
+    if (want && have && p->seen != st->map[s].seen) {   /* read again: perhaps another program */
+      st->map[s].seen = p->seen;
+      uint64_t ident = rec_ident(p);
+      if (ident != st->map[s].ident) {
+        char prog[3][17];
+        for (int k = 0; k < 3; k++) cstr(prog[k], p->program + 16 * k, 16);
+        mi_host_proc_identity(sys, st->map[s].slot, prog[0], prog[1], prog[2], p->ptype);
+        st->map[s].ident = ident;
+      }
     }
     if (want && !have) {
       char prog[3][17], user[3][17];
@@ -98,6 +116,8 @@ static void sync_procs(mi_system *sys, rstate *st) {
       st->map[s].slot = slot;
       st->map[s].pid = slot >= 0 ? p->pid : 0;
       st->map[s].start = p->start_ticks;
+      st->map[s].ident = rec_ident(p);
+      st->map[s].seen = p->seen;
     }
   }
 }

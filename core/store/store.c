@@ -544,6 +544,21 @@ int mi_host_proc_create(mi_system *sys, const mi_proc_desc *d) {
   return slot;
 }
 
+int mi_host_proc_identity(mi_system *sys, int slot, const char *program, const char *group, const char *account, int proc_type) {
+  if (!sys || sys->attached || !program || (unsigned)slot >= (unsigned)MI_MAX_PROCESSES) return -1;
+  mi_wlock(sys);
+  mi_seg *g = sys->seg;
+  int ok = slot < g->max_processes && g->procs[slot].state == MI_PS_ALIVE;
+  if (ok) {
+    mi_proc *p = &g->procs[slot];
+    put_name(p->program, program, group, account);
+    if (proc_type >= 0) MI_ST(p->ptype, proc_type);
+    mi_host_mark_(&g->blk, slot);
+  }
+  mi_wunlock(sys);
+  return ok ? 0 : -1;
+}
+
 /* Frees a dead slot once nobody has to be told about it. */
 static void maybe_free(mi_seg *g, int slot) {
   mi_proc *p = &g->procs[slot];

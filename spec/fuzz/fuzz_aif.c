@@ -591,7 +591,7 @@ static const char *pick_name(fz_in *in, char *buf) {
 /* One call (or a burst) of the writer API: births, deaths, adds, levels, devices, CPUs, configuration, time. */
 static void op_writer(world *w, fz_in *in) {
   mi_system *sys = w->sys;
-  uint8_t k = fz_u8(in) % 17;
+  uint8_t k = fz_u8(in) % 18;
   FZ_TRACE("writer %d\n", k);
   switch (k) {
   case 0: case 1: {   /* process birth(s) */
@@ -719,6 +719,16 @@ static void op_writer(world *w, fz_in *in) {
       int slot = mi_host_proc_create(sys, &d);
       if (slot >= 0) mi_host_proc_exit(sys, slot);
     }
+    break;
+  }
+  case 16: {   /* a process runs another program (a host exec): any slot, names, types */
+    int slot = fz_u8(in) < 200 && w->npids ? mi_host_proc_slot(sys, w->pids[fz_u8(in) % w->npids]) : fz_int32(in);
+    char n1[32], n2[32];
+    const char *prog = pick_name(in, n1), *grp = fz_u8(in) < 128 ? pick_name(in, n2) : NULL;
+    int alive = slot >= 0 && slot < MI_MAX_PROCESSES && sys->seg->procs[slot].state == MI_PS_ALIVE;
+    int rc = mi_host_proc_identity(fz_u8(in) < 5 ? NULL : sys, slot, prog, grp, NULL, fz_range(in, -1, 6));
+    FZ_CHECK(rc == 0 || rc == -1, "mi_host_proc_identity returned %d", rc);
+    FZ_CHECK(rc == -1 || (alive && prog), "mi_host_proc_identity took slot %d (alive %d)", slot, alive);
     break;
   }
   default: {   /* processor counters and interrupts on every configured CPU */
