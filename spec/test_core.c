@@ -2991,6 +2991,18 @@ static void test_export(void) {
   EQ(expo_lines(t, "# TYPE mish_gmt_idle_seconds counter"), 1, "#15 OpenMetrics counter families are named without _total");
   CHECK(n >= 6 && strcmp(t + n - 6, "# EOF\n") == 0, "#15 OpenMetrics ends with # EOF");
   EQ(expo_value(t, "mish_exporter_processes"), 2, "#15 the live processes are counted");
+  /* a process runs another program (a host exec): the old group keeps what it counted up to
+   * the scrape that sees the new program, the new group counts from there; neither goes down */
+  EQ(mi_host_proc_identity(sys, b, "VI", "PUB", "SYS", -1), 0, "#14 a live process takes another program");
+  EQ(mi_export_scrape(x), 0, "#15 a scrape after an exec");
+  mi_host_add(sys, rd, b, 4);
+  EQ(mi_export_scrape(x), 0, "#15 and another");
+  t = mi_export_format(x, MI_EXPORT_TEXT, &n);
+  if (!t) t = "";
+  EQ(expo_value(t, "mish_pmc_disc_read_total{program=\"EDIT.PUB.SYS\",kind=\"session\"}"), 16,
+     "#15 after an exec the old program's counter keeps its total (does not go down)");
+  EQ(expo_value(t, "mish_pmc_disc_read_total{program=\"VI.PUB.SYS\",kind=\"session\"}"), 4,
+     "#15 ... and the new program's counts what the process did since");
   /* the catalog rules */
   EQ(mi_export_is_gauge(mi_item_lookup(21092)), 1, "#15 gmc_cur_ready_queue is a level");
   EQ(mi_export_is_gauge(mi_item_lookup(21093)), 1, "#15 gmc_max_ready_queue is a level");
