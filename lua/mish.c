@@ -13,6 +13,10 @@
 #include <pwd.h>
 #include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
@@ -33,7 +37,10 @@ static volatile sig_atomic_t run_signal;    /* the signal that interrupted the r
 static volatile sig_atomic_t prompt_signal; /* a signal that arrived at the prompt */
 
 /* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
+static void stop_recorder(void);
+
 static void die_by_signal(int sig) {
+  stop_recorder();   /* --record: the recorder takes its last sample and closes the file */
   fflush(NULL);
   signal(sig, SIG_DFL);
   sigset_t set;
@@ -480,6 +487,9 @@ static void usage(void) {
          "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
          "  --from T --to T  its window (ISO 8601 or offsets such as +10m) and\n"
          "  --speed N|max    its pace (default max: a script's sleep steps the recording)\n"
+         "  --record FILE    record the system to FILE while mish runs (scripts/record.lua in\n"
+         "                   a process of its own: a sample every --record-interval SECONDS,\n"
+         "                   default 1, and one at exit); appends to an existing recording\n"
          "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
          "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
          "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
@@ -492,13 +502,15 @@ static void usage(void) {
  * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
  * mi.set_default reads). A new option is a new row (and a check in check_options if it
  * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED, NOPTS };
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED,
+       O_RECORD, O_RECINT, NOPTS };
 static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
   {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
   {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
   {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
   {"--replay", NULL, "replay"}, {"--from", NULL, "from"}, {"--to", NULL, "to"}, {"--speed", NULL, "speed"},   /* #13 */
+  {"--record", NULL, NULL}, {"--record-interval", NULL, NULL},   /* the recorder's (not the system's) */
 };
 static double serve_interval = 0.5;   /* --min-interval, checked */
 static long serve_pids;               /* --pids, checked */
@@ -534,6 +546,7 @@ static int opts_conflict(int a, int b) {
   if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
   if (b == O_ATTACH && a < O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
   if (b == O_REPLAY && a <= O_ATTACH) return 1;   /* a recording is the system: nothing else chooses it */
+  if (a == O_REPLAY && b == O_RECORD) return 1;   /* a recording of a replay: scripts/export.lua cuts one */
   return 0;
 }
 
@@ -582,6 +595,13 @@ static int check_options(void) {
   }
   if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
   if ((optval[O_FROM] || optval[O_TO] || optval[O_SPEED]) && !optval[O_REPLAY]) return opt_error("--from, --to and --speed go with --replay FILE");
+  if (optval[O_RECINT] && !optval[O_RECORD]) return opt_error("--record-interval goes with --record FILE");
+  if (optval[O_RECINT]) {
+    char *end;
+    double v = strtod(optval[O_RECINT], &end);
+    if (end == optval[O_RECINT] || *end || !(v >= 0.01 && v <= 3600))
+      return opt_error("'%s': the interval is seconds, 0.01-3600", opt_said(O_RECINT));
+  }
   if (optval[O_REPLAY] && access(optval[O_REPLAY], R_OK) != 0) return opt_error("'%s': %s", opt_said(O_REPLAY), strerror(errno));
   if (optval[O_MININT]) {
     char *end;
@@ -620,6 +640,67 @@ static char *scripts_dir(char *dir, size_t size) {
     }
   }
   return dir;
+}
+
+/* ---- --record: scripts/record.lua in a child process attached to this shell's store ---- */
+static pid_t rec_child = -1;
+
+/* Stops the recorder child, if any: SIGINT (it takes a last sample and closes the file), then
+ * waits for it. Also at exit (atexit) and before dying by a signal. */
+static void stop_recorder(void) {
+  if (rec_child <= 0) return;
+  pid_t c = rec_child;
+  rec_child = -1;
+  kill(c, SIGINT);
+  int st;
+  while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
+}
+
+/* Starts scripts/record.lua -o file attached to the store at path (a sample every interval
+ * seconds) in its own process group (a Ctrl-C at the prompt is not for it); returns once it
+ * holds the file (its lock), 0, or 1 with the reason printed. */
+static int start_recorder(const char *path, const char *file, const char *interval) {
+  char sdir[PATH_MAX], script[PATH_MAX + 32], exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || !scripts_dir(sdir, sizeof sdir)[0]) { fprintf(stderr, "%s: --record: cannot find scripts/record.lua\n", progname); return 1; }
+  exe[n] = 0;
+  snprintf(script, sizeof script, "%s/record.lua", sdir);
+  fflush(NULL);
+  pid_t c = fork();
+  if (c < 0) { fprintf(stderr, "%s: --record: %s\n", progname, strerror(errno)); return 1; }
+  if (c == 0) {
+    setpgid(0, 0);
+    int fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0) { dup2(fd, 0); close(fd); }
+    char *av[] = {exe, "--attach", (char *)path, script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
+    execv(exe, av);
+    _exit(127);
+  }
+  rec_child = c;
+  atexit(stop_recorder);
+  /* ready when the recorder holds the file's lock; gone: it said why on stderr */
+  for (int i = 0; i < 1000; i++) {
+    int st;
+    pid_t w = waitpid(c, &st, WNOHANG);
+    if (w == c) {
+      rec_child = -1;
+      fprintf(stderr, "%s: --record %s: the recorder stopped (%s %d)\n", progname, file,
+              WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+      return 1;
+    }
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+      if (!held) flock(fd, LOCK_UN);
+      close(fd);
+      if (held) return 0;
+    }
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  fprintf(stderr, "%s: --record %s: the recorder did not start in 10 s\n", progname, file);
+  stop_recorder();
+  return 1;
 }
 
 /* Returns 1 if a (the word after an option) is an option of mish rather than a value. */
@@ -723,6 +804,13 @@ static int pmain(lua_State *L) {
   }
   int rc = check_options();
   if (rc) { lua_pushinteger(L, rc); return 1; }
+  static char rec_share[PATH_MAX];
+  if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
+    const char *tmp = getenv("TMPDIR");
+    snprintf(rec_share, sizeof rec_share, "%s/mish-record-%d.store", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+    optval[O_SHARE] = rec_share;
+    optcmd[O_SHARE] = 1;
+  }
   share = optval[O_SHARE];
   if (optval[O_SERVE] && (script || interactive || list))
     { lua_pushinteger(L, opt_error("--serve serves until stopped: no script or prompt with it, nor -l")); return 1; }
@@ -768,6 +856,8 @@ static int pmain(lua_State *L) {
   }
   lua_pop(L, 1);
   if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
+  if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
+    { lua_pushinteger(L, 1); return 1; }
   if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids)); return 1; }
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   }
@@ -829,6 +919,7 @@ int main(int argc, char **argv) {
   int status = lua_pcall(L, 2, 1, 0);
   int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
   if (status != LUA_OK) report(L, status);
+  stop_recorder();   /* its last sample, while the store is still there */
   /* --share: the default system lives in the store file; free it (readers see it closed), then
    * the file is ours to remove */
   lua_getglobal(L, "__mish_share");

@@ -57,6 +57,9 @@ local okl, err = pcall(function()
     progress(false)
   end
 end)
+-- interrupted (Ctrl-C, or mish --record's shell ending): one last sample of the system as it is now
+local interrupted = not okl and tostring(err):find("interrupted")
+if interrupted then pcall(function() if rec:sample() then i = i + 1 end end) end
 progress(true)
 rec:close()
 if not okl and not tostring(err):find("interrupted") then io.stderr:write("record: ", tostring(err), "\n") os.exit(1) end

@@ -77,6 +77,8 @@ static inline const uint8_t *mir_getb(mir_cur *c, size_t n) {
 struct mi_rec_reader;
 /* The offset of the last index record a reader went past (-1 if none): for the writer's append. */
 int64_t mir_last_index(const struct mi_rec_reader *r);
+/* The sequence number after the last whole record read (indexes too, which are not events). */
+uint64_t mir_next_seq(const struct mi_rec_reader *r);
 
 /* CRC-32C (Castagnoli) of n bytes, continuing crc (start with 0). */
 uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n);

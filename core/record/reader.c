@@ -76,6 +76,7 @@ uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n) {
 }
 
 int64_t mir_last_index(const struct mi_rec_reader *r) { return r ? r->last_index : -1; }
+uint64_t mir_next_seq(const struct mi_rec_reader *r) { return r ? r->next_seq : 0; }
 
 /* ---- frames ---- */
 /* The length of a frame at off whose sync word and both lengths agree (CRC not checked), else 0. */

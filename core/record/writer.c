@@ -205,7 +205,9 @@ static int write_header(mi_recorder *r, int continued) {
     else snprintf(mach, sizeof mach, "unknown");
   }
   const char *ver = r->o.mish_version ? r->o.mish_version : "?";
-  const char *src = mi_system_attached(r->sys) ? "attached" : mi_system_source_name(r->sys);
+  char srcb[48];   /* attached: the owner's source too ("attached:sim"), what the store measures */
+  if (mi_system_attached(r->sys)) snprintf(srcb, sizeof srcb, "attached:%s", mi_system_owner_source(r->sys));
+  const char *src = mi_system_attached(r->sys) ? srcb : mi_system_source_name(r->sys);
   size_t nit = 0;
   for (int d = 0; d < MI_DOM_COUNT; d++) nit += (size_t)r->nit[d];
   if (need(r, 64 + strlen(mach) + strlen(ver) + strlen(src) + nit * 16) < 0) return -1;
@@ -566,14 +568,16 @@ static int prepare_append(mi_recorder *r, const char *path, char *err, size_t er
     seq = ev.seq;
     if (ev.type == MI_REV_SAMPLE && ev.key) last_key = ev.offset;
   }
-  /* indexes are not events: find the last one by its chain from the keys */
+  /* indexes are not events: find the last one by its chain from the keys; the sequence goes on
+   * after the last whole record, an index too (a file a recorder closed ends with one) */
   last_index = mir_last_index(rd);
+  uint64_t after = mir_next_seq(rd);
   mi_rec_close(rd);
   int64_t end = h.torn_at >= 0 ? h.torn_at : h.bytes;
   if (h.torn_at >= 0 && ftruncate(r->fd, end) != 0) { snprintf(err, errlen, "cannot cut the torn tail of '%s': %s", path, strerror(errno)); return -1; }
   if (lseek(r->fd, end, SEEK_SET) < 0) { snprintf(err, errlen, "cannot seek '%s'", path); return -1; }
   r->off = end;
-  r->seq = any ? seq + 1 : 0;
+  r->seq = any ? (after > seq + 1 ? after : seq + 1) : 0;
   r->last_key_off = last_key;
   r->last_index_off = last_index;
   r->npend = 0;   /* keys after the last index are reached through the key chain */
