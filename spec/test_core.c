@@ -2922,6 +2922,13 @@ static void test_h17_writer_handle(void) {
 /* ---- #15: the exporter (mi_export.h) ---- */
 
 /* The value of the sample line that starts with series + " " in an exposition, or -1e300. */
+/* Scrapes x (checking it succeeds, as what) and returns its exposition in format fmt ("" if none). */
+static const char *scrape_as(mi_export *x, int fmt, size_t *n, const char *what) {
+  EQ(mi_export_scrape(x), 0, what);
+  const char *t = mi_export_format(x, fmt, n);
+  return t ? t : "";
+}
+
 static double expo_value(const char *text, const char *series) {
   size_t n = strlen(series);
   for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -2980,9 +2987,7 @@ static void test_export(void) {
   /* a process dies: its group's counter keeps its total (never goes down) */
   mi_host_proc_exit(sys, a);
   mi_host_add(sys, rd, b, 1);
-  EQ(mi_export_scrape(x), 0, "#15 a scrape after a death");
-  t = mi_export_format(x, MI_EXPORT_OPENMETRICS, &n);
-  if (!t) t = "";
+  t = scrape_as(x, MI_EXPORT_OPENMETRICS, &n, "#15 a scrape after a death");
   EQ(expo_value(t, "mish_pmc_disc_read_total{program=\"EDIT.PUB.SYS\",kind=\"session\"}"), 16,
      "#15 a dead process's totals stay in its group's counter");
   CHECK(expo_value(t, "mish_pmc_disc_read_created{program=\"EDIT.PUB.SYS\",kind=\"session\"}") >= 1.7e9,
@@ -2996,9 +3001,7 @@ static void test_export(void) {
   EQ(mi_host_proc_identity(sys, b, "VI", "PUB", "SYS", -1), 0, "#14 a live process takes another program");
   EQ(mi_export_scrape(x), 0, "#15 a scrape after an exec");
   mi_host_add(sys, rd, b, 4);
-  EQ(mi_export_scrape(x), 0, "#15 and another");
-  t = mi_export_format(x, MI_EXPORT_TEXT, &n);
-  if (!t) t = "";
+  t = scrape_as(x, MI_EXPORT_TEXT, &n, "#15 and another");
   EQ(expo_value(t, "mish_pmc_disc_read_total{program=\"EDIT.PUB.SYS\",kind=\"session\"}"), 16,
      "#15 after an exec the old program's counter keeps its total (does not go down)");
   EQ(expo_value(t, "mish_pmc_disc_read_total{program=\"VI.PUB.SYS\",kind=\"session\"}"), 4,
@@ -4111,6 +4114,16 @@ static uint64_t sim_counters_hash(mi_system *sys) {
   return h;
 }
 
+/* A privileged session of user 666 (installed, access on) on sys. */
+static mi_session *user666(mi_system *sys) {
+  mi_session *s = mi_session_new(sys);
+  status_type st;
+  mi_session_set_priv(s, 1);
+  mi_globinstall(s, &st, 666);
+  mi_accesson(s, &st, 666);
+  return s;
+}
+
 /* #17.2: the simulator's wake-up queue keeps the counters bit for bit where the fingerprint's runs
  * do not go: think times beyond a minute (past the wake-up wheel's horizon), a clock jump of ten
  * minutes (a suspended real-time program: every bucket overdue at once) and one of three seconds,
@@ -4120,11 +4133,8 @@ static void test_h17_sim_wakeups_bit_identical(void) {
   mi_workload w = *mi_workload_builtin("oltp");
   w.cpus = 2; w.sessions = 60; w.jobs = 3; w.think_ms = 40000; w.think_dist = MI_DIST_UNIFORM; w.seed = 5;
   mi_system *sys = mi_sim_new(&w, 0);
-  mi_session *s = mi_session_new(sys);
+  mi_session *s = user666(sys);
   status_type st;
-  mi_session_set_priv(s, 1);
-  mi_globinstall(s, &st, 666);
-  mi_accesson(s, &st, 666);
   static int32_t all[1100];
   int k = 0;
   for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL) && k < 1099; i++) all[k++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
@@ -4273,11 +4283,8 @@ static void test_h17_sim_put_rules_next_step(void) {
   mi_workload w = *mi_workload_builtin("batch");
   w.cpus = 1; w.sessions = 0; w.jobs = 2; w.job_cpu_ms = 100000; w.job_ms = 1e8; w.faults_per_io = 0;
   mi_system *sys = mi_sim_new(&w, 0);
-  mi_session *s = mi_session_new(sys);
+  mi_session *s = user666(sys);
   status_type st;
-  mi_session_set_priv(s, 1);
-  mi_globinstall(s, &st, 666);
-  mi_accesson(s, &st, 666);
   int32_t items[] = {21202, 0}, gs[1], m = 1;
   mi_globon(s, &st, items, gs, &m, 0);
   mi_ctr qx = mi_host_counter(21202);
