@@ -38,9 +38,11 @@ static volatile sig_atomic_t prompt_signal; /* a signal that arrived at the prom
 
 /* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
 static void stop_recorder(void);
+static char rec_share[PATH_MAX];   /* --record without --share/--attach: the store file made for it */
 
 static void die_by_signal(int sig) {
   stop_recorder();   /* --record: the recorder takes its last sample and closes the file */
+  if (rec_share[0]) unlink(rec_share);
   fflush(NULL);
   signal(sig, SIG_DFL);
   sigset_t set;
@@ -804,7 +806,6 @@ static int pmain(lua_State *L) {
   }
   int rc = check_options();
   if (rc) { lua_pushinteger(L, rc); return 1; }
-  static char rec_share[PATH_MAX];
   if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
     const char *tmp = getenv("TMPDIR");
     snprintf(rec_share, sizeof rec_share, "%s/mish-record-%d.store", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
