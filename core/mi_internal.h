@@ -79,13 +79,14 @@ typedef struct mi_urec {
   int32_t proc_nitems, io_nitems, nldevs;
   int32_t untracked;        /* births missed since the last MIPROCGET (warning 20001) */
   uint16_t io_types;        /* bit t: device type t enabled */
+  uint8_t udef_follow;      /* 1: a user-defined counter is enabled for this user as it is installed (a recorder's;
+                               in the hole before the bitmaps, so the record keeps its size) */
   uint64_t glob_en[MI_EN_WORDS], proc_en[MI_EN_WORDS], io_en[MI_EN_WORDS];  /* bitmaps over dense items */
   int16_t proc_items[MI_HOST_INDEX_LIMIT], io_items[MI_HOST_INDEX_LIMIT];  /* dense indexes, in ON order */
   uint64_t mon[MI_PROC_WORDS];     /* monitored slots */
   uint64_t dead[MI_PROC_WORDS];    /* monitored slots whose death is not yet reported */
   uint64_t ldevs[MI_LDEV_WORDS];
   int32_t prcsr_held;       /* 1 while this user holds a reference on every processor counter (21164 on) */
-  int32_t udef_follow;      /* 1: a user-defined counter is enabled for this user as it is installed (a recorder's) */
   int32_t nsel;             /* MIPROCONSEL descriptors kept: births they select are monitored */
   int32_t sel_group[MI_SEL_MAX];   /* each descriptor's call (a selection is a union of calls) */
   mi_entity_desc sel[MI_SEL_MAX];

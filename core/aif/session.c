@@ -38,7 +38,7 @@ void mi_session_free(mi_session *s) {
     mi_globoff_all(s);
     mi_procoff_all(s);
     mi_iooff_all(s);
-    mi_user_release_if_idle(s);   /* a follower with nothing on yet holds its record too */
+    if (s->slot >= 0) mi_user_release_if_idle(s);   /* a follower with nothing on yet holds its record too */
     mi_wunlock(s->sys);
   }
   pthread_mutex_lock(&sessions_mu);
