@@ -86,6 +86,13 @@ MI_API uint64_t mi_host_layout_gen(const mi_system *sys);
 /* Returns the configuration generation: it changes whenever a configuration item's value does
  * (mi_host_config_set, AIFSCPUT ...), so a source may keep items it reads often until then. */
 MI_API uint32_t mi_host_config_gen(const mi_system *sys);
+/* Hashes n bytes at p into x (FNV-1a; start from MI_HOST_HASH0): how a source notices that a
+ * name it keeps changed (a comm, a recorded program) without keeping the name. */
+#define MI_HOST_HASH0 0xcbf29ce484222325ull
+static inline uint64_t mi_host_hash(uint64_t x, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) x = (x ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+  return x;
+}
 /* Says whether anyone reads domain, so a source may skip the work of a domain nobody reads:
  * 2 while an ON of the domain is under way in this process (its refresh runs just before the
  * ON names a pid or LDEV and enables counters: the source brings entities in and takes every

@@ -123,11 +123,7 @@ static int emit(mi_recorder *r, int type, int64_t t) {
 }
 
 /* A hash of what a process may change while it lives: its program (an exec) and its type. */
-static uint64_t proc_ident(const mi_proc *p) {
-  uint64_t x = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)p->ptype;
-  for (int i = 0; i < 6; i++) x = (x ^ p->program[i]) * 0x100000001b3ull;
-  return x;
-}
+static uint64_t proc_ident(const mi_proc *p) { return mi_host_hash(MI_HOST_HASH0 ^ (uint32_t)p->ptype, p->program, sizeof p->program); }
 
 /* Appends a process's identity (a birth, or a key's table entry). */
 static void put_proc(mi_recorder *r, int slot, const mi_proc *p) {

@@ -718,12 +718,8 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
 
 static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth);
 
-/* A hash of a comm (FNV-1a; never 0, so 0 means none yet). */
-static uint64_t comm_hash(const char *comm) {
-  uint64_t x = 0xcbf29ce484222325ull;
-  for (; *comm; comm++) x = (x ^ (uint8_t)*comm) * 0x100000001b3ull;
-  return x | 1;
-}
+/* A hash of a comm (never 0, so 0 means none yet). */
+static uint64_t comm_hash(const char *comm) { return mi_host_hash(MI_HOST_HASH0, comm, strlen(comm)) | 1; }
 
 /* The program of the process whose directory is rel (len) into prog: from its exe, or argv[0]
  * where the exe is refused, or its comm; *path_out = the executable's file name or NULL.

@@ -71,11 +71,7 @@ static void end_levels(mi_system *sys, rstate *st, int slot, int64_t end) {
 }
 
 /* A hash of a recorded process's program and type (what an exec changes). */
-static uint64_t rec_ident(const mi_rec_proc *p) {
-  uint64_t x = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)p->ptype;
-  for (int i = 0; i < 48; i++) x = (x ^ (uint8_t)p->program[i]) * 0x100000001b3ull;
-  return x;
-}
+static uint64_t rec_ident(const mi_rec_proc *p) { return mi_host_hash(MI_HOST_HASH0 ^ (uint32_t)p->ptype, p->program, sizeof p->program); }
 
 /* Makes the system's processes those the reader holds alive (deaths, then births; a process
  * that ran another program takes its new program and type). */
