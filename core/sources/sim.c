@@ -792,6 +792,10 @@ static void role_domains(sim *s) {
 }
 
 #define ON(s, dom) ((s)->cnt >> (dom) & 1)
+/* Whether anybody counts the processors / the I/O devices in this step: their rows' adds are
+ * skipped as a block (with their index arithmetic) while nobody does. */
+#define CPU_ON(s) ON((s), MI_DOM_PROCESSOR)
+#define IO_ON(s) ON((s), MI_DOM_IO)
 
 /* ---- the step's writer (#17) ----
  * A step holds the store's write section (mi_host_begin), so the layout cannot move while it
@@ -924,7 +928,7 @@ static inline void stop_row(sim *s, prow pr, int cpu, int k, int64_t ticks) {
   WADD(s->g0, w[RS_G_STOP], 1);
   PWADD(pr, w[RS_P_STOP], 1);
   PWADD(pr, w[RS_P_TIME], ticks);
-  WADD(s->crow[cpu & 7], w[RS_C_STOP], 1);
+  if (CPU_ON(s)) WADD(s->crow[cpu & 7], w[RS_C_STOP], 1);
 }
 
 /* stop_row for p where its row is not at hand. */
@@ -1145,8 +1149,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
   int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
-  const int cnt = s->cnt;
-  if (cnt) {
+  const int cnt = s->cnt, ion = IO_ON(s);
+  if (ion) {
   RADD(ir, write ? I_LWT : I_LRD, 1);
   RADD(ir, write ? I_WT_SZ : I_RD_SZ, bytes);
   RADD(ir, write ? I_WTX : I_RDX, bytes);
@@ -1162,8 +1166,10 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
   RADD(ir, I_QCUM, depth + 1);
   }
   if (!dev && cnt) {
-    ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
-    RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
+    if (ion) {
+      ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
+      RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
+    }
     /* the memory manager: reads are prefetches into memory, writes are posts out of it */
     int pages = bytes / 2048 ? bytes / 2048 : 1;
     ROBJ(gr, write ? G_POST_C : G_PREF_C, cls, 1);
@@ -1173,8 +1179,8 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
     if (!write) stop_row(s, pr, p->cpu, K_PREFETCH, done - now);
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
-   * (only adds: nothing to do, not even the divisions, while nobody counts) */
-  if (cnt) {
+   * (only adds: nothing to do, not even the divisions, while nobody counts the discs) */
+  if (ion) {
     static const int band_ms[4] = {25, 50, 100, 200};
     int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
     int bq = 0, bs = 0;
@@ -1300,7 +1306,7 @@ static int room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t 
   if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
     PADD(pr, P_DOTHER, 1);
     POBJ(pr, P_DOTHER_OBJ, 7, 1);
-    RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
+    if (IO_ON(s)) RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
   }
   for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
     if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
@@ -1352,7 +1358,7 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_
       POBJ(pr, P_PF, cls, 1);
       if (io) { ROBJ(gr, G_PF_IO_PG, cls, 2); ROBJ(gr, G_PF_IO_MIBS, cls, 1); }
       if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
-      RADD(cr, C_FETCH_C, 1);
+      if (CPU_ON(s)) RADD(cr, C_FETCH_C, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
     else stop_row(s, pr, p->cpu, pf_classes[k][1], s->tpm_5);   /* the rest are resolved meanwhile: 0.2 ms */
@@ -1378,7 +1384,7 @@ static int pick(sim *s) {
 static void io_done(mi_system *sys, sim *s, sproc *p) {
   (void)sys;
   s->disk_out[p->disk]--;
-  if (s->cnt) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);
+  if (IO_ON(s)) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);
 }
 
 /* A system process wakes for its periodic duty, in the BS queue. */
@@ -1511,21 +1517,27 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   /* the launch's counters */
   int64_t *cr = s->crow[cpu & 7], *gr = s->g0;
   prow pr = prow_of(s, p->slot);
-  RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
+  const int con = CPU_ON(s);
+  if (con) {
+    RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
+    RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
+    if (swapped) { RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1); }
+    if (trapped) { RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1); }
+    if (p->cm) RADD(cr, C_CM_T, run);
+  }
   if (stopped >= 0) PWADD(pr, s->rscol[stopped][RS_P_TIME], waited);
   PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
   if (swapped) {
-    RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1); RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1);
+    RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
     ROBJ(gr, G_SWAP_PG, p->cm ? 3 : 2, 8);
   }
   if (trapped) {
-    RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1); RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1);
+    RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1);
     RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
   }
-  RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
   PADD(pr, P_TIME, run);
   PSET(pr, P_PRI, p->pri);
-  if (p->cm) { RADD(cr, C_CM_T, run); PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
+  if (p->cm) { PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
 }
 
 /* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
@@ -1557,7 +1569,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
     }
   }
-  RADD(cr, C_COMPL, 1);
+  if (CPU_ON(s)) RADD(cr, C_COMPL, 1);
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
     if (p->after_wait) p->after_wait = 0;   /* back from a room's wait: on to the I/O */
     else {
@@ -1565,7 +1577,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       int64_t mm = faults(sys, s, p, pr, cpu, now + (len - *budget), &waits);
       if (mm > *budget) mm = *budget;
       *budget -= mm;
-      s->sg[SG_FETCH_T] += mm; RADD(cr, C_FETCH_T, mm);
+      s->sg[SG_FETCH_T] += mm; if (CPU_ON(s)) RADD(cr, C_FETCH_T, mm);
       if (waits || rooms(sys, s, p, pr, now + (len - *budget))) return;
     }
     if (p->kind == K_USER) { p->ios_left--; p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 2)) + 1; }
@@ -1618,13 +1630,13 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   int64_t ics = nint * s->tpm_3c;   /* 30 us each */
   if (ics > budget) ics = budget;
   budget -= ics;
-  if (s->cnt) { RADD(cr, C_EXT_ICS, ics); RADD(cr, C_INTR, nint); }
+  if (CPU_ON(s)) { RADD(cr, C_EXT_ICS, ics); RADD(cr, C_INTR, nint); }
   /* memory over 90% in use: the memory manager replenishes the critical pool on the ICS, on
    * each CPU every 10th step (0.1 ms) */
   if (s->pressure > 0.9 && s->step_no % 10 == (uint64_t)cpu % 10 && budget > 0) {
     int64_t rp = s->tpm_10 < budget ? s->tpm_10 : budget;
     budget -= rp;
-    RADD(cr, C_REPL_C, 1); RADD(cr, C_REPL_T, rp);
+    if (CPU_ON(s)) { RADD(cr, C_REPL_C, 1); RADD(cr, C_REPL_T, rp); }
   }
   s->low_slot[cpu] = -1;
   for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
@@ -1640,7 +1652,7 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   }
   /* what is left is paused (a process waits on disk) or idle */
   if (budget > 0 && s->cnt) {
-    RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1);
+    if (CPU_ON(s)) { RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1); }
     if (nio) { RADD(gr, G_PAUSED, budget); RADD(gr, G_PAUSES, 1); }
     else { RADD(gr, G_IDLE_T, budget); RADD(gr, G_IDLE_C, 1); }
   }
