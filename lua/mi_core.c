@@ -690,6 +690,7 @@ static int l_globon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
   int32_t map = opt_int32(L, 3, 1);
   status_type st;
   mi_globon(u->s, &st, nums, stats, &map, opt_int32(L, 4, 0));
@@ -733,6 +734,7 @@ static int l_procon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
   int32_t map = opt_int32(L, 3, 1);
   longint_type pid; int has = opt_pid(L, 4, &pid);
   status_type st;
@@ -1216,6 +1218,7 @@ static int l_ioon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
   int32_t map = opt_int32(L, 3, 1), ldev = opt_int32(L, 4, -1);
   status_type st;
   mi_ioon(u->s, &st, nums, stats, &map, &ldev, opt_int32(L, 5, 0));
@@ -1282,6 +1285,7 @@ static int l_scget(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   int n = get_items(L, 2, nums);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
   uint8_t vals[MI_MAX_ITEMS][16];
   void *ptrs[MI_MAX_ITEMS];
   for (int k = 0; k < n; k++) ptrs[k] = vals[k];
@@ -1327,6 +1331,8 @@ static int l_scput(lua_State *L) {
       lua_pop(L, 1);
     }
   }
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
+  if (ver) memset(vstats, 0, sizeof(int32_t) * (size_t)nv);
   status_type st;
   mi_scput(u->s, &st, nums, ptrs, stats, opt_int32(L, 4, 0), ver ? vnums : NULL, ver ? vptrs : NULL, ver ? vstats : NULL);
   lua_pushinteger(L, mi_status_info(st));

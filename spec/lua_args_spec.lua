@@ -68,6 +68,14 @@ describe("the message names the function and the argument, at the caller's line"
       "bad argument #3 to 'sample'" },
     { function() local s = mi.open({ system = "sim", cpus = 1 }); local r = s:read_active("process", nil, 7); return r end,
       "bad argument #3 to 'read_active'" },
+    { function() local s = mi.open({ system = "sim", cpus = 1 }); local r = s:put({ JOB_FENCE = "x" }); return r end,
+      "value: item 3001 (JOB_FENCE) needs a 32-bit integer" },
+    { function() local s = mi.open({ system = "sim", cpus = 1 }); local r = s:put({ JOB_FENCE = 7 }, { expect = { JOB_FENCE = {} } }); return r end,
+      "expected value: item 3001 (JOB_FENCE) needs a 32-bit integer" },
+    { function() local s = mi.open({ system = "sim", cpus = 1 }); local r = s:config("JOB_FENCE", 1); return r end,
+      "bad argument to 'config': no configuration item 1 (3001-3046" },
+    { function() local s = mi.open({ system = "sim", cpus = 1 }); local r = s:config("nope"); return r end,
+      "no configuration item 'nope'" },
   }
   for i, c in ipairs(cases) do
     it(c[2], function()
@@ -77,4 +85,63 @@ describe("the message names the function and the argument, at the caller's line"
       assert.equal(here, tostring(err):match("^(.-):%d+:"), "raised at the caller's line: " .. tostring(err))
     end)
   end
+end)
+
+-- A Status printed at the prompt or in a message names the items it blames, counted in the
+-- caller's list (not the query's, which puts pid, state ... first).
+describe("a status names the items that failed", function()
+  local function sess() return mi.open({ system = "sim", cpus = 1 }) end
+  it("an ON or GET with a bad item: the item, its number and its status", function()
+    local s = sess()
+    local st = s:on("global", { 21177, 99999 })
+    assert.equal(2, st.code)
+    assert.equal("2 ITEM_ERROR: item 2 (1-based) is the last that failed [item 2 (99999): -20006 BAD_ITEM: " ..
+      "unknown item number, or an item of another kind of counter]", tostring(st))
+    local st2 = s:on("process", { "pmt_process_time", 99999, "pmc_disc_read" })
+    assert.truthy(tostring(st2):find("item 2 (99999): -20006", 1, true), tostring(st2))
+    assert.falsy(tostring(st2):find("item 1 ", 1, true), tostring(st2))
+  end)
+  it("a process, I/O or read-active GET counts the caller's items, not the fixed ones before them", function()
+    local s = sess()
+    assert(s:on("process", { 25047, 99999 }))
+    local recs, st = s:get("process", { 25047, 99999 })
+    assert.truthy(#recs > 0)
+    assert.equal(2, st.code)
+    assert.same({ 0, -20006 }, st.items)
+    assert.truthy(tostring(st):find("[item 2 (99999): -20006", 1, true), tostring(st))
+    local _, st2 = s:get("process", { 99999, 25047 })
+    assert.equal(1, st2.code)
+    assert.same({ -20006, 0 }, st2.items)
+    local _, _, st3 = s:read_active("process", { 25047, 99999 })
+    assert.equal(2, st3.code)
+    assert.same({ 0, -20006 }, st3.items)
+    assert(s:on("io", { 23009, 99999 }))
+    local _, st4 = s:get("io", { 23009, 99999 })
+    assert.equal(2, st4.code)
+    assert.same({ 0, -20006 }, st4.items)
+  end)
+  it("a failed ON's item statuses are zero, never what the call's buffer held", function()
+    local s = sess()
+    assert(s:on("global", { 21177 }))
+    for _ = 1, 3 do
+      local r, st = s:on("global", { 21177, 21176, 21178 })
+      assert.is_nil(r)
+      assert.equal(-20001, st.code)
+      assert.same({ 0, 0, 0 }, st.items)
+      assert.equal("-20001 ALREADY_ENABLED: counters already enabled by this user (or a different set was asked for)", tostring(st))
+    end
+  end)
+  it("a PUT names each item that failed and why, a read-only item as such, a failed verification", function()
+    local s = sess()
+    local st = s:put({ JOB_FENCE = 99, JOB_COUNT = -1 })
+    assert.equal(2, st.code)
+    assert.truthy(tostring(st):find("JOB_COUNT: -20006 BAD_ITEM: JOB_COUNT is read by AIFSCGET but never written", 1, true), tostring(st))
+    assert.truthy(tostring(st):find("JOB_FENCE: -3005 JOB_FENCE_RANGE", 1, true), tostring(st))
+    local fence = s:config("JOB_FENCE").JOB_FENCE
+    local r, vst = s:put({ JOB_FENCE = 3 }, { expect = { JOB_FENCE = fence + 1 } })
+    assert.is_nil(r)
+    assert.truthy(tostring(vst):find("[expect JOB_FENCE: -7 ", 1, true), tostring(vst))
+    assert.equal(fence, s:config("JOB_FENCE").JOB_FENCE)
+    assert.equal("ok", tostring((s:put({ JOB_FENCE = fence }))))
+  end)
 end)

@@ -182,7 +182,40 @@ end
 -- ---------------------------------------------------------------- statuses as data
 local Status = {}
 Status.__index = Status
-Status.__tostring = function(s) return s.code == 0 and "ok" or string.format("%d %s: %s", s.code, s.name, s.message) end
+-- "ITEM (code NAME: message)" for each item a Status's per-item statuses (.items: a list in the
+-- order asked, .item_nums naming it, or NAME = Status; .verify: NAME = Status) did not pass.
+local function blamed(s)
+  local out = {}
+  local function add(label, v)
+    local code = type(v) == "table" and v.code or v
+    if math.type(code) ~= "integer" or code == 0 then return end
+    local d = type(v) == "table" and v.message and v or M.status(code)
+    out[#out + 1] = string.format("%s: %d %s", label, code, d and (d.name .. ": " .. d.message) or "unknown status")
+  end
+  local function each(t, prefix)
+    if type(t) ~= "table" then return end
+    if #t > 0 then
+      for i, v in ipairs(t) do
+        local n = type(s.item_nums) == "table" and s.item_nums[i]
+        local it = n and (BY_NUM[n] or CONFIG_BY[n])
+        add(prefix .. "item " .. i .. (n and (" (" .. n .. (it and (" " .. it.name) or "") .. ")") or ""), v)
+      end
+    else
+      local keys = {}
+      for k in pairs(t) do keys[#keys + 1] = k end
+      table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+      for _, k in ipairs(keys) do add(prefix .. tostring(k), t[k]) end
+    end
+  end
+  each(rawget(s, "items"), "")
+  each(rawget(s, "verify"), "expect ")
+  return out
+end
+Status.__tostring = function(s)
+  if s.code == 0 then return "ok" end
+  local b = blamed(s)
+  return string.format("%d %s: %s", s.code, s.name, s.message) .. (#b > 0 and " [" .. table.concat(b, "; ") .. "]" or "")
+end
 local function status(code)
   arg_check(math.type(code) == "integer", 1, "Status", "status code (an integer)", code)
   local s = M.status(code) or { code = code, name = "UNKNOWN", message = "unknown status" }
@@ -461,7 +494,7 @@ function Session:on(domain, items, opts)
   elseif domain == "io" then rc, st, m = core.ioon(self.s, nums, map, ldev_of(opts.ldev, 2), 0)
   else error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2) end
   local r = status(rc)
-  r.items, r.mapping = st, MAP_NAMES[m]
+  r.items, r.item_nums, r.mapping = st, nums, MAP_NAMES[m]
   self.queries[domain] = nil
   if self.lists[domain] then self.lists[domain].q = nil end
   if domain == "global" then self.queries.processor = nil end
@@ -504,6 +537,19 @@ local function get_list(domain, nums)
   for _, n in ipairs(lead) do out[#out + 1] = n; seen[n] = true end
   for _, n in ipairs(nums) do if not seen[n] then out[#out + 1] = n end end
   return out
+end
+
+-- A GET's status and item statuses in the caller's list nums: the query put the fixed items of
+-- the domain (pid, state, ... ; the LDEV; the CPU) first, so its "item k is the last that
+-- failed" and its statuses count them; the caller's item k is nums[k].
+local function in_callers_list(rc, st, nums, domain)
+  local q = get_list(domain, nums)
+  if type(st) ~= "table" or #st ~= #q then return rc, st end
+  local at, out, last = {}, {}, 0
+  for i, n in ipairs(q) do at[n] = at[n] or i end
+  for i, n in ipairs(nums) do out[i] = st[at[n]] or 0; if out[i] ~= 0 then last = i end end
+  if rc > 0 and rc < 20000 and last > 0 then rc = last end
+  return rc, out
 end
 
 -- The prepared query (core.query) of this session for a domain, item numbers and mapping:
@@ -549,21 +595,22 @@ function Session:get(domain, items, opts)
     until not ctx
     return all, st
   end
-  local q
+  local q, nums
   local list = not items and self.lists[domain]
   if list then   -- the enabled list: its queries hang on it (per mapping)
-    q = list.q and list.q[map]
+    nums, q = list.nums, list.q and list.q[map]
     if not q then
       list.q = list.q or {}
       q = self:query(domain, list.nums, map)
       list.q[map] = q
     end
-  elseif items then q = self:query(domain, (resolve(items, domain, "items", 2)), map)
-  elseif domain == "processor" then q = self:query(domain, (resolve("*", "processor", "items", 2)), map)
+  elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
+  elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
   local rc, st, data = q:get(sel)
+  rc, st = in_callers_list(rc, st, nums, domain)
   local s = STATUS_BY[rc] or M.status(rc) or { name = "UNKNOWN", message = "unknown status" }
-  local r = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
+  local r = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st, item_nums = nums }, Status)
   if r.code < 0 then return nil, r end
   return data, r
 end
@@ -585,13 +632,15 @@ function Session:read_active(kind, items, opts)
   if items then nums = resolve(items, domain, "items", level)
   elseif self.lists[domain] then nums = self.lists[domain].nums
   else error("nothing enabled in domain '" .. domain .. "' and no items given", level) end
+  local asked = nums
   nums = get_list(domain, nums)
   local map = opts.mapping and M.mapping(opts.mapping, level) or self.map
   local ok, rc, st, raw, ctx, flags = pcall(core.readactive, self.s, domain == "io" and "ldev" or "process", nums, map,
     opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
   if not ok then error("bad read_active: " .. tostring(rc), level) end
+  rc, st = in_callers_list(rc, st, asked, domain)
   local s = STATUS_BY[rc] or { name = "UNKNOWN", message = "unknown status" }
-  local status_ = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st }, Status)
+  local status_ = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st, item_nums = asked }, Status)
   if rc < 0 then return nil, nil, status_ end
   local names = {}
   for i, n in ipairs(nums) do local it = BY_NUM[n]; names[i] = it and it.name or n end
@@ -637,11 +686,18 @@ function Session:config(...)
     for _, n in ipairs(names or {}) do if n == c.item or (type(n) == "string" and n:upper() == c.name) then want = true end end
     if want then nums[#nums + 1] = c.item; cs[#cs + 1] = c end
   end
-  if names and #nums ~= #names then error("bad argument to 'config': unknown configuration item among the names", 2) end
+  if names and #nums ~= #names then
+    for _, n in ipairs(names) do
+      if not (CONFIG_BY[n] or (type(n) == "string" and CONFIG_BY[n:upper()])) then
+        error("bad argument to 'config': no configuration item " .. (type(n) == "string" and ("'" .. n .. "'") or tostring(n)) .. " (" .. CONFIG[1].item .. "-" .. CONFIG[#CONFIG].item .. " or their names, see mi.config_items)", 2)
+      end
+    end
+    error("bad argument to 'config': a configuration item named twice", 2)
+  end
   local rc, st, vals = core.scget(self.s, nums, 0)
   local out = {}
   for i, c in ipairs(cs) do out[c.name] = vals[i]; out[c.item] = vals[i] end
-  local r = status(rc); r.items = st
+  local r = status(rc); r.items, r.item_nums = st, nums
   if r.code < 0 then return nil, r end
   return out, r
 end
@@ -669,10 +725,15 @@ function Session:put(values, opts)
   local nums, vals = config_pairs(values, "values")
   local vnums, vvals
   if opts.expect ~= nil then vnums, vvals = config_pairs(opts.expect, "expect") end
-  local rc, st, vst = core.scput(self.s, nums, vals, 0, vnums, vvals)
+  local ok, rc, st, vst = pcall(core.scput, self.s, nums, vals, 0, vnums, vvals)
+  if not ok then error((tostring(rc):gsub("^[^:\n]*:%d+: ", "")), 2) end   -- a bad value: at the caller's line
   local r = status(rc)
   r.items = {}
-  for i, n in ipairs(nums) do r.items[CONFIG_BY[n].name] = status(st[i]) end
+  for i, n in ipairs(nums) do
+    local c, is = CONFIG_BY[n], status(st[i])
+    if is.code == -20006 and not c.put then is.message = c.name .. " is read by AIFSCGET but never written (not PUT-able)" end
+    r.items[c.name] = is
+  end
   if vst then
     r.verify = {}
     for i, n in ipairs(vnums) do r.verify[CONFIG_BY[n].name] = status(vst[i]) end
