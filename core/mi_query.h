@@ -70,6 +70,7 @@ struct mi_query {
   uint64_t gen;            /* the segment's gen then */
   int32_t sysmap;          /* the system mapping then */
   int32_t reach;           /* words of a row the plan reads (the largest off + words) */
+  int32_t plain;           /* every item of the plan one simple or time cell, or the pid (a gather without jumps) */
   int32_t udef_seen;       /* bound with the number of a user-defined counter not installed then:
                             * the counters the system had, so mi_query_same rebinds once it has more; else -1 */
   int32_t *nums;           /* cap + 1, zero-terminated */
