@@ -31,7 +31,8 @@ typedef struct fproc {
   int born;               /* the reader has seen it (created) */
   uint64_t last_cpu, last_flt;
   int64_t acc_cpu, acc_flt;  /* growth since the counter was last zeroed */
-  char prog48[48];        /* program FILE.GROUP.ACCOUNT image at creation (#14.4) */
+  char prog48[48];        /* program FILE.GROUP.ACCOUNT image at creation (#14.4), again after an exec */
+  char ident_comm[24];    /* the comm it was identified from: another one at a reading is an exec */
   char user48[48];        /* user USER.GROUP.ACCOUNT image at creation */
   uint32_t js;            /* jsnum image at creation */
   int ptype;              /* process type at creation; MI_PT_USER stands for "user or son" */
@@ -467,20 +468,29 @@ static void shadow_read(world *w, int first) {
     fproc *p = &t->p[i];
     if (!p->pid) continue;
     /* a directory name over INT32_MAX is not a pid to the reader (core/README.md, host source) */
-    int seen = p->present && p->kind == WELL && p->pid <= INT32_MAX;
+    /* a figure of the stat over INT64_MAX makes it malformed to the reader, as a global one */
+    int well = p->kind == WELL && p->utime <= (uint64_t)INT64_MAX && p->stime <= (uint64_t)INT64_MAX &&
+               p->majflt <= (uint64_t)INT64_MAX && p->starttime <= (uint64_t)INT64_MAX;
+    int seen = p->present && well && p->pid <= INT32_MAX;
     if (p->present) p->last_present = w->version;
-    if (p->present && p->kind != WELL) p->tainted = 1;
+    if (p->present && !well) p->tainted = 1;
     if (p->present && p->kind != TRUNC) p->trunc_only = 0;
     if (!p->born) {
-      if (!seen) continue;
+      if (!seen || p->status_kind != WELL) continue;   /* a birth reads the status (uid, gid): it waits for a good one */
       p->born = 1;
+      FZ_TRACE("shadow: pid %lld born (comm '%s', first %d)\n", (long long)p->pid, p->comm, first);
       shadow_ident(t, p);
+      memcpy(p->ident_comm, p->comm, sizeof p->comm);
       p->last_cpu = p->last_flt = first ? UINT64_MAX : 0;
       p->acc_cpu = p->acc_flt = 0;
     }
     if (!p->present) p->tainted = 1;
     p->stable = !p->tainted;
     if (!seen) continue;
+    if (strcmp(p->comm, p->ident_comm)) {   /* a new comm: an exec, its program read again (core/README.md) */
+      shadow_ident(t, p);
+      memcpy(p->ident_comm, p->comm, sizeof p->comm);
+    }
     int64_t g = growth(p->utime + p->stime, &p->last_cpu);
     if (w->refs[1]) p->acc_cpu += g;
     g = growth(p->majflt, &p->last_flt);

@@ -49,7 +49,7 @@ for h in $harnesses; do
   if [ "$mode" = crashes ]; then
     for f in $(find "$dir/crashes/$h" -type f ! -name '.*' 2>/dev/null | sort); do
       if "$bin" -timeout=10 "$f" > "$log" 2>&1; then echo "fixed $f"
-      else echo "open  $f: $(grep -v '^Running' "$log" | grep -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' | sed 's/^[* ]*//' | cut -c1-110)"; fi
+      else echo "open  $f: $(grep -a -v '^Running' "$log" | grep -a -m1 -E 'INVARIANT|ERROR:|runtime error|timeout' | sed 's/^[* ]*//' | cut -c1-110)"; fi
     done
     continue
   fi
@@ -63,7 +63,7 @@ for h in $harnesses; do
       -artifact_prefix="$dir/crashes/$h/" "$build/corpus/$h" "$dir/corpus/$h" \
       $( [ -d "$dir/regress/$h" ] && echo "$dir/regress/$h" ) > "$log" 2>&1
     rc=$?
-    rate=$(grep 'average_exec_per_sec' "$log" | awk '{print $2}')
+    rate=$(grep -a 'average_exec_per_sec' "$log" | awk '{print $2}')
     result $rc "fuzz $h: ${secs} s, ${rate:-?} executions/s"
   else
     files=$(find "$dir/corpus/$h" "$dir/regress/$h" -type f ! -name '.*' 2>/dev/null | sort)
@@ -74,7 +74,7 @@ for h in $harnesses; do
     result $rc "fuzz $h: $count seed and regression inputs"
   fi
   if [ "$rc" -ne 0 ]; then
-    grep -E 'INVARIANT|ERROR|runtime error|SUMMARY|Running:|Test unit written|#[0-9]+ 0x' "$log" | head -n 25 | sed 's/^/#   /'
+    grep -a -E 'INVARIANT|ERROR|runtime error|SUMMARY|Running:|Test unit written|#[0-9]+ 0x' "$log" | head -n 25 | sed 's/^/#   /'
   fi
 done
 [ "$mode" = crashes ] && exit 0
