@@ -543,6 +543,7 @@ end
 -- the domain (pid, state, ... ; the LDEV; the CPU) first, so its "item k is the last that
 -- failed" and its statuses count them; the caller's item k is nums[k].
 local function in_callers_list(rc, st, nums, domain)
+  if domain == "global" then return rc, st end   -- nothing put first: the lists are the same
   local q = get_list(domain, nums)
   if type(st) ~= "table" or #st ~= #q then return rc, st end
   local at, out, last = {}, {}, 0
