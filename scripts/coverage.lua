@@ -30,7 +30,8 @@ while arg and arg[i] do
   elseif a == "--workloads" and arg[i + 1] then opts.workloads = arg[i + 1]; i = i + 1
   elseif a == "--out" and arg[i + 1] then opts.out = arg[i + 1]; i = i + 1
   elseif a == "--host-map" then opts.host_map = true
-  else io.stderr:write("coverage.lua: bad option '", a, "' (try --help)\n"); os.exit(2) end
+  elseif a == "--workloads" or a == "--out" then io.stderr:write("coverage: option ", a, " needs a value (try --help)\n"); os.exit(2)
+  else io.stderr:write("coverage: unknown option '", a, "' (try --help)\n"); os.exit(2) end
   i = i + 1
 end
 

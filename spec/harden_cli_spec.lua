@@ -100,7 +100,8 @@ describe("#16.4 errors name what the user typed, never mish's own files, no trac
   end)
   it("coverage.lua checks --minutes, --workloads and --out before the run", function()
     for a, want in pairs({ ["--minutes -5"] = "coverage: --minutes -5: wants", ["--workloads idle,nosuch"] =
-      "coverage: --workloads nosuch: unknown workload 'nosuch'", ["--out /nonexistent/x.md"] = "coverage: --out /nonexistent/x.md:" }) do
+      "coverage: --workloads nosuch: unknown workload 'nosuch'", ["--out /nonexistent/x.md"] = "coverage: --out /nonexistent/x.md:",
+      ["--out"] = "coverage: option --out needs a value", ["--count 1"] = "coverage: unknown option '--count'" }) do
       local rc, out, err = mish("", "coverage --minutes 1 " .. a)
       assert.equal(2, rc, a)
       assert.equal("", out, a)
