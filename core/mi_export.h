@@ -86,6 +86,9 @@ typedef struct mi_serve_options {
  * thread, poll(), keep-alive, concurrent clients, each request with a deadline. 0 on a clean
  * stop, -1 with the reason in err if it cannot listen. */
 MI_API int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen);
+/* Checks the form of a listen address "[HOST:]PORT" (PORT 0-65535, HOST a name or address,
+ * [v6] in brackets) without resolving or binding it: 0, or -1 with the reason in err. */
+MI_API int mi_serve_check_listen(const char *spec, char *err, size_t errlen);
 
 /* The request parser behind mi_serve (for tests and fuzzing): parses the head of one request in
  * buf[0..n). Returns 0 when more bytes are needed, -1 for a bad request, else the head's length

@@ -605,6 +605,10 @@ static int check_options(void) {
       return opt_error("'%s': the interval is seconds, 0.01-3600", opt_said(O_RECINT));
   }
   if (optval[O_REPLAY] && access(optval[O_REPLAY], R_OK) != 0) return opt_error("'%s': %s", opt_said(O_REPLAY), strerror(errno));
+  if (optval[O_SERVE]) {
+    char err[256];
+    if (mi_serve_check_listen(optval[O_SERVE], err, sizeof err) < 0) return opt_error("--serve: %s", err);
+  }
   if (optval[O_MININT]) {
     char *end;
     serve_interval = strtod(optval[O_MININT], &end);

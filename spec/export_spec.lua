@@ -87,10 +87,13 @@ describe("#15 Prometheus and OpenMetrics", function()
   end)
 
   it("mish --serve refuses a bad address or option with a message", function()
-    local out, ok = run("lua/mish --serve 127.0.0.1:99999")
+    local out, ok, code = run("lua/mish --serve 127.0.0.1:99999")
     assert.falsy(ok)
+    assert.equal(2, code)   -- a malformed address is a bad option value too, checked before the system starts
     assert.truthy(out:find("bad port"), out)
-    local code
+    out, ok, code = run("lua/mish --serve '[::1'")
+    assert.equal(2, code)
+    assert.truthy(out:find("bad address '[::1'", 1, true), out)
     out, ok, code = run("lua/mish --serve 127.0.0.1:0 --min-interval soon")
     assert.falsy(ok)
     assert.equal(2, code)   -- a bad option value: exit 2, checked before anything runs (#16.3)

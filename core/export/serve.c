@@ -232,27 +232,40 @@ static int handle(server *sv, client *c) {
   return 0;
 }
 
-/* Opens the listening socket for "[HOST:]PORT"; the fd, or -1 with err. */
-static int listen_on(const char *spec, char *addr, size_t alen, char *err, size_t errlen) {
-  char host[256] = "127.0.0.1", port[16];
+/* Splits "[HOST:]PORT" into host[256] (127.0.0.1 when not given) and port[16]; 0, or -1 with err. */
+static int parse_listen(const char *spec, char host[256], char port[16], char *err, size_t errlen) {
+  snprintf(host, 256, "127.0.0.1");
+  if (!spec) { snprintf(err, errlen, "no address ([HOST:]PORT)"); return -1; }
   const char *colon = strrchr(spec, ':');
   if (spec[0] == '[') {
     const char *rb = strchr(spec, ']');
-    if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof host) { snprintf(err, errlen, "bad address '%s' ([HOST:]PORT)", spec); return -1; }
+    if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= (size_t)256) { snprintf(err, errlen, "bad address '%s' ([HOST:]PORT)", spec); return -1; }
     memcpy(host, spec + 1, (size_t)(rb - spec - 1));
     host[rb - spec - 1] = 0;
     colon = rb + 1;
   } else if (colon) {
-    if ((size_t)(colon - spec) >= sizeof host) { snprintf(err, errlen, "bad address '%s'", spec); return -1; }
+    if ((size_t)(colon - spec) >= (size_t)256) { snprintf(err, errlen, "bad address '%s'", spec); return -1; }
     if (colon > spec) { memcpy(host, spec, (size_t)(colon - spec)); host[colon - spec] = 0; }
   }
   const char *ps = colon ? colon + 1 : spec;
   size_t pl = strlen(ps);
-  if (!pl || pl >= sizeof port || strspn(ps, "0123456789") != pl || atoi(ps) > 65535) {
+  if (!pl || pl >= (size_t)16 || strspn(ps, "0123456789") != pl || atoi(ps) > 65535) {
     snprintf(err, errlen, "bad port in '%s' ([HOST:]PORT, PORT 0-65535)", spec);
     return -1;
   }
   memcpy(port, ps, pl + 1);
+  return 0;
+}
+
+int mi_serve_check_listen(const char *spec, char *err, size_t errlen) {
+  char host[256], port[16];
+  return parse_listen(spec, host, port, err, errlen);
+}
+
+/* Opens the listening socket for "[HOST:]PORT"; the fd, or -1 with err. */
+static int listen_on(const char *spec, char *addr, size_t alen, char *err, size_t errlen) {
+  char host[256], port[16];
+  if (parse_listen(spec, host, port, err, errlen) < 0) return -1;
   struct addrinfo hints, *res = NULL;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_UNSPEC;

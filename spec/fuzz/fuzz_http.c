@@ -42,6 +42,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   acc[k] = 0;
   int f = mi_export_negotiate(acc);
   FZ_CHECK(f == MI_EXPORT_TEXT || f == MI_EXPORT_OPENMETRICS, "format %d", f);
+  /* the input as --serve's listen address: a verdict and, on a refusal, a terminated reason */
+  char err[64];
+  memset(err, 'x', sizeof err);
+  int c = mi_serve_check_listen(acc, err, sizeof err);
+  FZ_CHECK(c == 0 || (c == -1 && memchr(err, 0, sizeof err) && err[0]), "listen check %d", c);
+  if (c == 0) {
+    const char *ps = strrchr(acc, ':');
+    ps = ps ? ps + 1 : acc;
+    FZ_CHECK(*ps && strspn(ps, "0123456789") == strlen(ps) && atoi(ps) <= 65535, "port '%s' accepted in '%s'", ps, acc);
+  }
   free(buf);
   return 0;
 }
