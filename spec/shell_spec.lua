@@ -2,6 +2,22 @@
 local sh = require("mi.shell")
 
 describe("mi.shell", function()
+  it("help(mi) has a line for every function of mi and every method of a session", function()
+    local mi = require("mi")
+    local missing = {}
+    for k, v in pairs(mi) do
+      if type(v) == "function" and not sh.DOCS["mi." .. k] then missing[#missing + 1] = "mi." .. k end
+    end
+    local s = mi.open({ system = mi.system({ workload = "idle" }) })
+    for k, v in pairs(getmetatable(s).__index) do
+      if type(v) == "function" and not k:find("^__") and not sh.DOCS["s:" .. k] then missing[#missing + 1] = "s:" .. k end
+    end
+    s:close()
+    table.sort(missing)
+    assert.same({}, missing)
+    for k, line in pairs(sh.DOCS) do assert.truthy(line:find(k, 1, true) == 1, k .. ": " .. line) end
+  end)
+
   it("prints values the way they are typed", function()
     assert.equal('"a\\"b"', sh.pretty('a"b'))
     assert.equal("42", sh.pretty(42))
