@@ -147,7 +147,8 @@ typedef struct mi_session mi_session; /* one MI caller: privilege, access, enabl
 MI_API mi_system *mi_default_system(void);
 /* Attaches to a store another process shares at path (mi_system_options.share): every AIF
  * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to
- * MI_E_STORE_OPEN, _NOT_MISH, _VERSION, _TRUNCATED or _OWNER_GONE (see mi_status_message).
+ * MI_E_STORE_OPEN (errno then says why the file could not be opened or mapped), _NOT_MISH,
+ * _VERSION, _TRUNCATED or _OWNER_GONE (see mi_status_message).
  * Free it with mi_system_free; once its owner is gone, every AIF returns MI_E_STORE_OWNER_GONE. */
 MI_API mi_system *mi_system_attach(const char *path, int *err);
 /* Returns 1 if sys was made by mi_system_attach. */

@@ -226,8 +226,15 @@ static int l_attach(lua_State *L) {
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, SYS_MT);
   int err = 0;
+  errno = 0;
   u->sys = mi_system_attach(path, &err);
-  if (!u->sys) return luaL_error(L, "cannot attach '%s': %s", path, mi_status_message(err));
+  if (!u->sys) {
+    int e = errno;
+    const char *m = mi_status_message(err);
+    if (strncmp(m, "mish: ", 6) == 0) m += 6;   /* the caller's message already says whose it is */
+    if (err == MI_E_STORE_OPEN && e) return luaL_error(L, "cannot attach '%s': %s (%s)", path, m, strerror(e));
+    return luaL_error(L, "cannot attach '%s': %s", path, m);
+  }
   u->owned = 1;
   return 1;
 }
