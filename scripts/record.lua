@@ -9,7 +9,7 @@ local opts = cli.parse({
   about = "Records the system's counters to a file (appending to an existing recording).",
   sampling = false,
   options = {
-    { "o", "FILE", "the recording to write (required)" },
+    { "out", "FILE", "the recording to write (required)", short = "o" },
     { "interval", "N", "seconds between samples", 1 },
     { "duration", "N", "seconds to record (0 = until interrupted)", 0 },
     { "count", "N", "samples to take (instead of --duration)" },
@@ -19,12 +19,8 @@ local opts = cli.parse({
   },
   footer = "example: mish scripts/record.lua -o day.mir --interval 1 --duration 3600\n" ..
            "         mish --replay day.mir scripts/top.lua",
-}, (function()   -- -o FILE is short for --o FILE
-  local a = {}
-  for i, v in ipairs(arg or {}) do a[i] = v == "-o" and "--o" or v end
-  return a
-end)())
-if not opts.o then io.stderr:write("record: -o FILE is required (try --help)\n") os.exit(2) end
+})
+if not opts.out then io.stderr:write("record: -o FILE (--out FILE) is required (try --help)\n") os.exit(2) end
 if opts.interval <= 0 then io.stderr:write("record: --interval must be > 0\n") os.exit(2) end
 
 local items
@@ -32,7 +28,7 @@ if opts.items then
   items = {}
   for x in opts.items:gmatch("[^,]+") do items[#items + 1] = math.tointeger(tonumber(x)) or x end
 end
-local ok, rec = pcall(mi.record, { path = opts.o, items = items, fsync = opts.fsync })
+local ok, rec = pcall(mi.record, { path = opts.out, items = items, fsync = opts.fsync })
 if not ok then io.stderr:write("record: ", tostring(rec):gsub("^[^:]*:%d+: ", ""), "\n") os.exit(1) end
 
 local n = opts.count and math.floor(opts.count) or (opts.duration > 0 and math.floor(opts.duration / opts.interval + 0.5) or 0)
@@ -43,7 +39,7 @@ local function progress(final)
   if not tty then return end
   local st = rec:stats()
   local secs = (mi.clock() - t0) / 1000
-  io.stderr:write(string.format("\r%s: %d samples, %.1f KB, %.1f KB/sample (raw %.1f KB), %.0f s%s", opts.o, st.samples,
+  io.stderr:write(string.format("\r%s: %d samples, %.1f KB, %.1f KB/sample (raw %.1f KB), %.0f s%s", opts.out, st.samples,
     st.bytes / 1024, st.last_bytes / 1024, st.last_raw_bytes / 1024, secs, final and "\n" or ""))
 end
 local i = 1   -- the first sample was written when the recording opened
@@ -52,7 +48,7 @@ local okl, err = pcall(function()
   while not stop and (n == 0 or i < n) do
     mi.sleep(opts.interval)
     local good, e = rec:sample()
-    if not good then error("cannot write " .. opts.o .. ": " .. tostring(e), 0) end
+    if not good then error("cannot write " .. opts.out .. ": " .. tostring(e), 0) end
     i = i + 1
     progress(false)
   end

@@ -23,6 +23,20 @@ describe("mi.cli", function()
     assert.is_nil(o.csv)
   end)
 
+  it("takes an option's one-letter spelling (-o FILE for --out FILE) and shows both in --help", function()
+    local spec = { name = "t", about = "a test", sampling = false, options = { { "out", "FILE", "where", nil, short = "o" } } }
+    assert.equal("x.mir", cli.parse(spec, { "-o", "x.mir" }).out)
+    assert.equal("y.mir", cli.parse(spec, { "--out", "y.mir" }).out)
+    assert.equal("z.mir", cli.parse(spec, { "--out=z.mir" }).out)
+    local rc, out = (function()
+      local f = io.popen("lua/mish scripts/record.lua --help")
+      local text = f:read("a")
+      return select(3, f:close()), text
+    end)()
+    assert.equal(0, rc)
+    assert.truthy(out:find("\n  -o, --out FILE ", 1, true), out)
+  end)
+
   it("encodes JSON: arrays, sorted objects, escapes, non-finite numbers as null", function()
     assert.equal('[1,2.5,"a\\"b\\n"]', cli.json({ 1, 2.5, 'a"b\n' }))
     assert.equal('{"a":true,"b":null,"c":[]}', cli.json({ b = 0 / 0, a = true, c = {} }))

@@ -13,7 +13,8 @@ local COMMON = {
   { "plot", "FILE", "also plot the run over time in FILE (.png or .svg, needs gnuplot)" },
 }
 
--- Parses argv against spec {name=, about=, options={{name, ARG|nil, help, default}...}, sampling=bool}.
+-- Parses argv against spec {name=, about=, options={{name, ARG|nil, help, default, short = "o"}...}, sampling=bool}
+-- (short: a one-letter spelling, -o FILE for --out FILE).
 -- Prints --help and exits; raises a usage error on a bad option. Returns the options table.
 function cli.parse(spec, argv)
   argv = argv or arg or {}
@@ -22,12 +23,12 @@ function cli.parse(spec, argv)
   for _, o in ipairs(spec.options or {}) do   -- a script's own text for a common option replaces it
     if at[o[1]] then all[at[o[1]]] = o else all[#all + 1] = o end
   end
-  local opts, by = {}, {}
-  for _, o in ipairs(all) do by[o[1]] = o; opts[o[1]] = o[4] end
+  local opts, by, short = {}, {}, {}
+  for _, o in ipairs(all) do by[o[1]] = o; opts[o[1]] = o[4]; if o.short then short[o.short] = o[1] end end
   local function usage(out)
     out:write("usage: mish ", spec.name, " [options]   (or mish path/to/", spec.name, ".lua)\n", spec.about, "\n\noptions:\n")
     for _, o in ipairs(all) do
-      local flag = "--" .. o[1] .. (o[2] and (" " .. o[2]) or "")
+      local flag = (o.short and ("-" .. o.short .. ", ") or "") .. "--" .. o[1] .. (o[2] and (" " .. o[2]) or "")
       out:write(string.format("  %-18s %s%s\n", flag, o[3], o[4] ~= nil and (" (default " .. tostring(o[4]) .. ")") or ""))
     end
     out:write("  --help             show this help\n")
@@ -43,7 +44,7 @@ function cli.parse(spec, argv)
     local a = argv[i]
     if a == "--help" or a == "-h" then usage(io.stdout) os.exit(0) end
     local name, inline = a:match("^%-%-([%w_-]+)=(.*)$")
-    name = name or a:match("^%-%-([%w_-]+)$")
+    name = name or a:match("^%-%-([%w_-]+)$") or short[a:match("^%-(%w)$") or ""]
     local o = name and by[name]
     if not o then io.stderr:write(spec.name, ": unknown option '", a, "' (try --help)\n") os.exit(2) end
     if o[2] then
