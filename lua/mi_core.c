@@ -1022,6 +1022,12 @@ static int qry_get(lua_State *L) {
     if (qu->domain == MI_DOM_GLOBAL) {
       if (rc >= 0) push_keyed(L, qu, sys, kbase, buf); else lua_pushnil(L);
     } else {
+      /* all processors: the C call gives all 8, as the manual does (unconfigured ones read 0);
+       * a Lua caller gets the configured ones, which the system knows */
+      if (qu->domain == MI_DOM_PROCESSOR && sel == -1) {
+        int cpus = mi_host_cpus(sys);
+        if (cpus >= 1 && cpus < count) count = cpus;
+      }
       lua_pushvalue(L, res);
       for (int r = 0; r < count; r++) { push_keyed(L, qu, sys, kbase, buf + (size_t)r * rec); lua_rawseti(L, -2, ++nres); }
     }

@@ -193,3 +193,26 @@ describe("the literal layer", function()
     assert.equal("integer", math.type(vals[1]))
   end)
 end)
+
+describe("processor records", function()
+  it("s:get('processor') gives the configured CPUs, {cpu = N} any of the 8, the literal call all 8", function()
+    for _, n in ipairs({ 1, 3, 8 }) do
+      local s, sys = H.session({ cpus = n })
+      assert(s:on("global", { "gmc_pauses" }))
+      sys:advance(2000)
+      local recs = assert(s:get("processor"))
+      assert.equal(n, #recs)
+      for c = 1, n do
+        assert.equal(c - 1, recs[c].processor_id)
+        if n <= 3 then assert.is_true(recs[c].gmc_launches > 0, "CPU " .. (c - 1) .. " launched") end
+      end
+      local one = assert(s:get("processor", nil, { cpu = 7 }))
+      assert.equal(1, #one)
+      assert.equal(7, one[1].processor_id)
+      if n < 8 then assert.equal(0, one[1].gmc_launches) end
+      local _, _, all = require("mi.core").prcsrget(s.s, { 20040, 27013 }, 1, -1, 0)
+      assert.equal(8, #all)
+      s:close()
+    end
+  end)
+end)
