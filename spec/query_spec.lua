@@ -32,6 +32,9 @@ local function literal(s, sys, domain, nums, map, sel)
   end
   local f = domain == "process" and core.procget or domain == "io" and core.ioget or core.prcsrget
   rc, st, data = f(s, nums, map, sel, 0)
+  if domain == "processor" and sel == -1 and data then   -- Lua's GET gives the configured processors only
+    while #data > sys:info().cpus do data[#data] = nil end
+  end
   if domain == "process" and sel == -1 and rc == -20015 then
     -- all processes outgrew the buffer: keep the dead-process reports delivered with the
     -- records that fitted and repeat with more room (what s:get promises)

@@ -50,7 +50,9 @@ local function fingerprint(w, cpus, seed, samples, extra)
     h = hash_record(h, s:get("global"), "global")
     for _, r in ipairs(s:get("process")) do h = hash_record(h, r, "process") end
     for _, r in ipairs(s:get("io") or {}) do h = hash_record(h, r, "io") end
-    for _, r in ipairs(s:get("processor") or {}) do h = hash_record(h, r, "processor") end
+    for c = 0, 7 do   -- all 8, the configured and the unconfigured (zeros), as the fingerprints always hashed them
+      for _, r in ipairs(s:get("processor", nil, { cpu = c }) or {}) do h = hash_record(h, r, "processor") end
+    end
   end
   s:close()
   return string.format("%016x", h)
