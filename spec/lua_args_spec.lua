@@ -31,6 +31,24 @@ describe("a wrong Lua argument is never an internal error", function()
     end
     assert.same({}, bad)
   end)
+  it("every call of mi.literal (the manual's calls one to one)", function()
+    local bad, n = {}, 0
+    for name, f in pairs(mi.literal) do
+      if type(f) == "function" then
+        n = n + 1
+        for _, a in ipairs(BAD) do
+          local e = internal(f, table.unpack(a, 1, 3))
+          if e then bad[#bad + 1] = "mi.literal." .. name .. ": " .. e; break end
+        end
+      end
+    end
+    assert.is_true(n >= 19, "calls swept: " .. n)
+    assert.same({}, bad)
+    local ok, err = pcall(function() local r = mi.literal.MIGLOBGET(mi.literal.session(), 5, 1); return r end)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #2 to 'MIGLOBGET' (array of item numbers ending in 0 expected, got number)", 1, true), err)
+    assert.equal(debug.getinfo(1, "S").short_src, err:match("^(.-):%d+:"), "raised at the caller's line: " .. err)
+  end)
   it("every method of a session", function()
     local s = mi.open({ system = "sim", cpus = 1 })
     local bad, n = {}, 0
