@@ -49,6 +49,24 @@ describe("a wrong Lua argument is never an internal error", function()
     assert.truthy(err:find("bad argument #2 to 'MIGLOBGET' (array of item numbers ending in 0 expected, got number)", 1, true), err)
     assert.equal(debug.getinfo(1, "S").short_src, err:match("^(.-):%d+:"), "raised at the caller's line: " .. err)
   end)
+  it("every function of mi.cli and mi.recording (the scripts' libraries)", function()
+    -- recording.open and .window end the program with a message by design (script helpers)
+    local skip = { open = true, window = true }
+    local bad, n = {}, 0
+    for lname, lib in pairs({ cli = require("mi.cli"), recording = require("mi.recording") }) do
+      for name, f in pairs(lib) do
+        if type(f) == "function" and not skip[name] then
+          n = n + 1
+          for _, a in ipairs(BAD) do
+            local e = internal(f, table.unpack(a, 1, 4))
+            if e then bad[#bad + 1] = lname .. "." .. name .. ": " .. e; break end
+          end
+        end
+      end
+    end
+    assert.is_true(n >= 15, "functions swept: " .. n)
+    assert.same({}, bad)
+  end)
   it("every method of a session", function()
     local s = mi.open({ system = "sim", cpus = 1 })
     local bad, n = {}, 0
