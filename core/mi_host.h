@@ -208,21 +208,20 @@ static inline void mi_host_add(mi_system *sys, mi_ctr c, int entity, int64_t del
  * independent loads from the handle instead of the view's lookup chain. Set it up with
  * mi_host_wr_init; it stays valid while its system lives. Fields are the core's. */
 typedef struct mi_host_wr {
-  int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
-  int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
-  const uint8_t *live;          /* the process domain's live flags, NULL in other domains */
-  uint64_t *mod;                /* the process domain's row marks (CHANGED), NULL in other domains */
-  const uint64_t *epoch;        /* the system's CHANGED epoch */
   const uint64_t *gen;          /* the system's layout generation */
   uint64_t at;                  /* the generation it was resolved at */
-  mi_system *sys;
+  int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
+  mi_host_block *blk;           /* the writer block, for a process counter (live flags, row marks,
+                                   epoch); NULL in the other domains */
+  int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
   mi_ctr c;
-} mi_host_wr;
+  mi_system *sys;
+} mi_host_wr;                   /* (what an add reads first, in its first 40 bytes) */
 /* Resolves w again for its system and counter (mi_host_wadd calls it when the layout moved). */
 MI_API void mi_host_wr_resolve(mi_host_wr *w);
 /* Makes w a handle of counter c in sys (a NULL system or a bad counter: every add is ignored). */
 static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
-  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->mod = NULL; w->epoch = NULL; w->stride = 0;
+  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->blk = NULL; w->stride = 0;
   mi_host_wr_resolve(w);
 }
 /* mi_host_add through a handle: the same checks (counter enabled, entity in range, process
@@ -230,9 +229,10 @@ static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
 static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
   if (MI_UNLIKELY(!w->gen || __atomic_load_n(w->gen, __ATOMIC_RELAXED) != w->at)) mi_host_wr_resolve(w);
   if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent)) return;
-  if (w->live) {
-    if (MI_UNLIKELY(!w->live[entity])) return;
-    __atomic_store_n(&w->mod[entity], __atomic_load_n(w->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  mi_host_block *b = w->blk;
+  if (b) {
+    if (MI_UNLIKELY(!b->live[entity])) return;
+    mi_host_mark_(b, entity);
   }
   int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
   __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);

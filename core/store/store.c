@@ -337,8 +337,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   if (!w) return;
   w->nent = 0;
   w->cell0 = NULL;
-  w->live = NULL;
-  w->mod = NULL;
+  w->blk = NULL;
   mi_system *sys = w->sys;
   if (!sys || sys->attached || (uint32_t)w->c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) { w->gen = NULL; return; }
   mi_seg *g = sys->seg;
@@ -351,9 +350,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   if (o < 0 || !cells) return;
   w->cell0 = (int64_t *)(void *)&g->blk + cells + o;
   w->stride = MI_LD(ln->stride);
-  w->live = d == MI_DOM_PROCESS ? g->blk.live : NULL;
-  w->mod = d == MI_DOM_PROCESS ? g->blk.mod : NULL;
-  w->epoch = &g->blk.epoch;
+  w->blk = d == MI_DOM_PROCESS ? &g->blk : NULL;
   w->nent = MI_LD(ln->nent);
 }
 
