@@ -87,7 +87,8 @@ typedef struct mi_serve_options {
  * stop, -1 with the reason in err if it cannot listen. */
 MI_API int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen);
 /* Checks the form of a listen address "[HOST:]PORT" (PORT 0-65535, HOST a name or address,
- * [v6] in brackets) without resolving or binding it: 0, or -1 with the reason in err. */
+ * [v6] in brackets) without resolving or binding it: 0, or -1 with the reason in err (may be
+ * NULL). */
 MI_API int mi_serve_check_listen(const char *spec, char *err, size_t errlen);
 
 /* The request parser behind mi_serve (for tests and fuzzing): parses the head of one request in

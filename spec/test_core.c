@@ -3026,6 +3026,18 @@ static void test_export(void) {
   mi_http_req r;
   const char *ok = "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\nAccept: text/plain\r\nAccept: application/openmetrics-text\r\n\r\n";
   EQ(mi_http_parse(ok, strlen(ok), &r), (long long)strlen(ok), "#15 a request head is parsed to its end");
+  {
+    char e[128];
+    EQ(mi_serve_check_listen("9100", e, sizeof e), 0, "listen: a port alone");
+    EQ(mi_serve_check_listen("0.0.0.0:0", e, sizeof e), 0, "listen: host and port 0");
+    EQ(mi_serve_check_listen("[::1]:9100", e, sizeof e), 0, "listen: a v6 address in brackets");
+    EQ(mi_serve_check_listen("65536", e, sizeof e), -1, "listen: a port past 65535");
+    CHECK(strstr(e, "bad port in '65536'") != NULL, "listen: the reason names the address");
+    EQ(mi_serve_check_listen("[::1", e, sizeof e), -1, "listen: an unclosed bracket");
+    EQ(mi_serve_check_listen("host:", e, sizeof e), -1, "listen: no port");
+    EQ(mi_serve_check_listen("x:-1", NULL, 0), -1, "listen: a sign in the port, no room for a reason");
+    EQ(mi_serve_check_listen(NULL, e, sizeof e), -1, "listen: NULL address");
+  }
   CHECK(strcmp(r.path, "/metrics") == 0 && r.method == 1 && !r.close, "#15 path without the query, GET, keep-alive");
   CHECK(strcmp(r.accept, "text/plain,application/openmetrics-text") == 0, "#15 repeated Accept fields are joined");
   EQ(mi_http_parse(ok, 20, &r), 0, "#15 a partial head needs more bytes");

@@ -258,7 +258,8 @@ static int parse_listen(const char *spec, char host[256], char port[16], char *e
 }
 
 int mi_serve_check_listen(const char *spec, char *err, size_t errlen) {
-  char host[256], port[16];
+  char host[256], port[16], own[8];
+  if (!err || !errlen) { err = own; errlen = sizeof own; }   /* the reason is optional */
   return parse_listen(spec, host, port, err, errlen);
 }
 
