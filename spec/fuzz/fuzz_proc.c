@@ -445,23 +445,28 @@ static int64_t growth(uint64_t now, uint64_t *last) {
   return g;
 }
 
+/* The reader's arithmetic, which stops at INT64_MAX instead of wrapping: a + b of two figures
+ * (each at most INT64_MAX), and a counter's growth added to what it holds. */
+static uint64_t sat_sum(uint64_t a, uint64_t b) { return a + b > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : a + b; }
+static void acc_add(int64_t *acc, int64_t g) { *acc = *acc > INT64_MAX - g ? INT64_MAX : *acc + g; }
+
 /* Folds what one reading of the tree adds into the shadow (version > 0: after a change). */
 static void shadow_read(world *w, int first) {
   tree *t = &w->t;
   if (!stat_read(t)) w->stat_tainted = 1;
   else {
     int64_t g = growth(t->all[0], &w->last_user);
-    if (w->refs[0]) w->acc_user += g;
+    if (w->refs[0]) acc_add(&w->acc_user, g);
     uint64_t sum[8] = {0};
     int64_t ncpu = 0;
     for (int c = 0; c < t->ncpul; c++) {
       if (t->cpu_idx[c] < 0) continue;   /* "cpu-5": the reader skips it */
-      sum[t->cpu_idx[c] % 8] += t->cpu[c][0];
+      sum[t->cpu_idx[c] % 8] = sat_sum(sum[t->cpu_idx[c] % 8], t->cpu[c][0]);
       if ((int64_t)t->cpu_idx[c] + 1 > ncpu) ncpu = (int64_t)t->cpu_idx[c] + 1;
     }
     for (int c = 0; c < 8 && c < ncpu; c++) {
       g = growth(sum[c], &w->last_pc[c]);
-      if (w->refs[3]) w->acc_pc[c] += g;
+      if (w->refs[3]) acc_add(&w->acc_pc[c], g);
     }
   }
   for (int i = 0; i < NP; i++) {
@@ -491,10 +496,10 @@ static void shadow_read(world *w, int first) {
       shadow_ident(t, p);
       memcpy(p->ident_comm, p->comm, sizeof p->comm);
     }
-    int64_t g = growth(p->utime + p->stime, &p->last_cpu);
-    if (w->refs[1]) p->acc_cpu += g;
+    int64_t g = growth(sat_sum(p->utime, p->stime), &p->last_cpu);
+    if (w->refs[1]) acc_add(&p->acc_cpu, g);
     g = growth(p->majflt, &p->last_flt);
-    if (w->refs[2]) p->acc_flt += g;
+    if (w->refs[2]) acc_add(&p->acc_flt, g);
   }
 }
 
@@ -515,8 +520,10 @@ static void shadow_refs(world *w) {
 
 /* MI_Time of n jiffies: ticks per jiffy (3043 x 1000 / hz), divided by the rounding 3042. */
 static uint32_t mi_time_of(const world *w, int64_t jiffies) {
-  int64_t tick = (int64_t)mi_host_ticks_per_ms(w->sys) * 1000 / hz;
-  return (uint32_t)(uint64_t)(jiffies * tick / w->sys->seg->round);
+  int64_t tick = (int64_t)mi_host_ticks_per_ms(w->sys) * 1000 / hz, ticks;
+  if (tick <= 0) return 0;
+  if (__builtin_mul_overflow(jiffies, tick, &ticks)) ticks = INT64_MAX;   /* the cell stops there */
+  return (uint32_t)(uint64_t)(ticks / w->sys->seg->round);
 }
 
 /* ---- AIF calls ---- */
