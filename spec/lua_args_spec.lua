@@ -18,30 +18,29 @@ local function internal(f, ...)
   if not ok and tostring(err):find("attempt to", 1, true) then return tostring(err) end
 end
 
+-- Calls every function of tbl (but those in skip) with each BAD argument list (after self, if
+-- given); returns the internal errors met, labelled prefix .. name, and how many were swept.
+local function sweep(tbl, prefix, skip, self)
+  local bad, n = {}, 0
+  for name, f in pairs(tbl) do
+    if type(f) == "function" and not (skip and skip[name]) then
+      n = n + 1
+      for _, a in ipairs(BAD) do
+        local e
+        if self ~= nil then e = internal(f, self, table.unpack(a, 1, 3)) else e = internal(f, table.unpack(a, 1, 4)) end
+        if e then bad[#bad + 1] = prefix .. name .. ": " .. e; break end
+      end
+    end
+  end
+  return bad, n
+end
+
 describe("a wrong Lua argument is never an internal error", function()
   it("every function of mi", function()
-    local bad = {}
-    for name, f in pairs(mi) do
-      if type(f) == "function" and not SKIP[name] then
-        for _, a in ipairs(BAD) do
-          local e = internal(f, table.unpack(a, 1, 3))
-          if e then bad[#bad + 1] = "mi." .. name .. ": " .. e; break end
-        end
-      end
-    end
-    assert.same({}, bad)
+    assert.same({}, (sweep(mi, "mi.", SKIP)))
   end)
   it("every call of mi.literal (the manual's calls one to one)", function()
-    local bad, n = {}, 0
-    for name, f in pairs(mi.literal) do
-      if type(f) == "function" then
-        n = n + 1
-        for _, a in ipairs(BAD) do
-          local e = internal(f, table.unpack(a, 1, 3))
-          if e then bad[#bad + 1] = "mi.literal." .. name .. ": " .. e; break end
-        end
-      end
-    end
+    local bad, n = sweep(mi.literal, "mi.literal.")
     assert.is_true(n >= 19, "calls swept: " .. n)
     assert.same({}, bad)
     local ok, err = pcall(function() local r = mi.literal.MIGLOBGET(mi.literal.session(), 5, 1); return r end)
@@ -52,35 +51,26 @@ describe("a wrong Lua argument is never an internal error", function()
   it("every function of mi.cli and mi.recording (the scripts' libraries)", function()
     -- recording.open and .window end the program with a message by design (script helpers)
     local skip = { open = true, window = true }
-    local bad, n = {}, 0
-    for lname, lib in pairs({ cli = require("mi.cli"), recording = require("mi.recording") }) do
-      for name, f in pairs(lib) do
-        if type(f) == "function" and not skip[name] then
-          n = n + 1
-          for _, a in ipairs(BAD) do
-            local e = internal(f, table.unpack(a, 1, 4))
-            if e then bad[#bad + 1] = lname .. "." .. name .. ": " .. e; break end
-          end
-        end
-      end
-    end
-    assert.is_true(n >= 15, "functions swept: " .. n)
-    assert.same({}, bad)
+    local bad1, n1 = sweep(require("mi.cli"), "cli.", skip)
+    local bad2, n2 = sweep(require("mi.recording"), "recording.", skip)
+    assert.is_true(n1 + n2 >= 15, "functions swept: " .. n1 + n2)
+    assert.same({}, bad1)
+    assert.same({}, bad2)
   end)
   it("every method of a session", function()
     local s = mi.open({ system = "sim", cpus = 1 })
-    local bad, n = {}, 0
-    for name, f in pairs(getmetatable(s).__index) do
-      if type(f) == "function" and not SKIP[name] then
-        n = n + 1
-        for _, a in ipairs(BAD) do
-          local e = internal(f, s, table.unpack(a, 1, 3))
-          if e then bad[#bad + 1] = "s:" .. name .. ": " .. e; break end
-        end
-      end
-    end
+    local bad, n = sweep(getmetatable(s).__index, "s:", SKIP, s)
     assert.is_true(n >= 10, "methods swept: " .. n)
     assert.same({}, bad)
+    -- called with a dot (s.get("global")) or on something else: the method says so
+    local dot = sweep(getmetatable(s).__index, "s.", SKIP)
+    assert.same({}, dot)
+    local ok, err = pcall(function() local r = s.get("global"); return r end)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad self to 'get' (a session expected, got string): call it as s:get(...), with a colon", 1, true), err)
+    ok, err = pcall(function() local r = s.config(); return r end)
+    assert.truthy(err:find("bad self to 'config' (a session expected, got nil)", 1, true), err)
+    assert.equal(debug.getinfo(1, "S").short_src, err:match("^(.-):%d+:"), "raised at the caller's line: " .. err)
   end)
 end)
 

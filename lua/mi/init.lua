@@ -574,6 +574,7 @@ end
 -- Reads counters. global: values keyed by name (item numbers read them too). process/io/processor: one
 -- record per entity keyed the same way. Returns data, Status; on failure nil, Status in every domain.
 function Session:get(domain, items, opts)
+  if getmetatable(self) ~= Session then error("bad self to 'get' (a session expected, got " .. type(self) .. "): call it as s:get(...), with a colon", 2) end
   if domain ~= "global" and domain ~= "process" and domain ~= "io" and domain ~= "processor" then
     error("unknown domain '" .. tostring(domain) .. "' (" .. DOMAINS .. ")", 2)
   end
@@ -822,6 +823,23 @@ function Session:sample(interval, count, sample, fn)
     prev = cur
   end
 end
+
+-- Raises the error of a session method called on something that is not a session: most often
+-- s.get(...) written for s:get(...).
+local function bad_self(name, self)
+  error(string.format("bad self to '%s' (a session expected, got %s): call it as s:%s(...), with a colon",
+    name, type(self), name), 3)
+end
+-- Every method but get (the hot path, which checks for itself) checks its self first.
+for name, f in pairs(Session) do
+  if type(f) == "function" and not name:find("^__") and name ~= "get" then
+    Session[name] = function(self, ...)
+      if getmetatable(self) ~= Session then bad_self(name, self) end
+      return f(self, ...)
+    end
+  end
+end
+Session.__close = Session.close
 
 -- Sleeps for sec seconds (fractions allowed).
 function M.sleep(sec)
