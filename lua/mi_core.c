@@ -582,6 +582,14 @@ static int get_items(lua_State *L, int i, int32_t *nums) {
   return n;
 }
 
+/* get_items, and the item statuses zeroed for them: a call that fails before it checks its
+ * items writes none, and Lua must not see what the buffer held. */
+static int get_items_st(lua_State *L, int i, int32_t *nums, int32_t *stats) {
+  int n = get_items(L, i, nums);
+  memset(stats, 0, sizeof(int32_t) * (size_t)n);
+  return n;
+}
+
 /* Pushes the statuses array of n entries. */
 static void push_statuses(lua_State *L, const int32_t *st, int n) {
   lua_createtable(L, n, 0);
@@ -696,8 +704,7 @@ static int l_globinstall(lua_State *L) { status_type st; mi_globinstall(checkses
 static int l_globon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
+  int n = get_items_st(L, 2, nums, stats);
   int32_t map = opt_int32(L, 3, 1);
   status_type st;
   mi_globon(u->s, &st, nums, stats, &map, opt_int32(L, 4, 0));
@@ -709,9 +716,8 @@ static int l_globget(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
   slot sl[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
+  int n = get_items_st(L, 2, nums, stats);
   int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 4, 0);
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a GET failing before it plans writes none */
   size_t sz = plan_slots(u->sys ? u->sys->sys : NULL, nums, n, MI_DOM_GLOBAL, map, sl);   /* at most 1023 x 2880 bytes */
   stackbuf sb;
   int bi;
@@ -740,8 +746,7 @@ static int opt_pid(lua_State *L, int i, longint_type *l) {
 static int l_procon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
+  int n = get_items_st(L, 2, nums, stats);
   int32_t map = opt_int32(L, 3, 1);
   longint_type pid; int has = opt_pid(L, 4, &pid);
   status_type st;
@@ -1169,12 +1174,11 @@ static int sel_list(lua_State *L, int inc, int exc, int kind, mi_entity_desc *d)
 static int on_sel(lua_State *L, int kind) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
+  int n = get_items_st(L, 2, nums, stats);
   int32_t map = opt_int32(L, 3, 1), uid = opt_int32(L, 6, 0);
   mi_entity_desc d[MI_SEL_MAX];
   int nd = sel_list(L, 4, 5, kind, d);
   status_type st;
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);
   if (kind == MI_SEL_PROCESS) mi_proconsel(u->s, &st, nums, stats, &map, d, nd, uid);
   else mi_ioonsel(u->s, &st, nums, stats, &map, d, nd, uid);
   return push_on(L, st, stats, n, map);
@@ -1230,8 +1234,7 @@ static int l_readactive(lua_State *L) {
 static int l_ioon(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
+  int n = get_items_st(L, 2, nums, stats);
   int32_t map = opt_int32(L, 3, 1), ldev = opt_int32(L, 4, -1);
   status_type st;
   mi_ioon(u->s, &st, nums, stats, &map, &ldev, opt_int32(L, 5, 0));
@@ -1297,8 +1300,7 @@ static void to_config(lua_State *L, int i, const mi_config_info *c, uint8_t *p, 
 static int l_scget(lua_State *L) {
   lses *u = checkses(L, 1);
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS];
-  int n = get_items(L, 2, nums);
-  memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
+  int n = get_items_st(L, 2, nums, stats);
   uint8_t vals[MI_MAX_ITEMS][16];
   void *ptrs[MI_MAX_ITEMS];
   for (int k = 0; k < n; k++) ptrs[k] = vals[k];

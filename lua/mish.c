@@ -36,10 +36,10 @@ static lua_State *globalL;
 static volatile sig_atomic_t run_signal;    /* the signal that interrupted the running chunk */
 static volatile sig_atomic_t prompt_signal; /* a signal that arrived at the prompt */
 
-/* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
 static void stop_recorder(void);
 static char rec_share[PATH_MAX];   /* --record without --share/--attach: the store file made for it */
 
+/* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
 static void die_by_signal(int sig) {
   stop_recorder();   /* --record: the recorder takes its last sample and closes the file */
   if (rec_share[0]) unlink(rec_share);

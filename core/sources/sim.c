@@ -1517,8 +1517,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   /* the launch's counters */
   int64_t *cr = s->crow[cpu & 7], *gr = s->g0;
   prow pr = prow_of(s, p->slot);
-  const int con = CPU_ON(s);
-  if (con) {
+  if (CPU_ON(s)) {
     RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
     RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
     if (swapped) { RADD(cr, C_SWAP_T, sw); RADD(cr, C_SWAP_C, 1); }

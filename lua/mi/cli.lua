@@ -4,10 +4,6 @@ local mi = require("mi")
 
 local cli = {}
 
--- Raises "bad argument #n to 'cli.fname' (want expected, got ...)" at the caller's line unless ok.
-local function check(ok, n, fname, want, got)
-  if not ok then error(string.format("bad argument #%d to 'cli.%s' (%s expected, got %s)", n, fname, want, type(got)), 3) end
-end
 -- Whether s can turn MI_Time into milliseconds (a session, or a stand-in with an ms method).
 local function has_ms(s) return (type(s) == "table" or type(s) == "userdata") and type(s.ms) == "function" end
 
@@ -24,8 +20,8 @@ local COMMON = {
 -- (short: a one-letter spelling, -o FILE for --out FILE).
 -- Prints --help and exits; raises a usage error on a bad option. Returns the options table.
 function cli.parse(spec, argv)
-  check(type(spec) == "table" and type(spec.name) == "string", 1, "parse", "spec table {name=, about=, options=}", spec)
-  check(argv == nil or type(argv) == "table", 2, "parse", "argument list or nil", argv)
+  mi.arg_check(type(spec) == "table" and type(spec.name) == "string", 1, "cli.parse", "spec table {name=, about=, options=}", spec)
+  mi.arg_check(argv == nil or type(argv) == "table", 2, "cli.parse", "argument list or nil", argv)
   argv = argv or arg or {}
   local all, at = {}, {}
   if spec.sampling ~= false then for _, o in ipairs(COMMON) do all[#all + 1] = o; at[o[1]] = #all end end
@@ -147,8 +143,8 @@ function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t or cli.sample_time
 -- finish() ends a table run with the average of every row over the samples, sar's "Average"
 -- (rows matched by their first column; numbers averaged, text kept when it never changed).
 function cli.output(opts, cols, out)
-  check(type(opts) == "table", 1, "output", "options table (cli.parse's)", opts)
-  check(type(cols) == "table", 2, "output", "list of columns {key, heading [, format]}", cols)
+  mi.arg_check(type(opts) == "table", 1, "cli.output", "options table (cli.parse's)", opts)
+  mi.arg_check(type(cols) == "table", 2, "cli.output", "list of columns {key, heading [, format]}", cols)
   out = out or io.stdout
   local o = { header_done = false, samples = 0, avg = {}, order = {} }
   -- Prints rows as an aligned text table under title (nil: none).
@@ -256,8 +252,8 @@ end
 -- Ctrl-C ends the loop as the count would (so the run's averages still print); returns the
 -- number of samples taken.
 function cli.loop(opts, fn)
-  check(type(opts) == "table", 1, "loop", "options table (cli.parse's)", opts)
-  check(type(fn) == "function", 2, "loop", "function", fn)
+  mi.arg_check(type(opts) == "table", 1, "cli.loop", "options table (cli.parse's)", opts)
+  mi.arg_check(type(fn) == "function", 2, "cli.loop", "function", fn)
   local n = math.floor(opts.count or 1)
   local i = 0
   local ok, err = pcall(function()
@@ -287,7 +283,7 @@ end
 -- Checks a --plot file before the run: .png or .svg, a writable directory, gnuplot installed.
 -- Returns true or nil, why.
 function cli.plot_check(file)
-  check(type(file) == "string", 1, "plot_check", "file name", file)
+  mi.arg_check(type(file) == "string", 1, "cli.plot_check", "file name", file)
   if not (file:match("%.svg$") or file:match("%.png$")) then return nil, "the file name must end in .png or .svg" end
   local dir = file:match("^(.*)/[^/]*$") or "."
   if dir == "" then dir = "/" end
@@ -305,8 +301,8 @@ end
 -- style "lines" (default) and "stacked" (bands adding up, 0-100) have a time-of-day axis (x: wall-clock
 -- seconds); "bars" puts the series side by side over the labels xtics. Each series has its own colour.
 function cli.plot(file, series)
-  check(type(file) == "string", 1, "plot", "file name", file)
-  check(type(series) == "table", 2, "plot", "series table", series)
+  mi.arg_check(type(file) == "string", 1, "cli.plot", "file name", file)
+  mi.arg_check(type(series) == "table", 2, "cli.plot", "series table", series)
   local ok, err = cli.plot_check(file)
   if not ok then return nil, err end
   local svg = file:match("%.svg$")
@@ -387,7 +383,7 @@ end
 -- order (a series not in a sample is a gap); finish() writes opts.plot (if given) with spec
 -- {title=, ylabel=, style=} and says so on stderr, or exits 1 with gnuplot's error.
 function cli.recorder(opts, name, spec)
-  check(type(opts) == "table", 1, "recorder", "options table (cli.parse's)", opts)
+  mi.arg_check(type(opts) == "table", 1, "cli.recorder", "options table (cli.parse's)", opts)
   local r = { x = {}, order = {}, ys = {} }
   function r.add(values)
     if not opts.plot then return end
@@ -429,10 +425,10 @@ end
 -- unless pmc_disc_read/write and pmc_pg_fault_objcl_ were sampled. A process born in the
 -- interval counts from zero.
 function cli.process_rates(s, prev, cur, ms)
-  check(has_ms(s), 1, "process_rates", "session", s)
-  check(type(prev) == "table", 2, "process_rates", "table pid -> process record", prev)
-  check(type(cur) == "table", 3, "process_rates", "table pid -> process record", cur)
-  check(type(ms) == "number", 4, "process_rates", "milliseconds", ms)
+  mi.arg_check(has_ms(s), 1, "cli.process_rates", "session", s)
+  mi.arg_check(type(prev) == "table", 2, "cli.process_rates", "table pid -> process record", prev)
+  mi.arg_check(type(cur) == "table", 3, "cli.process_rates", "table pid -> process record", cur)
+  mi.arg_check(type(ms) == "number", 4, "cli.process_rates", "milliseconds", ms)
   local rows = {}
   for pid, r in pairs(cur) do
     local o = prev[pid]
@@ -453,10 +449,10 @@ end
 -- delta: the whole record's difference, for arrays such as the object classes); counters
 -- not sampled read 0; an LDEV not in the earlier sample is left out.
 function cli.disk_rates(s, prev, cur, ms)
-  check(has_ms(s), 1, "disk_rates", "session", s)
-  check(type(prev) == "table", 2, "disk_rates", "list of I/O records", prev)
-  check(type(cur) == "table", 3, "disk_rates", "list of I/O records", cur)
-  check(type(ms) == "number", 4, "disk_rates", "milliseconds", ms)
+  mi.arg_check(has_ms(s), 1, "cli.disk_rates", "session", s)
+  mi.arg_check(type(prev) == "table", 2, "cli.disk_rates", "list of I/O records", prev)
+  mi.arg_check(type(cur) == "table", 3, "cli.disk_rates", "list of I/O records", cur)
+  mi.arg_check(type(ms) == "number", 4, "cli.disk_rates", "milliseconds", ms)
   local old, rows = {}, {}
   for _, r in ipairs(prev) do old[r.ldev] = r end
   for _, r in ipairs(cur) do

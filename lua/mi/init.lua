@@ -9,7 +9,7 @@ local M = { core = core, USER_ID = 666 }
 -- ok is false (level: that caller's level from here, default 3).
 local function arg_check(ok, n, fname, expected, v, level)
   if not ok then
-    error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected,
+    error(string.format("bad argument #%s to '%s' (%s expected, got %s)", tostring(n), tostring(fname), tostring(expected),
       type(v) == "number" and tostring(v) or type(v)), level or 3)
   end
 end
@@ -222,6 +222,9 @@ local function status(code)
   return setmetatable({ code = code, name = s.name, message = s.message, ok = code == 0 or code >= 20000 }, Status)
 end
 M.Status = status
+-- Raises "bad argument #n to 'fname' (expected expected, got ...)" at the caller's caller's line
+-- unless ok: the check mi's functions make, for modules built on mi (mi.cli, mi.recording).
+M.arg_check = arg_check
 
 -- ---------------------------------------------------------------- item lists
 -- Expands names, numbers and globs into item numbers of a domain; raises naming the bad one.
@@ -571,10 +574,17 @@ function Session:query(domain, nums, map)
   return q
 end
 
+-- Raises the error of a session method called on something that is not a session: most often
+-- s.get(...) written for s:get(...).
+local function bad_self(name, self)
+  error(string.format("bad self to '%s' (a session expected, got %s): call it as s:%s(...), with a colon",
+    name, type(self), name), 3)
+end
+
 -- Reads counters. global: values keyed by name (item numbers read them too). process/io/processor: one
 -- record per entity keyed the same way. Returns data, Status; on failure nil, Status in every domain.
 function Session:get(domain, items, opts)
-  if getmetatable(self) ~= Session then error("bad self to 'get' (a session expected, got " .. type(self) .. "): call it as s:get(...), with a colon", 2) end
+  if getmetatable(self) ~= Session then bad_self("get", self) end
   if domain ~= "global" and domain ~= "process" and domain ~= "io" and domain ~= "processor" then
     error("unknown domain '" .. tostring(domain) .. "' (" .. DOMAINS .. ")", 2)
   end
@@ -824,12 +834,6 @@ function Session:sample(interval, count, sample, fn)
   end
 end
 
--- Raises the error of a session method called on something that is not a session: most often
--- s.get(...) written for s:get(...).
-local function bad_self(name, self)
-  error(string.format("bad self to '%s' (a session expected, got %s): call it as s:%s(...), with a colon",
-    name, type(self), name), 3)
-end
 -- Every method but get (the hot path, which checks for itself) checks its self first.
 for name, f in pairs(Session) do
   if type(f) == "function" and not name:find("^__") and name ~= "get" then

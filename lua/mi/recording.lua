@@ -5,16 +5,11 @@ local mi = require("mi")
 local core = mi.core
 
 local R = {}
-
--- Raises "bad argument #n to 'recording.fname' (want expected, got ...)" at the caller's line unless ok.
-local function check(ok, n, fname, want, got)
-  if not ok then error(string.format("bad argument #%d to 'recording.%s' (%s expected, got %s)", n, fname, want, type(got)), 3) end
-end
 R.DOMAINS = { "global", "process", "io", "processor" }
 
 -- Splits argv into the recording FILE (the first non-option) and the rest.
 function R.args(argv)
-  check(type(argv) == "table", 1, "args", "argument list", argv)
+  mi.arg_check(type(argv) == "table", 1, "recording.args", "argument list", argv)
   local file, rest = nil, {}
   local i = 1
   while argv[i] do
@@ -36,8 +31,8 @@ end
 
 -- ISO 8601 UTC text of a recorded time in ticks (milliseconds shown).
 function R.stamp(ticks, tpm)
-  check(math.type(ticks) == "integer", 1, "stamp", "ticks (an integer)", ticks)
-  check(math.type(tpm) == "integer" and tpm > 0, 2, "stamp", "ticks per millisecond (an integer > 0)", tpm)
+  mi.arg_check(math.type(ticks) == "integer", 1, "recording.stamp", "ticks (an integer)", ticks)
+  mi.arg_check(math.type(tpm) == "integer" and tpm > 0, 2, "recording.stamp", "ticks per millisecond (an integer > 0)", tpm)
   local ms = ticks // tpm
   return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
 end
@@ -62,10 +57,10 @@ end
 -- Calls fn(ev, seg) for each applied sample in [from, to] (seg counts segments: a restart begins
 -- a new one) and on_segment(seg) when a segment begins.
 function R.walk(r, from, to, fn, on_segment)
-  check(type(r) == "userdata", 1, "walk", "recording reader", r)
-  check(math.type(from) == "integer", 2, "walk", "ticks", from)
-  check(math.type(to) == "integer", 3, "walk", "ticks", to)
-  check(type(fn) == "function", 4, "walk", "function", fn)
+  mi.arg_check(type(r) == "userdata", 1, "recording.walk", "recording reader", r)
+  mi.arg_check(math.type(from) == "integer", 2, "recording.walk", "ticks", from)
+  mi.arg_check(math.type(to) == "integer", 3, "recording.walk", "ticks", to)
+  mi.arg_check(type(fn) == "function", 4, "recording.walk", "function", fn)
   r:seek(from)
   local seg = 0
   while true do

@@ -50,6 +50,7 @@ local DOCS = {
   ["mi.replay"] = "mi.replay(path [, {from=, to=, speed=N|'max'}]) -> a system playing the recording back (times ISO 8601, '@ticks' or '+10m')",
   ["mi.replay_drive"] = "mi.replay_drive(system, speed): makes sleep and the clock step the recording (what mish --replay does for a script)",
   ["mi.recording_state"] = "mi.recording_state(path [, out]) -> the recording's verify code, having said on stderr what is wrong with it, if anything",
+  ["mi.arg_check"] = "mi.arg_check(ok, n, fname, expected, value): unless ok, raises \"bad argument #n to 'fname' (expected expected, got ...)\" at your caller's line",
   ["mi.sync_items"] = "mi.sync_items([system]): merges the user-defined counters of the systems known here into mi.items",
 }
 M.DOCS = DOCS
