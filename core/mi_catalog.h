@@ -17,15 +17,21 @@ typedef enum { MI_INST_YES, MI_INST_NO, MI_INST_NOT_INCREMENTED } mi_instrumente
 typedef enum { MI_TYPE_I32, MI_TYPE_I32A, MI_TYPE_I64, MI_TYPE_FILENAME, MI_TYPE_CLOCK,
                MI_TYPE_CALENDAR, MI_TYPE_JSNUM } mi_type;
 typedef enum { MI_SRC_MANUAL, MI_SRC_EXAMPLE, MI_SRC_INFERRED } mi_source;
+/* What a value reads as: a running total (a rate over an interval means something), a level
+ * (a value now: a queue length, a setting, a time of day) or a watermark (the highest or lowest
+ * value seen). */
+typedef enum { MI_READ_TOTAL, MI_READ_LEVEL, MI_READ_WATERMARK } mi_reading;
 
 /* One catalog item. index is the dense position among its domain's counters (-1 for pseudo-items);
- * description is one line saying what the item measures. */
+ * description is one line saying what the item measures; reading is an mi_reading (kept last,
+ * so the fields before it stay where they were). */
 typedef struct mi_item_info {
   int32_t item;
   const char *name;
   uint8_t domain, kind, unit, instrumented, type, source;
   int16_t index;
   const char *description;
+  uint8_t reading;
 } mi_item_info;
 
 typedef enum { MI_CT_I32, MI_CT_BOOL, MI_CT_BA96, MI_CT_BA64, MI_CT_CA8 } mi_config_type;
@@ -66,6 +72,8 @@ MI_API const char *mi_unit_name(int unit);
 MI_API const char *mi_type_name(int type);
 MI_API const char *mi_instrumented_name(int inst);
 MI_API const char *mi_source_name(int src);
+/* Returns the name of an mi_reading ("total", "level", "watermark"), or "?". */
+MI_API const char *mi_reading_name(int reading);
 
 /* Returns the number of object classes of a mapping (720, 33, 10), or -1. */
 MI_API int mi_objcl_len(int mapping);

@@ -63,8 +63,8 @@ MI_API mi_system *mi_export_system(const mi_export *x);
 /* Frees an exporter and its own session (a caller's session: only its counters go off); accepts NULL. */
 MI_API void mi_export_free(mi_export *x);
 
-/* Returns 1 if an item is exported as a gauge (a level: current, maximum, minimum, priority...),
- * 0 as a counter (always for a user-defined counter); the rule is in core/README.md. */
+/* Returns 1 if an item is exported as a gauge (its catalog reading is a level or a watermark),
+ * 0 as a counter (a total; always for a user-defined counter). */
 MI_API int mi_export_is_gauge(const mi_item_info *it);
 /* Returns the HELP text of an item: its catalog description once there is one, else its name. */
 MI_API const char *mi_export_help(const mi_item_info *it);

@@ -1388,7 +1388,7 @@ static int l_time(lua_State *L) {
 
 /* Pushes an item description table. */
 static void push_item(lua_State *L, const mi_item_info *it) {
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 11);
   lua_pushinteger(L, it->item); lua_setfield(L, -2, "item");
   lua_pushstring(L, it->name); lua_setfield(L, -2, "name");
   lua_pushstring(L, mi_domain_name(it->domain)); lua_setfield(L, -2, "domain");
@@ -1397,6 +1397,7 @@ static void push_item(lua_State *L, const mi_item_info *it) {
   lua_pushstring(L, mi_type_name(it->type)); lua_setfield(L, -2, "type");
   lua_pushstring(L, mi_instrumented_name(it->instrumented)); lua_setfield(L, -2, "instrumented");
   lua_pushstring(L, mi_source_name(it->source)); lua_setfield(L, -2, "source");
+  lua_pushstring(L, mi_reading_name(it->reading)); lua_setfield(L, -2, "reading");
   lua_pushinteger(L, mi_item_size(it, 2)); lua_setfield(L, -2, "size");
   lua_pushstring(L, it->description); lua_setfield(L, -2, "description");
 }
@@ -1887,19 +1888,20 @@ static int rdr_info(lua_State *L) {
   lua_pushinteger(L, in->udef_count); lua_setfield(L, -2, "udef_count");
   return 1;
 }
-/* recording:layout(domain) -> array of {item=, name=, kind=, unit=, words=}: the segment's items of the domain. */
+/* recording:layout(domain) -> array of {item=, name=, kind=, unit=, reading=, words=}: the segment's items of the domain. */
 static int rdr_layout(lua_State *L) {
   const mi_rec_item *its;
   int n = mi_rec_layout(checkrdr(L, 1), check_domain(L, 2), &its, NULL);
   lua_createtable(L, n, 0);
   for (int i = 0; i < n; i++) {
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, its[i].item); lua_setfield(L, -2, "item");
     lua_pushinteger(L, its[i].words); lua_setfield(L, -2, "words");
     if (its[i].it) {
       lua_pushstring(L, its[i].it->name); lua_setfield(L, -2, "name");
       lua_pushstring(L, mi_kind_name(its[i].it->kind)); lua_setfield(L, -2, "kind");
       lua_pushstring(L, mi_unit_name(its[i].it->unit)); lua_setfield(L, -2, "unit");
+      lua_pushstring(L, mi_reading_name(its[i].it->reading)); lua_setfield(L, -2, "reading");
     }
     lua_rawseti(L, -2, i + 1);
   }

@@ -1,8 +1,8 @@
 -- summary.lua: what a recording saw, per item and entity: samples, coverage of the window,
 -- the average rate (time-weighted: the counted total over the time between samples, segment
 -- by segment, never across a restart), the lowest and highest interval rates with their
--- times; for level items (current values, maxima) the plain and time-weighted averages and
--- the extremes. MI_Time items are shown in seconds (a rate of 0.5 = half of each second).
+-- times; for levels and watermarks (the catalog's reading: current values, settings, maxima)
+-- the plain and time-weighted averages and the extremes. MI_Time items are shown in seconds (a rate of 0.5 = half of each second).
 local mi = require("mi")
 local cli = require("mi.cli")
 local rec = require("mi.recording")
@@ -30,9 +30,6 @@ local from, to = rec.window("summary", r, opts.from, opts.to)
 local tps = info.tpm * 1000   -- ticks per second
 local pat = opts.items and ("^" .. opts.items:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
 
--- Level items hold a current value or a maximum, not a count.
-local function is_level(name) return name and (name:find("current") or name:find("maximum") or name:find("_max$")) ~= nil end
-
 local layout, stats, order, nsamples, segments = {}, {}, {}, 0, 0
 rec.walk(r, from, to, function(ev, seg)
   nsamples = nsamples + 1
@@ -46,7 +43,7 @@ rec.walk(r, from, to, function(ev, seg)
           local k = d .. "|" .. ent .. "|" .. name
           local s = stats[k]
           if not s then
-            s = { domain = d, entity = ent, item = name, level = is_level(name), time = it.unit == "mi_time", n = 0,
+            s = { domain = d, entity = ent, item = name, reading = it.reading, level = it.reading ~= nil and it.reading ~= "total", time = it.unit == "mi_time", n = 0,
                   total = 0, dt = 0, sumv = 0, sumvdt = 0, nv = 0 }
             stats[k] = s
             order[#order + 1] = k
@@ -164,7 +161,7 @@ for _, k in ipairs(order) do
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
     coverage = nsamples > 0 and 100 * s.n / nsamples or 0, unit = s.time and "s" or "" }
   if s.level then
-    row.kind = "level"
+    row.kind = s.reading   -- level or watermark
     row.avg = s.nv > 0 and s.sumv / s.nv or 0
     row.twavg = s.dt > 0 and s.sumvdt / s.dt or row.avg
     row.min, row.min_at, row.max, row.max_at = s.minv, s.mint and rec.stamp(s.mint, info.tpm), s.maxv, s.maxt and rec.stamp(s.maxt, info.tpm)

@@ -15,6 +15,36 @@ describe("mi.item", function()
     assert.is_nil(mi.item("no_such_counter"))
     assert.is_nil(mi.item({}))
   end)
+  it("says what a value reads as: a total, a level or a watermark (the catalog's reading column)", function()
+    assert.equal("total", mi.item("gmt_idle").reading)
+    assert.equal("level", mi.item("gmc_cur_ready_queue").reading)
+    assert.equal("watermark", mi.item("gmc_max_ready_queue").reading)
+    assert.equal("level", mi.item("pid").reading)
+    assert.equal("total", mi.item("pmc_process_priority").reading)   -- counts adjustments, whatever its name says
+    assert.truthy(mi.describe("gmc_sm_lru_depth"):find("a level (its value now)", 1, true))
+    assert.truthy(mi.describe(21177):find("a total", 1, true))
+  end)
+  -- The column was first derived from the names, then read against the manual's sentences;
+  -- these hold names, descriptions and column together so that a new row cannot contradict them.
+  it("keeps the reading column consistent with names and descriptions", function()
+    local bad = {}
+    for _, it in ipairs(mi.items) do
+      if it and not it.userdef then
+        local d, n, r = it.description, it.name, it.reading
+        local why
+        if it.kind ~= "simple" and it.kind ~= "pseudo" and r ~= "total" and not n:find("_cur_") then why = "a class histogram is a total"
+        elseif it.kind == "pseudo" and r ~= "level" then why = "a pseudo-item is a level"
+        elseif (d:find("^Times ") or d:find("^Time [a-z ]*spent") or d:find("^Summed ")) and r ~= "total" then why = "its description counts"
+        elseif n:find("_cur_") and r ~= "level" then why = "a cur item is a level"
+        elseif (d:find("right now") or d:find(" now$") or d:find(" now ")) and not d:find("not files open now") and r ~= "level" then why = "its description says now"
+        elseif (d:find("^Longest ") or d:find("^Shortest ") or d:find("^Deepest ") or d:find("^Most ")
+          or d:find("^Slowest ") or d:find("^Quickest ") or d:find("high%-water")) and r ~= "watermark" then why = "its description names an extreme"
+        end
+        if why then bad[#bad + 1] = string.format("%d %s (%s): %s", it.item, n, r, why) end
+      end
+    end
+    assert.same({}, bad)
+  end)
   it("covers the example programs' items with their names", function()
     local names = { [21176] = "gmt_paused", [21181] = "gmt_disp_act", [21233] = "gmc_stop_priority_preemption",
       [21306] = "gmc_mem_clock_cycles", [21317] = "gmt_cm_time", [23050] = "imc_read_objcl_" }

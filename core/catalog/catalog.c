@@ -100,6 +100,7 @@ static const char *const unit_names[] = {"count", "mi_time", "none"};
 static const char *const inst_names[] = {"yes", "no", "not_incremented"};
 static const char *const type_names[] = {"I32", "I32A", "I64", "filename", "clock", "calendar", "jsnum"};
 static const char *const src_names[] = {"manual", "example_h", "inferred"};
+static const char *const reading_names[] = {"total", "level", "watermark"};
 #define NAME_OF(tab, i) ((i) >= 0 && (size_t)(i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : "?")
 const char *mi_domain_name(int d) { return NAME_OF(dom_names, d); }
 const char *mi_kind_name(int k) { return NAME_OF(kind_names, k); }
@@ -107,6 +108,7 @@ const char *mi_unit_name(int u) { return NAME_OF(unit_names, u); }
 const char *mi_instrumented_name(int i) { return NAME_OF(inst_names, i); }
 const char *mi_type_name(int t) { return NAME_OF(type_names, t); }
 const char *mi_source_name(int s) { return NAME_OF(src_names, s); }
+const char *mi_reading_name(int r) { return NAME_OF(reading_names, r); }
 
 int mi_objcl_len(int mapping) {
   static const int len[3] = {720, 33, 10};

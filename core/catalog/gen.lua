@@ -32,6 +32,7 @@ local enum = {
   type = { I32 = "MI_TYPE_I32", I32A = "MI_TYPE_I32A", I64 = "MI_TYPE_I64", filename = "MI_TYPE_FILENAME",
            clock = "MI_TYPE_CLOCK", calendar = "MI_TYPE_CALENDAR", jsnum = "MI_TYPE_JSNUM" },
   source = { manual = "MI_SRC_MANUAL", example_h = "MI_SRC_EXAMPLE", inferred = "MI_SRC_INFERRED" },
+  reading = { total = "MI_READ_TOTAL", level = "MI_READ_LEVEL", watermark = "MI_READ_WATERMARK" },
 }
 local function e(col, v) return assert(enum[col][v], col .. ": bad value '" .. v .. "'") end
 
@@ -50,9 +51,9 @@ for _, r in ipairs(items) do
   if r.kind ~= "pseudo" then idx = dense[r.domain] or 0; dense[r.domain] = idx + 1 end
   -- every item says what it measures, in our words (spec/catalog_spec.lua checks the wording)
   assert(r.description ~= "" and r.description:lower() ~= r.name:gsub("_", " "), "items.tsv: no description for " .. r.item)
-  w(string.format("  {%s, %s, %s, %s, %s, %s, %s, %s, %d, %s},\n", r.item, q(r.name), e("domain", r.domain),
+  w(string.format("  {%s, %s, %s, %s, %s, %s, %s, %s, %d, %s, %s},\n", r.item, q(r.name), e("domain", r.domain),
     e("kind", r.kind), e("unit", r.unit), e("instrumented", r.instrumented), e("type", r.type),
-    e("source", r.source), idx, q(r.description)))
+    e("source", r.source), idx, q(r.description), e("reading", r.reading)))
 end
 w("};\nconst int mi_nitems_ = ", #items, ";\n")
 w("const int mi_domain_counters_[MI_DOM_COUNT] = {", dense.global or 0, ", ", dense.process or 0, ", ",

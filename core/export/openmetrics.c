@@ -107,31 +107,11 @@ struct mi_export {
 
 /* ---- catalog rules ---- */
 
-/* Returns 1 if name has the word w (between '_' or the ends). */
-static int has_word(const char *name, const char *w, int from_word) {
-  size_t wl = strlen(w);
-  int k = 0;
-  for (const char *p = name; *p; k++) {
-    const char *e = strchr(p, '_');
-    size_t l = e ? (size_t)(e - p) : strlen(p);
-    if (k >= from_word && l == wl && memcmp(p, w, wl) == 0) return 1;
-    if (!e) break;
-    p = e + 1;
-  }
-  return 0;
-}
-
 int mi_export_is_gauge(const mi_item_info *it) {
-  if (!it || it->kind != MI_KIND_SIMPLE) return 0;
-  if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX) return 0;   /* a user-defined counter accumulates, whatever its name */
-  static const char *const level[] = {"cur", "current", "maximum", "priority", "percent", "pressure", "num"};
-  for (size_t k = 0; k < sizeof level / sizeof *level; k++)
-    if (has_word(it->name, level[k], 1)) return 1;
-  /* max/min name a level unless they qualify a threshold ("think_under_min_threshold") */
-  if ((has_word(it->name, "max", 1) || has_word(it->name, "min", 1)) && !strstr(it->name, "threshold") &&
-      !strstr(it->name, "swaplist"))
-    return 1;
-  return 0;
+  /* the catalog's reading column: a level or a watermark is a gauge (a class array of pages
+   * now too); a total and a user-defined counter (it accumulates, whatever its name) are counters */
+  return it && it->kind != MI_KIND_PSEUDO && it->reading != MI_READ_TOTAL &&
+         (uint32_t)it->item - MI_UDEF_FIRST >= MI_UDEF_MAX;
 }
 
 const char *mi_export_help(const mi_item_info *it) {

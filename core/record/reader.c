@@ -231,6 +231,7 @@ static int get_udefs(mi_rec_reader *r, mir_cur *c) {
     it->kind = MI_KIND_SIMPLE;
     it->instrumented = MI_INST_YES;
     it->source = MI_SRC_INFERRED;
+    it->reading = MI_READ_TOTAL;   /* every kind accumulates (a level's time integral for busy/queue) */
     it->index = -1;
     it->unit = time ? MI_UNIT_MI_TIME : MI_UNIT_COUNT;
     it->type = kind == MI_UDEF_FACCUM ? MI_TYPE_I64 : kind == MI_UDEF_QBUSY || el > 1 ? MI_TYPE_I32A : MI_TYPE_I32;

@@ -149,6 +149,7 @@ typedef struct sproc {
   int32_t rpos;           /* index in the ready list while READY */
   int32_t unit;           /* a job's own device (printer or tape LDEV), 0 none */
   int32_t sysno;          /* a system process's place in the default machine's list (6 = SYSMAIN) */
+  int32_t swap_pg;        /* its pages that swap-ins brought into memory, replaceable until it ends */
 } sproc;
 _Static_assert(sizeof(sproc) == 128, "a model process is two cache lines");
 
@@ -188,7 +189,7 @@ enum {
   P_LRD_SZ, P_LWT_SZ, P_TRD_SZ, P_TWT_SZ, P_TIMED_T, P_TIMED_C, P_TAPE_RD, P_TAPE_RD_SZ, P_PRN_WT, P_PRN_WT_SZ,
   P_TAPE_OTHER, P_PRN_OTHER, P_TERM_OTHER, P_SW2CM_WRAP, G_SW2CM_WRAP, G_MAX_PF_DEPTH,
   G_PGM_ALLOC, G_LIB_ALLOC, G_CUR_PGM, G_CUR_LIB, G_THINK_UNDER, I_REP_START, I_REP_STOP, I_REP_KB, I_REP_MIBS,
-  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, NCTR
+  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, G_LRU, NCTR
 };
 
 /* The counters of the global domain that every launch adds to: summed through a step and added
@@ -228,14 +229,16 @@ enum { R_FILE, R_IMAGE, R_SQL, R_IPC, R_MEM, R_TERM, R_SYS, NROOM };
 /* What one operation of a room counts: global item, process item (0 none), how many per
  * operation on average (whole part always, the fraction by chance), and for a run of n
  * consecutive items (a histogram) one of them chosen at random. Pairs keep "the processes'
- * sum is the global". */
+ * sum is the global". A watermark row (the catalog's reading) records a depth drawn for each of
+ * its events as a maximum instead; a level cannot be a row (gmc_sm_lru_depth is modeled in
+ * room_op). */
 static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n; } evrows[] = {
   /* file system: opens, closes, the mapped-file reads and writes, space for new files */
   {R_FILE, 21359, 25256, 1}, {R_FILE, 21360, 25257, 1}, {R_FILE, 21358, 25255, 0.15}, {R_FILE, 21361, 25258, 0.05},
   {R_FILE, 21334, 25248, 3}, {R_FILE, 21335, 25249, 1}, {R_FILE, 21342, 25250, 0.6}, {R_FILE, 21344, 25252, 0.2},
   {R_FILE, 21349, 0, 0.1}, {R_FILE, 21350, 0, 0.05}, {R_FILE, 21351, 25251, 0.3}, {R_FILE, 21352, 25254, 0.1},
   {R_FILE, 21353, 25253, 0.05}, {R_FILE, 21336, 0, 2.4}, {R_FILE, 21337, 0, 0.6}, {R_FILE, 21338, 0, 1.3},
-  {R_FILE, 21339, 0, 4}, {R_FILE, 21340, 0, 0.3}, {R_FILE, 21324, 0, 0.1}, {R_FILE, 21325, 0, 0.05},
+  {R_FILE, 21340, 0, 0.3}, {R_FILE, 21324, 0, 0.1}, {R_FILE, 21325, 0, 0.05},
   {R_FILE, 21326, 0, 0.3}, {R_FILE, 21327, 0, 0.1}, {R_FILE, 21328, 0, 0.1}, {R_FILE, 21329, 0, 0.03},
   {R_FILE, 21330, 0, 0.1}, {R_FILE, 21331, 0, 0.02}, {R_FILE, 21332, 0, 0.02}, {R_FILE, 21333, 0, 0.01},
   {R_FILE, 21345, 0, 0.01}, {R_FILE, 21346, 0, 0.01}, {R_FILE, 21347, 0, 0.02}, {R_FILE, 21348, 0, 0.01},
@@ -287,6 +290,7 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
   {R_MEM, 21257, 0, 0.02}, {R_MEM, 21258, 0, 0.02},
 };
 #define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
+#define LRU_MAX 1000        /* closed-file entries the file system's LRU list keeps (ours: the manual gives no size) */
 #define EV_MAXHITS 64       /* the most fraction events one operation counts */
 #define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
 #define EV_TOP_BITS 10      /* a draw's top bits that name its row outright in most cases */
@@ -355,6 +359,8 @@ typedef struct sim {
   mi_ctr rs[NREASON][5];    /* stop reason -> its global stop, global cur_blk, process count, process time, processor counters */
   mi_ctr ev[NEVROW][2];     /* room event row -> its global and process counters */
   uint8_t ev_objcl[NEVROW]; /* 1 when the row's global counter is by object class */
+  uint8_t ev_wmark[NEVROW]; /* 1 when the row's global counter is a watermark (a depth per event, kept as the maximum) */
+  int64_t lru_depth;        /* closed-file entries on the file system's LRU list (21339, a level) */
   int32_t ev_whole[NEVROW]; /* each row's whole count per operation */
   int whole[NROOM][NEVROW], nwhole[NROOM];     /* each room's rows with a whole count */
   int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
@@ -374,6 +380,7 @@ typedef struct sim {
   int low_slot[8];          /* the DS/ES process each CPU held at the end of the last step, -1 none */
   double pressure;          /* memory in use / memory size (item 3039), from the last census */
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
+  int64_t swap_cur[2];      /* replaceable pages in memory (21294) of native-mode and CM processes */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
   int64_t dispatches;
   int trap_in;              /* launches until the next stack overflow trap (every 1,009th) */
@@ -381,7 +388,6 @@ typedef struct sim {
   uint8_t rdom[NCTR];       /* role -> its counter's domain (MI_DOM_COUNT: no counter) */
   double cs_avg_ms;         /* running average of the sessions' CPU per transaction (the CS quantum) */
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
-  uint32_t level_mask;      /* which per-process storage levels were being counted at the last census */
   uint64_t step_no;
   uint64_t opseq;           /* rooms' operations so far (the event rows' draws are keyed by it) */
   int ev_lo[NROOM], ev_hi[NROOM], wt_lo[NROOM], wt_hi[NROOM];   /* each room's rows in the tables */
@@ -401,7 +407,7 @@ typedef struct sim {
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
   int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
   int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
-  struct evact { int32_t g, p; uint8_t n, objcl; } evact[NEVROW];  /* ... the same with the row's shape, together */
+  struct evact { int32_t g, p; uint8_t n, objcl, wmark; } evact[NEVROW];  /* ... the same with the row's shape, together */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
@@ -470,7 +476,7 @@ static const struct { int role; int32_t item; int n; } roles[] = {
   {G_LIB_ALLOC, 21247}, {G_CUR_PGM, 21250}, {G_CUR_LIB, 21251}, {G_THINK_UNDER, 21032}, {I_REP_START, 23069},
   {I_REP_STOP, 23070}, {I_REP_KB, 23071}, {I_REP_MIBS, 23072}, {I_REP_T, 23073}, {I_REP_PCT, 23074},
   {P_SW2NM, 25196}, {G_DISP_C, 21169}, {P_DOTHER, 25171}, {I_CTRL, 23039}, {P_TAPE_WT, 25178},
-  {P_TAPE_WT_SZ, 25180},
+  {P_TAPE_WT_SZ, 25180}, {G_LRU, 21339},
 };
 
 /* A counter only if the manual says it is instrumented: the rest must stay zero, so the model
@@ -520,6 +526,7 @@ static void resolve(sim *s) {
     s->ev[i][0] = inst_counter(evrows[i].gitem); s->ev[i][1] = inst_counter(evrows[i].pitem);
     const mi_item_info *it = mi_item_lookup(evrows[i].gitem);
     s->ev_objcl[i] = it && it->kind == MI_KIND_OBJCL;
+    s->ev_wmark[i] = it && it->reading == MI_READ_WATERMARK;
     int r = evrows[i].room;
     double frac = evrows[i].per_op - (int32_t)evrows[i].per_op;
     s->ev_whole[i] = (int32_t)evrows[i].per_op;
@@ -819,9 +826,9 @@ static int32_t word_of(const sim *s, const mi_host_block *b, mi_ctr c) {
 /* Reads the store's layout into the step's rows and words if it moved since the last reading
  * (s->cnt must be this step's). On a failed allocation nothing is counted this step, and the
  * next step tries again. */
-static void sync_layout(mi_system *sys, sim *s) {
+static int sync_layout(mi_system *sys, sim *s) {
   uint64_t gen = mi_host_layout_gen(sys);
-  if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return;
+  if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return 0;
   mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
   s->live = b->live; s->mod = b->mod; s->epoch = &b->epoch;
   int32_t most = 1;
@@ -851,7 +858,7 @@ static void sync_layout(mi_system *sys, sim *s) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, b, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, b, s->ev[i][1]);
     for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, b, s->ev_hist[i][k]) : -1;
-    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i]};
+    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i]};
   }
   for (int k = 0; k < NREASON; k++) {
     const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));
@@ -861,6 +868,7 @@ static void sync_layout(mi_system *sys, sim *s) {
   s->g0 = row_of(s, MI_DOM_GLOBAL, 0);
   for (int c = 0; c < 8; c++) s->crow[c] = row_of(s, MI_DOM_PROCESSOR, c);
   s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = ok;
+  return 1;
 }
 
 /* Entity e's row of domain d (not the process domain), the sink if nobody counts the domain or
@@ -882,6 +890,8 @@ static inline prow prow_of(sim *s, int slot) {
 #define WADD(r, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (r) + o_; __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); } } while (0)
 #define PWADD(pr, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (pr).row + o_; \
     __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
+/* Raises word w (-1: nothing) of row r to v. */
+#define WMAX(r, w, v) do { int32_t o_ = (w); int64_t v_ = (v); if (o_ >= 0 && (r)[o_] < v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
 /* Adds v to a role's counter in row r / process row pr. */
 #define RADD(r, role, v) WADD(r, s->col[role], v)
 #define PADD(pr, role, v) PWADD(pr, s->col[role], v)
@@ -890,9 +900,6 @@ static inline prow prow_of(sim *s, int slot) {
     if (oc_ >= 0 && (unsigned)k_ < 720u) WADD(r, oc_ + s->fold[k_], v); } while (0)
 #define POBJ(pr, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
     if (oc_ >= 0 && (unsigned)k_ < 720u) PWADD(pr, oc_ + s->fold[k_], v); } while (0)
-/* Sets a simple counter of process row pr to v (marks the row only when the value moves). */
-#define PSET(pr, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (pr).row[o_] != v_) { \
-    __atomic_store_n((pr).row + o_, v_, __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
 
 /* Sets a simple counter of row r to v / raises it to v. */
 #define RSETW(r, w, v) do { int32_t o_ = (w); int64_t v_ = (v); if (o_ >= 0 && (r)[o_] != v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
@@ -916,9 +923,6 @@ static inline void cadd(sim *s, int role, int e, int64_t v) {
  * only in a step, where s->cnt is the step's). */
 #define SET(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_set((sys), (c), (e), (v)); } while (0)
 #define MAX(sys, s, c, e, v) do { if ((s)->cnt && (c).id >= 0 && ON((s), (c).id >> MI_HOST_INDEX_BITS)) mi_host_max((sys), (c), (e), (v)); } while (0)
-/* Adds to an object-class counter, nothing while its domain counts nothing (as ADD). */
-#define OBJCL(sys, c, e, cls, v) do { \
-    if (s->cnt && (c).id >= 0 && ON(s, (c).id >> MI_HOST_INDEX_BITS)) mi_host_add_objcl((sys), (c), (e), (cls), (v)); } while (0)
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
@@ -948,10 +952,47 @@ static const int32_t store_sz[4][10] = {
   {64, 32, 48, 0, 192, 0, 0, 128, 64, 0}, {32, 16, 16, 24, 0, 96, 32, 64, 0, 96},
 };
 
+/* The large-map classes 0-9 (the storage classes of store_sz). */
+static const int CLS10[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+/* Writes a level kept by object class into row (the global row or a process's): class cls[k]
+ * holds lv[k]; classes that fold into one word of the mapping in use are summed, and each word
+ * is stored once (a reader never sees it half written). Nothing while nobody counts the role. */
+static void objcl_level(sim *s, int64_t *row, int role, const int *cls, const int64_t *lv, int n) {
+  int32_t oc = s->ocol[role];
+  if (!s->cnt || oc < 0) return;
+  for (int k = 0; k < n; k++) {
+    int w = s->fold[cls[k]], first = 1;
+    for (int j = 0; j < k; j++) if (s->fold[cls[j]] == w) first = 0;
+    if (!first) continue;
+    int64_t v = 0;
+    for (int j = k; j < n; j++) if (s->fold[cls[j]] == w) v += lv[j];
+    __atomic_store_n(row + oc + w, v, __ATOMIC_RELAXED);
+  }
+}
+
+/* The system's resident pages by class (21286): a quarter of the live processes' storage. */
+static void res_levels(sim *s) {
+  int64_t lv[10];
+  for (int c = 0; c < 10; c++) lv[c] = s->store_cur[0][c] / 4;
+  objcl_level(s, s->g0, G_RES_PG, CLS10, lv, 10);
+}
+
+/* The replaceable pages in memory by class (21294): what swap-ins brought in. */
+static void swap_levels(sim *s) {
+  static const int cls[2] = {2, 3};
+  objcl_level(s, s->g0, G_SWAP_PG, cls, s->swap_cur, 2);
+}
+
+/* The row of store_sz of p's kind. */
+static const int32_t *store_of(const sproc *p) {
+  return store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
+}
+
 /* A process comes (dir 1) or goes (dir -1): its storage, virtual memory and objects by class,
  * its resident pages, and the system's totals, which are the sums over the live processes. */
 static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
-  const int32_t *sz = store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
+  const int32_t *sz = store_of(p);
   int64_t pages = 0;
   for (int c = 0; c < 10; c++) {
     if (!sz[c]) continue;
@@ -964,45 +1005,52 @@ static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
     if (dir > 0) {
       mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, v[0]); ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]);
       mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, v[1]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]);
-      OBJCL(sys, s->c[P_MAIN_PG], p->slot, c, sz[c] / 4);
     }
-    OBJCL(sys, s->c[G_RES_PG], 0, c, dir * (sz[c] / 4));
     pages += sz[c] / 4;
   }
+  if (dir > 0) { int64_t main_pg[10]; for (int c = 0; c < 10; c++) main_pg[c] = sz[c] / 4; objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10); }
+  res_levels(s);
   if (dir > 0) { ADD(sys, s, G_CUM_ALLOC, 0, pages); ADD(sys, s, P_CUM_ALLOC, p->slot, pages); ADD(sys, s, G_ROC_CUM, 0, sz[4] / 4 + sz[5] / 4); }
   else ADD(sys, s, G_CUM_ALLOC_FREE, 0, pages);
   mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
 }
 
-/* Once a second: the system's storage levels again, and the processes' ones for counters
- * enabled since the last second (a level set while nobody counted it was not kept). */
-static void refresh_levels(mi_system *sys, sim *s) {
+/* The programs and libraries loaded now (21250, 21251): the sessions' two programs and the
+ * jobs' two, and the system XL once a user program runs. */
+static void loader_levels(mi_system *sys, sim *s) {
+  int pgms = (s->w.sessions > 0) + (s->w.sessions > 1) + (s->w.jobs > 0) + (s->w.jobs > 1);
+  mi_host_set(sys, s->c[G_CUR_PGM], 0, pgms);
+  mi_host_set(sys, s->c[G_CUR_LIB], 0, pgms > 0);
+}
+
+/* The process's storage levels (what storage() sets at its birth) written again. */
+static void proc_levels(mi_system *sys, sim *s, const sproc *p) {
+  const int32_t *sz = store_of(p);
+  int64_t main_pg[10];
+  for (int c = 0; c < 10; c++) {
+    mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, sz[c]);
+    mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
+    main_pg[c] = sz[c] / 4;
+  }
+  objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
+}
+
+/* Writes every level the model keeps: the system's (once a second, and whenever the layout
+ * moved) and, with procs, every live process's (when the layout moved: an ON starts its cells
+ * at zero, and a level written while nobody counted it was not kept). A level is written whole,
+ * never added to, so it reads the same whenever it was enabled. */
+static void write_levels(mi_system *sys, sim *s, int procs) {
   for (int c = 0; c < 10; c++)
     for (int m = 0; m < 3; m++)
       mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
   mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
-  uint32_t mask = 0;
-  for (int c = 0; c < 10; c++) {
-    mask |= (uint32_t)mi_host_active(sys, s->c[P_SEC_CUR + c]) << c;
-    mask |= (uint32_t)mi_host_active(sys, s->c[P_VM_CUR + c]) << (10 + c);
-  }
-  mask |= (uint32_t)mi_host_active(sys, s->c[P_MAIN_PG]) << 20;
-  mask |= (uint32_t)mi_host_active(sys, s->c[G_RES_PG]) << 21;
-  uint32_t fresh = mask & ~s->level_mask;
-  s->level_mask = mask;
-  if (!fresh) return;
-  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++) {
-    const sproc *p = &s->p[i];
-    if (p->state == S_FREE) continue;
-    const int32_t *sz = store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
-    for (int c = 0; c < 10; c++) {
-      if (fresh >> c & 1) mi_host_set(sys, s->c[P_SEC_CUR + c], i, sz[c]);
-      if (fresh >> (10 + c) & 1) mi_host_set(sys, s->c[P_VM_CUR + c], i, 2 * sz[c]);
-      if (fresh >> 20 & 1) OBJCL(sys, s->c[P_MAIN_PG], i, c, sz[c] / 4);
-    }
-  }
-  if (fresh >> 21 & 1)
-    for (int c = 0; c < 10; c++) OBJCL(sys, s->c[G_RES_PG], 0, c, s->store_cur[0][c] / 4);
+  mi_host_set(sys, s->c[G_LRU], 0, s->lru_depth);
+  loader_levels(sys, s);
+  res_levels(s);
+  swap_levels(s);
+  if (!procs) return;
+  for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
+    if (s->p[i].state != S_FREE) proc_levels(sys, s, &s->p[i]);
 }
 
 /* Creates a model process; returns its index or -1. */
@@ -1031,8 +1079,7 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   if (kind == K_CI) stop(sys, s, p, K_CHILD, 0);   /* the CI waits for its program from now on */
   if (kind == K_USER || kind == K_JOB) {   /* the loader maps its program and the system XL */
     ADD(sys, s, G_PGM_ALLOC, 0, 1); ADD(sys, s, G_LIB_ALLOC, 0, 1);
-    mi_host_set(sys, s->c[G_CUR_PGM], 0, (s->w.sessions > 0) + (s->w.sessions > 1) + (s->w.jobs > 0) + (s->w.jobs > 1));
-    mi_host_set(sys, s->c[G_CUR_LIB], 0, 1);
+    loader_levels(sys, s);
   }
   return slot;
 }
@@ -1114,6 +1161,11 @@ static void logon(mi_system *sys, sim *s) {
 /* Ends a job: its process dies. */
 static void end_proc(mi_system *sys, sim *s, sproc *p) {
   storage(sys, s, p, -1);
+  if (p->swap_pg) {   /* its replaceable pages leave memory with it */
+    s->swap_cur[p->cm] -= p->swap_pg;
+    p->swap_pg = 0;
+    swap_levels(s);
+  }
   mi_host_proc_exit(sys, p->slot);
   set_state(s, p, S_FREE);
   ADD(sys, s, G_COMPL, 0, 1);
@@ -1249,6 +1301,13 @@ static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
   return x ^ (x >> 31);
 }
 
+/* A depth drawn from an event's bits for a watermark row (a hash chain a collision found):
+ * 2 and more, each further entry half as likely, at most 17. */
+static int64_t ev_depth(uint64_t x) {
+  uint32_t y = (uint32_t)(x >> 16) | 0x8000u;
+  return 2 + __builtin_ctz(y);
+}
+
 /* 1 if anybody counts the global or process domain now (else the event rows are skipped). */
 static int counting(const mi_system *sys) {
   const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
@@ -1274,7 +1333,11 @@ static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
   s->room_ops[room]++;
   if (!counting(sys)) return;
   int64_t *gr = s->g0;
-  for (int k = 0; k < s->nwhole[room]; k++) ev_count(s, gr, pr, s->whole[room][k], s->ev_whole[s->whole[room][k]], cls);
+  for (int k = 0; k < s->nwhole[room]; k++) {
+    int i = s->whole[room][k];
+    if (s->ev_wmark[i]) WMAX(gr, s->evcol[i][0], ev_depth(ev_hash(s, op, 64 + k)));
+    else ev_count(s, gr, pr, i, s->ev_whole[i], cls);
+  }
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
    * chosen by its fraction */
   int nch = s->nchance[room];
@@ -1295,6 +1358,7 @@ static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
       continue;
     }
     if (a->objcl) { if (a->g >= 0 && (unsigned)cls < 720u) WADD(gr, a->g + s->fold[cls], 1); }
+    else if (a->wmark) WMAX(gr, a->g, ev_depth(x));
     else { WADD(gr, a->g, 1); PWADD(pr, a->p, 1); }
   }
 }
@@ -1303,6 +1367,10 @@ static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
  * Returns 1 when p now waits. */
 static int room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at) {
   room_events(sys, s, pr, room, 7);
+  if (room == R_FILE) {   /* the file it closes keeps its entry on the LRU list, which holds LRU_MAX (then an entry is reused) */
+    if (s->lru_depth < LRU_MAX) s->lru_depth++;
+    if (s->cnt) RSET(s->g0, G_LRU, s->lru_depth);
+  }
   if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
     PADD(pr, P_DOTHER, 1);
     POBJ(pr, P_DOTHER_OBJ, 7, 1);
@@ -1387,10 +1455,18 @@ static void io_done(mi_system *sys, sim *s, sproc *p) {
   if (IO_ON(s)) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);
 }
 
+/* Gives p priority pri, counting the adjustment (pmc_process_priority counts how often a
+ * process's priority changed, not what it is). */
+static void set_pri(sim *s, sproc *p, int32_t pri) {
+  if (p->pri == pri) return;
+  p->pri = pri;
+  cadd(s, P_PRI, p->slot, 1);
+}
+
 /* A system process wakes for its periodic duty, in the BS queue. */
 static void duty_wake(mi_system *sys, sim *s, sproc *p) {
   p->burst = expo(s, sys, 2.0) + 1;
-  p->pri = QBASE(s, p->queue);
+  set_pri(s, p, QBASE(s, p->queue));
   p->quantum_used = 0;
 }
 
@@ -1416,7 +1492,7 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   p->first_done = 0;
   p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
   p->burst = expo(s, sys, s->w.txn_cpu_ms / (p->ios_left + 1)) + 1;
-  p->pri = QBASE(s, p->queue);
+  set_pri(s, p, QBASE(s, p->queue));
   p->quantum_used = 0;
 }
 
@@ -1478,6 +1554,17 @@ static void add_sums(sim *s) {
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
+/* A launch swaps p in: up to 8 more of its pages come into memory as replaceable ones, as long
+ * as it has pages that are not resident (21294 is a level: they stay until p ends). Returns 1 +
+ * the pages added. */
+static int swap_in(sim *s, sproc *p) {
+  int32_t sz = store_of(p)[p->cm ? 3 : 2], room = sz - sz / 4 - p->swap_pg, n = room < 8 ? room : 8;
+  if (n <= 0) return 1;
+  p->swap_pg += n;
+  s->swap_cur[p->cm] += n;
+  return 1 + n;
+}
+
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   (void)sys;
   int64_t disp = s->tpm_20 < *budget ? s->tpm_20 : *budget;   /* 50 us to launch */
@@ -1495,7 +1582,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
     sw = s->tpm_2 < *budget ? s->tpm_2 : *budget;
     *budget -= sw;
-    swapped = 1;
+    swapped = swap_in(s, p);
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
   ++s->dispatches;
@@ -1528,14 +1615,13 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
   if (swapped) {
     RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
-    ROBJ(gr, G_SWAP_PG, p->cm ? 3 : 2, 8);
+    if (swapped > 1) swap_levels(s);
   }
   if (trapped) {
     RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1);
     RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
   }
   PADD(pr, P_TIME, run);
-  PSET(pr, P_PRI, p->pri);
   if (p->cm) { PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
 }
 
@@ -1543,8 +1629,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
 static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now) {
   if (p->quantum_used >= QUANTUM(s, p->queue)) {   /* quantum expired: decay toward the limit */
     p->quantum_used = 0;
-    p->pri -= 128;
-    if (p->pri < QLIMIT(s, p->queue)) p->pri = QLIMIT(s, p->queue);
+    set_pri(s, p, p->pri - 128 < QLIMIT(s, p->queue) ? QLIMIT(s, p->queue) : p->pri - 128);
     (void)cpu;
     stop(sys, s, p, K_QUANTUM, 0);
     p->stopped = K_QUANTUM;
@@ -1740,21 +1825,23 @@ static void repair_second(mi_system *sys, sim *s, int64_t now) {
 static void step(mi_system *sys, sim *s, int64_t ms) {
   cache_config(sys, s);
   s->step_no++;
+  int layout_moved = 0;
   {
     const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
     int was = s->cnt;
     s->cnt = 0;
     for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
     if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
-    sync_layout(sys, s);
+    if (sync_layout(sys, s) && s->cnt) layout_moved = 1;
   }
+  if (layout_moved) write_levels(sys, s, 1);   /* counters enabled since: their levels now */
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) {
     logon(sys, s);
     s->last_logon = now;
     xm_second(sys, s, now);
-    refresh_levels(sys, s);
+    write_levels(sys, s, 0);
     repair_second(sys, s, now);
   }
   /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */

@@ -135,6 +135,8 @@ function M.find(pat, domain)
 end
 
 -- Returns a one-line description of an item, configuration item or status.
+local READING_WORDS = { total = "a total (rates mean something)", level = "a level (its value now)",
+  watermark = "a watermark (the highest or lowest seen)" }
 function M.describe(x)
   local it = M.item(x)
   if it and it.userdef then
@@ -143,8 +145,8 @@ function M.describe(x)
       it.help ~= "" and (": " .. it.help) or "")
   end
   if it then
-    return string.format("%d %s: %s. [%s %s counter (%s, %s), %s%s]", it.item, it.name, it.description, it.domain,
-      it.kind, it.type, it.unit,
+    return string.format("%d %s: %s. [%s %s counter (%s, %s), %s, %s%s]", it.item, it.name, it.description, it.domain,
+      it.kind, it.type, it.unit, READING_WORDS[it.reading] or it.reading,
       it.instrumented == "yes" and "instrumented" or it.instrumented == "no" and "not instrumented (stays 0)"
         or "not incremented (TurboIMAGE, stays 0)", it.source ~= "manual" and ("; number from " .. it.source) or "")
   end

@@ -6,7 +6,7 @@ local M = {}
 local DOCS = {
   ["mi.open"] = "mi.open{system=, user_id=} -> session: a privileged, authorized MI caller",
   ["mi.system"] = "mi.system{workload='oltp'|'file.lua'|table, cpus=, seed=, sessions=, ..., realtime=false} -> a simulated system of your own",
-  ["mi.item"] = "mi.item(number|name [, domain]) -> catalog entry {item,name,domain,kind,unit,type,instrumented}",
+  ["mi.item"] = "mi.item(number|name [, domain]) -> catalog entry {item,name,domain,kind,unit,reading,type,instrumented,description}",
   ["mi.find"] = "mi.find(pattern|word [, domain]) -> items whose name matches ('gmc_stop_*', a Lua pattern) or whose name or description holds a word ('idle')",
   ["mi.describe"] = "mi.describe(item|config item|status) -> one line about it",
   ["mi.status"] = "mi.status(code|name) -> {code, name, message}",
