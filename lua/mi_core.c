@@ -901,11 +901,13 @@ static int l_query(lua_State *L) {
   qu->domain = d;
   qu->n = n = mi_query_items(qu->q);
   qu->state_at = qu->ldev_at = -1;
-  lua_createtable(L, 0, 1);          /* the records' metatable */
+  lua_createtable(L, 0, 2);          /* the records' metatable */
   lua_createtable(L, 0, n);          /* its __index's map: item number -> name */
   lua_pushvalue(L, -1);
   lua_pushcclosure(L, rec_index, 1);
   lua_setfield(L, -3, "__index");
+  lua_pushstring(L, mi_domain_name(d));   /* and the records' domain (mi.delta reads what each item is) */
+  lua_setfield(L, -3, "domain");
   lua_createtable(L, n, 0);          /* keys */
   lua_createtable(L, 0, n);          /* names seen */
   int32_t at = 0;

@@ -771,17 +771,23 @@ function Session:records(domain, items, opts) return self:get(domain, items, opt
 -- ---------------------------------------------------------------- analysis helpers
 local MAXINT, MININT = 2147483647, -2147483648
 
--- Rollover-correct difference of two I32 counter samples (chapter 2's formula).
+-- Rollover-correct difference of two I32 counter samples (chapter 2's formula); of two records
+-- (or tables of them), each total's difference, while a record's levels and watermarks (queue
+-- lengths, maxima, the pid, the program: what mi.item(name).reading does not call a total) keep
+-- their new values — a difference of a level means nothing, and one that went down would wrap.
 function M.delta(new, old)
   arg_check(type(new) == "table" or type(new) == "number", 1, "delta", "number or record", new)
   arg_check(type(old) == type(new), 2, "delta", type(new) == "table" and "record (as #1)" or "number (as #1)", old)
   if type(new) == "table" then
-    local d = {}
+    local d, mt = {}, getmetatable(new)
+    local names = type(mt) == "table" and rawget(mt, "domain") and BY_NAME[rawget(mt, "domain")]
     for k, v in pairs(new) do
-      if type(v) == "number" and type(old[k]) == "number" then d[k] = M.delta(v, old[k])
+      local it = names and names[k]
+      if it and it.reading ~= "total" then d[k] = v
+      elseif type(v) == "number" and type(old[k]) == "number" then d[k] = M.delta(v, old[k])
       elseif type(v) == "table" and type(old[k]) == "table" then d[k] = M.delta(v, old[k]) end
     end
-    return setmetatable(d, getmetatable(new))   -- a record's numbers still reach named values
+    return setmetatable(d, mt)   -- a record's numbers still reach named values
   end
   if new >= old then return new - old end
   return new - MININT + MAXINT + 1 - old

@@ -10,7 +10,7 @@ local DOCS = {
   ["mi.find"] = "mi.find(pattern|word [, domain]) -> items whose name matches ('gmc_stop_*', a Lua pattern) or whose name or description holds a word ('idle')",
   ["mi.describe"] = "mi.describe(item|config item|status) -> one line about it",
   ["mi.status"] = "mi.status(code|name) -> {code, name, message}",
-  ["mi.delta"] = "mi.delta(new, old) -> rollover-correct difference (numbers or tables of them)",
+  ["mi.delta"] = "mi.delta(new, old) -> rollover-correct difference (numbers or tables of them; a record's levels keep their new values)",
   ["mi.rate"] = "mi.rate(delta, interval_ms) -> per second",
   ["mi.pct"] = "mi.pct(part, whole) -> percentage",
   ["mi.label"] = "mi.label(array [, 'semaphore'|mapping]) -> {class_name = value} for non-zero classes",
