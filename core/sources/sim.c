@@ -149,7 +149,8 @@ typedef struct sproc {
   int32_t rpos;           /* index in the ready list while READY */
   int32_t unit;           /* a job's own device (printer or tape LDEV), 0 none */
   int32_t sysno;          /* a system process's place in the default machine's list (6 = SYSMAIN) */
-  int32_t swap_pg;        /* its pages that swap-ins brought into memory, replaceable until it ends */
+  int16_t swap_pg;        /* its pages that swap-ins brought into memory, replaceable until it ends */
+  int16_t swap_room;      /* ... at most its non-resident pages of its class (set at its birth) */
 } sproc;
 _Static_assert(sizeof(sproc) == 128, "a model process is two cache lines");
 
@@ -989,6 +990,12 @@ static const int32_t *store_of(const sproc *p) {
   return store_sz[p->kind == K_SYS || p->kind == K_JSMAIN ? 0 : p->kind == K_CI ? 1 : p->cm ? 3 : 2];
 }
 
+/* The pages of p that swap-ins may bring in: its non-resident pages of its class. */
+static int16_t swap_room_of(const sproc *p) {
+  int32_t sz = store_of(p)[p->cm ? 3 : 2];
+  return (int16_t)(sz - sz / 4);
+}
+
 /* A process comes (dir 1) or goes (dir -1): its storage, virtual memory and objects by class,
  * its resident pages, and the system's totals, which are the sums over the live processes. */
 static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
@@ -1075,6 +1082,7 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   p->cpu = slot % mi_host_cpus(sys);
   p->stopped = -1;
   set_state(s, p, kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE);
+  p->swap_room = swap_room_of(p);
   storage(sys, s, p, 1);
   if (kind == K_CI) stop(sys, s, p, K_CHILD, 0);   /* the CI waits for its program from now on */
   if (kind == K_USER || kind == K_JOB) {   /* the loader maps its program and the system XL */
@@ -1558,9 +1566,9 @@ static void add_sums(sim *s) {
  * as it has pages that are not resident (21294 is a level: they stay until p ends). Returns 1 +
  * the pages added. */
 static int swap_in(sim *s, sproc *p) {
-  int32_t sz = store_of(p)[p->cm ? 3 : 2], room = sz - sz / 4 - p->swap_pg, n = room < 8 ? room : 8;
+  int room = p->swap_room - p->swap_pg, n = room < 8 ? room : 8;
   if (n <= 0) return 1;
-  p->swap_pg += n;
+  p->swap_pg = (int16_t)(p->swap_pg + n);
   s->swap_cur[p->cm] += n;
   return 1 + n;
 }
@@ -1976,6 +1984,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->stopped = -1;
     p->cpu = slot % mi_host_cpus(sys);
     set_state(s, p, S_SLEEP);
+    p->swap_room = swap_room_of(p);
     storage(sys, s, p, 1);
   }
   mi_source_attach(sys, &mi_source_sim_ops, s);
