@@ -975,8 +975,9 @@ static void push_keyed(lua_State *L, const lqry *qu, mi_system *sys, int kbase, 
   }
 }
 
-/* q:get([sel [, user_id]]) -> overall, statuses, data: the GET of the query's domain for sel
- * (pid, ldev or processor id; -1 or nil = all). data: global, one table keyed by item name and
+/* q:get([sel [, user_id [, quiet]]]) -> overall, statuses, data: the GET of the query's domain
+ * for sel (pid, ldev or processor id; -1 or nil = all); with quiet, statuses is nil when every
+ * item's status is 0 (no table to build). data: global, one table keyed by item name and
  * number (nil on error); else an array of such tables, one per record (process records also
  * have state = "alive"|"dead", I/O records type = the device type's name). The buffer holds
  * every record there is; if processes outgrow it meanwhile (-20015), the dead-process
@@ -985,6 +986,7 @@ static int qry_get(lua_State *L) {
   lqry *qu = checkqry(L, 1);
   lua_Integer sel = luaL_optinteger(L, 2, -1);
   int32_t uid = opt_int32(L, 3, 0);
+  int quiet = lua_toboolean(L, 4);
   lua_settop(L, 3);
   lua_getiuservalue(L, 1, 1);
   mi_system *sys = mi_session_system(((lses *)lua_touserdata(L, -1))->s);
@@ -1005,7 +1007,8 @@ static int qry_get(lua_State *L) {
   int all_procs = qu->domain == MI_DOM_PROCESS && sel == -1;
   if (all_procs) want = want + 64 < MI_MAX_PROCESSES ? want + 64 : MI_MAX_PROCESSES;
   if (rec && want > INT32_MAX / rec) want = INT32_MAX / rec;
-  lua_newtable(L);
+  if (qu->domain == MI_DOM_GLOBAL) lua_pushnil(L);   /* (one record, no list) */
+  else lua_newtable(L);
   int res = lua_gettop(L), nres = 0;
   stackbuf sb;
   int bi, rc;
@@ -1025,7 +1028,9 @@ static int qry_get(lua_State *L) {
       continue;
     }
     lua_pushinteger(L, rc);
-    push_statuses(L, stats, n);
+    int any = !quiet;
+    for (int k = 0; k < n && !any; k++) any = stats[k] != 0;
+    if (any) push_statuses(L, stats, n); else lua_pushnil(L);
     if (qu->domain == MI_DOM_GLOBAL) {
       if (rc >= 0) push_keyed(L, qu, sys, kbase, buf); else lua_pushnil(L);
     } else {

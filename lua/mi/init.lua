@@ -183,7 +183,27 @@ end
 
 -- ---------------------------------------------------------------- statuses as data
 local Status = {}
-Status.__index = Status
+-- A GET's Status holds only its code and lists (no table built per call for what the code
+-- says): .name, .message and .ok come from the code; a GET whose items all passed leaves .items
+-- out, and reading it gives the zeros, one per item asked (.item_nums), made then and kept.
+Status.__index = function(t, k)
+  local m = Status[k]
+  if m ~= nil then return m end
+  local code = rawget(t, "code")
+  if k == "ok" then return math.type(code) == "integer" and (code == 0 or code >= 20000) end
+  if k == "name" or k == "message" then
+    local d = math.type(code) == "integer" and (STATUS_BY[code] or M.status(code))
+    return d and d[k] or (k == "name" and "UNKNOWN" or "unknown status")
+  end
+  if k == "items" then
+    local nums = rawget(t, "item_nums")
+    if type(nums) ~= "table" then return nil end
+    local z = {}
+    for i = 1, #nums do z[i] = 0 end
+    rawset(t, "items", z)
+    return z
+  end
+end
 -- "ITEM (code NAME: message)" for each item a Status's per-item statuses (.items: a list in the
 -- order asked, .item_nums naming it, or NAME = Status; .verify: NAME = Status) did not pass.
 local function blamed(s)
@@ -621,11 +641,10 @@ function Session:get(domain, items, opts)
   elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
   elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
-  local rc, st, data = q:get(sel)
+  local rc, st, data = q:get(sel, 0, true)
   rc, st = in_callers_list(rc, st, nums, domain)
-  local s = STATUS_BY[rc] or M.status(rc) or { name = "UNKNOWN", message = "unknown status" }
-  local r = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st, item_nums = nums }, Status)
-  if r.code < 0 then return nil, r end
+  local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)
+  if rc < 0 then return nil, r end
   return data, r
 end
 

@@ -33,7 +33,7 @@ local DOCS = {
   ["s:read_active"] = "s:read_active('process'|'ldev' [, items, {include=, exclude=, mode='list'|'exact'|'changed', max=, context=}]) -> records, context (nil when done), Status",
   ["s:active"] = "s:active('process'|'ldev' [, items, opts]) -> iterator over read-active records: for rec in s:active(...) do ... end",
   ["s:records"] = "s:records(domain [, items, opts]) -> the same as s:get (a list of records)",
-  ["s:query"] = "s:query(domain, {item numbers}, mapping) -> q, a prepared read kept per list: q:get([sel]) -> overall, statuses, data",
+  ["s:query"] = "s:query(domain, {item numbers}, mapping) -> q, a prepared read kept per list: q:get([sel [, uid [, quiet]]]) -> overall, statuses (nil with quiet when all 0), data",
   ["s:close"] = "s:close(): ends the session; everything it enabled is turned off",
   ["mi.attach"] = "mi.attach(path) -> the system another process shares at path (mish --share, mi.system{share=}); mi.open{system = mi.attach(p)}",
   ["mi.open_system"] = "mi.open_system('sim'|'sim:WORKLOAD'|'host'|'host:/proc-root' [, {workload=, cpus=, age_ms=, virtual=, share=}]) -> a system",
