@@ -36,6 +36,7 @@ describe("mi.item", function()
         elseif it.kind == "pseudo" and r ~= "level" then why = "a pseudo-item is a level"
         elseif (d:find("^Times ") or d:find("^Time [a-z ]*spent") or d:find("^Summed ")) and r ~= "total" then why = "its description counts"
         elseif n:find("_cur_") and r ~= "level" then why = "a cur item is a level"
+        elseif (d:find("^Moment ") or d:find("^When ")) and r ~= "level" then why = "a time of day is a level"
         elseif (d:find("right now") or d:find(" now$") or d:find(" now ")) and not d:find("not files open now") and r ~= "level" then why = "its description says now"
         elseif (d:find("^Longest ") or d:find("^Shortest ") or d:find("^Deepest ") or d:find("^Most ")
           or d:find("^Slowest ") or d:find("^Quickest ") or d:find("high%-water")) and r ~= "watermark" then why = "its description names an extreme"

@@ -62,8 +62,8 @@ describe("a simulated level reads the same whenever it was enabled", function()
       early:advance(10350); late:advance(10350)   -- not on one of the model's seconds
       on(late)
       local bad = {}
-      for _ = 1, 3 do
-        early:advance(7777); late:advance(7777)
+      for r = 0, 3 do
+        if r > 0 then early:advance(7777); late:advance(7777) end   -- (r = 0: the first GET right after the ON)
         for _, d in ipairs({ "global", "process", "io" }) do
           local names = levels(d)
           for _, x in ipairs(differences(d, names, by_entity(d, early:get(d)), by_entity(d, late:get(d)))) do bad[#bad + 1] = x end

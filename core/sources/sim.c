@@ -353,6 +353,7 @@ typedef struct sim {
   int nlv;                  /* this step, a line (first come first) per priority level, levels ascending */
   int ran[MAXP], nran;      /* processes dispatched this step still READY (back into the queue at the next) */
   int nq[5];                /* READY processes by queue */
+  int nq_seen[5];           /* ... as the last step's CPUs found them (21159-21163: a step runs the BS processes it wakes at once) */
   int64_t tpm;              /* ticks per ms (3043), read at each step's start */
   int64_t tpm_2, tpm_5, tpm_10, tpm_20, tpm_50, tpm_3c;   /* its 1/2, 1/5 ... 1/50 and 3/100 (no division per event) */
   int32_t qb[5], ql[5];     /* each queue's base and limit priority (3019-3028), read at each step's start */
@@ -383,6 +384,8 @@ typedef struct sim {
   int64_t store_cur[3][10]; /* secondary storage, virtual memory and objects of the live processes by class */
   int64_t swap_cur[2];      /* replaceable pages in memory (21294) of native-mode and CM processes */
   int64_t xm_last_write[2], xm_last_ckpt[2], xm_min_between[2], xm_min_dur[2], xm_commits[2];
+  int64_t xm_min_blk[2];    /* the shortest wait of a checkpoint for the previous one (21577, 21628) */
+  int64_t rep_start, rep_stop, rep_mibs, rep_time, rep_pct;   /* the mirror repair's levels (23069-23074): ticks since boot, per repair */
   int64_t dispatches;
   int trap_in;              /* launches until the next stack overflow trap (every 1,009th) */
   int cnt;                  /* the domains that count anything, a bit each (read at each step's start) */
@@ -1042,6 +1045,40 @@ static void proc_levels(mi_system *sys, sim *s, const sproc *p) {
   objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
 }
 
+/* The mirror repair's levels on LDEV 1 (23069, 23070, 23072-23074). */
+static void repair_levels(mi_system *sys, sim *s) {
+  if (!s->rep_start) return;
+  mi_host_set(sys, s->c[I_REP_START], 1, s->rep_start);
+  if (s->rep_stop) mi_host_set(sys, s->c[I_REP_STOP], 1, s->rep_stop);
+  mi_host_set(sys, s->c[I_REP_MIBS], 1, s->rep_mibs);
+  mi_host_set(sys, s->c[I_REP_T], 1, s->rep_time);
+  mi_host_set(sys, s->c[I_REP_PCT], 1, s->rep_pct);
+}
+
+/* The transaction manager's times of day: the latest log post's end and checkpoint's start
+ * (21556, 21573 and the user log's 21607, 21624), ticks since boot. */
+static void xm_levels(mi_system *sys, sim *s) {
+  for (int l = 0; l < 2; l++) {
+    int32_t o = 51 * l;
+    if (s->xm_last_write[l]) mi_host_set(sys, inst_counter(21556 + o), 0, s->xm_last_write[l] - s->boot);
+    if (s->xm_last_ckpt[l]) mi_host_set(sys, inst_counter(21573 + o), 0, s->xm_last_ckpt[l] - s->boot);
+  }
+}
+
+/* The census's levels: the live processes by kind (21319-21322) and the free memory (21309). */
+static void pop_levels(mi_system *sys, sim *s) {
+  int sessions = s->npop[K_USER], ci = s->npop[K_CI];
+  int sysp = s->npop[K_SYS] + s->npop[K_JSMAIN], user = sessions + s->npop[K_JOB];
+  mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
+  mi_host_set(sys, s->c[G_CUR_SYS], 0, sysp);
+  mi_host_set(sys, s->c[G_CUR_USER], 0, user);
+  int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
+  mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
+  mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
+}
+
+static void levels(mi_system *sys, sim *s, int nready);
+
 /* Writes every level the model keeps: the system's (once a second, and whenever the layout
  * moved) and, with procs, every live process's (when the layout moved: an ON starts its cells
  * at zero, and a level written while nobody counted it was not kept). A level is written whole,
@@ -1056,6 +1093,17 @@ static void write_levels(mi_system *sys, sim *s, int procs) {
   res_levels(s);
   swap_levels(s);
   if (!procs) return;
+  /* the layout moved: the levels written on events or each step too */
+  pop_levels(sys, s);
+  xm_levels(sys, s);
+  repair_levels(sys, s);
+  if (IO_ON(s))
+    for (int l = 1; l <= MI_MAX_LDEV; l++)
+      if (s->disk_out[l] || mi_host_device(sys, l)) RSET(row_of(s, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);
+  for (int k = 0; k < NREASON; k++) blk_changed(s, k);
+  levels(sys, s, s->nrdy);
+  SET(sys, s, s->c[G_MINTH], 0, 100);
+  SET(sys, s, s->c[G_MAXTH], 0, 2147483647);
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
     if (s->p[i].state != S_FREE) proc_levels(sys, s, &s->p[i]);
 }
@@ -1157,12 +1205,8 @@ static void logon(mi_system *sys, sim *s) {
   mi_host_config_set(sys, 3003, jobs);
   mi_host_config_set(sys, 3005, sessions);
   /* current process populations and free memory (128 pages of 2 KB per live process) */
-  mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
-  mi_host_set(sys, s->c[G_CUR_SYS], 0, sysp);
-  mi_host_set(sys, s->c[G_CUR_USER], 0, user);
+  pop_levels(sys, s);
   int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
-  mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
-  mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
   s->pressure = (double)used / (double)(mem > 0 ? mem : 1);
 }
 
@@ -1546,7 +1590,7 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
   s->rq_entries = 0;
   /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
   RADD(gr, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), len);
-  for (int q = 0; q < 5; q++) RSET(gr, G_CUR_Q + q, s->nq[q]);
+  memcpy(s->nq_seen, s->nq, sizeof s->nq);   /* the queues as the CPUs found them (21159-21163) */
 }
 
 /* The roles of the step's sums (SG_*). */
@@ -1756,20 +1800,24 @@ static void levels(mi_system *sys, sim *s, int nready) {
   (void)sys;
   if (!s->cnt) return;
   int64_t *gr = s->g0;
-  RSET(gr, G_CUR_RQ, s->nrdy);
-  RMAX(gr, G_MAX_RQ, s->nrdy > nready ? s->nrdy : nready);
-  RSET(gr, G_BLK_DISC, s->nio - s->nio_other);
-  RSET(gr, G_BLK_OTHER, s->nio_other);
-  RSET(gr, G_BLK_TRM, s->nthink);
-  RSET(gr, G_BLK_TIMER, s->ntimer);
-  RSET(gr, G_BLK_CHILD, s->nchild);
-  RSETW(gr, s->rsset[K_LONG_PAUSE], s->nlong);
+  /* the reasons whose count of waiting processes moved first: the states counted on their own
+   * below (terminal, disc, timer, child, long pause) share a word with their reason, and
+   * their own count is the one that holds (all reasons are "moved" when counting starts) */
   for (int i = 0; i < s->ndirty; i++) {
     int k = s->dirty[i];
     s->blk_dirty[k] = 0;
     RSETW(gr, s->rsset[k], s->nblk[k]);
   }
   s->ndirty = 0;
+  RSET(gr, G_CUR_RQ, s->nrdy);
+  RMAX(gr, G_MAX_RQ, s->nrdy > nready ? s->nrdy : nready);
+  for (int q = 0; q < 5; q++) RSET(gr, G_CUR_Q + q, s->nq_seen[q]);
+  RSET(gr, G_BLK_DISC, s->nio - s->nio_other);
+  RSET(gr, G_BLK_OTHER, s->nio_other);
+  RSET(gr, G_BLK_TRM, s->nthink);
+  RSET(gr, G_BLK_TIMER, s->ntimer);
+  RSET(gr, G_BLK_CHILD, s->nchild);
+  RSETW(gr, s->rsset[K_LONG_PAUSE], s->nlong);
 }
 
 /* The transaction manager's logs, once a second: the system log (file system, TurboIMAGE) and
@@ -1812,7 +1860,8 @@ static void xm_second(mi_system *sys, sim *s, int64_t now) {
         mi_host_add(sys, inst_counter(21574 + o), 0, 1);
         mi_host_add(sys, inst_counter(21575 + o), 0, blk);
         mi_host_max(sys, inst_counter(21576 + o), 0, blk);
-        mi_host_set(sys, inst_counter(21577 + o), 0, blk);
+        if (!s->xm_min_blk[l] || blk < s->xm_min_blk[l]) s->xm_min_blk[l] = blk;
+        mi_host_set(sys, inst_counter(21577 + o), 0, s->xm_min_blk[l]);
       }
     }
   }
@@ -1823,26 +1872,33 @@ static void xm_second(mi_system *sys, sim *s, int64_t now) {
 static void repair_second(mi_system *sys, sim *s, int64_t now) {
   int64_t t = s->sim_ms / 1000 % 3600;
   if (t < 120 || t > 240) return;
-  if (t == 120) mi_host_set(sys, s->c[I_REP_START], 1, now - s->boot);
-  if (t == 240) { mi_host_set(sys, s->c[I_REP_STOP], 1, now - s->boot); return; }
-  ADD(sys, s, I_REP_KB, 1, 512); ADD(sys, s, I_REP_MIBS, 1, 1); ADD(sys, s, I_REP_T, 1, 1000 * s->tpm);
-  mi_host_set(sys, s->c[I_REP_PCT], 1, (t - 120) * 100 / 120);
+  if (t == 120) { s->rep_start = now - s->boot; s->rep_mibs = s->rep_time = 0; }   /* a repair starts: its own figures from 0 */
+  if (t == 240) s->rep_stop = now - s->boot;
+  else {
+    ADD(sys, s, I_REP_KB, 1, 512);
+    s->rep_mibs++;
+    s->rep_time += 1000 * s->tpm;
+    s->rep_pct = (t - 120) * 100 / 120;
+  }
+  repair_levels(sys, s);
+}
+
+/* Reads which domains count and where their words are; 1 when the layout moved while
+ * something counts (the levels must be written anew). */
+static int sync_counting(mi_system *sys, sim *s) {
+  const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+  int was = s->cnt;
+  s->cnt = 0;
+  for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
+  if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
+  return sync_layout(sys, s) && s->cnt;
 }
 
 /* Runs one step of ms (1-10) milliseconds of the model. */
 static void step(mi_system *sys, sim *s, int64_t ms) {
   cache_config(sys, s);
   s->step_no++;
-  int layout_moved = 0;
-  {
-    const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
-    int was = s->cnt;
-    s->cnt = 0;
-    for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
-    if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
-    if (sync_layout(sys, s) && s->cnt) layout_moved = 1;
-  }
-  if (layout_moved) write_levels(sys, s, 1);   /* counters enabled since: their levels now */
+  if (sync_counting(sys, s)) write_levels(sys, s, 1);   /* counters enabled since: their levels now */
   int64_t tpm = s->tpm, len = ms * tpm, now = mi_host_now(sys);
   int ncpu = mi_host_cpus(sys);
   if (now - s->last_logon >= 1000 * tpm) {
@@ -1889,6 +1945,10 @@ static int64_t mono_ms(void) {
 /* Refresh hook: in real time, catch the model up with the wall clock. */
 static void refresh(mi_system *sys, void *arg) {
   sim *s = arg;
+  /* counters enabled since the last step read their levels now, not at the next step */
+  if (!s->lay_ok || mi_host_layout_gen(sys) != s->lay_gen) {
+    if (sync_counting(sys, s)) write_levels(sys, s, 1);
+  }
   if (!s->realtime) return;
   int64_t behind = mono_ms() - s->t0_wall - s->sim_ms;
   if (behind > s->max_catchup_ms) {   /* a suspended program: the gap is skipped, the clock jumps over it */
