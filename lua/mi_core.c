@@ -640,6 +640,10 @@ static void push_value(lua_State *L, const slot *sl, const uint8_t *p) {
     const char *part[3] = {f.filename, f.group, f.account};
     for (int j = 0; j < 3; j++) {
       size_t l = 16;
+      for (uint64_t w; l >= 8; l -= 8) {   /* whole words of padding first (MPE names are short) */
+        memcpy(&w, part[j] + l - 8, 8);
+        if (w != 0x2020202020202020ull && w != 0) break;
+      }
       while (l && (part[j][l - 1] == ' ' || part[j][l - 1] == 0)) l--;
       if (j && l) out[k++] = '.';
       memcpy(out + k, part[j], l);
