@@ -999,6 +999,18 @@ static int16_t swap_room_of(const sproc *p) {
   return (int16_t)(sz - sz / 4);
 }
 
+/* A live process's storage levels: its storage, virtual memory and main-memory pages by class. */
+static void proc_levels(mi_system *sys, sim *s, const sproc *p) {
+  const int32_t *sz = store_of(p);
+  int64_t main_pg[10];
+  for (int c = 0; c < 10; c++) {
+    mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, sz[c]);
+    mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
+    main_pg[c] = sz[c] / 4;
+  }
+  objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
+}
+
 /* A process comes (dir 1) or goes (dir -1): its storage, virtual memory and objects by class,
  * its resident pages, and the system's totals, which are the sums over the live processes. */
 static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
@@ -1012,13 +1024,10 @@ static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
       mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
       if (dir > 0) ADD(sys, s, (m == 0 ? G_SEC_CUM : m == 1 ? G_VM_CUM : G_OBJ_CUM) + c, 0, v[m]);
     }
-    if (dir > 0) {
-      mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, v[0]); ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]);
-      mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, v[1]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]);
-    }
+    if (dir > 0) { ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]); }
     pages += sz[c] / 4;
   }
-  if (dir > 0) { int64_t main_pg[10]; for (int c = 0; c < 10; c++) main_pg[c] = sz[c] / 4; objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10); }
+  if (dir > 0) proc_levels(sys, s, p);
   res_levels(s);
   if (dir > 0) { ADD(sys, s, G_CUM_ALLOC, 0, pages); ADD(sys, s, P_CUM_ALLOC, p->slot, pages); ADD(sys, s, G_ROC_CUM, 0, sz[4] / 4 + sz[5] / 4); }
   else ADD(sys, s, G_CUM_ALLOC_FREE, 0, pages);
@@ -1031,18 +1040,6 @@ static void loader_levels(mi_system *sys, sim *s) {
   int pgms = (s->w.sessions > 0) + (s->w.sessions > 1) + (s->w.jobs > 0) + (s->w.jobs > 1);
   mi_host_set(sys, s->c[G_CUR_PGM], 0, pgms);
   mi_host_set(sys, s->c[G_CUR_LIB], 0, pgms > 0);
-}
-
-/* The process's storage levels (what storage() sets at its birth) written again. */
-static void proc_levels(mi_system *sys, sim *s, const sproc *p) {
-  const int32_t *sz = store_of(p);
-  int64_t main_pg[10];
-  for (int c = 0; c < 10; c++) {
-    mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, sz[c]);
-    mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
-    main_pg[c] = sz[c] / 4;
-  }
-  objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
 }
 
 /* The mirror repair's levels on LDEV 1 (23069, 23070, 23072-23074). */
