@@ -2,7 +2,8 @@
 -- the average rate (time-weighted: the counted total over the time between samples, segment
 -- by segment, never across a restart), the lowest and highest interval rates with their
 -- times; for levels and watermarks (the catalog's reading: current values, settings, maxima)
--- the plain and time-weighted averages and the extremes. MI_Time items are shown in seconds (a rate of 0.5 = half of each second).
+-- the plain and time-weighted averages and the extremes. MI_Time items are shown in seconds
+-- (a rate of 0.5 = half of each second).
 local mi = require("mi")
 local cli = require("mi.cli")
 local rec = require("mi.recording")

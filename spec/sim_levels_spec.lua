@@ -126,3 +126,33 @@ describe("a simulated total never goes down", function()
     end)
   end
 end)
+
+-- The model's own sizes for what the manual leaves open (core/README.md, "The simulated
+-- system"): the LRU list of closed files holds at most 1,000 entries, a hash chain found by a
+-- collision is 2 to 17 deep, and the pages swap-ins bring in stay within the live processes'
+-- non-resident pages (at most 48 of a process).
+describe("the simulator's levels keep their bounds", function()
+  it("LRU list, hash chain depth and swapped-in pages", function()
+    local s = mi.open({ system = mi.system({ workload = "oltp", cpus = 2, seed = 5 }) })
+    s:on("global", { "gmc_sm_lru_depth", "gmc_sm_hash_depth" })
+    s:advance(400000)
+    local g = s:get("global")
+    assert.equal(1000, g.gmc_sm_lru_depth)   -- full after minutes of file operations, and no more
+    assert.is_true(g.gmc_sm_hash_depth >= 2 and g.gmc_sm_hash_depth <= 17, g.gmc_sm_hash_depth)
+    s:close()
+    local m = mi.open({ system = mi.system({ workload = "memory-pressure", cpus = 2, seed = 5 }) })
+    m:on("global", { "gmc_cur_swap_pg_objcl_", "gmc_cur_sys_process", "gmc_cur_ci_process", "gmc_cur_non_ci_created_process" })
+    local prev
+    for _ = 1, 3 do
+      m:advance(300000)
+      local r = m:get("global")
+      local pages = 0
+      for _, v in ipairs(r.gmc_cur_swap_pg_objcl_) do pages = pages + v end
+      local procs = r.gmc_cur_sys_process + r.gmc_cur_ci_process + r.gmc_cur_non_ci_created_process
+      assert.is_true(pages > 0 and pages <= 48 * procs, pages .. " pages, " .. procs .. " processes")
+      if prev then assert.is_true(pages <= prev * 1.5, "swapped-in pages keep growing: " .. prev .. " -> " .. pages) end
+      prev = pages
+    end
+    m:close()
+  end)
+end)

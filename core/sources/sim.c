@@ -1011,6 +1011,16 @@ static void proc_levels(mi_system *sys, sim *s, const sproc *p) {
   objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
 }
 
+/* The system's storage levels: storage, virtual memory and objects by class (the sums over the
+ * live processes), the ROC pages and the resident pages by class. */
+static void storage_levels(mi_system *sys, sim *s) {
+  for (int c = 0; c < 10; c++)
+    for (int m = 0; m < 3; m++)
+      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
+  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+  res_levels(s);
+}
+
 /* A process comes (dir 1) or goes (dir -1): its storage, virtual memory and objects by class,
  * its resident pages, and the system's totals, which are the sums over the live processes. */
 static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
@@ -1021,17 +1031,15 @@ static void storage(mi_system *sys, sim *s, const sproc *p, int dir) {
     int64_t v[3] = {sz[c], 2 * sz[c], 1};
     for (int m = 0; m < 3; m++) {
       s->store_cur[m][c] += dir * v[m];
-      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
       if (dir > 0) ADD(sys, s, (m == 0 ? G_SEC_CUM : m == 1 ? G_VM_CUM : G_OBJ_CUM) + c, 0, v[m]);
     }
     if (dir > 0) { ADD(sys, s, P_SEC_CUM + c, p->slot, v[0]); ADD(sys, s, P_VM_CUM + c, p->slot, v[1]); }
     pages += sz[c] / 4;
   }
   if (dir > 0) proc_levels(sys, s, p);
-  res_levels(s);
+  storage_levels(sys, s);
   if (dir > 0) { ADD(sys, s, G_CUM_ALLOC, 0, pages); ADD(sys, s, P_CUM_ALLOC, p->slot, pages); ADD(sys, s, G_ROC_CUM, 0, sz[4] / 4 + sz[5] / 4); }
   else ADD(sys, s, G_CUM_ALLOC_FREE, 0, pages);
-  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
 }
 
 /* The programs and libraries loaded now (21250, 21251): the sessions' two programs and the
@@ -1062,8 +1070,9 @@ static void xm_levels(mi_system *sys, sim *s) {
   }
 }
 
-/* The census's levels: the live processes by kind (21319-21322) and the free memory (21309). */
-static void pop_levels(mi_system *sys, sim *s) {
+/* The census's levels: the live processes by kind (21319-21322) and the free memory (21309, 128
+ * pages of 2 KB per live process); returns the pages in use. */
+static int64_t pop_levels(mi_system *sys, sim *s) {
   int sessions = s->npop[K_USER], ci = s->npop[K_CI];
   int sysp = s->npop[K_SYS] + s->npop[K_JSMAIN], user = sessions + s->npop[K_JOB];
   mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
@@ -1072,6 +1081,7 @@ static void pop_levels(mi_system *sys, sim *s) {
   int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
   mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
   mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
+  return used;
 }
 
 static void levels(mi_system *sys, sim *s, int nready);
@@ -1081,13 +1091,9 @@ static void levels(mi_system *sys, sim *s, int nready);
  * at zero, and a level written while nobody counted it was not kept). A level is written whole,
  * never added to, so it reads the same whenever it was enabled. */
 static void write_levels(mi_system *sys, sim *s, int procs) {
-  for (int c = 0; c < 10; c++)
-    for (int m = 0; m < 3; m++)
-      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
-  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+  storage_levels(sys, s);
   mi_host_set(sys, s->c[G_LRU], 0, s->lru_depth);
   loader_levels(sys, s);
-  res_levels(s);
   swap_levels(s);
   if (!procs) return;
   /* the layout moved: the levels written on events or each step too */
@@ -1099,8 +1105,6 @@ static void write_levels(mi_system *sys, sim *s, int procs) {
       if (s->disk_out[l] || mi_host_device(sys, l)) RSET(row_of(s, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);
   for (int k = 0; k < NREASON; k++) blk_changed(s, k);
   levels(sys, s, s->nrdy);
-  SET(sys, s, s->c[G_MINTH], 0, 100);
-  SET(sys, s, s->c[G_MAXTH], 0, 2147483647);
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
     if (s->p[i].state != S_FREE) proc_levels(sys, s, &s->p[i]);
 }
@@ -1168,9 +1172,9 @@ static void cache_config(mi_system *sys, sim *s) {
 
 /* Logs sessions and jobs on (limits, fence) and counts them in 3003/3005. */
 static void logon(mi_system *sys, sim *s) {
-  /* one census of the live processes: sessions, jobs and the populations of 21319-21322 */
-  int sessions = s->npop[K_USER], jobs = s->npop[K_JOB], ci = s->npop[K_CI];
-  int sysp = s->npop[K_SYS] + s->npop[K_JSMAIN], user = sessions + jobs;
+  /* one census of the live processes: sessions and jobs (the populations of 21319-21322 and
+   * the memory in use follow from the counts by kind: pop_levels) */
+  int sessions = s->npop[K_USER], jobs = s->npop[K_JOB];
   int32_t w = s->rscol[K_CHILD][RS_P_TIME];
   if (w >= 0)   /* each CI counts another second */
     for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
@@ -1183,9 +1187,7 @@ static void logon(mi_system *sys, sim *s) {
     int terms = s->w.terminals < 1 ? 1 : s->w.terminals > 20 ? 20 : s->w.terminals; /* LDEVs 20-39 */
     s->next_term = 20 + sessions % terms;
     if (spawn(sys, s, K_CI, "CI", "USER", 1, num) < 0) break;
-    ci++;
     if (spawn(sys, s, K_USER, sessions % 3 ? "ORDERS" : "QUERY", "USER", 1, num) < 0) break;
-    user++;
     sessions++;
   }
   /* a job with INPRI 8 logs on while 8 > the job fence and the job limit allows */
@@ -1196,14 +1198,11 @@ static void logon(mi_system *sys, sim *s) {
     if (sl < 0) break;
     s->p[sl].unit = jobs % 2 ? UNIT_TAPE : UNIT_PRINTER;
     if (jobs % 4 == 3) { s->p[sl].queue = Q_ES; s->nq[Q_DS]--; s->nq[Q_ES]++; }   /* every fourth job runs in ES */
-    user++;
     jobs++;
   }
   mi_host_config_set(sys, 3003, jobs);
   mi_host_config_set(sys, 3005, sessions);
-  /* current process populations and free memory (128 pages of 2 KB per live process) */
-  pop_levels(sys, s);
-  int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
+  int64_t used = pop_levels(sys, s), mem = s->w.memory_pages;
   s->pressure = (double)used / (double)(mem > 0 ? mem : 1);
 }
 
@@ -1416,11 +1415,11 @@ static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
  * Returns 1 when p now waits. */
 static int room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at) {
   room_events(sys, s, pr, room, 7);
-  if (room == R_FILE) {   /* the file it closes keeps its entry on the LRU list, which holds LRU_MAX (then an entry is reused) */
-    if (s->lru_depth < LRU_MAX) s->lru_depth++;
-    if (s->cnt) RSET(s->g0, G_LRU, s->lru_depth);
+  if (room == R_FILE) {
+    if (s->lru_depth < LRU_MAX) s->lru_depth++;   /* the file it closes keeps its entry on the LRU list (full: one is reused) */
   }
   if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
+    RSET(s->g0, G_LRU, s->lru_depth);
     PADD(pr, P_DOTHER, 1);
     POBJ(pr, P_DOTHER_OBJ, 7, 1);
     if (IO_ON(s)) RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
@@ -1602,18 +1601,18 @@ static void add_sums(sim *s) {
   memset(s->sg, 0, sizeof s->sg);
 }
 
-/* A CPU launches p and runs it for up to its quantum from *budget. */
 /* A launch swaps p in: up to 8 more of its pages come into memory as replaceable ones, as long
- * as it has pages that are not resident (21294 is a level: they stay until p ends). Returns 1 +
- * the pages added. */
+ * as it has pages that are not resident (21294 is a level: they stay until p ends). Returns the
+ * pages added. */
 static int swap_in(sim *s, sproc *p) {
   int room = p->swap_room - p->swap_pg, n = room < 8 ? room : 8;
-  if (n <= 0) return 1;
+  if (n <= 0) return 0;
   p->swap_pg = (int16_t)(p->swap_pg + n);
   s->swap_cur[p->cm] += n;
-  return 1 + n;
+  return n;
 }
 
+/* A CPU launches p and runs it for up to its quantum from *budget. */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
   (void)sys;
   int64_t disp = s->tpm_20 < *budget ? s->tpm_20 : *budget;   /* 50 us to launch */
@@ -1626,12 +1625,13 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   s->sg[SG_REQ_SECS] += waited;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
-  int swapped = 0, trapped = 0;
+  int swapped = 0, swap_pages = 0, trapped = 0;
   int64_t sw = 0, tt = 0;
   if (s->pressure > 0.8 && rnd(s) < (s->pressure - 0.8) && *budget > 0) {
     sw = s->tpm_2 < *budget ? s->tpm_2 : *budget;
     *budget -= sw;
-    swapped = swap_in(s, p);
+    swapped = 1;
+    swap_pages = swap_in(s, p);
   }
   /* a stack overflow trap every 1,009th launch (20 us) */
   ++s->dispatches;
@@ -1664,7 +1664,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
   if (swapped) {
     RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
-    if (swapped > 1) swap_levels(s);
+    if (swap_pages) swap_levels(s);
   }
   if (trapped) {
     RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1);
@@ -1815,6 +1815,8 @@ static void levels(mi_system *sys, sim *s, int nready) {
   RSET(gr, G_BLK_TIMER, s->ntimer);
   RSET(gr, G_BLK_CHILD, s->nchild);
   RSETW(gr, s->rsset[K_LONG_PAUSE], s->nlong);
+  RSET(gr, G_MINTH, 100);          /* the think-time filter thresholds of the manual (21030/21031: */
+  RSET(gr, G_MAXTH, 2147483647);   /* 100 ms and MAXINT) */
 }
 
 /* The transaction manager's logs, once a second: the system log (file system, TurboIMAGE) and
@@ -1905,9 +1907,6 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
     write_levels(sys, s, 0);
     repair_second(sys, s, now);
   }
-  /* the think-time filter thresholds of the manual (21030/21031: 100 ms and MAXINT) */
-  SET(sys, s, s->c[G_MINTH], 0, 100);
-  SET(sys, s, s->c[G_MAXTH], 0, 2147483647);
   int interrupts = 0, woke[3] = {0, 0, 0};   /* sessions from the terminal, from disc I/O, system processes */
   wake_due(sys, s, now, &interrupts, woke);
   int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */

@@ -134,9 +134,9 @@ function M.find(pat, domain)
   return out
 end
 
--- Returns a one-line description of an item, configuration item or status.
 local READING_WORDS = { total = "a total (rates mean something)", level = "a level (its value now)",
   watermark = "a watermark (the highest or lowest seen)" }
+-- Returns a one-line description of an item, configuration item or status.
 function M.describe(x)
   local it = M.item(x)
   if it and it.userdef then
@@ -183,16 +183,16 @@ end
 
 -- ---------------------------------------------------------------- statuses as data
 local Status = {}
--- A GET's Status holds only its code and lists (no table built per call for what the code
--- says): .name, .message and .ok come from the code; a GET whose items all passed leaves .items
--- out, and reading it gives the zeros, one per item asked (.item_nums), made then and kept.
+-- A Status holds its code and lists only (no table built per call for what the code says):
+-- .name, .message and .ok come from the code; a GET whose items all passed leaves .items out,
+-- and reading it gives the zeros, one per item asked (.item_nums), made then and kept.
 Status.__index = function(t, k)
   local m = Status[k]
   if m ~= nil then return m end
   local code = rawget(t, "code")
-  if k == "ok" then return math.type(code) == "integer" and (code == 0 or code >= 20000) end
+  if k == "ok" then return code == 0 or code >= 20000 end
   if k == "name" or k == "message" then
-    local d = math.type(code) == "integer" and (STATUS_BY[code] or M.status(code))
+    local d = M.status(code)
     return d and d[k] or (k == "name" and "UNKNOWN" or "unknown status")
   end
   if k == "items" then
@@ -240,8 +240,7 @@ Status.__tostring = function(s)
 end
 local function status(code)
   arg_check(math.type(code) == "integer", 1, "Status", "status code (an integer)", code)
-  local s = M.status(code) or { code = code, name = "UNKNOWN", message = "unknown status" }
-  return setmetatable({ code = code, name = s.name, message = s.message, ok = code == 0 or code >= 20000 }, Status)
+  return setmetatable({ code = code }, Status)
 end
 M.Status = status
 -- Raises "bad argument #n to 'fname' (expected expected, got ...)" at the caller's caller's line
@@ -672,8 +671,7 @@ function Session:read_active(kind, items, opts)
     opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
   if not ok then error("bad read_active: " .. tostring(rc), level) end
   rc, st = in_callers_list(rc, st, asked, domain)
-  local s = STATUS_BY[rc] or { name = "UNKNOWN", message = "unknown status" }
-  local status_ = setmetatable({ code = rc, name = s.name, message = s.message, ok = rc == 0 or rc >= 20000, items = st, item_nums = asked }, Status)
+  local status_ = setmetatable({ code = rc, items = st, item_nums = asked }, Status)
   if rc < 0 then return nil, nil, status_ end
   local names = {}
   for i, n in ipairs(nums) do local it = BY_NUM[n]; names[i] = it and it.name or n end
