@@ -148,9 +148,21 @@ MI_API mi_system *mi_default_system(void);
 /* Attaches to a store another process shares at path (mi_system_options.share): every AIF
  * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to
  * MI_E_STORE_OPEN (errno then says why the file could not be opened or mapped), _NOT_MISH,
- * _VERSION, _TRUNCATED or _OWNER_GONE (see mi_status_message).
- * Free it with mi_system_free; once its owner is gone, every AIF returns MI_E_STORE_OWNER_GONE. */
+ * _VERSION, _TRUNCATED (also: tables that do not fit the file — a damaged or crafted store),
+ * _FOREIGN (the file belongs to another user) or _OWNER_GONE (see mi_status_message).
+ * Free it with mi_system_free; once its owner is gone every AIF returns MI_E_STORE_OWNER_GONE,
+ * once the file shrank under it MI_E_STORE_TRUNCATED, and while the owner holds the store too
+ * long (stopped in a write section) MI_E_STORE_BUSY. No registry: see mi_system_attach_with. */
 MI_API mi_system *mi_system_attach(const char *path, int *err);
+/* How mi_system_attach_with attaches. */
+typedef struct mi_attach_options {
+  const char *registry;  /* this process's user-ID registry file (NULL: memory only); a path written
+                          * in the store file is never followed */
+  int trust;             /* 1: accept a store file owned by another user (it is input: attach still
+                          * checks every table against the file) */
+} mi_attach_options;
+/* mi_system_attach with options (NULL = none). */
+MI_API mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err);
 /* Returns 1 if sys was made by mi_system_attach. */
 MI_API int mi_system_attached(const mi_system *sys);
 /* Returns the file a shared or attached system lives in, or NULL for a private one. */

@@ -33,7 +33,10 @@ typedef struct mi_system_options {
   const char *registry;    /* user-ID registry file (NULL: memory only; the core reads no environment) */
   int64_t boot_ticks;      /* time base at creation, ticks since 1970 (default: now) */
   const char *share;       /* a path: the store is created in that file for other processes to
-                            * attach (mi_system_attach); NULL = private memory */
+                            * attach (mi_system_attach); NULL = private memory. Nothing at the
+                            * path is replaced but a stale store of this user (else NULL with
+                            * errno EBUSY, EEXIST, ELOOP, EISDIR or EPERM); mi_system_free
+                            * removes the file it made */
 } mi_system_options;
 
 /* Called at the start of every AIF call so a source can bring counters up to date. */

@@ -101,8 +101,8 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 6   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
-                              6: users that follow installs, the configuration generation */
+#define MI_SEG_VERSION 7   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+                              6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -134,7 +134,10 @@ typedef struct mi_seg_hdr {
   uint64_t gen;             /* bumped whenever offsets, enables or the mapping change */
   uint32_t waiting;         /* thread id of one waiting for the lock (0 none): a writer lets it in first */
   uint32_t cfg_gen;         /* bumped whenever a configuration item's value changes (mi_host_config_gen) */
-  char pad_[32];
+  uint32_t pad0_;
+  uint64_t read_req;        /* 0, or when a reader last asked writers to hold off (monotonic ns; seg.c, "the
+                               hold-off"): a request older than MI_READ_HOLD_NS is void */
+  char pad_[20];
 } mi_seg_hdr;
 
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
@@ -208,7 +211,13 @@ struct mi_system {
   mi_seg *seg;
   size_t map_size;
   int shared, attached;              /* in a file; attached to another process's store */
-  int owner_gone;                    /* attached: the owner is gone (sticky) */
+  int broken;                        /* sticky: MI_E_STORE_OWNER_GONE or _TRUNCATED once seen, else 0 */
+  int store_fd;                      /* shared or attached: the store file, open for life (-1 none); the
+                                      * owner holds an exclusive flock on it: a live store is a locked one */
+  uint64_t store_dev, store_ino;     /* that file's identity: the owner removes its path at free only while
+                                      * the path still names it */
+  int64_t reserved;                  /* owner: bytes of the file given disk blocks (a full disk is -20004, not SIGBUS) */
+  int bus_slot;                      /* shared: its entry in the SIGBUS guard (seg.c), -1 none */
   int64_t next_check_ms;             /* attached: next owner liveness check (monotonic) */
   char share_path[MI_PATH_MAX];
   mi_system_options opt;
@@ -242,6 +251,8 @@ static inline int64_t mi_udef_level_value(const int64_t *c, int kind, int64_t no
   return __builtin_add_overflow(acc, add, &sum) ? INT64_MAX : sum;
 }
 
+/* udef.c: 1 if table entry k of a segment is well formed (a store file is input). */
+int mi_udef_rec_ok(const mi_udef_rec *r, int k);
 /* udef.c: brings sys->udef_info up to the segment's table (cheap when nothing was installed). */
 void mi_udef_sync(mi_system *sys);
 /* Cells per row of dense counter (d, i): the catalog's, or a user-defined counter's. */
@@ -297,7 +308,11 @@ void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishe
 int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
 int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
-int mi_owner_check(mi_system *sys);   /* attached: 0, or the owner-gone status */
+uint64_t mi_read_hold(mi_system *sys, uint64_t mine); /* 0: a starving reader asks writers to hold off (its
+                                                         request returned); a request: withdraws it if it stands */
+int mi_owner_check(mi_system *sys);   /* shared: 0, or the sticky broken status (owner gone, file truncated) */
+int mi_wlock_bounded(mi_system *sys); /* mi_wlock that gives up on a shared store held too long: 0 or -32006 */
+int mi_seg_reserve(mi_system *sys, int64_t end_word);   /* owner: disk blocks for the arena up to end_word; 0 or -1 */
 uint64_t mi_proc_start_time(int64_t pid);   /* clock ticks since boot, 0 if unknown */
 uint64_t mi_boot_id(void);
 int mi_pid_alive(int64_t pid, uint64_t start);   /* 1 if pid runs and started at start */

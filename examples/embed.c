@@ -104,8 +104,7 @@ int main(int argc, char **argv) {
   if (luaL_dofile(L, script) != LUA_OK || !lua_isfunction(L, -1)) {
     fprintf(stderr, "embed: %s: %s\n", script, lua_isstring(L, -1) ? lua_tostring(L, -1) : "must return a report function");
     lua_close(L);
-    mi_system_free(sys);
-    if (share) unlink(share);
+    mi_system_free(sys);   /* with --share it removes the store file it made */
     return 1;
   }
   int report = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -165,7 +164,6 @@ int main(int argc, char **argv) {
   int rc = lua_pcall(L, 1, 0, 0);
   if (rc != LUA_OK) fprintf(stderr, "embed: report: %s\n", lua_tostring(L, -1));
   lua_close(L);
-  mi_system_free(sys);
-  if (share) unlink(share);
+  mi_system_free(sys);   /* with --share it removes the store file it made */
   return rc == LUA_OK ? 0 : 1;
 }

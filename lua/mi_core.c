@@ -56,6 +56,19 @@ static mi_system_options lua_options(void) {
   return o;
 }
 
+/* Why a store could not be created at a path, from mi_system_new's errno. */
+static const char *share_reason(int e) {
+  switch (e) {
+  case EBUSY: return "a live store is there";
+  case EEXIST: return "a file that is not a mish store is there (mish never replaces it)";
+  case ELOOP: return "it is a symbolic link (mish never follows or replaces one)";
+  case EISDIR: return "it is a directory";
+  case EPERM: return "a store of another user is there";
+  case 0: return "out of memory";
+  default: return strerror(e);
+  }
+}
+
 /* Creates an empty system with the module's options, private or shared at path share;
  * raises if out of memory or the file cannot be made. */
 static mi_system *new_system(lua_State *L, const char *share) {
@@ -64,8 +77,7 @@ static mi_system *new_system(lua_State *L, const char *share) {
   errno = 0;
   mi_system *sys = mi_system_new(&o);
   if (!sys && share)
-    luaL_error(L, "cannot share the store at '%s': %s", share,
-               errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
+    luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
   if (!sys) luaL_error(L, "cannot create the system: out of memory");
   return sys;
 }
@@ -218,16 +230,18 @@ static int l_system(lua_State *L) {
   return 1;
 }
 
-/* core.attach(path) -> system: the store another process shares at path (mi.system{share=},
- * mish --share, examples/embed --share); raises with the reason if it cannot. */
+/* core.attach(path [, trust]) -> system: the store another process shares at path (mi.system{share=},
+ * mish --share, examples/embed --share), with this module's registry; trust accepts a store file
+ * of another user. Raises with the reason if it cannot. */
 static int l_attach(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  mi_attach_options ao = {.registry = lua_registry[0] ? lua_registry : NULL, .trust = lua_toboolean(L, 2)};
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, SYS_MT);
   int err = 0;
   errno = 0;
-  u->sys = mi_system_attach(path, &err);
+  u->sys = mi_system_attach_with(path, &ao, &err);
   if (!u->sys) {
     int e = errno;
     const char *m = mi_status_message(err);
@@ -279,8 +293,7 @@ static int l_open(lua_State *L) {
   errno = 0;
   u->sys = mi_system_open(spec, &o, &a, err, sizeof err);
   if (!u->sys && share && strcmp(err, "out of memory") == 0)
-    return luaL_error(L, "cannot share the store at '%s': %s", share,
-                      errno == EBUSY ? "a live store is there" : errno ? strerror(errno) : "out of memory");
+    return luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
   if (!u->sys) return luaL_error(L, "%s", err);
   if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
   u->owned = 1;

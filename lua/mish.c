@@ -37,12 +37,25 @@ static volatile sig_atomic_t run_signal;    /* the signal that interrupted the r
 static volatile sig_atomic_t prompt_signal; /* a signal that arrived at the prompt */
 
 static void stop_recorder(void);
-static char rec_share[PATH_MAX];   /* --record without --share/--attach: the store file made for it */
+static char rec_share[PATH_MAX + 16];   /* --record without --share/--attach: the store file made for it */
+static char rec_dir[PATH_MAX];     /* ... in this private directory (mkdtemp), removed at exit */
+
+/* --share, --record: frees the default system when it lives in a store file this mish made —
+ * readers see it closed, and the library removes the file it made (only that file: never one
+ * put at the path since) — and removes --record's private directory. */
+static void free_shared_default(void) {
+  if (mi_default_exists()) {
+    mi_system *d = mi_default_system();
+    if (mi_system_share_path(d) && !mi_system_attached(d)) mi_system_free(d);
+  }
+  if (rec_dir[0]) rmdir(rec_dir);
+  rec_dir[0] = 0;
+}
 
 /* Ends mish by sig (the parent sees "killed by sig"), as after cleanup a process should. */
 static void die_by_signal(int sig) {
   stop_recorder();   /* --record: the recorder takes its last sample and closes the file */
-  if (rec_share[0]) unlink(rec_share);
+  free_shared_default();
   fflush(NULL);
   signal(sig, SIG_DFL);
   sigset_t set;
@@ -811,8 +824,15 @@ static int pmain(lua_State *L) {
   int rc = check_options();
   if (rc) { lua_pushinteger(L, rc); return 1; }
   if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
+    /* a private directory, never a guessable name in a shared /tmp (another user could plant a store there) */
     const char *tmp = getenv("TMPDIR");
-    snprintf(rec_share, sizeof rec_share, "%s/mish-record-%d.store", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+    snprintf(rec_dir, sizeof rec_dir, "%s/mish-record-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(rec_dir)) {
+      rec_dir[0] = 0;
+      lua_pushinteger(L, opt_error("--record: cannot make a private directory for the shell's store (%s)", strerror(errno)));
+      return 1;
+    }
+    snprintf(rec_share, sizeof rec_share, "%s/shell.store", rec_dir);
     optval[O_SHARE] = rec_share;
     optcmd[O_SHARE] = 1;
   }
@@ -860,7 +880,6 @@ static int pmain(lua_State *L) {
     lua_pushinteger(L, 2); return 1;
   }
   lua_pop(L, 1);
-  if (share) { lua_pushstring(L, share); lua_setglobal(L, "__mish_share"); }   /* main removes it at exit */
   if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
     { lua_pushinteger(L, 1); return 1; }
   if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids)); return 1; }
@@ -925,15 +944,7 @@ int main(int argc, char **argv) {
   int rc = status == LUA_OK ? (int)lua_tointeger(L, -1) : 1;
   if (status != LUA_OK) report(L, status);
   stop_recorder();   /* its last sample, while the store is still there */
-  /* --share: the default system lives in the store file; free it (readers see it closed), then
-   * the file is ours to remove */
-  lua_getglobal(L, "__mish_share");
-  char path[4096] = "";
-  if (lua_isstring(L, -1)) snprintf(path, sizeof path, "%s", lua_tostring(L, -1));
   lua_close(L);
-  if (path[0]) {
-    if (mi_default_exists()) mi_system_free(mi_default_system());
-    unlink(path);
-  }
+  free_shared_default();
   return rc;
 }

@@ -192,7 +192,8 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   if (n < 0) { MI_STATUS(st, n); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_GLOBAL);   /* the source takes its baselines before the ON */
-  mi_wlock(sys);
+  int rc = mi_wlock_bounded(sys);
+  if (rc) { MI_STATUS(st, rc); return; }
   globon_locked(s, st, nums, stats, n, mapping);
   mi_wunlock(sys);
 }
@@ -222,7 +223,7 @@ void mi_globoff(mi_session *s, status_type *st, int32_t user_id) {
   int rc = mi_enter(s, user_id);
   if (rc) { MI_STATUS(st, rc); return; }
   if (!s->u->glob_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  mi_wlock(s->sys);
+  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
   mi_globoff_all(s);
   mi_wunlock(s->sys);
   MI_STATUS(st, 0);
@@ -304,7 +305,8 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_PROCESS);   /* the source brings its processes in before the ON names one */
-  mi_wlock(sys);
+  int rc = mi_wlock_bounded(sys);
+  if (rc) { MI_STATUS(st, rc); return; }
   procon_locked(s, st, nums, stats, n, mapping, pid);
   mi_wunlock(sys);
 }
@@ -345,7 +347,7 @@ void mi_procoff(mi_session *s, status_type *st, longint_type *pid, int32_t user_
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   if (!s->u->proc_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
   int64_t want = pid ? mi_longint_get(pid) : -1;
-  mi_wlock(s->sys);
+  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
   if (want == -1) { mi_procoff_all(s); mi_wunlock(s->sys); MI_STATUS(st, 0); return; }
   int slot = mi_host_proc_slot(s->sys, want);
   if (slot < 0 || !mi_bit(s->u->mon, slot)) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
@@ -461,7 +463,8 @@ void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int3
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_IO);   /* the source brings its devices in before the ON names one */
-  mi_wlock(sys);
+  int rc = mi_wlock_bounded(sys);
+  if (rc) { MI_STATUS(st, rc); return; }
   ioon_locked(s, st, nums, stats, n, mapping, ldev ? *ldev : -1);
   mi_wunlock(sys);
 }
@@ -494,7 +497,7 @@ void mi_iooff(mi_session *s, status_type *st, int32_t *ldev, int32_t user_id) {
   if (rc) { MI_STATUS(st, rc); return; }
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   int32_t sel = ldev ? *ldev : -1;
-  mi_wlock(s->sys);
+  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
   int bits = type_bits(s->sys, sel);
   if (bits < 0) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_BAD_LDEV); return; }
   if (!s->u->io_on) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_NOT_ENABLED); return; }

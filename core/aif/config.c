@@ -145,7 +145,11 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   int last, good;
   for (int tries = 0, locked = 0;; tries++) {   /* every value from one published state */
     uint64_t q;
-    if (tries == 4 && !locked) { mi_wlock(sys); locked = 1; }
+    if (tries == 4 && !locked) {
+      int b = mi_wlock_bounded(sys);
+      if (b) { MI_STATUS(st, b); return; }
+      locked = 1;
+    }
     if (!mi_read_begin(sys, &q)) continue;
     last = 0; good = 0;
     for (int i = 0; i < n; i++) {
@@ -157,6 +161,7 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
     }
     if (mi_read_valid(sys, q)) { if (locked) mi_wunlock(sys); break; }
   }
+  if (sys->broken) { MI_STATUS(st, sys->broken); return; }
   MI_STATUS(st, n > 0 && !good ? MI_E_NO_VALID_ITEMS : last);
 }
 
@@ -185,7 +190,7 @@ void mi_scput(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   int n = mi_list_len(nums), nv = nver ? mi_list_len(ver_nums) : 0;
   if (n < 0 || nv < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
-  mi_wlock(sys);   /* staged, checked and written in one write section */
+  if ((rc = mi_wlock_bounded(sys))) { MI_STATUS(st, rc); return; }   /* staged, checked and written in one write section */
   put_locked(sys, st, nums, items, stats, n, ver_nums, ver_items, ver_stats, nv);
   mi_wunlock(sys);
 }

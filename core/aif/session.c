@@ -32,8 +32,9 @@ mi_session *mi_session_new(mi_system *sys) {
 
 void mi_session_free(mi_session *s) {
   if (!s) return;
-  if (s->slot >= 0 && !(s->sys->attached && mi_owner_check(s->sys))) {
-    mi_wlock(s->sys);
+  /* an attached caller whose store is gone or held too long leaves its record to the next
+   * attach's reclaim (its process will be gone by then, or its record freed with its session) */
+  if (s->slot >= 0 && !(s->sys->attached && mi_owner_check(s->sys)) && mi_wlock_bounded(s->sys) == 0) {
     s->u->udef_follow = 0;
     mi_globoff_all(s);
     mi_procoff_all(s);
@@ -109,8 +110,9 @@ void mi_user_release_if_idle(mi_session *s) {
 
 int mi_session_follow_udefs(mi_session *s, int from) {
   if (!s) return MI_E_BAD_POINTER;
-  mi_wlock(s->sys);
-  int rc = mi_user_take(s);
+  int rc = mi_wlock_bounded(s->sys);
+  if (rc) return rc;
+  rc = mi_user_take(s);
   if (!rc) {
     s->u->udef_follow = 1;
     mi_seg *g = s->sys->seg;
@@ -122,7 +124,7 @@ int mi_session_follow_udefs(mi_session *s, int from) {
 
 void mi_reclaim_users(mi_system *sys) {
   mi_seg *g = sys->seg;
-  mi_wlock(sys);
+  if (mi_wlock_bounded(sys)) return;   /* busy: the next attach or ON reclaims them */
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
     mi_urec *u = &g->users[i];
     if (!u->used || u->owner_pid == (int32_t)getpid() || mi_pid_alive(u->owner_pid, u->owner_start)) continue;
@@ -143,7 +145,7 @@ void mi_reclaim_users(mi_system *sys) {
 int mi_enter(mi_session *s, int32_t user_id) {
   if (!s) return MI_E_INTERNAL_NO_CALLER;
   if (!s->priv) return MI_E_CAPABILITY;
-  if (s->sys->attached) {
+  if (s->sys->shared) {   /* attached: the owner lives; any shared store: its file did not shrink */
     int rc = mi_owner_check(s->sys);
     if (rc) return rc;
   }

@@ -8,6 +8,7 @@
  * effects (dead-process reports released in a write section, warning 20001 cleared). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "mi_internal.h"
 #include "mi_query.h"
 
@@ -15,6 +16,10 @@
 /* Gathers that saw a publish before a GET reads under the writer lock (so a writer that
  * publishes faster than a long GET gathers cannot starve it). */
 #define READ_TRIES 4
+/* How long a process attached to a shared store keeps trying a read before it says -32006: while
+ * the store's sequence stands still (its writer stopped), and in all (a writer that ignores requests). */
+#define MI_READ_WAIT_MS 60
+#define MI_READ_GIVEUP_MS 2000
 
 /* What the gather writes for an item. */
 enum {
@@ -66,17 +71,52 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 }
 
 /* Runs the statements (returning a status) until they saw one published state: the seqlock
- * read. After READ_TRIES gathers that each saw a publish, the next one runs inside a write
- * section; the section is still open on return when `locked` is set. */
-#define READ_LOOP(sys, locked, ...) do {                                      \
+ * read. After READ_TRIES gathers that each saw a publish, a private system's reader (or the
+ * owner of a shared store) runs the next one inside a write section, still open on return when
+ * `locked` is set; a process attached to a shared store never takes the lock for a read: it
+ * asks writers to hold off (seg.c) and tries again, and gives up with `busy` set once the
+ * store's sequence stood odd and still for MI_READ_WAIT_MS (a writer stopped inside its section
+ * — Ctrl-Z, a debugger — must not hang its readers) or after MI_READ_GIVEUP_MS in all. */
+#define READ_LOOP(sys, locked, busy, ...) do {                                \
+    stuck st_ = {0, 0, 0, 0};                                                 \
     for (int tries_ = 0;; tries_++) {                                         \
-      if (tries_ == READ_TRIES) { mi_wlock(sys); (locked) = 1; }              \
+      if (tries_ >= READ_TRIES && !(locked)) {                                \
+        int w_ = read_stuck((sys), &st_);                                     \
+        if (w_ == 1) (locked) = 1;                                            \
+        else if (w_ == 2) { (busy) = 1; break; }                              \
+      }                                                                       \
       uint64_t q_;                                                            \
       if (!mi_read_begin((sys), &q_)) continue;                               \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
     }                                                                         \
+    if (st_.req) mi_read_hold((sys), st_.req);                                \
   } while (0)
+
+/* A starving attached reader's state: when it began waiting, its standing hold-off request,
+ * the sequence it last saw and since when. */
+typedef struct stuck { int64_t since; uint64_t req, seq; int64_t seq_ms; } stuck;
+
+/* What a reader that keeps seeing publishes does next: 1 it took the write lock (a private
+ * system, or the owner of a shared store), 0 try again, 2 give up (the store stays busy). */
+static int read_stuck(mi_system *sys, stuck *k) {
+  if (!sys->attached) return mi_wlock_bounded(sys) == 0 ? 1 : 2;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  uint64_t seq = __atomic_load_n(&sys->seg->h.seq, __ATOMIC_RELAXED);
+  if (!k->since || seq != k->seq) { k->seq = seq; k->seq_ms = now; }
+  if (!k->since) k->since = now;
+  if (now - k->seq_ms >= MI_READ_WAIT_MS || now - k->since >= MI_READ_GIVEUP_MS) return 2;
+  if (k->req) mi_read_hold(sys, k->req);
+  k->req = mi_read_hold(sys, 0);   /* writers hold off for one quiet gather (renewed at each try) */
+  return 0;
+}
+
+/* The status of a read that ended busy or on a broken store, else 0. */
+static int read_failed(const mi_system *sys, int busy) {
+  return sys->broken ? sys->broken : busy ? MI_E_STORE_BUSY : 0;
+}
 
 /* ---- plans ---- */
 
@@ -416,14 +456,14 @@ int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) 
   if (!s->u->glob_on) return MI_E_NOT_ENABLED;
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  int rc = 0, locked = 0, fresh = 0;
+  int rc = 0, locked = 0, fresh = 0, busy = 0;
   rd r;
-  READ_LOOP(sys, locked, {
+  READ_LOOP(sys, locked, busy, {
     rd_start(&r, sys);
     rc = glob_run(q, &r, buf, size, &fresh);
   });
   if (locked) mi_wunlock(sys);
-  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  if (read_failed(sys, busy)) return read_failed(sys, busy);
   settle(q, &r, fresh);
   put_stats(q, stats);
   return rc ? rc : finish(q, 0);
@@ -491,22 +531,21 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   proc_res res;
-  int rc = 0, locked = 0, fresh = 0;
+  int rc = 0, locked = 0, fresh = 0, busy = 0;
   rd r;
-  READ_LOOP(sys, locked, {
+  READ_LOOP(sys, locked, busy, {
     rd_start(&r, sys);
     rc = proc_run(q, &r, buf, size, want, key, &res, &fresh);
   });
-  if (sys->owner_gone) { if (locked) mi_wunlock(sys); return MI_E_STORE_OWNER_GONE; }
+  if (read_failed(sys, busy)) { if (locked) mi_wunlock(sys); return read_failed(sys, busy); }
   settle(q, &r, fresh);
   put_stats(q, stats);
   /* after the gather: the deaths this GET reported are forgotten for this user (a change of
    * the table, so in a write section) */
   int any = 0;
   for (int w = 0; w < MI_PROC_WORDS; w++) any |= res.told[w] != 0;
-  if (any) {
-    if (!locked) mi_wlock(sys);
-    locked = 1;
+  if (any && !locked && mi_wlock_bounded(sys) == 0) locked = 1;   /* busy: they are told again next time */
+  if (any && locked) {
     for (int w = 0; w < MI_PROC_WORDS; w++)
       for (uint64_t b = res.told[w]; b; b &= b - 1) {
         int slot = w * 64 + __builtin_ctzll(b);
@@ -555,15 +594,15 @@ typedef int (*run_fn)(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t se
 static int exec_records(mi_query *q, run_fn run, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
   mi_system *sys = q->s->sys;
   mi_sys_refresh(sys);
-  int rc = 0, locked = 0, fresh = 0;
+  int rc = 0, locked = 0, fresh = 0, busy = 0;
   int32_t done = 0;
   rd r;
-  READ_LOOP(sys, locked, {
+  READ_LOOP(sys, locked, busy, {
     rd_start(&r, sys);
     rc = run(q, &r, buf, size, sel, &done, &fresh);
   });
   if (locked) mi_wunlock(sys);
-  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  if (read_failed(sys, busy)) return read_failed(sys, busy);
   settle(q, &r, fresh);
   put_stats(q, stats);
   if (rc && rc != MI_E_BUFFER_PARTIAL) return rc;
@@ -611,10 +650,10 @@ int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int
 int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pick, void *arg, int32_t *ents,
                        const int32_t *gat, const int32_t *ngat, int32_t *count, int32_t *stats) {
   mi_system *sys = q->s->sys;
-  int rc = 0, locked = 0, fresh = 0, need = q->domain == MI_DOM_PROCESS ? MI_MAX_PROCESSES : MI_MAX_LDEV + 1;
+  int rc = 0, locked = 0, fresh = 0, busy = 0, need = q->domain == MI_DOM_PROCESS ? MI_MAX_PROCESSES : MI_MAX_LDEV + 1;
   int32_t done = 0, stride;
   rd r;
-  READ_LOOP(sys, locked, {
+  READ_LOOP(sys, locked, busy, {
     rd_start(&r, sys);
     const int64_t *rows = rd_rows(&r, q->domain, need, &stride);
     fresh = prepare(q, &r, stride);
@@ -635,7 +674,7 @@ int mi_query_exec_pick(mi_query *q, uint8_t *buf, int32_t size, mi_query_pick pi
     }
   });
   if (locked) mi_wunlock(sys);
-  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  if (read_failed(sys, busy)) return read_failed(sys, busy);
   settle(q, &r, fresh);
   put_stats(q, stats);
   if (rc) return rc;

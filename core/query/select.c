@@ -201,7 +201,7 @@ void mi_proconsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats,
   if (rc) { MI_STATUS(st, rc); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  mi_wlock(sys);   /* one write section: no birth between the ON and the selection */
+  if ((rc = mi_wlock_bounded(sys))) { MI_STATUS(st, rc); return; }   /* one write section: no birth between the ON and the selection */
   const mi_urec *old = s->u;
   int had = old->proc_on, all = old->proc_all, nsel = old->nsel;
   if ((had && all) || n == 0) {   /* everything is (or becomes) monitored: an empty selection is all */
@@ -243,7 +243,7 @@ void mi_ioonsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, i
   if (rc) { MI_STATUS(st, rc); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  mi_wlock(sys);
+  if ((rc = mi_wlock_bounded(sys))) { MI_STATUS(st, rc); return; }
   mi_seg *g = sys->seg;
   if (s->u->io_on) { mi_wunlock(sys); MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }   /* one selection per caller */
   int first = 0, need = 0, fresh = 0;
@@ -629,8 +629,7 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
   if (procs) {   /* deaths reported here are forgotten for this caller, as MIPROCGET's are */
     int any = 0;
     for (int w = 0; w < MI_PROC_WORDS; w++) any |= ra->told[w] != 0;
-    if (any) {
-      mi_wlock(s->sys);
+    if (any && mi_wlock_bounded(s->sys) == 0) {   /* busy: they are told again next time */
       for (int w = 0; w < MI_PROC_WORDS; w++)
         for (uint64_t b = ra->told[w]; b; b &= b - 1) {
           int slot = w * 64 + __builtin_ctzll(b);

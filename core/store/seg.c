@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +23,8 @@
 #else
 #define FENCE(order) __atomic_thread_fence(order)
 #endif
+
+#define MI_LIKELY_ZERO(x) __builtin_expect(!!(x), 0)
 
 /* A hint to the processor inside a spin loop. */
 static inline void cpu_relax(void) {
@@ -106,6 +109,70 @@ static int alive(int64_t pid, uint64_t start, uint64_t boot) {
   return mi_proc_start_time(pid) == start;
 }
 
+/* ---- the SIGBUS guard ----
+ * A shared store is a file: if it shrinks under a mapping (truncated by someone, or a sparse
+ * page the disk had no room for), touching the lost pages raises SIGBUS. The guard catches
+ * that for the mappings of stores: it maps zero pages over the rest of the mapping, marks the
+ * store truncated and lets the access go on; the next check of that system turns the mark
+ * into -32004 (every AIF, and every GET after its gather). Any other SIGBUS goes to the
+ * handler that was there before (or kills the process as it would have). */
+
+#define MI_BUS_SLOTS 64
+static struct { uintptr_t base, size; int hit; } bus_maps[MI_BUS_SLOTS];   /* atomic fields */
+static struct sigaction bus_old;
+static pthread_mutex_t bus_mu = PTHREAD_MUTEX_INITIALIZER;
+static int bus_installed;
+
+/* The SIGBUS handler: rescues a store's mapping, else passes the signal on. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc) {
+  uintptr_t a = (uintptr_t)si->si_addr;
+  for (int i = 0; i < MI_BUS_SLOTS; i++) {
+    uintptr_t base = __atomic_load_n(&bus_maps[i].base, __ATOMIC_ACQUIRE);
+    uintptr_t size = __atomic_load_n(&bus_maps[i].size, __ATOMIC_RELAXED);
+    if (!base || a < base || a >= base + size) continue;
+    uintptr_t pg = a & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+    void *p = mmap((void *)pg, base + size - pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED) { __atomic_store_n(&bus_maps[i].hit, 1, __ATOMIC_RELEASE); return; }
+  }
+  if (bus_old.sa_flags & SA_SIGINFO) { bus_old.sa_sigaction(sig, si, uc); return; }
+  if (bus_old.sa_handler != SIG_DFL && bus_old.sa_handler != SIG_IGN) { bus_old.sa_handler(sig); return; }
+  signal(SIGBUS, SIG_DFL);   /* the access runs again and the default action ends the process */
+}
+
+/* Puts a store's mapping under the guard; its slot, or -1 (table full: unguarded). */
+static int bus_guard(void *base, size_t size) {
+  pthread_mutex_lock(&bus_mu);
+  if (!bus_installed) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, &bus_old) == 0) bus_installed = 1;
+  }
+  int slot = -1;
+  for (int i = 0; i < MI_BUS_SLOTS && slot < 0; i++)
+    if (!__atomic_load_n(&bus_maps[i].base, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&bus_maps[i].size, (uintptr_t)size, __ATOMIC_RELAXED);
+      __atomic_store_n(&bus_maps[i].hit, 0, __ATOMIC_RELAXED);
+      __atomic_store_n(&bus_maps[i].base, (uintptr_t)base, __ATOMIC_RELEASE);
+      slot = i;
+    }
+  pthread_mutex_unlock(&bus_mu);
+  return slot;
+}
+
+/* Takes a mapping out of the guard (before it is unmapped). */
+static void bus_unguard(int slot) {
+  if (slot < 0 || slot >= MI_BUS_SLOTS) return;
+  __atomic_store_n(&bus_maps[slot].base, 0, __ATOMIC_RELEASE);
+}
+
+/* 1 if the guard rescued sys's mapping from a shrunk file. */
+static int bus_hit(const mi_system *sys) {
+  return sys->bus_slot >= 0 && __atomic_load_n(&bus_maps[sys->bus_slot].hit, __ATOMIC_ACQUIRE);
+}
+
 /* ---- creating and freeing ---- */
 
 /* Sizes a segment for max_cells counter cells: the arena holds twice that (a row being
@@ -135,32 +202,123 @@ static void seg_init(mi_seg *g, size_t size, int64_t arena_words) {
   g->arena_words = arena_words;
 }
 
+/* Gives the store file disk blocks up to `bytes` (rounded up to 4 MB, at most the file), so a
+ * full disk is an error here and never a SIGBUS at a later write. 0, or -1 with errno. A file
+ * system that cannot allocate ahead (EOPNOTSUPP) is left sparse, as before. */
+static int reserve(mi_system *sys, int64_t bytes) {
+  if (sys->store_fd < 0 || bytes <= sys->reserved) return 0;
+  int64_t want = (bytes + (4 << 20) - 1) / (4 << 20) * (4 << 20);
+  if (want > (int64_t)sys->map_size) want = (int64_t)sys->map_size;
+  if (fallocate(sys->store_fd, FALLOC_FL_KEEP_SIZE, sys->reserved, want - sys->reserved) != 0) {
+    if (errno == EOPNOTSUPP || errno == ENOSYS) { sys->reserved = (int64_t)sys->map_size; return 0; }
+    return -1;
+  }
+  sys->reserved = want;
+  return 0;
+}
+
+int mi_seg_reserve(mi_system *sys, int64_t end_word) {
+  if (!sys->shared) return 0;
+  return reserve(sys, (int64_t)offsetof(mi_seg, blk) + end_word * 8);
+}
+
+/* What is at a path a store is to be created at, other than nothing: 1 a stale mish store of
+ * ours (no owner holds its lock; *stale_fd is open on it and locked by us, *ino its inode),
+ * or -1 with errno: EBUSY a live store, ELOOP a symbolic link, EISDIR a directory, EEXIST any
+ * other file (mish never replaces a file it did not make), EPERM a store of another user. */
+static int existing(const char *path, int *stale_fd, ino_t *ino) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return -1;   /* ENOENT: gone meanwhile, the caller tries again */
+  if (S_ISLNK(st.st_mode)) { errno = ELOOP; return -1; }
+  if (S_ISDIR(st.st_mode)) { errno = EISDIR; return -1; }
+  if (!S_ISREG(st.st_mode)) { errno = EEXIST; return -1; }
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  mi_seg_hdr h;
+  struct stat fst;
+  if (fstat(fd, &fst) != 0 || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, MI_SEG_MAGIC, 8) != 0) {
+    close(fd);
+    errno = EEXIST;
+    return -1;
+  }
+  if (fst.st_uid != geteuid()) { close(fd); errno = EPERM; return -1; }
+  /* a live owner holds the lock (stores of format 7 on); an older one is judged by its pid */
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      (!h.closed && alive(h.owner_pid, h.owner_start, h.boot_id))) {
+    close(fd);
+    errno = EBUSY;
+    return -1;
+  }
+  *stale_fd = fd;
+  *ino = fst.st_ino;
+  return 1;
+}
+
+/* Creates the store file at share for sys: built whole under a private name beside it, locked,
+ * then linked into place only if nothing is there (two owners started together: one wins, the
+ * other gets EBUSY), or renamed over a stale store of ours. Returns the mapping or NULL + errno. */
+static void *create_shared(mi_system *sys, const char *share, size_t size, int64_t arena_words) {
+  char tmp[MI_PATH_MAX + 32];
+  snprintf(tmp, sizeof tmp, "%s.%d.tmp", share, (int)getpid());
+  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return NULL;
+  int e = 0;
+  void *p = MAP_FAILED;
+  struct stat st;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(fd, (off_t)size) != 0 || fstat(fd, &st) != 0) goto fail;
+  sys->store_fd = fd;
+  sys->map_size = size;
+  if (reserve(sys, (int64_t)sizeof(mi_seg)) != 0) goto fail;
+  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) goto fail;
+  seg_init(p, size, arena_words);
+  for (int tries = 0;; tries++) {
+    if (link(tmp, share) == 0) break;
+    if (errno != EEXIST || tries == 8) goto fail;
+    int old = -1;
+    ino_t old_ino = 0;
+    if (existing(share, &old, &old_ino) < 0) {
+      if (errno == ENOENT) continue;   /* removed meanwhile: link again */
+      goto fail;
+    }
+    /* a stale store of ours, locked: replace it if the path still names it */
+    struct stat now;
+    int same = lstat(share, &now) == 0 && now.st_ino == old_ino;
+    int ok = same && rename(tmp, share) == 0;
+    close(old);
+    if (ok) { tmp[0] = 0; break; }
+  }
+  if (tmp[0]) unlink(tmp);
+  sys->store_dev = (uint64_t)st.st_dev;
+  sys->store_ino = (uint64_t)st.st_ino;
+  return p;
+fail:
+  e = errno;
+  if (p != MAP_FAILED) munmap(p, size);
+  if (tmp[0]) unlink(tmp);
+  close(fd);
+  sys->store_fd = -1;
+  sys->reserved = 0;
+  errno = e;
+  return NULL;
+}
+
 mi_seg *mi_seg_new(mi_system *sys, const char *share, int64_t max_cells) {
   int64_t arena_words;
   size_t size = seg_size(max_cells, &arena_words);
   void *p;
+  sys->store_fd = -1;
+  sys->bus_slot = -1;
   if (!share) {
     p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     seg_init(p, size, arena_words);
   } else {
-    /* a live store at the path is not replaced */
-    int err = 0;
-    mi_system *other = mi_system_attach(share, &err);
-    if (other) { mi_system_free(other); errno = EBUSY; return NULL; }
-    char tmp[MI_PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", share, (int)getpid());
-    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return NULL;
-    if (ftruncate(fd, (off_t)size) != 0) { int e = errno; close(fd); unlink(tmp); errno = e; return NULL; }
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int e = errno;
-    close(fd);
-    if (p == MAP_FAILED) { unlink(tmp); errno = e; return NULL; }
-    seg_init(p, size, arena_words);
-    if (rename(tmp, share) != 0) { e = errno; munmap(p, size); unlink(tmp); errno = e; return NULL; }
+    p = create_shared(sys, share, size, arena_words);
+    if (!p) return NULL;
     snprintf(sys->share_path, sizeof sys->share_path, "%s", share);
     sys->shared = 1;
+    sys->bus_slot = bus_guard(p, size);
   }
   sys->seg = p;
   sys->map_size = size;
@@ -176,25 +334,92 @@ void mi_seg_free(mi_system *sys) {
     MI_ST(sys->seg->h.closed, 1);
     mi_wunlock(sys);
   }
+  if (sys->shared && !sys->attached) {
+    /* the file is ours to remove while its path still names it (never another file put there) */
+    struct stat st;
+    if (lstat(sys->share_path, &st) == 0 && (uint64_t)st.st_dev == sys->store_dev && (uint64_t)st.st_ino == sys->store_ino)
+      unlink(sys->share_path);
+  }
+  bus_unguard(sys->bus_slot);
   munmap(sys->seg, sys->map_size);
+  if (sys->store_fd >= 0) close(sys->store_fd);   /* the owner's lock goes with it */
+  sys->store_fd = -1;
   sys->seg = NULL;
 }
 
 /* ---- attaching ---- */
 
-mi_system *mi_system_attach(const char *path, int *err) {
+/* 1 if the tables of an attached segment lie within it and hold sane counts: what readers and
+ * an attached ON index by (checked at attach and at each write section of an attached process). */
+static int seg_sane(const mi_seg *g, size_t size) {
+  int64_t base = (int64_t)(sizeof(mi_seg) - offsetof(mi_seg, blk)) / 8;
+  int64_t words = MI_LD(g->arena_words), top = MI_LD(g->arena_top);
+  if (MI_LD(g->arena_base) != base || words < 0 || (uint64_t)words > (size - sizeof(mi_seg)) / 8 ||
+      top < 0 || top > words || MI_LD(g->nfree) < 0 || MI_LD(g->nfree) > MI_ARENA_FREE)
+    return 0;
+  for (int i = 0; i < MI_LD(g->nfree); i++) {
+    int64_t o = MI_LD(g->freel[i].off), l = MI_LD(g->freel[i].len);
+    if (o < 0 || l <= 0 || o > top || l > top - o) return 0;
+  }
+  static const int32_t nent[MI_DOM_COUNT] = {1, MI_MAX_PROCESSES, MI_MAX_LDEV + 1, MI_MAX_PROCESSORS};
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    const mi_host_lane *ln = &g->blk.lane[d];
+    int64_t at = MI_LD(ln->cells);
+    int32_t st = MI_LD(ln->stride);
+    if (MI_LD(ln->nent) != nent[d] || st < 0) return 0;
+    if (at && (at < base || at + (int64_t)st * nent[d] > base + words)) return 0;
+    const mi_store *so = &g->dom[d];
+    if (MI_LD(so->used) < 0 || MI_LD(so->used) > st || MI_LD(so->active) < 0 || MI_LD(so->active) > MI_HOST_INDEX_LIMIT) return 0;
+    for (int i = 0; i < MI_HOST_INDEX_LIMIT; i++) {
+      int32_t sl = MI_LD(so->slot[i]), o = MI_LD(g->blk.off[d << MI_HOST_INDEX_BITS | i]);
+      if (sl < -1 || (sl >= 0 && sl >= MI_LD(so->used)) || o < -1 || (o >= 0 && o >= st)) return 0;
+    }
+  }
+  int32_t hi = MI_LD(g->proc_hi), nu = MI_LD(g->max_users), np = MI_LD(g->max_processes), m = MI_LD(g->mapping);
+  if (hi < 0 || hi > MI_MAX_PROCESSES || MI_LD(g->nproc_alive) < 0 || MI_LD(g->nproc_alive) > MI_MAX_PROCESSES ||
+      nu < 1 || nu > MI_MAX_USERS_LIMIT || np < 1 || np > MI_MAX_PROCESSES || m < -1 || m > 2 ||
+      MI_LD(g->ncpu) < 0 || MI_LD(g->ncpu) > MI_MAX_PROCESSORS || MI_LD(g->max_cells) < 0 ||
+      MI_LD(g->free_lo) < 0 || MI_LD(g->free_lo) > MI_MAX_PROCESSES)
+    return 0;
+  for (int i = 0; i < MI_PID_HASH; i++)
+    if (MI_LD(g->pid_hash[i]) < 0 || MI_LD(g->pid_hash[i]) > MI_MAX_PROCESSES) return 0;
+  int32_t un = MI_LD(g->udef_n);
+  if (un < 0 || un > MI_UDEF_MAX) return 0;
+  for (int d = 0; d < MI_DOM_COUNT; d++)
+    if (MI_LD(g->udef_dom_n[d]) < 0 || MI_LD(g->udef_dom_n[d]) > MI_UDEF_MAX) return 0;
+  for (int k = 0; k < un; k++)
+    if (!mi_udef_rec_ok(&g->udef[k], k)) return 0;
+  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+    const mi_urec *u = &g->users[i];
+    if (!MI_LD(u->used)) continue;
+    if (u->proc_nitems < 0 || u->proc_nitems > MI_HOST_INDEX_LIMIT || u->io_nitems < 0 || u->io_nitems > MI_HOST_INDEX_LIMIT ||
+        u->nldevs < 0 || u->nldevs > MI_MAX_LDEV || u->nsel < 0 || u->nsel > MI_SEL_MAX)
+      return 0;
+    for (int k = 0; k < u->proc_nitems; k++)
+      if (u->proc_items[k] < 0 || u->proc_items[k] >= MI_HOST_INDEX_LIMIT) return 0;
+    for (int k = 0; k < u->io_nitems; k++)
+      if (u->io_items[k] < 0 || u->io_items[k] >= MI_HOST_INDEX_LIMIT) return 0;
+  }
+  return 1;
+}
+
+mi_system *mi_system_attach(const char *path, int *err) { return mi_system_attach_with(path, NULL, err); }
+
+mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err) {
   int e = 0;
   if (!err) err = &e;
   *err = MI_E_STORE_OPEN;
   if (!path) return NULL;
+  if (strlen(path) >= MI_PATH_MAX || (o && o->registry && strlen(o->registry) >= MI_PATH_MAX)) { errno = ENAMETOOLONG; return NULL; }
   mi_catalog_init();
-  int fd = open(path, O_RDWR | O_CLOEXEC);
+  int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return NULL;
   struct stat stt;
   mi_seg_hdr h;
   if (fstat(fd, &stt) != 0) { close(fd); return NULL; }
-  ssize_t n = pread(fd, &h, sizeof h, 0);
   *err = MI_E_STORE_NOT_MISH;
+  if (!S_ISREG(stt.st_mode)) { close(fd); return NULL; }
+  ssize_t n = pread(fd, &h, sizeof h, 0);
   if (n < 8 || memcmp(h.magic, MI_SEG_MAGIC, 8) != 0) { close(fd); return NULL; }
   *err = MI_E_STORE_TRUNCATED;
   if (n < (ssize_t)sizeof h) { close(fd); return NULL; }
@@ -204,29 +429,44 @@ mi_system *mi_system_attach(const char *path, int *err) {
     close(fd);
     return NULL;
   }
+  *err = MI_E_STORE_FOREIGN;   /* another user's file could say anything: only when asked to trust it */
+  if (stt.st_uid != geteuid() && !(o && o->trust)) { close(fd); return NULL; }
   *err = MI_E_STORE_TRUNCATED;
-  if (h.size < sizeof(mi_seg) || (uint64_t)stt.st_size != h.size) { close(fd); return NULL; }
-  *err = MI_E_STORE_OWNER_GONE;
-  if (h.closed || !alive(h.owner_pid, h.owner_start, h.boot_id)) { close(fd); return NULL; }
+  if (h.size < sizeof(mi_seg) || h.size > ((uint64_t)1 << 40) || (uint64_t)stt.st_size != h.size) { close(fd); return NULL; }
+  *err = MI_E_STORE_OWNER_GONE;   /* the owner holds the file's lock while it lives, and its pid answers */
+  if (h.closed || flock(fd, LOCK_SH | LOCK_NB) == 0 || !alive(h.owner_pid, h.owner_start, h.boot_id)) {
+    flock(fd, LOCK_UN);
+    close(fd);
+    return NULL;
+  }
   *err = MI_E_STORE_OPEN;
   mi_system *sys = calloc(1, sizeof *sys);
   if (!sys) { close(fd); return NULL; }
   void *p = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) { free(sys); return NULL; }
+  if (p == MAP_FAILED) { int e2 = errno; close(fd); free(sys); errno = e2; return NULL; }
+  sys->store_fd = fd;
   sys->seg = p;
   sys->map_size = h.size;
+  sys->bus_slot = bus_guard(p, h.size);
   sys->view.blk = &sys->seg->blk;
   sys->attached = sys->shared = 1;
   snprintf(sys->share_path, sizeof sys->share_path, "%s", path);
   mi_seg *g = sys->seg;
+  if (!seg_sane(g, h.size) || bus_hit(sys)) {
+    *err = MI_E_STORE_TRUNCATED;
+    bus_unguard(sys->bus_slot);
+    munmap(p, h.size);
+    close(fd);
+    free(sys);
+    return NULL;
+  }
   sys->opt.max_users = g->max_users;
   sys->opt.max_cells = g->max_cells;
   sys->opt.max_ldevs = g->max_ldevs;
   sys->opt.max_ldevs_per_user = g->max_ldevs_per_user;
   sys->opt.max_processes = g->max_processes;
-  memcpy(sys->registry_path, g->h.registry, sizeof sys->registry_path);
-  sys->registry_path[sizeof sys->registry_path - 1] = 0;
+  /* the registry is this process's own: a path written in the store is never followed */
+  if (o && o->registry) snprintf(sys->registry_path, sizeof sys->registry_path, "%s", o->registry);
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
   mi_registry_load(sys);
   sys->next_check_ms = mono_ms() + 200;
@@ -240,14 +480,22 @@ int mi_system_attached(const mi_system *sys) { return sys && sys->attached; }
 const char *mi_system_share_path(const mi_system *sys) { return sys && sys->shared ? sys->share_path : NULL; }
 
 int mi_owner_check(mi_system *sys) {
+  if (!sys->shared) return 0;
+  if (sys->broken) return sys->broken;
+  if (MI_UNLIKELY(bus_hit(sys))) return sys->broken = MI_E_STORE_TRUNCATED;
   if (!sys->attached) return 0;
-  if (sys->owner_gone) return MI_E_STORE_OWNER_GONE;
+  /* the file's size at every AIF (a shrunk file would fault anywhere, even in the checks before
+   * a gather), the owner at most every 200 ms */
+  struct stat st;
+  if (fstat(sys->store_fd, &st) == 0 && (uint64_t)st.st_size < sys->map_size) return sys->broken = MI_E_STORE_TRUNCATED;
   int64_t now = mono_ms();
   if (now < sys->next_check_ms && !MI_LD(sys->seg->h.closed)) return 0;
   sys->next_check_ms = now + 200;
   const mi_seg_hdr *h = &sys->seg->h;
-  if (MI_LD(h->closed) || !alive(h->owner_pid, h->owner_start, h->boot_id)) sys->owner_gone = 1;
-  return sys->owner_gone ? MI_E_STORE_OWNER_GONE : 0;
+  int unlocked = flock(sys->store_fd, LOCK_SH | LOCK_NB) == 0;   /* nobody holds the owner's lock */
+  if (unlocked) flock(sys->store_fd, LOCK_UN);
+  if (MI_LD(h->closed) || unlocked || !alive(h->owner_pid, h->owner_start, h->boot_id)) sys->broken = MI_E_STORE_OWNER_GONE;
+  return sys->broken;
 }
 
 /* ---- write sections ---- */
@@ -265,10 +513,58 @@ static void opened(mi_seg *g) {
   FENCE(__ATOMIC_RELEASE);   /* the odd sequence is visible before any write of the section */
 }
 
+/* ---- readers that keep missing: the hold-off ----
+ * A reader (an attached process above all: it never takes the lock to read) that saw a publish
+ * during READ_TRIES gathers in a row raises read_busy with the time of its request; a writer
+ * about to open a section waits while a request younger than MI_READ_HOLD_NS stands, so the
+ * reader gets one quiet gather however the two are scheduled. A reader that stops (Ctrl-Z)
+ * with its request up costs the writer one wait of MI_READ_HOLD_NS: the writer then voids it. */
+#define MI_READ_HOLD_NS 2000000
+
+/* Monotonic nanoseconds. */
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t mi_read_hold(mi_system *sys, uint64_t mine) {
+  mi_seg_hdr *h = &sys->seg->h;
+  if (!mine) {
+    uint64_t t = (uint64_t)mono_ns() | 1;   /* never 0 */
+    __atomic_store_n(&h->read_req, t, __ATOMIC_RELEASE);
+    return t;
+  }
+  __atomic_compare_exchange_n(&h->read_req, &mine, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);   /* another's stands */
+  return 0;
+}
+
+/* A writer before its section: waits out a standing reader request (bounded), voids a stale one. */
+static void honour_readers(mi_seg *g) {
+  if (MI_LIKELY_ZERO(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED))) return;
+  for (unsigned spins = 0;; spins++) {
+    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_ACQUIRE);
+    if (!req) return;
+    int64_t age = mono_ns() - (int64_t)req;
+    if (age > MI_READ_HOLD_NS || age < -MI_READ_HOLD_NS) {
+      __atomic_compare_exchange_n(&g->h.read_req, &req, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+      return;
+    }
+    if (spins < 32) cpu_relax();
+    else sched_yield();
+  }
+}
+
 int mi_wtrylock(mi_system *sys) {
   mi_seg *g = sys->seg;
   uint32_t me = my_tid(), free_ = 0;
   if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return 1; }
+  if (MI_UNLIKELY(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED))) {   /* a reader waits: publish nothing now */
+    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED);
+    int64_t age = mono_ns() - (int64_t)req;
+    if (age <= MI_READ_HOLD_NS && age >= -MI_READ_HOLD_NS) return 0;
+    __atomic_compare_exchange_n(&g->h.read_req, &req, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
   if (!__atomic_compare_exchange_n(&g->h.lock, &free_, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 0;
   opened(g);
   return 1;
@@ -278,6 +574,7 @@ void mi_wlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   uint32_t me = my_tid();
   if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return; }
+  honour_readers(g);
   /* someone is waiting (a reader that gave up on the seqlock, an ON): let it in first, so a
    * writer that publishes back to back cannot starve it. `waiting` holds a waiter's thread id,
    * not a count: a waiter that died (a killed process) is seen gone and cleared, so it costs
@@ -318,6 +615,46 @@ void mi_wunlock(mi_system *sys) {
   __atomic_store_n(&g->h.lock, 0, __ATOMIC_RELEASE);
 }
 
+/* How long a write section on a shared store may be waited for (an ON, an OFF) before -32006. */
+#define MI_WRITE_WAIT_MS 1000
+
+/* 1 if kernel thread id tid is a thread of this process. */
+static int own_thread(uint32_t tid) {
+  char p[48];
+  snprintf(p, sizeof p, "/proc/self/task/%u", (unsigned)tid);
+  return access(p, F_OK) == 0;
+}
+
+int mi_wlock_bounded(mi_system *sys) {
+  if (!sys->shared) { mi_wlock(sys); return 0; }
+  int rc = mi_owner_check(sys);
+  if (rc) return rc;
+  mi_seg *g = sys->seg;
+  uint32_t me = my_tid();
+  if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return 0; }
+  int64_t until = 0;
+  for (unsigned spins = 0;; spins++) {
+    uint32_t cur = 0;
+    if (__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
+    if (spins < 64) { cpu_relax(); continue; }
+    if (spins == 64 && !sys->attached && own_thread(cur)) { mi_wlock(sys); return 0; }   /* one of ours: it ends */
+    if ((spins & 255) == 255 && holder_gone(cur) &&
+        __atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      break;
+    int64_t now = mono_ms();
+    if (!until) until = now + MI_WRITE_WAIT_MS;
+    if (now >= until) return MI_E_STORE_BUSY;   /* another process holds it: stopped, or a crafted lock word */
+    struct timespec nap = {0, 200000};
+    nanosleep(&nap, NULL);
+  }
+  opened(g);
+  if (sys->attached && !seg_sane(g, sys->map_size)) {   /* never write through offsets a damaged store holds */
+    mi_wunlock(sys);
+    return sys->broken = MI_E_STORE_TRUNCATED;
+  }
+  return 0;
+}
+
 int mi_wheld(const mi_system *sys) {
   return sys->seg && __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED) == my_tid();
 }
@@ -347,6 +684,7 @@ int mi_read_begin(mi_system *sys, uint64_t *q) {
 
 int mi_read_valid(mi_system *sys, uint64_t q) {
   FENCE(__ATOMIC_ACQUIRE);   /* every load of the gather happens before the check */
+  if (MI_UNLIKELY(sys->bus_slot >= 0) && bus_hit(sys)) { sys->broken = MI_E_STORE_TRUNCATED; return 1; }
   uint64_t q2 = __atomic_load_n(&sys->seg->h.seq, __ATOMIC_RELAXED);
   return q2 == q || (q & 1);   /* an odd q: a read inside our own section, or the owner is gone */
 }

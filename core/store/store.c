@@ -167,8 +167,9 @@ int mi_system_publish_every(mi_system *sys, int ms) {
 /* ---- the arena of counter cells ---- */
 
 /* Hands out a region of words from the arena (first fit); its word offset from the writer
- * block, or 0 if the arena is full. */
-static int64_t arena_alloc(mi_seg *g, int64_t words) {
+ * block, or 0 if the arena is full (or, for a shared store, the disk has no room for it). */
+static int64_t arena_alloc(mi_system *sys, int64_t words) {
+  mi_seg *g = sys->seg;
   for (int i = 0; i < g->nfree; i++) {
     if (g->freel[i].len < words) continue;
     int64_t off = g->freel[i].off;
@@ -181,6 +182,7 @@ static int64_t arena_alloc(mi_seg *g, int64_t words) {
     return g->arena_base + off;
   }
   if (g->arena_top + words > g->arena_words) return 0;
+  if (mi_seg_reserve(sys, g->arena_base + g->arena_top + words) != 0) return 0;
   int64_t off = g->arena_top;
   g->arena_top += words;
   return g->arena_base + off;
@@ -226,10 +228,11 @@ static void cells_zero(int64_t *p, size_t n) {
  * of each row; 0 or -1. The new rows take half again what is needed (when the arena has it),
  * so an ON of n counters regrows the rows O(log n) times, not n times; the room past `used`
  * stays zero for the counters enabled next. */
-static int grow(mi_seg *g, mi_host_lane *ln, int32_t used, int32_t need) {
+static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
+  mi_seg *g = sys->seg;
   int32_t new_stride = need > INT32_MAX / 2 ? need : need + need / 2 + 4;
-  int64_t at = arena_alloc(g, (int64_t)ln->nent * new_stride);
-  if (!at) at = arena_alloc(g, (int64_t)ln->nent * (new_stride = need));
+  int64_t at = arena_alloc(sys, (int64_t)ln->nent * new_stride);
+  if (!at) at = arena_alloc(sys, (int64_t)ln->nent * (new_stride = need));
   if (!at) return -1;
   int64_t *cells = (int64_t *)(void *)&g->blk + at, *old = MI_CELLS(g, ln);
   cells_zero(cells, (size_t)ln->nent * (size_t)new_stride);
@@ -252,7 +255,7 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
   if (st->slot[index] < 0) {
     int words = mi_counter_words(sys, domain, index, g->mapping < 0 ? 0 : g->mapping);
     int64_t extra = (int64_t)words * ln->nent;
-    if (g->cells_used + extra > g->max_cells || (st->used + words > ln->stride && grow(g, ln, st->used, st->used + words) < 0)) {
+    if (g->cells_used + extra > g->max_cells || (st->used + words > ln->stride && grow(sys, ln, st->used, st->used + words) < 0)) {
       st->refs[index]--;
       return MI_E_TOO_MANY_COUNTERS;
     }

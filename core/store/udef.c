@@ -28,6 +28,13 @@ static int words_of(int kind, int elements) {
   }
 }
 
+int mi_udef_rec_ok(const mi_udef_rec *r, int k) {
+  return r->item == MI_UDEF_FIRST + k && r->domain < MI_DOM_COUNT && r->kind >= MI_UDEF_ACCUM && r->kind <= MI_UDEF_QBUSY &&
+         r->index >= 0 && r->index < MI_HOST_INDEX_LIMIT && r->elements >= 1 && r->elements <= MI_UDEF_MAX_ELEMENTS &&
+         (r->elements == 1 || r->kind == MI_UDEF_ACCUM) && r->words == words_of(r->kind, r->elements) &&
+         memchr(r->name, 0, sizeof r->name) && r->name[0] && memchr(r->unit, 0, sizeof r->unit) && memchr(r->help, 0, sizeof r->help);
+}
+
 /* Fills the catalog entry of table entry k from the segment (entries never change once published). */
 static void build(mi_system *sys, int k) {
   const mi_udef_rec *r = &sys->seg->udef[k];
@@ -64,7 +71,10 @@ void mi_udef_sync(mi_system *sys) {
   if (n > MI_UDEF_MAX) n = MI_UDEF_MAX;
   if (__atomic_load_n(&sys->udef_seen, __ATOMIC_ACQUIRE) >= n) return;
   while (__atomic_exchange_n(&sys->udef_busy, 1, __ATOMIC_ACQUIRE)) sched_yield();
-  for (int k = sys->udef_seen; k < n; k++) build(sys, k);
+  /* an entry a store file got wrong (a crafted or damaged store) ends the table for this process */
+  int k = sys->udef_seen;
+  for (; k < n && mi_udef_rec_ok(&sys->seg->udef[k], k); k++) build(sys, k);
+  n = k;
   if (n > sys->udef_seen) __atomic_store_n(&sys->udef_seen, n, __ATOMIC_RELEASE);
   __atomic_store_n(&sys->udef_busy, 0, __ATOMIC_RELEASE);
 }
@@ -108,9 +118,10 @@ int mi_udef_install_as(mi_system *sys, const mi_udef_desc *d, int32_t pid, mi_ud
   if (d->per_process != 0 && d->per_process != 1) return MI_E_USERDEF_DOMAIN;
   int dom = d->per_process ? MI_DOM_PROCESS : MI_DOM_GLOBAL;
   if (mi_item_find(name, -1)) return MI_E_USERDEF_DUPLICATE;
-  mi_wlock(sys);
+  int rc = mi_wlock_bounded(sys);
+  if (rc) return rc;
   mi_seg *g = sys->seg;
-  int n = g->udef_n, mine = 0, rc = 0;
+  int n = g->udef_n, mine = 0;
   for (int k = 0; k < n && !rc; k++) {
     if (strcmp(g->udef[k].name, name) == 0) rc = MI_E_USERDEF_DUPLICATE;
     if (g->udef[k].owner_pid == pid) mine++;

@@ -354,9 +354,11 @@ end
 
 -- Attaches to the store another process shares at path (mi.system{share = path}, mish --share,
 -- examples/embed --share): a system to open sessions on, mi.open{system = mi.attach(path)}.
-function M.attach(path)
+-- opts: {trust = true} accepts a store file owned by another user (refused by default).
+function M.attach(path, opts)
   if type(path) ~= "string" then error("bad argument #1 to 'attach' (path expected, got " .. type(path) .. ")", 2) end
-  local ok, sys = pcall(core.attach, path)
+  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'attach' (table of options expected, got " .. type(opts) .. ")", 2) end
+  local ok, sys = pcall(core.attach, path, opts and opts.trust and true or false)
   if not ok then error(sys, 2) end
   return sys
 end
