@@ -27,6 +27,7 @@ describe("#16.7 catalog descriptions", function()
   end)
 
   it("every configuration item has a description", function()
+    assert.equal(46, #mi.config_items)   -- 3001-3046
     for _, c in ipairs(mi.config_items) do
       assert.is_true(#(c.description or "") > #c.label, c.name)
     end

@@ -1,4 +1,5 @@
--- fuzz_spec.lua: random calls with random arguments never crash the process.
+-- fuzz_spec.lua: random calls with random arguments never crash the process; a refused call raises
+-- a message, and the system keeps its books afterwards.
 local mi = require("mi")
 local core = require("mi.core")
 
@@ -15,21 +16,48 @@ describe("random calls", function()
     local friendly = { "on", "off", "get", "config", "put", "time" }
     local S = mi.open({ system = sys })
     local domains = { "global", "process", "io", "processor", "x", 5 }
+    local accepted, refused, unclear = 0, 0, {}
+    -- Calls f with the arguments under pcall; counts the outcome (a refusal must carry a message).
+    local function try(f, ...)
+      local ok, err = pcall(f, ...)
+      if ok then accepted = accepted + 1
+      else
+        refused = refused + 1
+        if type(err) ~= "string" or err == "" then unclear[#unclear + 1] = tostring(err) end
+      end
+    end
     for i = 1, 4000 do
       local args = {}
       local n = math.random(0, 6)
       if math.random() < 0.8 then args[1] = sessions[math.random(#sessions)] end
       for k = #args + 1, n do args[k] = values[math.random(#values)] end
-      pcall(fns[math.random(#fns)], table.unpack(args, 1, n))
+      try(fns[math.random(#fns)], table.unpack(args, 1, n))
       if i % 3 == 0 then
         local m = friendly[math.random(#friendly)]
-        pcall(S[m], S, domains[math.random(#domains)], values[math.random(#values)], values[math.random(#values)])
+        try(S[m], S, domains[math.random(#domains)], values[math.random(#values)], values[math.random(#values)])
       end
       if i % 500 == 0 then sys:advance(100) end
       if i % 997 == 0 then sessions[1]:close(); sessions[1] = core.session(sys) end
     end
     for _, s in ipairs(sessions) do s:close() end
     S:close()
-    assert.is_true(true)
+    assert.is_true(accepted > 0 and refused > 0, "the calls reached the functions: " .. accepted .. " accepted, " .. refused .. " refused")
+    assert.same({}, unclear, "every refusal is an error message")
+    -- the system still keeps its books: each processor's states add up to an interval of 2 s
+    local t = mi.open({ system = sys })
+    local items = { "gmt_idle", "gmt_mem_mgr_replenish_critical_pool_ics", "gmt_mem_mgr_sys_fetch_ics",
+      "gmt_mem_mgr_swapin_ics", "gmt_mem_mgr_tos_trap_ics", "gmt_dispatcher_ics", "gmt_external_ics",
+      "gmt_as_process", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process", "gmt_es_process" }
+    assert.is_true(t:on("global", { "gmc_pauses" }).ok)   -- processor items follow it
+    local before = t:get("processor", items)
+    sys:advance(2000)
+    local after = t:get("processor", items)
+    assert.is_true(#after >= 1 and #after == #before, "processors read: " .. #after)
+    for cpu = 1, #after do
+      local total = 0
+      for _, name in ipairs(items) do total = total + mi.delta(after[cpu][name], before[cpu][name]) end
+      assert.is_true(math.abs(2000 * 8 - total) <= #items, "cpu " .. cpu .. ": " .. total)
+    end
+    t:close()
   end)
 end)

@@ -305,9 +305,12 @@ describe("#16.10 scripts: an average at the end, a wall-clock time on every row,
         n = n + 1
         if n == 1 then assert.truthy(l:find("^time,"), l) else assert.truthy(l:find("^" .. ISO .. ","), l) end
       end
+      assert.is_true(n >= 2, "a header and a row at least: " .. out)
       rc, out = mish("", sc .. " --interval 0.1 --count 2 --json")
       assert.equal(0, rc)
-      for l in out:gmatch("[^\n]+") do assert.truthy(l:find('"time":"' .. ISO .. '"'), l) end
+      n = 0
+      for l in out:gmatch("[^\n]+") do n = n + 1; assert.truthy(l:find('"time":"' .. ISO .. '"'), l) end
+      assert.is_true(n >= 2, "an object per sample at least: " .. out)
     end)
   end
   it("glance --csv and --json carry the time too", function()

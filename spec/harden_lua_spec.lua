@@ -248,6 +248,7 @@ describe("#11.8 items of another domain in a GET", function()
     assert.is_true(f:on("process", { "pmc_launch" }).ok)
     local recs, st = f:get("process", { "start_time", "start_date" })
     assert.is_true(st.ok, tostring(st))
+    assert.is_true(#recs > 0)
     for _, r in ipairs(recs) do
       assert.matches("^%d%d:%d%d:%d%d%.%d$", r.start_time)
       assert.matches("^%d%d%d%d%-%d%d%d$", r.start_date)
@@ -303,6 +304,7 @@ describe("#11.8 items of another domain in a GET", function()
     local _, _, crecs = core.procget(s, { 25000, 20001 }, 1, nil, 0)
     assert.equal(2, rc)
     assert.same({ -20014, -20006, 0, 0 }, st)
+    assert.is_true(#recs > 0 and #recs == #crecs, "a record per process, as the clean read")
     for r, rec in ipairs(recs) do
       assert.equal(720, #rec[1])
       for _, x in ipairs(rec[1]) do assert.equal(0, x) end
@@ -393,6 +395,8 @@ describe("#11.12 the GET buffer", function()
     -- the dead processes reported in the partial answer are not reported again
     local seen = {}
     for _, r in ipairs(part) do if r[2] == 1 then seen[r[1]] = true end end
+    assert.is_truthy(next(seen), "the partial answer reported dead processes")
+    assert.is_true(#rest > 0)
     for _, r in ipairs(rest) do assert.is_nil(seen[r[1]]) end
     sys:close()
   end)

@@ -1,5 +1,35 @@
--- helpers.lua: shared setup for the busted specs — a private registry file and
--- deterministic simulated systems in virtual time.
+-- helpers.lua: shared setup for the busted specs — a private registry file, deterministic
+-- simulated systems in virtual time, and temporary files that never outlive their test.
+local busted = require("busted")
+
+-- Temporary files: every name os.tmpname() gives a spec (/tmp/lua_XXXXXX) is remembered, and when
+-- the test that asked for it ends — passed, failed or pending — that name and every name made from
+-- it (NAME.*, NAME-*: "-xshare", ".mir", ".lock", ...) are removed, directories too; a name asked for
+-- outside a test (in a describe block) goes when its file ends. The empty file os.tmpname() creates
+-- is kept until then, so no other process is given the name meanwhile.
+local tmpname = os.tmpname
+local made = { test = {}, file = {} }
+local in_test = false
+-- Returns a fresh temporary name (os.tmpname, remembered for removal at the end of its test or file).
+function os.tmpname()
+  local p = tmpname()
+  local list = in_test and made.test or made.file
+  list[#list + 1] = p
+  return p
+end
+-- Removes each remembered name of a list and the names made from it; empties the list.
+local function sweep(list)
+  local args = {}
+  for i, p in ipairs(list) do
+    list[i] = nil
+    if p:find("^/tmp/lua_[%w_]+$") then args[#args + 1] = p .. " " .. p .. ".* " .. p .. "-*" end
+  end
+  if #args > 0 then os.execute("rm -rf -- " .. table.concat(args, " ")) end
+end
+busted.subscribe({ "test", "start" }, function() in_test = true return nil, true end)
+busted.subscribe({ "test", "end" }, function() in_test = false sweep(made.test) return nil, true end)
+busted.subscribe({ "file", "end" }, function() sweep(made.test) sweep(made.file) return nil, true end)
+
 local tmp = os.tmpname()
 os.remove(tmp)
 -- every system in the specs reads and writes this registry, never the user's
@@ -13,11 +43,9 @@ function H.session(opts)
   local sys = mi.system({ workload = opts.workload or "oltp", cpus = opts.cpus or 2, seed = opts.seed or 42 })
   return mi.open({ system = sys }), sys
 end
--- Returns a fresh temporary path ending in "-" .. tag (nothing is created there).
+-- Returns a fresh temporary path ending in "-" .. tag (nothing is created there; removed with its test).
 function H.tmp_path(tag)
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. "-" .. tag
+  return os.tmpname() .. "-" .. tag
 end
 -- Runs a shell command; returns its output (stderr included) and whether it succeeded.
 function H.run(cmd)

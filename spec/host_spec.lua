@@ -148,6 +148,7 @@ describe("the host source on a fixture /proc", function()
     assert.equal("NEW?LINE", by[77].program_name)
     assert.equal("dead", by[1].state, "the death is reported once")
     recs = s:get("process")
+    assert.equal(2, #recs, "4242 and the newborn 77 are left")
     for _, r in ipairs(recs) do assert.is_not.equal(1, r.pid) end
     s:close()
     os.execute("rm -rf '" .. root .. "'")
@@ -216,6 +217,7 @@ describe("the host source on this machine", function()
     mi.sleep(0.3)
     local after = s:get("processor", items)
     local ms = mi.clock() - t0
+    assert.is_true(s:info().cpus >= 1 and #after == s:info().cpus and #before == #after, "a record per CPU")
     for c = 1, s:info().cpus do
       local d, total = mi.delta(after[c], before[c]), 0
       for _, n in ipairs(items) do total = total + d[n] end

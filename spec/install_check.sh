@@ -1,4 +1,4 @@
-# install_check.sh — sourced by examples.sh (uses its check/verify): #16.14-16.16, the project used from
+# install_check.sh — sourced by examples.sh (uses its check/verify/skip): #16.14-16.16, the project used from
 # outside its tree. `make install` into a temporary DESTDIR; a C program (the README's) built through
 # pkg-config and run; `require "mi"` in stock lua5.4; both man pages render without warnings;
 # `luarocks make` from a copy of the tree; `make uninstall` leaves nothing behind.
@@ -49,7 +49,7 @@ if command -v man > /dev/null 2>&1; then
     done; }
   check "man -l renders mish(1) and libmi(3) without warnings (#16.14)" man_clean
 else
-  echo "# skip: man is not installed (Debian: man-db), the man pages not rendered"
+  skip "man is not installed (Debian: man-db), the man pages not rendered"
 fi
 # installed for real (no DESTDIR) under a prefix Lua does not search: mish still finds its modules
 prefixed() {
@@ -71,7 +71,7 @@ if command -v luarocks > /dev/null 2>&1 && git rev-parse --git-dir > /dev/null 2
   }
   check "luarocks make (lua/mish-dev-1.rockspec) builds mi with the C core; stock lua5.4 requires it (#16.15)" rock
 else
-  echo "# skip: luarocks is not installed (Debian: luarocks) or this is no git checkout, the rockspec not built"
+  skip "luarocks is not installed (Debian: luarocks) or this is no git checkout, the rockspec not built"
 fi
 check "LICENSE is MIT with a copyright line (#16.16)" sh -c 'grep -q "^MIT License" LICENSE && grep -q "^Copyright (c) " LICENSE'
 rm -rf "$inst"

@@ -168,6 +168,7 @@ describe("#12 door 2: prepared queries", function()
       local rc, ist = literal(a.s, sys, d, LISTS[d], 1, -1)
       assert.equal(-20013, st.code, d)
       assert.same({ rc, ist }, { st.code, st.items }, d)
+      assert.equal(#LISTS[d], #st.items, d)
       for _, v in ipairs(st.items) do assert.equal(0, v, d .. ": no status for an item never planned") end
       assert.is_nil(data, d)   -- one shape for a failed GET in every domain (#16.5)
     end

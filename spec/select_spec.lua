@@ -85,16 +85,18 @@ describe("#14 entity selection", function()
       assert.equal(0, st.code, tostring(st))
       local first = {}
       for pid in pairs(alive(all:get("process"))) do first[pid] = true end
-      local births, hits = 0, 0
+      local births, hits, taken, left = 0, 0, 0, 0
       for _ = 1, 4 do
         sys:advance(1500)
         local everyone, mine = alive(all:get("process")), alive(chosen:get("process"))
         for pid, r in pairs(everyone) do
           assert.equal(selected(sel, r), mine[pid] ~= nil, "pid " .. pid .. " " .. r.program_name .. " " .. r.user_name)
+          if mine[pid] then taken = taken + 1 else left = left + 1 end
           if not first[pid] then births = births + 1; if mine[pid] then hits = hits + 1 end end
         end
         for pid in pairs(mine) do assert.is_truthy(everyone[pid], "only live processes of the system") end
       end
+      assert.is_true(taken > 0 and left > 0, "the selection takes some processes and leaves others: " .. taken .. ", " .. left)
       assert.is_true(births > 0, "processes were born after the ON")
       if i == 2 then assert.is_true(hits > 0, "some of them were selected") end
       all:close(); chosen:close(); sys:close()
@@ -159,7 +161,10 @@ describe("#14 entity selection", function()
     local got = {}
     for _, r in ipairs(s:get("io")) do got[r.ldev] = true end
     assert.same(want, got)
-    local some = s:get("io", nil, { include = { { devtype = "disk" } } })
+    local some, disks = s:get("io", nil, { include = { { devtype = "disk" } } }), 0
+    for l in pairs(want) do if devices[l] == "disk" then disks = disks + 1 end end
+    assert.is_true(disks > 0)
+    assert.equal(disks, #some, "every selected disk, nothing else")
     for _, r in ipairs(some) do assert.equal("disk", devices[r.ldev]); assert.equal("disk", r.type) end
     local ok, err = pcall(s.get, s, "io", nil, { include = { { ldev = "9-3" } } })
     assert.is_false(ok)
@@ -180,6 +185,7 @@ describe("#14 read-active", function()
     local iterations, calls, died_total = 0, 0, 0
     for _ = 1, 5 do
       local before = alive(everyone:get("process"))
+      assert.is_true(count(before) > 7, "more live processes than a page")
       local seen, died, ctx = {}, {}, nil
       repeat
         local recs
@@ -258,14 +264,17 @@ describe("#14 read-active", function()
     assert.equal(0, reader:on("process", { 25047 }, sel).code)
     local owner = mi.open { system = sys }
     owner:on("process", { 25047 })
+    local taken, left = 0, 0
     for _ = 1, 3 do
       sys:advance(1500)
       local everyone, mine = alive(owner:get("process")), alive(reader:get("process"))
+      taken, left = taken + count(mine), left + count(everyone) - count(mine)
       for pid, r in pairs(everyone) do assert.equal(selected(sel, r), mine[pid] ~= nil, "pid " .. pid) end
       local n = 0
       for rec in reader:active("process", nil, { max = 7 }) do if rec.state == "alive" then n = n + 1 end end
       assert.equal(count(mine), n)
     end
+    assert.is_true(taken > 0 and left > 0, "the selection takes some processes and leaves others: " .. taken .. ", " .. left)
     reader:close(); att:close(); owner:close(); sys:close()
     os.remove(path)
   end)

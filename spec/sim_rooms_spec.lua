@@ -56,12 +56,15 @@ describe("the simulator's rooms (#18)", function()
       end
       assert.is_true(moved >= 12, w .. ": only " .. moved .. " stop reasons moved")
       -- the reasons the global table lacks (SQL latches 5-32, release, pseudo I/O) per processor
+      local levels = 0
       for _, name in ipairs(items("processor", "^gmc_stop_sql_latch_level_%d+_wait$")) do
         local lvl = tonumber(name:match("level_(%d+)"))
         if lvl >= 5 then
           assert.equal(sum_field(procs, "pmc_stop_sql_latch_level_" .. lvl .. "_wait"), sum_field(cpus, name), name)
+          levels = levels + 1
         end
       end
+      assert.equal(28, levels, "SQL latch levels 5-32")
       s:close()
     end)
   end
@@ -193,19 +196,22 @@ describe("the simulator's rooms (#18)", function()
       s:on("global", "*")
       s:on("process", "*")
       s:advance(60000)
-      local g = s:get("global")
+      local g, gn, pn = s:get("global"), 0, 0
       for _, it in ipairs(mi.find("*", "global")) do
         if it.kind ~= "pseudo" and it.instrumented ~= "yes" then
           local v = g[it.name]
           if type(v) == "table" then v = sum_array(v) end
           assert.equal(0, v or 0, w .. ": " .. it.name)
+          gn = gn + 1
         end
       end
-      for _, r in ipairs(s:get("process")) do
+      local procs = s:get("process")
+      for _, r in ipairs(procs) do
         for _, it in ipairs(mi.find("*", "process")) do
-          if it.kind ~= "pseudo" and it.instrumented ~= "yes" then assert.equal(0, r[it.name] or 0, w .. ": " .. it.name) end
+          if it.kind ~= "pseudo" and it.instrumented ~= "yes" then assert.equal(0, r[it.name] or 0, w .. ": " .. it.name); pn = pn + 1 end
         end
       end
+      assert.is_true(gn > 0 and #procs > 0 and pn > 0, w .. ": global items, processes and process items checked")
       s:close()
     end
   end)

@@ -17,6 +17,7 @@ describe("workloads", function()
     assert.equal("oltp", w.name)
     assert.equal(32, w.sessions)
     assert.equal("exponential", w.think_dist)
+    assert.is_true(#mi.workload_fields() >= 10)
     for _, f in ipairs(mi.workload_fields()) do
       assert.is_not_nil(w[f.name], f.name)
       assert.is_true(f.min <= f.max)

@@ -3,7 +3,8 @@
 #   run.sh check      each harness over its seed corpus and regression inputs once (make test)
 #   run.sh fuzz [N]   each harness fuzzed for N seconds (make fuzz; default 60)
 #   run.sh crashes    each input of crashes/<harness>/ once: "open" if it still fails, "fixed" if not
-# Prints "ok"/"not ok" lines and "fuzz: P passed, F failed"; a "# skip fuzz" line where clang is missing.
+# Prints "ok"/"not ok" lines and "fuzz: P passed, F failed"; where clang is missing, a "# skip fuzz"
+# line per harness and "fuzz: 0 passed, 0 failed, K skipped".
 set -u
 mode=${1:-check}
 secs=${2:-60}
@@ -16,17 +17,22 @@ pass=0 fail=0 n=0
 # UBSan reports with a stack; the sanitizers stop at the first error (a crash libFuzzer keeps)
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# Prints a skip line for each harness (each is a check not run) and the count.
+skip_all() {  # skip_all <reason>
+  k=0
+  for h in $harnesses; do echo "# skip fuzz $h: $1"; k=$((k + 1)); done
+  echo "fuzz: 0 passed, 0 failed, $k skipped"
+}
+
 if ! command -v "$cc" >/dev/null 2>&1; then
-  echo "# skip fuzz: clang not installed (Debian: apt-get install clang libclang-rt-dev)"
-  echo "fuzz: 0 passed, 0 failed"
+  skip_all "clang not installed (Debian: apt-get install clang libclang-rt-dev)"
   exit 0
 fi
 mkdir -p "$build"
 probe=$build/probe
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' > "$probe.c"
 if [ ! -x "$probe" ] && ! "$cc" -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" >/dev/null 2>&1; then
-  echo "# skip fuzz: $cc cannot link libFuzzer (Debian: apt-get install libclang-rt-dev)"
-  echo "fuzz: 0 passed, 0 failed"
+  skip_all "$cc cannot link libFuzzer (Debian: apt-get install libclang-rt-dev)"
   exit 0
 fi
 
