@@ -302,14 +302,25 @@ static int pump(server *sv, client *c, short ev, int64_t t) {
   return mi_hconn_expired(c->h, t);
 }
 
+/* The slot of the client waiting longest for a request head (none sending), or -1. */
+static int longest_waiting(const client *cl, int maxc) {
+  int slot = -1;
+  for (int i = 0; i < maxc; i++)
+    if (cl[i].fd >= 0 && mi_hconn_waiting(cl[i].h) && (slot < 0 || cl[i].h->wait_from < cl[slot].h->wait_from)) slot = i;
+  return slot;
+}
+
 /* Accepts the waiting connections into free slots. When all are taken, the one waiting longest for
  * a request head is closed to make room (or, if every one is sending, the newcomer). On EMFILE the
- * reserve descriptor is freed to accept and close one newcomer; without it accepting pauses. */
+ * same one is closed to free a descriptor; with none, the reserve descriptor is freed to accept and
+ * close one newcomer; without it accepting pauses. */
 static void accept_all(int lfd, client *cl, int maxc, int *nc, int *reserve, int64_t t, int64_t *pause_until) {
   for (int tries = 0; tries < 64; tries++) {
     int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE) {
+        int old = longest_waiting(cl, maxc);
+        if (old >= 0) { drop(&cl[old]); (*nc)--; continue; }
         if (*reserve >= 0) {
           close(*reserve);
           fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -324,10 +335,9 @@ static void accept_all(int lfd, client *cl, int maxc, int *nc, int *reserve, int
     int slot = -1;
     if (*nc < maxc) {
       for (int i = 0; i < maxc; i++) if (cl[i].fd < 0) { slot = i; break; }
-    } else {
-      for (int i = 0; i < maxc; i++)
-        if (mi_hconn_waiting(cl[i].h) && (slot < 0 || cl[i].h->wait_from < cl[slot].h->wait_from)) slot = i;
-      if (slot >= 0) { drop(&cl[slot]); (*nc)--; }
+    } else if ((slot = longest_waiting(cl, maxc)) >= 0) {
+      drop(&cl[slot]);
+      (*nc)--;
     }
     mi_hconn *h = slot >= 0 ? malloc(sizeof *h) : NULL;
     if (!h) { close(fd); continue; }
