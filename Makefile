@@ -40,11 +40,11 @@ AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
 SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c core/sources/replay.c
 # the exporter (a reader of the public headers): formatter and HTTP server
-EXPORT_SRC = core/export/openmetrics.c core/export/serve.c
+EXPORT_SRC = core/export/openmetrics.c core/export/serve.c core/export/conn.c
 # recordings (#13): the recorder and the reader (core/RECORDING.md)
 RECORD_SRC = core/record/writer.c core/record/reader.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/record/format.h
+CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/record/format.h core/export/conn.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)
@@ -60,7 +60,7 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
-               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record
+               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 # the Lua modules, and their bytecode (mish loads a module's .luac when it is as new as its .lua)

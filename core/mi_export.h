@@ -76,14 +76,15 @@ MI_API int mi_export_negotiate(const char *accept);
 typedef struct mi_serve_options {
   const char *listen;    /* "[HOST:]PORT" ("[::1]:PORT" for IPv6); HOST defaults to 127.0.0.1 */
   int min_interval_ms;   /* a scrape re-reads the system at most this often (0 = 500 ms) */
-  int max_clients;       /* connections at a time (0 = 64) */
+  int max_clients;       /* connections at a time (0 = 512; fewer when the open-file limit is lower) */
   const volatile int *stop;   /* the loop returns once *stop is nonzero (a signal handler's flag) */
   void (*ready)(const char *addr, void *arg);   /* called once listening, with the bound address */
   void *ready_arg;
 } mi_serve_options;
 
 /* Serves GET /metrics (and / with a link) over HTTP/1.1 for exporter x until *o->stop: one
- * thread, poll(), keep-alive, concurrent clients, each request with a deadline. 0 on a clean
+ * thread, poll(), keep-alive, concurrent clients, each request head with a deadline, one response
+ * queued per connection (limits: core/README.md, "The server"). 0 on a clean
  * stop, -1 with the reason in err if it cannot listen. */
 MI_API int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen);
 /* Checks the form of a listen address "[HOST:]PORT" (PORT 0-65535, HOST a name or address,
@@ -99,8 +100,9 @@ typedef struct mi_http_req {
   int method;             /* 1 GET, 2 HEAD, 0 anything else */
   int close;              /* "Connection: close" or HTTP/1.0 without keep-alive */
   int has_body;           /* a Content-Length > 0 or Transfer-Encoding: refused */
-  char path[256];
+  char path[256];         /* the path of an origin-form target, or of an absolute-form one (http://host/path) */
   char accept[512];
+  int http10;             /* an HTTP/1.0 request (kept alive only when it asks, and then told so) */
 } mi_http_req;
 /* Parses the HTTP/1.x request head at the start of buf (n bytes) into *r (the server's parser,
  * exposed for its fuzz harness): the head's length when whole, 0 if more bytes are needed, -1 if malformed. */

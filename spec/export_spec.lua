@@ -89,6 +89,18 @@ describe("#15 Prometheus and OpenMetrics", function()
     script("e2e.py")
   end)
 
+  it("#27.9 slowloris: 200 connections dripping a header byte a second hold up no scrape and are closed at the header deadline", function()
+    script("limits.py", "9")
+  end)
+
+  it("#27.10 pipelining non-readers: one response queued per connection, RSS growth under 64 MB, at most 512 connections", function()
+    script("limits.py", "10")
+  end)
+
+  it("#27.11 HTTP/1.0 keep-alive, ulimit -n 40 and 66 with a flood (no spin), absolute-form targets, empty lines first", function()
+    script("limits.py", "11")
+  end)
+
   it("mish --serve refuses a bad address or option with a message", function()
     local out, ok, code = run("lua/mish --serve 127.0.0.1:99999")
     assert.falsy(ok)

@@ -3065,6 +3065,16 @@ static void test_export(void) {
   EQ(mi_http_parse("GET metrics HTTP/1.1\r\n\r\n", 24, &r), -1, "#15 a target not starting with / is refused");
   EQ(mi_http_parse("GET /m HTTP/1.1\r\n folded\r\n\r\n", 28, &r), -1, "#15 obs-fold is refused");
   EQ(mi_http_parse("GET /m HTTP/1.1\r\nA: b\x01\r\n\r\n", 26, &r), -1, "#15 a control character in a field is refused");
+  EQ(mi_http_parse("GET /metrics HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 49, &r), 49, "#27.11 HTTP/1.0 keep-alive");
+  CHECK(!r.close && r.http10, "#27.11 HTTP/1.0 keep-alive is kept, and known as 1.0 (the answer says keep-alive)");
+  const char *absf = "GET http://127.0.0.1:9100/metrics?x HTTP/1.1\r\n\r\n";
+  EQ(mi_http_parse(absf, strlen(absf), &r), (long long)strlen(absf), "#27.11 an absolute-form target is accepted");
+  CHECK(strcmp(r.path, "/metrics") == 0, "#27.11 an absolute-form target's path");
+  EQ(mi_http_parse("GET HTTPS://h?q HTTP/1.1\r\n\r\n", 28, &r), 28, "#27.11 an absolute-form target without a path");
+  CHECK(strcmp(r.path, "/") == 0, "#27.11 an absolute-form target without a path is /");
+  EQ(mi_http_parse("GET http:// HTTP/1.1\r\n\r\n", 25, &r), -1, "#27.11 a scheme without an authority is refused");
+  EQ(mi_http_parse("\r\n\r\nGET / HTTP/1.1\r\n\r\n", 22, &r), 22, "#27.11 empty lines before the request line are ignored");
+  EQ(mi_http_parse("\r\n\n\r\n", 5, &r), 0, "#27.11 empty lines alone: more bytes needed");
   const char *post = "POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc";
   CHECK(mi_http_parse(post, strlen(post), &r) > 0 && r.method == 0 && r.has_body, "#15 a POST with a body is seen as such");
 }

@@ -1,8 +1,9 @@
 /* serve.c — a small HTTP/1.1 server for the exporter (mi_serve, mi_http_parse): one thread,
- * poll(), non-blocking sockets, keep-alive and pipelining, each client with its own input and
- * output buffers and an idle deadline, so one slow or hostile client never holds up another.
- * GET/HEAD /metrics answers with the exposition in the negotiated format; the system is
- * re-read at most every min_interval_ms and both formats are cached for that scrape. Why not
+ * poll(), non-blocking sockets, keep-alive and pipelining; each client is a connection state
+ * machine (conn.c) with its own input, one response at a time and deadlines, so one slow or
+ * hostile client never holds up another. GET/HEAD /metrics answers with the exposition in the
+ * negotiated format; the system is re-read at most every min_interval_ms and both formats are
+ * kept for that scrape, shared by the connections sending them. Why not
  * libmicrohttpd: core/README.md ("The exporter"). */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +19,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include "mi_export.h"
+#include <dirent.h>
+#include <sys/resource.h>
+#include "conn.h"
 
-#define HEAD_MAX 8192          /* a request head longer than this is refused (431) */
-#define IDLE_MS 10000          /* a connection idle (or stuck mid-request) this long is closed */
+#define HEAD_MAX MI_HTTP_HEAD_MAX   /* a request head longer than this is refused (431) */
 
 /* ---- the request parser ---- */
 
@@ -40,17 +42,18 @@ static void copy_cut(char *dst, size_t n, const char *p, const char *e) {
 int mi_http_parse(const char *buf, size_t n, mi_http_req *r) {
   if (!buf || !r) return -1;
   memset(r, 0, sizeof *r);
-  /* the head ends at the first empty line (CRLF CRLF, or bare LF LF as RFC 9112 tolerates) */
-  size_t end = 0, body = 0;
-  for (size_t i = 0; i < n; i++) {
+  /* empty lines before a request line are ignored (RFC 9112 2.2); the head ends at the first empty
+   * line after it (CRLF CRLF, or bare LF LF as RFC 9112 tolerates) */
+  size_t start = 0, end = 0, body = 0;
+  while (start < n && (buf[start] == '\r' || buf[start] == '\n')) start++;
+  for (size_t i = start; i < n; i++) {
     if (buf[i] != '\n') continue;
     if (i + 1 < n && buf[i + 1] == '\n') { end = i + 1; body = i + 2; break; }
     if (i + 2 < n && buf[i + 1] == '\r' && buf[i + 2] == '\n') { end = i + 1; body = i + 3; break; }
   }
   if (!body) return n > HEAD_MAX ? -1 : 0;
   if (body > HEAD_MAX) return -1;
-  const char *p = buf, *e = buf + end;
-  while (p < e && (*p == '\r' || *p == '\n')) p++;   /* empty lines before a request are ignored */
+  const char *p = buf + start, *e = buf + end;
   /* request line: METHOD SP TARGET SP HTTP/1.x */
   const char *m = p;
   while (p < e && tchar((unsigned char)*p)) p++;
@@ -61,9 +64,17 @@ int mi_http_parse(const char *buf, size_t n, mi_http_req *r) {
     if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7F) return -1;
     p++;
   }
-  if (p == t || p >= e || *p != ' ' || (*t != '/' && *t != '*')) return -1;
+  if (p == t || p >= e || *p != ' ') return -1;
+  if (p - t > 7 && (strncasecmp(t, "http://", 7) == 0 || (p - t > 8 && strncasecmp(t, "https://", 8) == 0))) {
+    t += t[4] == ':' ? 7 : 8;   /* absolute form: the path after the authority, "/" if none */
+    while (t < p && *t != '/' && *t != '?') t++;
+    if (t == p || *t == '?') {
+      r->path[0] = '/';
+      t = p;
+    }
+  } else if (*t != '/' && *t != '*') return -1;
   const char *q = memchr(t, '?', (size_t)(p - t));
-  copy_cut(r->path, sizeof r->path, t, q ? q : p);
+  if (t < p) copy_cut(r->path, sizeof r->path, t, q ? q : p);
   p++;
   if (e - p < 8 || memcmp(p, "HTTP/1.", 7) != 0 || (p[7] != '0' && p[7] != '1')) return -1;
   int v10 = p[7] == '0', keep = 0;
@@ -109,20 +120,11 @@ int mi_http_parse(const char *buf, size_t n, mi_http_req *r) {
     } else if (nl == 17 && strncasecmp(ls, "transfer-encoding", 17) == 0) r->has_body = 1;
   }
   if (v10 && !keep) r->close = 1;
+  r->http10 = v10;
   return (int)body;
 }
 
 /* ---- the server ---- */
-
-typedef struct client {
-  int fd;
-  char in[HEAD_MAX + 1];
-  size_t inlen;
-  char *out;
-  size_t outlen, outoff, outcap;
-  int closing;           /* close once the output is sent */
-  int64_t deadline;      /* ms on the monotonic clock */
-} client;
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -130,107 +132,39 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Appends to a client's output; -1 if out of memory. */
-static int out_put(client *c, const char *s, size_t n) {
-  if (c->outlen + n > c->outcap) {
-    size_t nc = c->outcap ? c->outcap : 4096;
-    while (nc < c->outlen + n) nc *= 2;
-    char *o = realloc(c->out, nc);
-    if (!o) return -1;
-    c->out = o; c->outcap = nc;
-  }
-  memcpy(c->out + c->outlen, s, n);
-  c->outlen += n;
-  return 0;
-}
-
-/* Queues a response: status line, headers, then body (left out for HEAD). */
-static int respond(client *c, const char *status, const char *type, const char *body, size_t blen, int head,
-                   const char *extra) {
-  char h[512];
-  int n = snprintf(h, sizeof h, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status, type,
-                   blen, extra ? extra : "", c->closing ? "Connection: close\r\n" : "");
-  if (out_put(c, h, (size_t)n) < 0) return -1;
-  return head ? 0 : out_put(c, body, blen);
-}
-
-/* The server's state: the exporter and the cached expositions of the last scrape. */
+/* The server's state: the exporter and the expositions of the last scrape, shared with the
+ * connections still sending them. */
 typedef struct server {
   mi_export *x;
   int64_t last;            /* ms of the last scrape, or -1 */
   int min_ms;
   int rc;                  /* the last scrape's status */
-  char *cache[2];
-  size_t clen[2], ccap[2];
-  int valid[2];
+  mi_hbody *cache[2];      /* per format, made on first demand after a scrape */
 } server;
 
-/* The exposition in format f, re-reading the system when the last scrape is min_ms old. */
-static const char *exposition(server *sv, int f, size_t *len) {
+/* The exposition in format f with a reference for the caller (mi_hconn_metrics), re-reading the
+ * system when the last scrape is min_ms old; NULL with *rc if it cannot. */
+static mi_hbody *exposition(void *arg, int f, int *rc) {
+  server *sv = arg;
   int64_t t = now_ms();
   if (sv->last < 0 || t - sv->last >= sv->min_ms) {
     sv->rc = mi_export_scrape(sv->x);
     sv->last = t;
-    sv->valid[0] = sv->valid[1] = 0;
+    mi_hbody_unref(sv->cache[0]);
+    mi_hbody_unref(sv->cache[1]);
+    sv->cache[0] = sv->cache[1] = NULL;
   }
+  *rc = sv->rc;
   if (sv->rc < 0) return NULL;
-  if (!sv->valid[f]) {
+  if (!sv->cache[f]) {
     size_t n;
     const char *s = mi_export_format(sv->x, f, &n);
-    if (!s) return NULL;
-    if (n + 1 > sv->ccap[f]) {
-      char *c = realloc(sv->cache[f], n + 1);
-      if (!c) return NULL;
-      sv->cache[f] = c; sv->ccap[f] = n + 1;
-    }
-    memcpy(sv->cache[f], s, n + 1);
-    sv->clen[f] = n;
-    sv->valid[f] = 1;
+    if (!s || !(sv->cache[f] = mi_hbody_new(s, n))) { *rc = 0; return NULL; }
   }
-  *len = sv->clen[f];
+  sv->cache[f]->refs++;
   return sv->cache[f];
 }
 
-static const char index_html[] =
-  "<html><head><title>mish exporter</title></head><body><h1>mish exporter</h1>"
-  "<p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
-
-/* Handles the complete requests in a client's input; -1 to drop the connection. */
-static int handle(server *sv, client *c) {
-  while (c->inlen && !c->closing) {
-    mi_http_req rq;
-    int n = mi_http_parse(c->in, c->inlen, &rq);
-    if (n == 0) {
-      if (c->inlen >= HEAD_MAX) { c->closing = 1; return respond(c, "431 Request Header Fields Too Large", "text/plain", "request head too large\n", 23, 0, NULL); }
-      return 0;
-    }
-    if (n < 0 || rq.has_body) { c->closing = 1; return respond(c, "400 Bad Request", "text/plain", "bad request\n", 12, 0, NULL); }
-    memmove(c->in, c->in + n, c->inlen - (size_t)n);
-    c->inlen -= (size_t)n;
-    if (rq.close) c->closing = 1;
-    int head = rq.method == 2;
-    if (!rq.method) {
-      if (respond(c, "405 Method Not Allowed", "text/plain", "GET or HEAD only\n", 17, 0, "Allow: GET, HEAD\r\n") < 0) return -1;
-      continue;
-    }
-    if (strcmp(rq.path, "/metrics") == 0) {
-      int f = mi_export_negotiate(rq.accept[0] ? rq.accept : NULL);
-      size_t len = 0;
-      const char *body = exposition(sv, f, &len);
-      if (!body) {
-        char msg[160];
-        int m = snprintf(msg, sizeof msg, "cannot read the system: %d %s\n", sv->rc, sv->rc < 0 ? mi_status_message(sv->rc) : "out of memory");
-        if (respond(c, "503 Service Unavailable", "text/plain", msg, (size_t)m, head, NULL) < 0) return -1;
-        continue;
-      }
-      if (respond(c, "200 OK", f == MI_EXPORT_OPENMETRICS ? MI_EXPORT_OPENMETRICS_TYPE : MI_EXPORT_TEXT_TYPE, body, len, head, NULL) < 0)
-        return -1;
-    } else if (strcmp(rq.path, "/") == 0) {
-      if (respond(c, "200 OK", "text/html; charset=utf-8", index_html, sizeof index_html - 1, head, NULL) < 0) return -1;
-    } else if (respond(c, "404 Not Found", "text/plain", "not found: try /metrics\n", 24, head, NULL) < 0) return -1;
-  }
-  return 0;
-}
 
 /* Splits "[HOST:]PORT" into host[256] (127.0.0.1 when not given) and port[16]; 0, or -1 with err. */
 static int parse_listen(const char *spec, char host[256], char port[16], char *err, size_t errlen) {
@@ -280,7 +214,7 @@ static int listen_on(const char *spec, char *addr, size_t alen, char *err, size_
     if (fd < 0) { e = errno; continue; }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
+    if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
     e = errno;
     close(fd);
     fd = -1;
@@ -307,13 +241,113 @@ static int listen_on(const char *spec, char *addr, size_t alen, char *err, size_
   return fd;
 }
 
+/* One client: its socket and its connection state (allocated while the socket is open). */
+typedef struct client {
+  int fd;
+  mi_hconn *h;
+} client;
+
+/* Closes a client's socket and frees its state. */
 static void drop(client *c) {
   close(c->fd);
-  free(c->out);
+  mi_hconn_close(c->h);
+  free(c->h);
   c->fd = -1;
-  c->out = NULL;
-  c->outcap = c->outlen = c->outoff = c->inlen = 0;
-  c->closing = 0;
+  c->h = NULL;
+}
+
+/* The connections the server keeps at a time: max (0 = 512), fewer when the open-file limit would
+ * not leave room for them, the listening socket, the reserve descriptor and a scrape's own files. */
+static int client_limit(int max) {
+  if (max <= 0) max = 512;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY) return max;
+  long open_now = 0;
+  DIR *d = opendir("/proc/self/fd");
+  if (d) {
+    while (readdir(d)) open_now++;
+    closedir(d);
+    open_now -= 3;   /* ".", ".." and the directory's own descriptor */
+  } else open_now = 16;
+  long room = (long)rl.rlim_cur - open_now - 1 - 8;
+  return room < 1 ? 1 : room < max ? (int)room : max;
+}
+
+/* Reads, answers and writes for one client as far as it can without blocking (ev: poll's events
+ * for it, 0 to only try to write); 1 if it is to be dropped. */
+static int pump(server *sv, client *c, short ev, int64_t t) {
+  char *p;
+  size_t room = mi_hconn_room(c->h, &p);
+  int out = (ev & POLLOUT) != 0;
+  if ((ev & POLLIN) && room) {
+    ssize_t k = recv(c->fd, p, room, 0);
+    if (k == 0) return 1;
+    if (k < 0) { if (errno != EAGAIN && errno != EINTR) return 1; }
+    else if (mi_hconn_received(c->h, (size_t)k, exposition, sv, t) < 0) return 1;
+    else out = 1;
+  } else if (ev & (POLLERR | POLLHUP | POLLNVAL) && !(ev & POLLOUT)) return 1;
+  /* send at once (poll says when it would block); a few pipelined answers, then the others' turn */
+  for (int i = 0; out && i < 32; i++) {
+    struct iovec iov[2];
+    int nv = mi_hconn_output(c->h, iov);
+    if (!nv) break;
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)nv};
+    ssize_t k = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+    if (k < 0) {
+      if (errno != EAGAIN && errno != EINTR) return 1;
+      break;
+    }
+    if (mi_hconn_sent(c->h, (size_t)k, exposition, sv, t)) return 1;
+  }
+  return mi_hconn_expired(c->h, t);
+}
+
+/* The slot of the client waiting longest for a request head (none sending), or -1. */
+static int longest_waiting(const client *cl, int maxc) {
+  int slot = -1;
+  for (int i = 0; i < maxc; i++)
+    if (cl[i].fd >= 0 && mi_hconn_waiting(cl[i].h) && (slot < 0 || cl[i].h->wait_from < cl[slot].h->wait_from)) slot = i;
+  return slot;
+}
+
+/* Accepts the waiting connections into free slots. When all are taken, the one waiting longest for
+ * a request head is closed to make room (or, if every one is sending, the newcomer). On EMFILE the
+ * same one is closed to free a descriptor; with none, the reserve descriptor is freed to accept and
+ * close one newcomer; without it accepting pauses. */
+static void accept_all(int lfd, client *cl, int maxc, int *nc, int *reserve, int64_t t, int64_t *pause_until) {
+  for (int tries = 0; tries < 64; tries++) {
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) {
+        int old = longest_waiting(cl, maxc);
+        if (old >= 0) { drop(&cl[old]); (*nc)--; continue; }
+        if (*reserve >= 0) {
+          close(*reserve);
+          fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+          if (fd >= 0) close(fd);
+          *reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+          if (fd >= 0) continue;
+        }
+        *pause_until = t + 100;
+      } else if (errno == ENOBUFS || errno == ENOMEM) *pause_until = t + 100;
+      return;   /* EAGAIN: no one is waiting; ECONNABORTED and the like: next time */
+    }
+    int slot = -1;
+    if (*nc < maxc) {
+      for (int i = 0; i < maxc; i++) if (cl[i].fd < 0) { slot = i; break; }
+    } else if ((slot = longest_waiting(cl, maxc)) >= 0) {
+      drop(&cl[slot]);
+      (*nc)--;
+    }
+    mi_hconn *h = slot >= 0 ? malloc(sizeof *h) : NULL;
+    if (!h) { close(fd); continue; }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    mi_hconn_open(h, t);
+    cl[slot].fd = fd;
+    cl[slot].h = h;
+    (*nc)++;
+  }
 }
 
 int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen) {
@@ -324,77 +358,51 @@ int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen) 
   char addr[80] = "";
   int lfd = listen_on(o->listen, addr, sizeof addr, err, errlen);
   if (lfd < 0) return -1;
-  int maxc = o->max_clients > 0 ? o->max_clients : 64;
+  int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);   /* given up on EMFILE to refuse a newcomer */
+  int maxc = client_limit(o->max_clients);
   client *cl = calloc((size_t)maxc, sizeof *cl);
   struct pollfd *pf = calloc((size_t)maxc + 1, sizeof *pf);
-  server sv = {x, -1, o->min_interval_ms > 0 ? o->min_interval_ms : 500, 0, {NULL, NULL}, {0, 0}, {0, 0}, {0, 0}};
-  if (!cl || !pf) { free(cl); free(pf); close(lfd); snprintf(err, errlen, "out of memory"); return -1; }
+  int *slot_of = calloc((size_t)maxc + 1, sizeof *slot_of);
+  server sv = {x, -1, o->min_interval_ms > 0 ? o->min_interval_ms : 500, 0, {NULL, NULL}};
+  if (!cl || !pf || !slot_of) {
+    free(cl); free(pf); free(slot_of); close(lfd);
+    if (reserve >= 0) close(reserve);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   for (int i = 0; i < maxc; i++) cl[i].fd = -1;
   if (o->ready) o->ready(addr, o->ready_arg);
   int nc = 0;
+  int64_t pause_until = 0;
   while (!(o->stop && *o->stop)) {
+    /* the poll set: the listening socket (unless accepting pauses) and the open clients only */
     int n = 0;
-    pf[n].fd = nc < maxc ? lfd : -1;
-    pf[n].events = POLLIN;
-    n++;
-    for (int i = 0; i < maxc; i++) {
-      pf[n].fd = cl[i].fd;
-      pf[n].events = cl[i].outoff < cl[i].outlen ? POLLOUT : POLLIN;
-      pf[n].revents = 0;
-      n++;
+    if (now_ms() >= pause_until) {
+      pf[n] = (struct pollfd){.fd = lfd, .events = POLLIN};
+      slot_of[n++] = -1;
     }
-    int r = poll(pf, (nfds_t)n, 200);
+    for (int i = 0; i < maxc; i++) {
+      if (cl[i].fd < 0) continue;
+      char *p;
+      pf[n] = (struct pollfd){.fd = cl[i].fd, .events = mi_hconn_room(cl[i].h, &p) ? POLLIN : POLLOUT};
+      slot_of[n++] = i;
+    }
+    int r = poll(pf, (nfds_t)n, n && slot_of[0] < 0 ? 200 : 100);
     if (r < 0 && errno != EINTR) { snprintf(err, errlen, "poll: %s", strerror(errno)); break; }
     int64_t t = now_ms();
-    if (r > 0 && (pf[0].revents & POLLIN)) {
-      for (;;) {
-        int slot = -1;
-        for (int i = 0; i < maxc; i++) if (cl[i].fd < 0) { slot = i; break; }
-        if (slot < 0) break;
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) break;
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        cl[slot].fd = fd;
-        cl[slot].deadline = t + IDLE_MS;
-        nc++;
+    for (int k = 0; k < n; k++) {
+      if (slot_of[k] >= 0) {
+        client *c = &cl[slot_of[k]];
+        if (c->fd >= 0 && pump(&sv, c, r > 0 ? pf[k].revents : 0, t)) { drop(c); nc--; }
       }
     }
-    for (int i = 0; i < maxc; i++) {
-      client *c = &cl[i];
-      if (c->fd < 0) continue;
-      short ev = r > 0 ? pf[i + 1].revents : 0;
-      int bad = 0;
-      if (ev & POLLIN) {
-        ssize_t k = recv(c->fd, c->in + c->inlen, HEAD_MAX - c->inlen, 0);
-        if (k == 0) bad = 1;
-        else if (k < 0) bad = errno != EAGAIN && errno != EINTR;
-        else {
-          c->inlen += (size_t)k;
-          c->deadline = t + IDLE_MS;
-          if (handle(&sv, c) < 0) bad = 1;
-        }
-      } else if (ev & (POLLERR | POLLHUP | POLLNVAL)) bad = !(ev & POLLOUT);
-      if (!bad && c->outoff < c->outlen) {   /* try at once: poll says when it would block */
-        ssize_t k = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
-        if (k < 0) bad = errno != EAGAIN && errno != EINTR;
-        else {
-          c->outoff += (size_t)k;
-          c->deadline = t + IDLE_MS;
-          if (c->outoff == c->outlen) {
-            c->outoff = c->outlen = 0;
-            if (c->closing) bad = 1;
-            else if (c->inlen && handle(&sv, c) < 0) bad = 1;   /* a pipelined request */
-          }
-        }
-      }
-      if (!bad && t > c->deadline) bad = 1;
-      if (bad) { drop(c); nc--; }
-    }
+    if (r > 0 && n && slot_of[0] < 0 && (pf[0].revents & POLLIN)) accept_all(lfd, cl, maxc, &nc, &reserve, t, &pause_until);
   }
   for (int i = 0; i < maxc; i++) if (cl[i].fd >= 0) drop(&cl[i]);
   close(lfd);
-  free(cl); free(pf);
-  free(sv.cache[0]); free(sv.cache[1]);
+  if (reserve >= 0) close(reserve);
+  free(cl); free(pf); free(slot_of);
+  mi_hbody_unref(sv.cache[0]);
+  mi_hbody_unref(sv.cache[1]);
   return err[0] ? -1 : 0;
 }

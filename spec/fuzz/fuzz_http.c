@@ -4,7 +4,8 @@
  * head limit; a parsed head gives a path starting with '/' or '*' with no blank or control
  * byte, NUL-terminated fields, method 0-2; appending bytes never changes a complete head's
  * answer; a head that needs more bytes is not refused once complete only because of what
- * followed; negotiation of any Accept text is 0 or 1, never "not acceptable". */
+ * followed; an empty line before a head changes only its length (#27.11); negotiation of any
+ * Accept text is 0 or 1, never "not acceptable". */
 #include "fuzz_common.h"
 #include "mi_export.h"
 
@@ -34,6 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int n2 = mi_http_parse(buf, size + 16, &r2);
     FZ_CHECK(n2 == n && strcmp(r.path, r2.path) == 0 && strcmp(r.accept, r2.accept) == 0 && r.close == r2.close,
              "appending changed the answer %d -> %d", n, n2);
+    /* #27.11: an empty line before the request line changes nothing but the length (within 8 KB) */
+    char *pre = malloc(size + 2);
+    if (pre) {
+      memcpy(pre, "\r\n", 2);
+      memcpy(pre + 2, data, size);
+      n2 = mi_http_parse(pre, size + 2, &r2);
+      FZ_CHECK(n + 2 > 8192 || (n2 == n + 2 && strcmp(r.path, r2.path) == 0 && strcmp(r.accept, r2.accept) == 0 &&
+                                r.close == r2.close && r.method == r2.method && r.http10 == r2.http10),
+               "a leading empty line changed the answer %d -> %d", n, n2);
+      free(pre);
+    }
   }
   /* the input as an Accept header */
   char acc[600];

@@ -212,6 +212,34 @@ write("lua_workload", "loops.lua", "while true do end\n")
 write("lua_workload", "not_a_table.lua", "return 42\n")
 write("lua_workload", "syntax_error.lua", "return { cpus = }\n")
 
+-- ---------------------------------------------------------------- fuzz_http_conn
+-- byte 0: connections - 1 (bits 0-1) and what /metrics gives (bits 2-3: small, a status, out of memory,
+-- 20 KB); then operations o, a: o & 3 the connection, (o >> 2) % 6 what (0 send, 1 deliver, 2 read
+-- (a+1)*37 bytes, 3 read all, 4 the clock moves a*100 ms, 5 hang up and reconnect)
+local function send(c, bytes)   -- queues and delivers bytes on connection c, 256 at a time
+  local t = {}
+  for i = 1, #bytes, 256 do
+    local ch = bytes:sub(i, i + 255)
+    t[#t + 1] = u8(c, #ch - 1) .. ch
+  end
+  return table.concat(t)
+end
+local function readall(c) return u8(12 + c, 0) end
+local function tick(c, ms) return u8(16 + c, ms // 100) end
+local GET = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+write("http_conn", "two_clients", u8(1) .. send(0, GET) .. readall(0)
+  .. send(1, "HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n") .. readall(1))
+write("http_conn", "pipelined_unread_big", u8(12 + 0) .. send(0, string.rep(GET, 8)) .. string.rep(u8(8, 3), 20) .. readall(0))
+write("http_conn", "slowloris_deadline", u8(1) .. send(0, "GET /met") .. tick(0, 6000) .. send(0, "r") .. tick(0, 5000)
+  .. send(1, "GET / HTTP/1.1\r\n\r\n") .. readall(1))
+write("http_conn", "interleaved_halves", u8(3) .. send(0, "GET /metr") .. send(1, "\r\n\r\nGET http://h:1/metrics HTTP/1.1\r\nAcc")
+  .. send(2, "POST / HTTP/1.1\r\n\r\n") .. send(0, "ics HTTP/1.1\r\nConnection: close\r\n\r\n")
+  .. send(1, "ept: application/openmetrics-text\r\n\r\n") .. readall(2) .. readall(1) .. readall(0))
+write("http_conn", "errors_and_oversize", u8(4 + 1) .. send(0, "GET /metrics HTTP/9.9\r\n\r\n") .. readall(0)
+  .. send(1, "GET / HTTP/1.1\r\nX: " .. string.rep("a", 8300)) .. readall(1) .. u8(20, 0) .. send(0, GET) .. readall(0))
+write("http_conn", "stalled_answer_expires", u8(8 + 1) .. send(0, GET .. GET) .. u8(8, 0) .. tick(0, 9000) .. u8(8, 0)
+  .. tick(0, 9900) .. tick(0, 100) .. send(1, GET) .. readall(1))
+
 -- ================================================================ open defects (spec/fuzz/crashes)
 -- aif: a GET too small for a second list overwrites the first list's cached plans (#11.1)
 write("aif", "plan-cache-poisoned-by-failed-get", SETUP .. on(0, 0, { 21176, 21177 }, 0)
