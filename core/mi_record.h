@@ -37,7 +37,9 @@ typedef struct mi_rec_options {
  * through global 21164) for all processes and LDEVs as an MI user of its own, then writes the header
  * and a first key sample. The system's table of user-defined counters is always recorded (and again
  * when counters are installed); their values as the item list asks. An existing recording is appended to: a torn tail is cut off (and a mark
- * says so) and a new segment begins. One recorder per file (a lock). NULL with the reason in err. */
+ * says so) and a new segment begins; anything else (a symbolic link, not a regular file, not a recording) is
+ * refused and left as it was, and an open that fails cuts what it wrote back off. One recorder per file (a
+ * lock). NULL with the reason in err. */
 MI_API mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                                      const mi_rec_options *o, char *err, size_t errlen);
 /* Takes one sample now (brings the source up to date first): births, deaths, device and
@@ -166,9 +168,10 @@ MI_API int mi_rec_device(const mi_rec_reader *r, int32_t ldev);
 MI_API int mi_rec_cpus(const mi_rec_reader *r);
 /* Returns configuration item's recorded bytes (*size of them; as AIFSCGET gives them), or NULL. */
 MI_API const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size);
-/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS", or an
- * offset "+10m" / "-30s" (s, m, h, d; no unit = seconds) from base. 0 with *out in ticks (tpm ticks
- * per ms), -1 if it is none of those. */
+/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS" (digits),
+ * or an offset "+10m" / "-1.5h" from base: a decimal number, digits only, and s, m, h, d (no unit =
+ * seconds). 0 with *out in ticks (tpm ticks per ms), -1 if it is none of those or its ticks would
+ * leave 64 bits. */
 MI_API int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out);
 
 /* ---- replay (the "replay" source, core/sources/replay.c) ---- */

@@ -958,3 +958,114 @@ static void test_record_masks(void) {
   mi_system_free(sys);
   unlink(path);
 }
+
+/* ---- input checks of recordings and their times (#27.12) ---- */
+/* In a child with files limited to limit bytes (SIGXFSZ ignored: a write past it fails with EFBIG),
+ * opens a recorder on path; returns 1 if the open failed as it should, 0 if it opened, -1 on error. */
+static int rec_open_limited(const char *path, long limit) {
+  pid_t kid = fork();
+  if (kid < 0) return -1;
+  if (kid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+    mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    int32_t items[] = {21176, 21177, 25047, 25048};
+    char err[200];
+    mi_recorder *rc = mi_recorder_open(sys, path, items, 4, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+    _exit(rc ? 0 : 1);
+  }
+  int st = 0;
+  waitpid(kid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 1 ? 1 : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void test_record_input_checks(void) {
+  int64_t x;
+  /* offsets: a decimal number and a unit; nothing else, nothing out of range */
+  const char *bad[] = {"-nan", "+nan", "+inf", "-inf", "+1e9d", "+0x10s", "+1e3", "+.5s", "+5.s", "+ 5s", "+-5s", "+5 s", "+5ms",
+                       "+9999999999d", "@-5", "@0x10", "@ 5", "@", "@99999999999999999999", "2026-11-22T06:00:1e1Z",
+                       "2026-11-22T06:00:nanZ", "+026-11-22", " 2026-1-22", "2026-11-22T6:00:00Z", "2026-11-22T06:00:00+1:00",
+                       "2026-11-22T06:00:0x10Z", "2026-11-22T06:00:61Z", NULL};
+  int refused = 0, nbad = 0;
+  for (const char **b = bad; *b; b++, nbad++) {
+    int rc = mi_rec_parse_time(*b, 0, 1, &x);
+    refused += rc == -1;
+    if (rc != -1) printf("# accepted '%s' as %lld\n", *b, (long long)x);
+  }
+  EQ(refused, nbad, "#27.12: a time that is not a decimal number with a unit (nan, inf, hex, exponents, signs, spaces) nor ISO 8601 is refused");
+  EQ(mi_rec_parse_time("+1000000000d", 0, 1000000, &x), -1, "#27.12: an offset whose ticks leave 64 bits is refused, not wrapped");
+  EQ(mi_rec_parse_time("+1000m", INT64_MAX - 5, 1, &x), -1, "#27.12: an offset that takes the time past 64 bits is refused");
+  EQ(mi_rec_parse_time("-1000m", INT64_MIN + 5, 1, &x), -1, "#27.12: ... in either direction");
+  struct { const char *t; int64_t base, want; int32_t tpm; } good[] = {
+    {"+10m", 0, 600000, 1}, {"-30s", 100000, 70000, 1}, {"+1.5h", 0, 5400000, 1}, {"+10", 0, 10000, 1}, {"+0.001s", 0, 8, 8},
+    {"+2d", 5, 2 * 86400000LL + 5, 1}, {"@12345", 0, 12345, 1}, {"1970-01-01T00:00:01Z", 0, 2000, 2},
+    {"1970-01-01T01:00:00.5+01:00", 0, 500, 1}, {"1970-01-02", 0, 86400000, 1}, {"1970-01-01 00:01", 0, 60000, 1},
+    {"2026-11-22T06:00:00Z", 0, 1795327200000LL * 8, 8}};
+  int same = 0;
+  for (int i = 0; i < (int)(sizeof good / sizeof good[0]); i++) {
+    int ok = mi_rec_parse_time(good[i].t, good[i].base, good[i].tpm, &x) == 0 && x == good[i].want;
+    same += ok;
+    if (!ok) printf("# '%s' did not parse to %lld\n", good[i].t, (long long)good[i].want);
+  }
+  EQ(same, (int)(sizeof good / sizeof good[0]), "#27.12: offsets with a unit (or none: seconds), @ticks and ISO 8601 still parse to their ticks");
+
+  /* an empty file: a recorder stopped before its header, said so */
+  const char *path = rec_tmp("rec27.mir"), *link = rec_tmp("rec27.lnk");
+  unlink(path);
+  unlink(link);
+  close(open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644));
+  char err[300] = "";
+  mi_rec_reader *rd = mi_rec_open(path, err, sizeof err);
+  CHECK(!rd && strstr(err, "torn") && strstr(err, "stopped before"), "#27.12: an empty recording is a torn header (the recorder stopped before writing it), not 'not a recording'");
+  if (rd || !strstr(err, "torn")) printf("# %s\n", err);
+  mi_rec_close(rd);
+  unlink(path);
+
+  /* a symbolic link is never recorded through: the file it names stays as it was */
+  rec_make(path, 2, NULL, 60);
+  uint8_t *before, *after;
+  long n0 = rec_slurp(path, &before);
+  CHECK(symlink(path, link) == 0, "#27.12: a symbolic link is made for the test");
+  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t one[] = {21176};
+  mi_recorder *rc = mi_recorder_open(sys, link, one, 1, NULL, err, sizeof err);
+  long n1 = rec_slurp(path, &after);
+  CHECK(!rc && strstr(err, "symbolic link") && n1 == n0, "#27.12: a recorder refuses a symbolic link (O_NOFOLLOW) and leaves the file it names as it was");
+  mi_recorder_close(rc);
+  free(after);
+  unlink(link);
+  /* a directory, a device: not a regular file */
+  rc = mi_recorder_open(sys, "/dev/null", one, 1, NULL, err, sizeof err);
+  CHECK(!rc && strstr(err, "not a regular file"), "#27.12: a recorder refuses a file that is not a regular file (/dev/null)");
+  mi_recorder_close(rc);
+  mi_system_free(sys);
+
+  /* an append that fails on a full file system leaves the file as it was: no restart mark, no
+   * header without its sample (an empty segment) */
+  free(before);
+  n0 = rec_slurp(path, &before);
+  long hl = n0 > 8 ? (long)mir_get32(before + 4) : 0;
+  long limits[] = {n0 + 30, n0 + 100 + hl, n0 + 100 + hl + 200};
+  int kept = 0, efbig = 0;
+  for (int k = 0; k < 3; k++) {
+    int f = rec_open_limited(path, limits[k]);
+    efbig += f == 1;
+    long n2 = rec_slurp(path, &after);
+    kept += n2 == n0 && memcmp(before, after, (size_t)n0) == 0;
+    if (n2 != n0) printf("# limit %ld: the file went from %ld to %ld bytes\n", limits[k], n0, n2);
+    free(after);
+  }
+  EQ(efbig, 3, "#27.12: an append past the file-size limit fails (EFBIG) at the mark, the header or the first sample");
+  EQ(kept, 3, "#27.12: ... and leaves the recording byte for byte as it was (no empty segment)");
+  rd = mi_rec_open(path, NULL, 0);
+  mi_rec_health h;
+  EQ(rd ? mi_rec_verify(rd, &h) : -1, 0, "#27.12: ... clean");
+  mi_rec_close(rd);
+  free(before);
+  unlink(path);
+  /* a new file whose first records cannot be written is not left behind */
+  int f = rec_open_limited(path, 100);
+  CHECK(f == 1 && access(path, F_OK) != 0, "#27.12: a recorder that cannot write a new file's header removes the file it created");
+  unlink(path);
+}

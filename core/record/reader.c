@@ -570,6 +570,8 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
     if (mine && flen > (int64_t)r->size && flen <= MIR_MAX_RECORD)
       snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld of its %lld): nothing was recorded",
                path, (long long)r->size, (long long)flen);
+    else if (r->size == 0)   /* a recorder stopped before its header reached the file */
+      snprintf(err, errlen, "'%s': the header record is torn (the file is empty: the recorder stopped before writing it): nothing was recorded", path);
     else if (r->size > 0 && r->size < 8 && memcmp(r->data, "MIR1", r->size < 4 ? r->size : 4) == 0)
       snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld): nothing was recorded", path, (long long)r->size);
     else snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
@@ -762,58 +764,96 @@ const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size) {
 }
 
 /* ---- times ---- */
+/* Reads exactly n decimal digits at s into *v; 0 or -1. */
+static int digits(const char *s, int n, int *v) {
+  *v = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    *v = *v * 10 + (s[i] - '0');
+  }
+  return 0;
+}
+
+/* Reads a decimal number "D[.D]" (digits only: no sign, exponent, hex, inf or nan) at *s as a
+ * whole part and a fraction in millionths; moves *s past it. 0, or -1 if there is none or the
+ * whole part passes max. */
+static int decimal(const char **s, int64_t max, int64_t *whole, int64_t *micro) {
+  const char *p = *s;
+  *whole = *micro = 0;
+  if (*p < '0' || *p > '9') return -1;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    *whole = *whole * 10 + (*p - '0');
+    if (*whole > max) return -1;
+  }
+  if (*p == '.') {
+    p++;
+    if (*p < '0' || *p > '9') return -1;
+    int64_t scale = 100000;
+    for (; *p >= '0' && *p <= '9'; p++, scale /= 10) *micro += (*p - '0') * scale;   /* digits past 6 add 0 */
+  }
+  *s = p;
+  return 0;
+}
+
 int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out) {
   if (!s || !out || tpm < 1) return -1;
   while (*s == ' ') s++;
-  if (*s == '@') {
-    char *e;
-    long long v = strtoll(s + 1, &e, 10);
-    if (e == s + 1 || *e) return -1;
+  if (*s == '@') {   /* ticks: digits only */
+    const char *p = s + 1;
+    int64_t v = 0;
+    if (!*p) return -1;
+    for (; *p; p++) {
+      if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) return -1;
+      v = v * 10 + (*p - '0');
+    }
     *out = v;
     return 0;
   }
-  if (*s == '+' || *s == '-') {
-    char *e;
-    double v = strtod(s + 1, &e);
-    if (e == s + 1 || v < 0 || v > 1e9) return -1;
-    double mul = 1;
-    if (*e == 's') e++;
-    else if (*e == 'm') { mul = 60; e++; }
-    else if (*e == 'h') { mul = 3600; e++; }
-    else if (*e == 'd') { mul = 86400; e++; }
-    if (*e) return -1;
-    int64_t ticks = (int64_t)(v * mul * 1000.0 * tpm);
-    *out = *s == '+' ? base + ticks : base - ticks;
+  if (*s == '+' || *s == '-') {   /* an offset: a decimal number and a unit (none: seconds) */
+    const char *p = s + 1;
+    int64_t whole, micro, ticks, frac;
+    if (decimal(&p, 1000000000, &whole, &micro) < 0) return -1;
+    int64_t mul = 1;
+    if (*p == 's') p++;
+    else if (*p == 'm') { mul = 60; p++; }
+    else if (*p == 'h') { mul = 3600; p++; }
+    else if (*p == 'd') { mul = 86400; p++; }
+    if (*p) return -1;
+    /* ticks = (whole + micro / 1e6) * mul * 1000 * tpm, refused where it leaves 64 bits */
+    int64_t per = mul * 1000 * (int64_t)tpm;   /* ticks per unit: at most 86400000 * INT32_MAX */
+    if (__builtin_mul_overflow(whole, per, &ticks)) return -1;
+    frac = (int64_t)((__int128)micro * per / 1000000);
+    if (__builtin_add_overflow(ticks, frac, &ticks)) return -1;
+    if (*s == '+' ? __builtin_add_overflow(base, ticks, out) : __builtin_sub_overflow(base, ticks, out)) return -1;
     return 0;
   }
-  int Y, M, D, h = 0, m = 0, n = 0;
-  double sec = 0;
-  if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3 || n != 10) return -1;
+  /* ISO 8601: YYYY-MM-DD[(T| )hh:mm[:ss[.fff]]][Z|(+|-)hh:mm], digits where digits go */
+  int Y, M, D, h = 0, m = 0;
+  int64_t sec = 0, usec = 0;
+  if (digits(s, 4, &Y) || s[4] != '-' || digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D)) return -1;
   const char *p = s + 10;
   if (*p == 'T' || *p == ' ') {
-    int k = 0;
-    if (sscanf(p + 1, "%2d:%2d%n", &h, &m, &k) != 2 || k != 5) return -1;
-    p += 1 + k;
+    if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &m)) return -1;
+    p += 6;
     if (*p == ':') {
-      char *e;
-      sec = strtod(p + 1, &e);
-      if (e == p + 1 || sec < 0 || sec >= 61) return -1;
-      p = e;
+      p++;
+      if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9' || decimal(&p, 60, &sec, &usec) < 0) return -1;
     }
   }
   int zone = 0;
   if (*p == 'Z') p++;
   else if (*p == '+' || *p == '-') {
-    int zh, zm, k = 0;
-    if (sscanf(p + 1, "%2d:%2d%n", &zh, &zm, &k) != 2 || k != 5) return -1;
+    int zh, zm;
+    if (digits(p + 1, 2, &zh) || p[3] != ':' || digits(p + 4, 2, &zm) || zh > 23 || zm > 59) return -1;
     zone = (zh * 60 + zm) * (*p == '+' ? 1 : -1);
-    p += 1 + k;
+    p += 6;
   }
   if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59) return -1;
   struct tm tmv = {0};
   tmv.tm_year = Y - 1900; tmv.tm_mon = M - 1; tmv.tm_mday = D; tmv.tm_hour = h; tmv.tm_min = m;
-  time_t tt = timegm(&tmv);
-  double ms = ((double)tt - zone * 60.0 + sec) * 1000.0;
-  *out = (int64_t)(ms * tpm);
+  int64_t tt = (int64_t)timegm(&tmv) - zone * 60;   /* years 0000-9999: no overflow below */
+  int64_t ms = (tt + sec) * 1000 + usec / 1000, ticks;
+  if (__builtin_mul_overflow(ms, (int64_t)tpm, &ticks)) return -1;
+  *out = ticks + (usec % 1000) * tpm / 1000;
   return 0;
 }

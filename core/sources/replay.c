@@ -311,6 +311,9 @@ static void replay_close(void *arg) {
   free(st);
 }
 
+/* What a time may be, for the messages that refuse one. */
+#define TIME_FORMS "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
+
 /* Reads "from=..,to=..,speed=.." into st (times relative to the recording's span); 0 or -1. */
 static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   char from[128] = "", to[128] = "", speed[32] = "";
@@ -329,10 +332,10 @@ static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   }
   st->from = st->first;
   st->to = st->last;
-  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", from); return -1; }
+  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
   if (st->from < st->first) st->from = st->first;   /* the window is clamped to the file's span */
   if (st->from > st->last) st->from = st->last;
-  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", to); return -1; }
+  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
   if (st->to > st->last) st->to = st->last;
   if (st->to < st->from) st->to = st->from;
   st->speed = 0;

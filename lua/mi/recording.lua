@@ -6,6 +6,8 @@ local core = mi.core
 
 local R = {}
 R.DOMAINS = { "global", "process", "io", "processor" }
+-- What a --from/--to time may be (said when one is refused).
+R.TIME_FORMS = "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
 
 -- Splits argv into the recording FILE (the first non-option) and the rest.
 function R.args(argv)
@@ -44,11 +46,11 @@ function R.window(name, r, from, to)
   local a, b = info.first_time, info.last_time
   if from then
     a = core.parse_time(from, info.first_time, info.tpm)
-    if not a then io.stderr:write(name, ": bad time '", from, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+    if not a then io.stderr:write(name, ": bad time '", from, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
   if to then
     b = core.parse_time(to, a, info.tpm)
-    if not b then io.stderr:write(name, ": bad time '", to, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+    if not b then io.stderr:write(name, ": bad time '", to, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
   a = math.max(a, info.first_time); b = math.min(b, info.last_time)
   return a, math.max(a, b)
