@@ -28,9 +28,10 @@
 #define EXP_MT "mi.exporter"
 
 struct lses;
-/* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions
- * opened on this userdata that are still open (closing the system closes them first). */
-typedef struct lsys { mi_system *sys; int owned; struct lses *sessions; } lsys;
+struct lrcd;
+/* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions and
+ * recorders opened on this userdata that are still open (closing the system closes them first). */
+typedef struct lsys { mi_system *sys; int owned; struct lses *sessions; struct lrcd *recorders; } lsys;
 /* A session userdata: the C session (NULL once closed), the system userdata it is linked to
  * while open (kept alive by user value 1), whether it was closed by its system's close, and
  * the records its last MIPROCGET of all processes returned (to size the next buffer).
@@ -390,8 +391,10 @@ static void ses_release(lses *e, int by_system) {
 
 /* __gc/__close/close of a system: closes the sessions opened on this userdata, then frees an
  * owned system; a wrapper of the default (or an embedding program's) system leaves the system. */
+static void rcd_release(struct lrcd *c, int by_system);
 static int sys_close(lua_State *L) {
   lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  while (u->recorders) rcd_release(u->recorders, 1);   /* their end marks, while the system is there */
   while (u->sessions) ses_release(u->sessions, 1);
   if (u->sys && u->owned) mi_system_free(u->sys);
   u->sys = NULL;
@@ -1741,13 +1744,34 @@ static int exp_close(lua_State *L) {
 /* ---- recordings (#13): core.record, core.rec_open, the replay's clock ---- */
 #define RCD_MT "mi.recorder"
 #define RDR_MT "mi.recording"
-typedef struct lrcd { mi_recorder *r; } lrcd;
+/* A recorder userdata: the recorder (NULL once closed), the system userdata it records (kept
+ * alive by user value 1, linked while open: closing the system closes the recorder first, its end
+ * mark written), whether the system closed it, and what that close returned. */
+typedef struct lrcd {
+  mi_recorder *r;
+  lsys *sys;
+  struct lrcd *prev, *next;
+  int sys_closed, close_rc;
+} lrcd;
 typedef struct lrdr { mi_rec_reader *r; } lrdr;
 
-/* Returns the open recorder at i (raises if closed). */
+/* Closes a recorder userdata's recorder (end mark, index) and unlinks it from its system, once. */
+static void rcd_release(lrcd *c, int by_system) {
+  if (c->r) c->close_rc = mi_recorder_close(c->r);
+  c->r = NULL;
+  if (c->sys) {
+    if (c->prev) c->prev->next = c->next; else c->sys->recorders = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    c->sys = NULL;
+    if (by_system) c->sys_closed = 1;
+  }
+}
+
+/* Returns the open recorder at i (raises if it or its system is closed). */
 static mi_recorder *checkrcd(lua_State *L, int i) {
   lrcd *u = luaL_checkudata(L, i, RCD_MT);
-  if (!u->r) luaL_argerror(L, i, "recorder is closed");
+  if (!u->r) luaL_argerror(L, i, u->sys_closed ? "system is closed" : "recorder is closed");
   return u->r;
 }
 /* Returns the open reader at i (raises if closed). */
@@ -1761,6 +1785,7 @@ static mi_rec_reader *checkrdr(lua_State *L, int i) {
  * index_every, mapping, machine, version}) -> a recorder (the first sample is written); raises. */
 static int l_record(lua_State *L) {
   mi_system *sys = checksys(L, 1);
+  lsys *y = lua_touserdata(L, 1);
   const char *path = luaL_checkstring(L, 2);
   int32_t nums[MI_MAX_ITEMS];
   int n = get_items(L, 3, nums);
@@ -1783,23 +1808,33 @@ static int l_record(lua_State *L) {
     if (opt_field(L, 4, "version", LUA_TSTRING) == LUA_TSTRING) o.mish_version = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
-  lrcd *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->r = NULL;
+  lrcd *u = lua_newuserdatauv(L, sizeof *u, 1);
+  memset(u, 0, sizeof *u);           /* closed until the recorder exists */
   luaL_setmetatable(L, RCD_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);       /* keeps the system userdata alive while the recorder lives */
   char err[512];
   u->r = mi_recorder_open(sys, path, nums, n, &o, err, sizeof err);
   if (!u->r) return luaL_error(L, "%s", err);
+  u->sys = y;
+  u->next = y->recorders;
+  if (y->recorders) y->recorders->prev = u;
+  y->recorders = u;
   return 1;
 }
-/* recorder:sample() -> true, or nil and the error. */
+/* recorder:sample() -> true, or nil and the error (a write failed; "system is closed"). */
 static int rcd_sample(lua_State *L) {
+  lrcd *u = luaL_checkudata(L, 1, RCD_MT);
+  if (!u->r && u->sys_closed) { luaL_pushfail(L); lua_pushliteral(L, "system is closed"); return 2; }
   if (mi_recorder_sample(checkrcd(L, 1)) == 0) { lua_pushboolean(L, 1); return 1; }
   luaL_pushfail(L);
   lua_pushstring(L, strerror(errno));
   return 2;
 }
-/* recorder:mark(text) -> true or nil: a gap mark with a note. */
+/* recorder:mark(text) -> true, or nil (and "system is closed"): a gap mark with a note. */
 static int rcd_mark(lua_State *L) {
+  lrcd *u = luaL_checkudata(L, 1, RCD_MT);
+  if (!u->r && u->sys_closed) { luaL_pushfail(L); lua_pushliteral(L, "system is closed"); return 2; }
   lua_pushboolean(L, mi_recorder_mark(checkrcd(L, 1), luaL_optstring(L, 2, "")) == 0);
   return 1;
 }
@@ -1817,12 +1852,12 @@ static int rcd_stats(lua_State *L) {
   lua_pushinteger(L, st.cells); lua_setfield(L, -2, "cells");
   return 1;
 }
-/* recorder:close() (also __gc/__close): writes the end mark and index; idempotent. */
+/* recorder:close() (also __gc/__close): writes the end mark and index; idempotent. true if the
+ * recording ended well (closed with its system: what that close did). */
 static int rcd_close(lua_State *L) {
   lrcd *u = luaL_checkudata(L, 1, RCD_MT);
-  int rc = u->r ? mi_recorder_close(u->r) : 0;
-  u->r = NULL;
-  lua_pushboolean(L, rc == 0);
+  rcd_release(u, 0);
+  lua_pushboolean(L, u->close_rc == 0);
   return 1;
 }
 

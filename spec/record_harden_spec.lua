@@ -83,3 +83,102 @@ describe("#27.12 recordings: times and files", function()
     f = io.open(file) assert.equal("precious text\n", f:read("a")) f:close()
   end)
 end)
+
+-- Runs Lua code in a child lua5.4 (a crash must not take busted with it); returns its output
+-- (stderr too) and exit status.
+local function child(code)
+  local f = os.tmpname()
+  local h = io.open(f, "w")
+  h:write('package.path = "lua/?.lua;lua/?/init.lua;" .. package.path\n',
+          'package.cpath = "lua/?.so;" .. package.cpath\n', 'local mi = require("mi")\nlocal core = mi.core\n', code)
+  h:close()
+  local o, e, c = run("lua5.4 " .. f)
+  os.remove(f)
+  return o .. e, c
+end
+
+describe("#27.4 a recorder keeps its system alive", function()
+  local file
+  before_each(function() file = H.tmp_path("rec27-4.mir") end)
+  after_each(function() os.remove(file) end)
+
+  it("#27.4 after sys:close() r:sample() returns nil and 'system is closed', r:close() works, __gc is safe, the file ends whole", function()
+    local out, c = child(string.format([[
+      local sys = mi.system({ workload = "oltp" })
+      local r = mi.record({ system = sys, path = %q, fsync = "none" })
+      sys:advance(1000) assert(r:sample())
+      sys:close()
+      print(r:sample())
+      print(r:mark("x"))
+      print(r:close(), r:close())
+      print(pcall(r.stats, r))
+      r = nil collectgarbage() collectgarbage()
+      print("done")
+    ]], file))
+    assert.equal(0, c, out)
+    assert.matches("^nil\tsystem is closed\nnil\tsystem is closed\ntrue\ttrue\nfalse\t[^\n]*system is closed[^\n]*\ndone\n$", out)
+    local o, _, v = run(MISH .. " scripts/verify.lua " .. file .. " --json")
+    assert.equal(0, v, o)   -- closing the system closed the recording: its end mark and index
+    assert.matches('"samples":2', o)
+  end)
+
+  it("#27.4 a recorder whose system is only referenced by it survives garbage collection", function()
+    local out, c = child(string.format([[
+      local r = mi.record({ system = mi.system({ workload = "oltp" }), path = %q, fsync = "none" })
+      collectgarbage() collectgarbage()
+      print(r:sample(), r:sample())
+      print(r:close())
+    ]], file))
+    assert.equal(0, c, out)
+    assert.equal("true\ttrue\ntrue\n", out)
+    local o, _, v = run(MISH .. " scripts/verify.lua " .. file .. " --json")
+    assert.equal(0, v, o)
+    assert.matches('"samples":3', o)
+  end)
+
+  it("#27.4 a recorder and its closed system collected together, in either order of creation, never crash", function()
+    local out, c = child(string.format([[
+      for i = 1, 3 do
+        local sys = mi.system({ workload = "oltp" })
+        local r = mi.record({ system = sys, path = %q .. i, fsync = "none" })
+        if i == 1 then sys:close() elseif i == 2 then r:close() end
+        r, sys = nil, nil
+        collectgarbage() collectgarbage()
+        os.remove(%q .. i)
+      end
+      print("done")
+    ]], file, file))
+    assert.equal(0, c, out)
+    assert.equal("done\n", out)
+  end)
+
+  it("#27.4 every Lua object holding a system or session: a clear error once it is closed, and nothing freed under it", function()
+    local out, c = child([[
+      local function try(name, f, ...) local ok, e = pcall(f, ...) print(name, ok, (tostring(e):match("system is closed"))) end
+      local sys = mi.system({ workload = "oltp" })
+      local s = core.session(sys)
+      local q = core.query(s, "global", { 21176 }, 1)
+      local u = sys:udef_install({ name = "jobs", kind = "accum" })
+      local e = core.exporter(core.session(sys))
+      local m = mi.open({ system = sys })
+      sys:close()
+      try("query", q.get, q)
+      try("udef", u.add, u, 1)
+      try("exporter", e.format, e)
+      try("readactive", core.readactive, s, "process", { 25047 }, 1, "list")
+      try("session", function() return m:get("global", { "gmt_idle" }) end)
+      q, u, e, s, m, sys = nil collectgarbage() collectgarbage()
+      -- the system collected while its objects live: they keep it
+      local u2 = mi.system({ workload = "oltp" }):udef_install({ name = "jobs", kind = "accum" })
+      local q2 = core.query(core.session(mi.system({ workload = "oltp" })), "global", { 21176 }, 1)
+      collectgarbage() collectgarbage()
+      u2:add(1)
+      print("alive", math.type(q2:get()) == "integer", u2:value() >= 0)
+    ]])
+    assert.equal(0, c, out)
+    for _, name in ipairs({ "query", "udef", "exporter", "readactive", "session" }) do
+      assert.matches(name .. "\tfalse\tsystem is closed\n", out)
+    end
+    assert.matches("alive\ttrue\ttrue\n", out)
+  end)
+end)
