@@ -84,6 +84,7 @@ typedef struct mi_rec_event {
   int mark;                /* MARK: MI_MARK_* */
   int64_t a, b;            /* MARK: MI_MARK_TORN offset and bytes cut */
   const char *text;        /* MARK: its note (valid until the next call) */
+  int back;                /* SAMPLE: 1 if its time is earlier than the previous sample's (the clock went back) */
 } mi_rec_event;
 
 /* One recorded item of a domain: its number, words in a row, first word and catalog entry (of a
@@ -103,11 +104,12 @@ typedef struct mi_rec_info {
   int version;
   int32_t tpm, mapping;
   char mish_version[32], source[64], machine[256];
-  int64_t first_time, last_time;   /* the file's span: first and last sample (-1 if none) */
+  int64_t first_time, last_time;   /* the file's span: its earliest and latest sample time (-1 if none) */
   int64_t file_bytes;
   int continued;                   /* the segment's header only says the layout grew (version 2) */
   int64_t sample_time;             /* the time of the latest sample applied (-1 before one) */
   int udef_count;                  /* user-defined counters in the segment's table (version 2) */
+  int64_t steps_back;              /* samples of the file whose time is earlier than the sample before */
 } mi_rec_info;
 /* A user-defined counter as recorded (format version 2): its catalog entry (number MI_UDEF_FIRST +
  * its place in the table, name, domain, unit, type; description = help, or the name), its kind
@@ -125,6 +127,7 @@ typedef struct mi_rec_health {
   int64_t torn_at, torn_bytes;                            /* torn_at -1 if the tail is whole */
   int64_t seq_gaps, first_time, last_time;
   int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
+  int64_t steps_back, first_step_back;   /* samples earlier than the sample before; the first one's offset (-1) */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,
@@ -137,8 +140,9 @@ MI_API int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev);
 /* Says what the next mi_rec_next will report (MI_REV_DAMAGE for bytes that are not a whole record)
  * and *t its time, without reading it: the state stays as it is. */
 MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
-/* Positions the reader at the latest key at or before ticks (through the index; the start if
- * none) and forgets the state; 0, or -1 if the file holds no key. */
+/* Positions the reader where every sample at or after ticks is still ahead, and forgets the state:
+ * at the latest key before ticks (through the index; the start if none), or at the start when the
+ * file's clock goes back somewhere (steps_back). 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);
 /* Scans the whole file (from the start; the reader is rewound after). Returns 0 clean, 1 torn
  * tail only, 2 damaged regions (a torn tail too, maybe). */
@@ -185,6 +189,9 @@ MI_API int mi_replay_step(mi_system *sys, int64_t ms);
 MI_API int64_t mi_replay_clock_ms(mi_system *sys);
 /* 1 once a replay has shown the last sample of its window (a paced replay too), 0 before, -1 not a replay. */
 MI_API int mi_replay_ended(mi_system *sys);
+/* The samples of its window a replay has applied so far (several sharing one recorded time are
+ * applied in one step, each counted), or -1 if sys is not a replay. */
+MI_API int64_t mi_replay_samples(mi_system *sys);
 /* What a replay has seen of its file: 1 if it found damage or a torn tail so far, text saying what. */
 MI_API int mi_replay_state(mi_system *sys, char *text, size_t n);
 

@@ -1874,7 +1874,8 @@ static int l_rec_open(lua_State *L) {
 }
 static const char *const REV_NAMES[] = {"end", "segment", "entity", "config", "mark", "sample", "damage", "torn"};
 static const char *const MARK_NAMES[] = {"?", "restart", "gap", "torn", "end"};
-/* recording:next() -> the next event {type=, time=, offset=, bytes=, seq=, key=, skipped=, mark=, a=, b=, text=}, nil at the end. */
+/* recording:next() -> the next event {type=, time=, offset=, bytes=, seq=, key=, skipped=, back= (the clock went
+ * back), mark=, a=, b=, text=}, nil at the end. */
 static int rdr_next(lua_State *L) {
   mi_rec_event ev;
   if (mi_rec_next(checkrdr(L, 1), &ev) == MI_REV_END) { lua_pushnil(L); return 1; }
@@ -1887,6 +1888,7 @@ static int rdr_next(lua_State *L) {
   if (ev.type == MI_REV_SAMPLE) {
     lua_pushboolean(L, ev.key); lua_setfield(L, -2, "key");
     lua_pushboolean(L, ev.skipped); lua_setfield(L, -2, "skipped");
+    lua_pushboolean(L, ev.back); lua_setfield(L, -2, "back");
   }
   if (ev.type == MI_REV_MARK) {
     lua_pushstring(L, ev.mark >= 1 && ev.mark <= 4 ? MARK_NAMES[ev.mark] : "other"); lua_setfield(L, -2, "mark");
@@ -1898,17 +1900,17 @@ static int rdr_next(lua_State *L) {
 }
 /* recording:verify() -> 0 clean | 1 torn tail | 2 damaged, and {bytes, records, samples, keys, segments,
  * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time,
- * continued}. */
+ * continued, steps_back, first_step_back}. */
 static int rdr_verify(lua_State *L) {
   mi_rec_health h;
   int rc = mi_rec_verify(checkrdr(L, 1), &h);
   lua_pushinteger(L, rc);
-  lua_createtable(L, 0, 14);
+  lua_createtable(L, 0, 16);
   const char *k[] = {"bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes", "first_damage",
-                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued"};
+                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued", "steps_back", "first_step_back"};
   int64_t v[] = {h.bytes, h.records, h.samples, h.keys, h.segments, h.damaged_regions, h.damaged_bytes, h.first_damage,
-                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued};
-  for (int i = 0; i < 14; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
+                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued, h.steps_back, h.first_step_back};
+  for (int i = 0; i < 16; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
   return 2;
 }
 /* recording:seek(ticks) -> true if a key at or before it (or the start) was found. */
@@ -1916,8 +1918,8 @@ static int rdr_seek(lua_State *L) {
   lua_pushboolean(L, mi_rec_seek(checkrdr(L, 1), luaL_checkinteger(L, 2)) == 0);
   return 1;
 }
-/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time, bytes,
- * continued (the segment's header only grew the layout), udef_count}. */
+/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time (the earliest
+ * and latest sample), bytes, continued (the segment's header only grew the layout), udef_count, steps_back}. */
 static int rdr_info(lua_State *L) {
   const mi_rec_info *in = mi_rec_info_get(checkrdr(L, 1));
   lua_createtable(L, 0, 9);
@@ -1932,6 +1934,7 @@ static int rdr_info(lua_State *L) {
   lua_pushinteger(L, in->file_bytes); lua_setfield(L, -2, "bytes");
   lua_pushboolean(L, in->continued); lua_setfield(L, -2, "continued");
   lua_pushinteger(L, in->udef_count); lua_setfield(L, -2, "udef_count");
+  lua_pushinteger(L, in->steps_back); lua_setfield(L, -2, "steps_back");
   return 1;
 }
 /* recording:layout(domain) -> array of {item=, name=, kind=, unit=, reading=, words=}: the segment's items of the domain. */
@@ -2020,6 +2023,11 @@ static int l_replay_ended(lua_State *L) {
   lua_pushboolean(L, mi_replay_ended(checksys(L, 1)) == 1);
   return 1;
 }
+/* core.replay_samples(system) -> the samples of the window the replay has applied so far (-1: not a replay). */
+static int l_replay_samples(lua_State *L) {
+  lua_pushinteger(L, mi_replay_samples(checksys(L, 1)));
+  return 1;
+}
 /* core.replay_state(system) -> true and what was wrong with the file so far, or false. */
 static int l_replay_state(lua_State *L) {
   char text[256];
@@ -2039,7 +2047,7 @@ static const luaL_Reg rcd_methods[] = {{"sample", rcd_sample}, {"mark", rcd_mark
 static const luaL_Reg rdr_methods[] = {{"next", rdr_next}, {"verify", rdr_verify}, {"seek", rdr_seek}, {"info", rdr_info},
   {"layout", rdr_layout}, {"rows", rdr_rows}, {"close", rdr_close}, {NULL, NULL}};
 static const luaL_Reg rec_funcs[] = {{"record", l_record}, {"rec_open", l_rec_open}, {"parse_time", l_parse_time},
-  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
+  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"replay_samples", l_replay_samples}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
 
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},

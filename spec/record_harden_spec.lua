@@ -182,3 +182,82 @@ describe("#27.4 a recorder keeps its system alive", function()
     assert.matches("alive\ttrue\ttrue\n", out)
   end)
 end)
+
+-- What each tool counts of a recording's samples: verify's samples, summary's window, export's
+-- rows of one global item, the samples a replay applied stepping to its end, and what the tools
+-- said on stderr.
+local function counts(file)
+  local n = {}
+  local o, e, c = run(MISH .. " scripts/verify.lua " .. file .. " --json")
+  assert.equal(0, c, o .. e)
+  n.verify = tonumber(o:match('"samples":(%d+)'))
+  n.steps = tonumber(o:match('"steps_back":(%d+)'))
+  o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --json --all")
+  assert.equal(0, c, e)
+  n.summary = tonumber(o:match('"window_samples":(%d+)'))
+  n.summary_item = tonumber(o:match('"item":"gmt_idle","kind":"counter","max":[^}]*"samples":(%d+)'))
+  n.said = e
+  o, e, c = run(MISH .. " scripts/export.lua " .. file .. " --csv")
+  assert.equal(0, c, e)
+  n.export = select(2, o:gsub(",global,0,,,gmt_idle,", ""))
+  local sys = mi.replay(file)
+  while mi.core.replay_step(sys, 1) == 1 do end
+  n.replay = mi.core.replay_samples(sys)
+  sys:close()
+  return n
+end
+
+describe("#27.3 samples whose times do not increase are kept, by every tool", function()
+  local file
+  before_each(function() file = H.tmp_path("rec27-3.mir") end)
+  after_each(function() os.remove(file) end)
+
+  it("#27.3 a segment appended with earlier times (a clock set back): verify, summary, export and replay count 40 of 40", function()
+    record(file, 20, 3600)   -- an hour on
+    record(file, 20)         -- then a system whose clock is an hour earlier, appended
+    local n = counts(file)
+    assert.same({ 40, 40, 40, 40, 40, 1 }, { n.verify, n.summary, n.summary_item, n.export, n.replay, n.steps })
+    assert.matches("the recorded clock goes back 1 time%(s%) %(first at offset %d+%); every sample is kept", n.said)
+    local o = run(MISH .. " scripts/verify.lua " .. file)
+    assert.matches(": clean\n", o)   -- whole: the file is not damaged, its clock went back
+    assert.matches("the recorded clock goes back 1 time%(s%)", o)
+    -- a script replayed sees every sample, each a second after the one before: its clock goes on
+    local out, e, c = run(MISH .. " --replay " .. file .. [[ -e 'local n, t = 0, mi.clock() while true do n = n + 1 mi.sleep(1) local u = mi.clock() assert(u - t == 1000, u - t) t = u io.write(n + 1, " ") end']])
+    assert.equal(0, c, e)
+    assert.matches(" 40 $", out)
+    assert.matches("the recorded clock goes back 1 time", e)
+    -- a window is refused on the replay (its clock is not the file's), taken by summary and export
+    _, e, c = run(MISH .. " --replay " .. file .. " --from +10s -e 'print(1)'")
+    assert.equal(2, c)
+    assert.matches("clock goes back 1 time%(s%) in this file: a replay plays it whole", e)
+    o = run(MISH .. " scripts/summary.lua " .. file .. " --from +0s --to +10s --json")
+    assert.matches('"window_samples":11', o)   -- the first 10 s of the earliest time: the appended segment's 11 samples
+  end)
+
+  it("#27.3 a segment appended that starts inside the previous one's span: 40 of 40 everywhere", function()
+    record(file, 20)
+    record(file, 20)
+    local n = counts(file)
+    assert.same({ 40, 40, 40, 40, 40, 1 }, { n.verify, n.summary, n.summary_item, n.export, n.replay, n.steps })
+    -- a window selects by time wherever the samples are: both segments' first 10 s
+    local o = run(MISH .. " scripts/summary.lua " .. file .. " --from +0s --to +9.5s --json")
+    assert.matches('"window_samples":20', o)
+  end)
+
+  it("#27.3 samples at one time around a continued header: none dropped by summary or export", function()
+    local out, c = child(string.format([[
+      local sys = mi.system({ workload = "oltp", cpus = 2, seed = 42 })
+      local r = mi.record({ system = sys, path = %q, fsync = "none", key_every = 3, items = { "gmt_idle", "gmt_paused", "userdef:*" } })
+      for i = 2, 5 do assert(r:sample()) end   -- five samples at one time (the clock did not move)
+      sys:udef_install({ name = "late", kind = "accum" })
+      assert(r:sample())                        -- a continued header and its key, at that time too
+      for i = 1, 4 do sys:advance(1000) assert(r:sample()) end
+      r:close()
+      print("ok")
+    ]], file))
+    assert.equal(0, c, out)
+    local n = counts(file)
+    assert.same({ 10, 10, 10, 10, 10, 0 }, { n.verify, n.summary, n.summary_item, n.export, n.replay, n.steps })
+    assert.equal("", n.said)   -- in time order: nothing to say
+  end)
+end)

@@ -1069,3 +1069,85 @@ static void test_record_input_checks(void) {
   CHECK(f == 1 && access(path, F_OK) != 0, "#27.12: a recorder that cannot write a new file's header removes the file it created");
   unlink(path);
 }
+
+/* ---- sample times that do not increase: kept, said, counted alike (#27.3) ---- */
+/* Appends n samples of item 21177 a second apart (after equal samples at the start) of a system
+ * booted at boot seconds to path; key_every as given. */
+static void rec_clock_seg(const char *path, int64_t boot, int n, int equal, int key_every) {
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = boot * 1000 * 8000});
+  int32_t items[] = {21177};
+  char err[200];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = key_every}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 2; i <= n && rc; i++) {
+    if (i > equal) mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+  }
+  mi_recorder_close(rc);
+  mi_system_free(w);
+}
+
+/* Samples at or after time t a reader reads from where it stands to the end (applied ones; *back:
+ * those marked as going back). */
+static int rec_ahead(mi_rec_reader *rd, int64_t t, int *back) {
+  mi_rec_event ev;
+  int n = 0;
+  if (back) *back = 0;
+  while (mi_rec_next(rd, &ev) != MI_REV_END)
+    if (ev.type == MI_REV_SAMPLE && ev.time >= t) { n += !ev.skipped; if (back) *back += ev.back; }
+  return n;
+}
+
+/* Samples a replay of path applies stepping to its end, or -1. */
+static int64_t rec_replayed(const char *path) {
+  char err[300];
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  if (!sys) { printf("# %s\n", err); return -1; }
+  for (int i = 0; i < 1000 && mi_replay_step(sys, 1) == 1; i++) {}
+  int64_t n = mi_replay_samples(sys);
+  mi_system_free(sys);
+  return n;
+}
+
+static void test_record_clock_back(void) {
+  const char *path = rec_tmp("rec27-3.mir");
+  int64_t boot = 1790000000;
+  unlink(path);
+  rec_clock_seg(path, boot + 3600, 10, 1, 60);   /* an hour on, then a recording an hour earlier appended */
+  rec_clock_seg(path, boot, 10, 1, 60);
+  mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
+  CHECK(rd != NULL, "#27.3: the file opens");
+  if (!rd) return;
+  const mi_rec_info *in = mi_rec_info_get(rd);
+  mi_rec_health h;
+  EQ(mi_rec_verify(rd, &h), 0, "#27.3: a file whose clock goes back is whole (clean)");
+  EQ(h.samples, 20, "#27.3: verify counts every sample");
+  EQ(h.steps_back, 1, "#27.3: verify counts the step back");
+  CHECK(h.first_step_back > 0 && h.first_step_back < h.bytes, "#27.3: ... and says where it is");
+  EQ(in->steps_back, 1, "#27.3: the reader knows the file's clock goes back from its open");
+  EQ(in->first_time, boot * 1000 * 8000, "#27.3: the span starts at the earliest sample (the appended segment's first)");
+  EQ(in->last_time, ((boot + 3600) * 1000 + 9000) * 8000, "#27.3: ... and ends at the latest (the first segment's last)");
+  int back;
+  EQ(rec_ahead(rd, in->first_time, &back), 20, "#27.3: every sample reads in file order");
+  EQ(back, 1, "#27.3: ... the first of the earlier clock marked as going back");
+  EQ(mi_rec_seek(rd, in->first_time), 0, "#27.3: a seek in a file whose clock goes back succeeds");
+  EQ(rec_ahead(rd, in->first_time, NULL), 20, "#27.3: ... at the start: every sample at or after the time is still ahead");
+  EQ(rec_replayed(path), 20, "#27.3: a replay applies every sample (its clock goes on at the step back)");
+  mi_rec_close(rd);
+  unlink(path);
+
+  /* five samples at one time, keys every three: a seek to that time loses none of them */
+  rec_clock_seg(path, boot, 10, 5, 3);
+  rd = mi_rec_open(path, NULL, 0);
+  in = mi_rec_info_get(rd);
+  EQ(mi_rec_verify(rd, &h), 0, "#27.3: samples at one time are whole");
+  EQ(h.samples, 10, "#27.3: ... every one counted");
+  EQ(h.steps_back, 0, "#27.3: ... and an equal time is no step back");
+  EQ(mi_rec_seek(rd, in->first_time), 0, "#27.3: seek to the first time");
+  EQ(rec_ahead(rd, in->first_time, NULL), 10, "#27.3: a seek to a time several samples share lands before all of them (the latest key before it)");
+  EQ(mi_rec_seek(rd, in->first_time + 8000 * 1000), 0, "#27.3: seek a second on");
+  EQ(rec_ahead(rd, in->first_time + 8000 * 1000, NULL), 5, "#27.3: ... lands before every sample from that second on");
+  mi_rec_close(rd);
+  EQ(rec_replayed(path), 10, "#27.3: a replay applies every sample, several at one time in one step");
+  unlink(path);
+}

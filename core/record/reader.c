@@ -43,6 +43,8 @@ struct mi_rec_reader {
   int have_layout, synced, seq_known;
   uint64_t next_seq;
   int64_t last_index, gaps;
+  int64_t prev_sample;             /* the time of the sample read last, if have_prev (not since the start or a seek) */
+  int have_prev;
   char text[1024];
 };
 
@@ -417,6 +419,11 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
     ev->bytes = len;
     ev->seq = seq;
     ev->time = (int64_t)mir_get64(p + 20);
+    if (type == MIR_T_SAMPLE || type == MIR_T_KEY) {   /* the clock went back: kept, and said */
+      ev->back = r->have_prev && ev->time < r->prev_sample;
+      r->prev_sample = ev->time;
+      r->have_prev = 1;
+    }
     if (r->seq_known && seq != r->next_seq) { r->synced = 0; r->gaps++; }   /* whole records are missing */
     r->seq_known = 1;
     r->next_seq = seq + 1;
@@ -517,24 +524,26 @@ static int64_t valid_end(const mi_rec_reader *r) {
   return end;
 }
 
-/* Finds the first and last sample times of the file. */
+/* Finds the file's span — its earliest and latest sample time — and counts the samples whose
+ * time is earlier than the sample's before them (the clock went back), over every whole frame. */
 static void span(mi_rec_reader *r) {
   r->info.first_time = r->info.last_time = -1;
-  int64_t off = 0;
-  for (int i = 0; i < 100000 && (uint64_t)off < r->size; i++) {
+  r->info.steps_back = 0;
+  int64_t off = 0, prev = -1;
+  int any = 0;
+  while ((uint64_t)off < r->size) {
     int64_t len = frame_ok(r, off);
     if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
     int t = ftype(r, off);
-    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.first_time = ftime(r, off); break; }
+    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) {
+      int64_t tm = ftime(r, off);
+      if (!any || tm < r->info.first_time) r->info.first_time = tm;
+      if (!any || tm > r->info.last_time) r->info.last_time = tm;
+      if (any && tm < prev) r->info.steps_back++;
+      prev = tm;
+      any = 1;
+    }
     off += len;
-  }
-  int64_t end = r->vend;
-  for (int i = 0; i < 1000000 && end > 0; i++) {
-    int64_t st = prev_frame(r, end);
-    if (st < 0) break;
-    int t = ftype(r, st);
-    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.last_time = ftime(r, st); break; }
-    end = st;
   }
 }
 
@@ -608,6 +617,7 @@ void mi_rec_close(mi_rec_reader *r) {
 static void rewind_(mi_rec_reader *r) {
   reset_state(r);
   r->info.sample_time = -1;
+  r->have_prev = 0;
   r->pos = 0;
   r->jump = -1;
   r->seq_known = 0;
@@ -615,6 +625,11 @@ static void rewind_(mi_rec_reader *r) {
 
 int mi_rec_seek(mi_rec_reader *r, int64_t t) {
   if (!r) return -1;
+  if (r->info.steps_back > 0) {   /* times are not in file order: a sample at t may be anywhere */
+    rewind_(r);
+    return r->info.first_time >= 0 ? 0 : -1;
+  }
+  /* the latest key before t: samples at t itself may come before a key of the same time */
   int64_t best = -1, at = -1, end = r->vend;
   /* back from the end to the last key or index */
   for (int i = 0; i < 1000000 && end > 0; i++) {
@@ -631,7 +646,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     idx = lim;
     for (int i = 0; i < 100000 && k >= 0 && k > lim; i++) {
       if (!frame_ok(r, k) || ftype(r, k) != MIR_T_KEY) { idx = -2; break; }
-      if (ftime(r, k) <= t) { best = k; break; }
+      if (ftime(r, k) < t) { best = k; break; }
       k = (int64_t)mir_get64(r->data + k + MIR_HEAD + 8);
     }
   } else if (at >= 0) idx = at;
@@ -645,7 +660,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     for (uint64_t j = 0; j < n && c.ok; j++) {
       int64_t kt = mir_unzz(mir_getv(&c));
       uint64_t ko = mir_getv(&c);
-      if (c.ok && kt <= t && ko < r->size) best = (int64_t)ko;
+      if (c.ok && kt < t && ko < r->size) best = (int64_t)ko;
     }
     if (best >= 0) break;
     idx = (int64_t)mir_get64(pp);
@@ -656,7 +671,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     while ((uint64_t)off < r->size) {
       int64_t len = frame_ok(r, off);
       if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
-      if (ftype(r, off) == MIR_T_KEY) { if (ftime(r, off) <= t || best < 0) best = off; if (ftime(r, off) > t) break; }
+      if (ftype(r, off) == MIR_T_KEY) { if (ftime(r, off) < t || best < 0) best = off; if (ftime(r, off) >= t) break; }
       off += len;
     }
   }
@@ -673,7 +688,7 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
   mi_rec_health z;
   if (!h) h = &z;
   memset(h, 0, sizeof *h);
-  h->first_damage = h->torn_at = h->first_time = h->last_time = -1;
+  h->first_damage = h->torn_at = h->first_time = h->last_time = h->first_step_back = -1;
   if (!r) return 2;
   h->bytes = (int64_t)r->size;
   rewind_(r);
@@ -695,8 +710,9 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
     if (ev.type == MI_REV_SAMPLE) {
       h->samples++;
       h->keys += ev.key;
-      if (h->first_time < 0) h->first_time = ev.time;
-      h->last_time = ev.time;
+      if (h->first_time < 0 || ev.time < h->first_time) h->first_time = ev.time;
+      if (h->last_time < 0 || ev.time > h->last_time) h->last_time = ev.time;
+      if (ev.back && !h->steps_back++) h->first_step_back = ev.offset;
     }
   }
   h->seq_gaps = r->gaps;
