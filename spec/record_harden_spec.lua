@@ -100,7 +100,7 @@ end
 describe("#27.4 a recorder keeps its system alive", function()
   local file
   before_each(function() file = H.tmp_path("rec27-4.mir") end)
-  after_each(function() os.remove(file) end)
+  after_each(function() for _, sfx in ipairs({ "", "1", "2", "3" }) do os.remove(file .. sfx) end end)
 
   it("#27.4 after sys:close() r:sample() returns nil and 'system is closed', r:close() works, __gc is safe, the file ends whole", function()
     local out, c = child(string.format([[

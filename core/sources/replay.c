@@ -307,7 +307,8 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
       put_cells(sys, st);
       st->gen = mi_host_layout_gen(sys);
       int64_t at = sat_add(ev->time, st->shift);   /* on the replay's clock */
-      if (st->have_last && ev->time > st->last_sample) st->gap = ev->time - st->last_sample;
+      int64_t gap;
+      if (st->have_last && ev->time > st->last_sample && !__builtin_sub_overflow(ev->time, st->last_sample, &gap)) st->gap = gap;
       st->last_sample = ev->time;
       st->have_last = 1;
       if (at > mi_host_now(sys)) mi_host_set_now(sys, at);
