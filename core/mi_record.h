@@ -37,7 +37,9 @@ typedef struct mi_rec_options {
  * through global 21164) for all processes and LDEVs as an MI user of its own, then writes the header
  * and a first key sample. The system's table of user-defined counters is always recorded (and again
  * when counters are installed); their values as the item list asks. An existing recording is appended to: a torn tail is cut off (and a mark
- * says so) and a new segment begins. One recorder per file (a lock). NULL with the reason in err. */
+ * says so) and a new segment begins; anything else (a symbolic link, not a regular file, not a recording) is
+ * refused and left as it was, and an open that fails cuts what it wrote back off. One recorder per file (a
+ * lock). NULL with the reason in err. */
 MI_API mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                                      const mi_rec_options *o, char *err, size_t errlen);
 /* Takes one sample now (brings the source up to date first): births, deaths, device and
@@ -82,6 +84,7 @@ typedef struct mi_rec_event {
   int mark;                /* MARK: MI_MARK_* */
   int64_t a, b;            /* MARK: MI_MARK_TORN offset and bytes cut */
   const char *text;        /* MARK: its note (valid until the next call) */
+  int back;                /* SAMPLE: 1 if its time is earlier than the previous sample's (the clock went back) */
 } mi_rec_event;
 
 /* One recorded item of a domain: its number, words in a row, first word and catalog entry (of a
@@ -101,11 +104,12 @@ typedef struct mi_rec_info {
   int version;
   int32_t tpm, mapping;
   char mish_version[32], source[64], machine[256];
-  int64_t first_time, last_time;   /* the file's span: first and last sample (-1 if none) */
+  int64_t first_time, last_time;   /* the file's span: its earliest and latest sample time (-1 if none) */
   int64_t file_bytes;
   int continued;                   /* the segment's header only says the layout grew (version 2) */
   int64_t sample_time;             /* the time of the latest sample applied (-1 before one) */
   int udef_count;                  /* user-defined counters in the segment's table (version 2) */
+  int64_t steps_back;              /* samples of the file whose time is earlier than the sample before */
 } mi_rec_info;
 /* A user-defined counter as recorded (format version 2): its catalog entry (number MI_UDEF_FIRST +
  * its place in the table, name, domain, unit, type; description = help, or the name), its kind
@@ -123,6 +127,7 @@ typedef struct mi_rec_health {
   int64_t torn_at, torn_bytes;                            /* torn_at -1 if the tail is whole */
   int64_t seq_gaps, first_time, last_time;
   int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
+  int64_t steps_back, first_step_back;   /* samples earlier than the sample before; the first one's offset (-1) */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,
@@ -135,8 +140,9 @@ MI_API int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev);
 /* Says what the next mi_rec_next will report (MI_REV_DAMAGE for bytes that are not a whole record)
  * and *t its time, without reading it: the state stays as it is. */
 MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
-/* Positions the reader at the latest key at or before ticks (through the index; the start if
- * none) and forgets the state; 0, or -1 if the file holds no key. */
+/* Positions the reader where every sample at or after ticks is still ahead, and forgets the state:
+ * at the latest key before ticks (through the index; the start if none), or at the start when the
+ * file's clock goes back somewhere (steps_back). 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);
 /* Scans the whole file (from the start; the reader is rewound after). Returns 0 clean, 1 torn
  * tail only, 2 damaged regions (a torn tail too, maybe). */
@@ -166,9 +172,10 @@ MI_API int mi_rec_device(const mi_rec_reader *r, int32_t ldev);
 MI_API int mi_rec_cpus(const mi_rec_reader *r);
 /* Returns configuration item's recorded bytes (*size of them; as AIFSCGET gives them), or NULL. */
 MI_API const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size);
-/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS", or an
- * offset "+10m" / "-30s" (s, m, h, d; no unit = seconds) from base. 0 with *out in ticks (tpm ticks
- * per ms), -1 if it is none of those. */
+/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS" (digits),
+ * or an offset "+10m" / "-1.5h" from base: a decimal number, digits only, and s, m, h, d (no unit =
+ * seconds). 0 with *out in ticks (tpm ticks per ms), -1 if it is none of those or its ticks would
+ * leave 64 bits. */
 MI_API int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out);
 
 /* ---- replay (the "replay" source, core/sources/replay.c) ---- */
@@ -182,6 +189,9 @@ MI_API int mi_replay_step(mi_system *sys, int64_t ms);
 MI_API int64_t mi_replay_clock_ms(mi_system *sys);
 /* 1 once a replay has shown the last sample of its window (a paced replay too), 0 before, -1 not a replay. */
 MI_API int mi_replay_ended(mi_system *sys);
+/* The samples of its window a replay has applied so far (several sharing one recorded time are
+ * applied in one step, each counted), or -1 if sys is not a replay. */
+MI_API int64_t mi_replay_samples(mi_system *sys);
 /* What a replay has seen of its file: 1 if it found damage or a torn tail so far, text saying what. */
 MI_API int mi_replay_state(mi_system *sys, char *text, size_t n);
 

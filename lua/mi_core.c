@@ -28,9 +28,10 @@
 #define EXP_MT "mi.exporter"
 
 struct lses;
-/* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions
- * opened on this userdata that are still open (closing the system closes them first). */
-typedef struct lsys { mi_system *sys; int owned; struct lses *sessions; } lsys;
+struct lrcd;
+/* A system userdata: the system (NULL once closed), whether Lua frees it, and the sessions and
+ * recorders opened on this userdata that are still open (closing the system closes them first). */
+typedef struct lsys { mi_system *sys; int owned; struct lses *sessions; struct lrcd *recorders; } lsys;
 /* A session userdata: the C session (NULL once closed), the system userdata it is linked to
  * while open (kept alive by user value 1), whether it was closed by its system's close, and
  * the records its last MIPROCGET of all processes returned (to size the next buffer).
@@ -403,8 +404,10 @@ static void ses_release(lses *e, int by_system) {
 
 /* __gc/__close/close of a system: closes the sessions opened on this userdata, then frees an
  * owned system; a wrapper of the default (or an embedding program's) system leaves the system. */
+static void rcd_release(struct lrcd *c, int by_system);
 static int sys_close(lua_State *L) {
   lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  while (u->recorders) rcd_release(u->recorders, 1);   /* their end marks, while the system is there */
   while (u->sessions) ses_release(u->sessions, 1);
   if (u->sys && u->owned) mi_system_free(u->sys);
   u->sys = NULL;
@@ -1754,13 +1757,34 @@ static int exp_close(lua_State *L) {
 /* ---- recordings (#13): core.record, core.rec_open, the replay's clock ---- */
 #define RCD_MT "mi.recorder"
 #define RDR_MT "mi.recording"
-typedef struct lrcd { mi_recorder *r; } lrcd;
+/* A recorder userdata: the recorder (NULL once closed), the system userdata it records (kept
+ * alive by user value 1, linked while open: closing the system closes the recorder first, its end
+ * mark written), whether the system closed it, and what that close returned. */
+typedef struct lrcd {
+  mi_recorder *r;
+  lsys *sys;
+  struct lrcd *prev, *next;
+  int sys_closed, close_rc;
+} lrcd;
 typedef struct lrdr { mi_rec_reader *r; } lrdr;
 
-/* Returns the open recorder at i (raises if closed). */
+/* Closes a recorder userdata's recorder (end mark, index) and unlinks it from its system, once. */
+static void rcd_release(lrcd *c, int by_system) {
+  if (c->r) c->close_rc = mi_recorder_close(c->r);
+  c->r = NULL;
+  if (c->sys) {
+    if (c->prev) c->prev->next = c->next; else c->sys->recorders = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    c->sys = NULL;
+    if (by_system) c->sys_closed = 1;
+  }
+}
+
+/* Returns the open recorder at i (raises if it or its system is closed). */
 static mi_recorder *checkrcd(lua_State *L, int i) {
   lrcd *u = luaL_checkudata(L, i, RCD_MT);
-  if (!u->r) luaL_argerror(L, i, "recorder is closed");
+  if (!u->r) luaL_argerror(L, i, u->sys_closed ? "system is closed" : "recorder is closed");
   return u->r;
 }
 /* Returns the open reader at i (raises if closed). */
@@ -1774,6 +1798,7 @@ static mi_rec_reader *checkrdr(lua_State *L, int i) {
  * index_every, mapping, machine, version}) -> a recorder (the first sample is written); raises. */
 static int l_record(lua_State *L) {
   mi_system *sys = checksys(L, 1);
+  lsys *y = lua_touserdata(L, 1);
   const char *path = luaL_checkstring(L, 2);
   int32_t nums[MI_MAX_ITEMS];
   int n = get_items(L, 3, nums);
@@ -1796,23 +1821,33 @@ static int l_record(lua_State *L) {
     if (opt_field(L, 4, "version", LUA_TSTRING) == LUA_TSTRING) o.mish_version = lua_tostring(L, -1);
     lua_pop(L, 1);
   }
-  lrcd *u = lua_newuserdatauv(L, sizeof *u, 0);
-  u->r = NULL;
+  lrcd *u = lua_newuserdatauv(L, sizeof *u, 1);
+  memset(u, 0, sizeof *u);           /* closed until the recorder exists */
   luaL_setmetatable(L, RCD_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);       /* keeps the system userdata alive while the recorder lives */
   char err[512];
   u->r = mi_recorder_open(sys, path, nums, n, &o, err, sizeof err);
   if (!u->r) return luaL_error(L, "%s", err);
+  u->sys = y;
+  u->next = y->recorders;
+  if (y->recorders) y->recorders->prev = u;
+  y->recorders = u;
   return 1;
 }
-/* recorder:sample() -> true, or nil and the error. */
+/* recorder:sample() -> true, or nil and the error (a write failed; "system is closed"). */
 static int rcd_sample(lua_State *L) {
+  lrcd *u = luaL_checkudata(L, 1, RCD_MT);
+  if (!u->r && u->sys_closed) { luaL_pushfail(L); lua_pushliteral(L, "system is closed"); return 2; }
   if (mi_recorder_sample(checkrcd(L, 1)) == 0) { lua_pushboolean(L, 1); return 1; }
   luaL_pushfail(L);
   lua_pushstring(L, strerror(errno));
   return 2;
 }
-/* recorder:mark(text) -> true or nil: a gap mark with a note. */
+/* recorder:mark(text) -> true, or nil (and "system is closed"): a gap mark with a note. */
 static int rcd_mark(lua_State *L) {
+  lrcd *u = luaL_checkudata(L, 1, RCD_MT);
+  if (!u->r && u->sys_closed) { luaL_pushfail(L); lua_pushliteral(L, "system is closed"); return 2; }
   lua_pushboolean(L, mi_recorder_mark(checkrcd(L, 1), luaL_optstring(L, 2, "")) == 0);
   return 1;
 }
@@ -1830,12 +1865,12 @@ static int rcd_stats(lua_State *L) {
   lua_pushinteger(L, st.cells); lua_setfield(L, -2, "cells");
   return 1;
 }
-/* recorder:close() (also __gc/__close): writes the end mark and index; idempotent. */
+/* recorder:close() (also __gc/__close): writes the end mark and index; idempotent. true if the
+ * recording ended well (closed with its system: what that close did). */
 static int rcd_close(lua_State *L) {
   lrcd *u = luaL_checkudata(L, 1, RCD_MT);
-  int rc = u->r ? mi_recorder_close(u->r) : 0;
-  u->r = NULL;
-  lua_pushboolean(L, rc == 0);
+  rcd_release(u, 0);
+  lua_pushboolean(L, u->close_rc == 0);
   return 1;
 }
 
@@ -1852,7 +1887,8 @@ static int l_rec_open(lua_State *L) {
 }
 static const char *const REV_NAMES[] = {"end", "segment", "entity", "config", "mark", "sample", "damage", "torn"};
 static const char *const MARK_NAMES[] = {"?", "restart", "gap", "torn", "end"};
-/* recording:next() -> the next event {type=, time=, offset=, bytes=, seq=, key=, skipped=, mark=, a=, b=, text=}, nil at the end. */
+/* recording:next() -> the next event {type=, time=, offset=, bytes=, seq=, key=, skipped=, back= (the clock went
+ * back), mark=, a=, b=, text=}, nil at the end. */
 static int rdr_next(lua_State *L) {
   mi_rec_event ev;
   if (mi_rec_next(checkrdr(L, 1), &ev) == MI_REV_END) { lua_pushnil(L); return 1; }
@@ -1865,6 +1901,7 @@ static int rdr_next(lua_State *L) {
   if (ev.type == MI_REV_SAMPLE) {
     lua_pushboolean(L, ev.key); lua_setfield(L, -2, "key");
     lua_pushboolean(L, ev.skipped); lua_setfield(L, -2, "skipped");
+    lua_pushboolean(L, ev.back); lua_setfield(L, -2, "back");
   }
   if (ev.type == MI_REV_MARK) {
     lua_pushstring(L, ev.mark >= 1 && ev.mark <= 4 ? MARK_NAMES[ev.mark] : "other"); lua_setfield(L, -2, "mark");
@@ -1876,17 +1913,17 @@ static int rdr_next(lua_State *L) {
 }
 /* recording:verify() -> 0 clean | 1 torn tail | 2 damaged, and {bytes, records, samples, keys, segments,
  * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time,
- * continued}. */
+ * continued, steps_back, first_step_back}. */
 static int rdr_verify(lua_State *L) {
   mi_rec_health h;
   int rc = mi_rec_verify(checkrdr(L, 1), &h);
   lua_pushinteger(L, rc);
-  lua_createtable(L, 0, 14);
+  lua_createtable(L, 0, 16);
   const char *k[] = {"bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes", "first_damage",
-                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued"};
+                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued", "steps_back", "first_step_back"};
   int64_t v[] = {h.bytes, h.records, h.samples, h.keys, h.segments, h.damaged_regions, h.damaged_bytes, h.first_damage,
-                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued};
-  for (int i = 0; i < 14; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
+                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued, h.steps_back, h.first_step_back};
+  for (int i = 0; i < 16; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
   return 2;
 }
 /* recording:seek(ticks) -> true if a key at or before it (or the start) was found. */
@@ -1894,8 +1931,8 @@ static int rdr_seek(lua_State *L) {
   lua_pushboolean(L, mi_rec_seek(checkrdr(L, 1), luaL_checkinteger(L, 2)) == 0);
   return 1;
 }
-/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time, bytes,
- * continued (the segment's header only grew the layout), udef_count}. */
+/* recording:info() -> {version, tpm, mapping, mish_version, source, machine, first_time, last_time (the earliest
+ * and latest sample), bytes, continued (the segment's header only grew the layout), udef_count, steps_back}. */
 static int rdr_info(lua_State *L) {
   const mi_rec_info *in = mi_rec_info_get(checkrdr(L, 1));
   lua_createtable(L, 0, 9);
@@ -1910,6 +1947,7 @@ static int rdr_info(lua_State *L) {
   lua_pushinteger(L, in->file_bytes); lua_setfield(L, -2, "bytes");
   lua_pushboolean(L, in->continued); lua_setfield(L, -2, "continued");
   lua_pushinteger(L, in->udef_count); lua_setfield(L, -2, "udef_count");
+  lua_pushinteger(L, in->steps_back); lua_setfield(L, -2, "steps_back");
   return 1;
 }
 /* recording:layout(domain) -> array of {item=, name=, kind=, unit=, reading=, words=}: the segment's items of the domain. */
@@ -1998,6 +2036,11 @@ static int l_replay_ended(lua_State *L) {
   lua_pushboolean(L, mi_replay_ended(checksys(L, 1)) == 1);
   return 1;
 }
+/* core.replay_samples(system) -> the samples of the window the replay has applied so far (-1: not a replay). */
+static int l_replay_samples(lua_State *L) {
+  lua_pushinteger(L, mi_replay_samples(checksys(L, 1)));
+  return 1;
+}
 /* core.replay_state(system) -> true and what was wrong with the file so far, or false. */
 static int l_replay_state(lua_State *L) {
   char text[256];
@@ -2017,7 +2060,7 @@ static const luaL_Reg rcd_methods[] = {{"sample", rcd_sample}, {"mark", rcd_mark
 static const luaL_Reg rdr_methods[] = {{"next", rdr_next}, {"verify", rdr_verify}, {"seek", rdr_seek}, {"info", rdr_info},
   {"layout", rdr_layout}, {"rows", rdr_rows}, {"close", rdr_close}, {NULL, NULL}};
 static const luaL_Reg rec_funcs[] = {{"record", l_record}, {"rec_open", l_rec_open}, {"parse_time", l_parse_time},
-  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
+  {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"replay_samples", l_replay_samples}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
 
 static const luaL_Reg sys_methods[] = {
   {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},

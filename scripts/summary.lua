@@ -32,7 +32,7 @@ local tps = info.tpm * 1000   -- ticks per second
 local pat = opts.items and ("^" .. opts.items:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
 
 local layout, stats, order, nsamples, segments = {}, {}, {}, 0, 0
-rec.walk(r, from, to, function(ev, seg)
+rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
   for _, d in ipairs(rec.DOMAINS) do
     local its = layout[d]
@@ -54,7 +54,7 @@ rec.walk(r, from, to, function(ev, seg)
           if s.level then
             local lv = s.time and v / tps or v
             s.sumv, s.nv = s.sumv + lv, s.nv + 1
-            if s.seg == seg and s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (ev.time - s.pt); s.dt = s.dt + ev.time - s.pt end
+            if s.seg == seg and s.pt and ev.time >= s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (ev.time - s.pt); s.dt = s.dt + ev.time - s.pt end
             if not s.minv or lv < s.minv then s.minv, s.mint = lv, ev.time end
             if not s.maxv or lv > s.maxv then s.maxv, s.maxt = lv, ev.time end
             s.pl = lv

@@ -31,14 +31,15 @@ local function stamp(t) return t >= 0 and os.date("!%Y-%m-%dT%H:%M:%SZ", t // (i
 local out = { file = file, state = state, bytes = h.bytes, records = h.records, samples = h.samples, keys = h.keys,
   segments = h.segments, continued = h.continued, damaged_regions = h.damaged_regions, damaged_bytes = h.damaged_bytes,
   torn_at = h.torn_at >= 0 and h.torn_at or nil, torn_bytes = h.torn_at >= 0 and h.torn_bytes or nil,
-  seq_gaps = h.seq_gaps, first = stamp(h.first_time), last = stamp(h.last_time), version = info.version,
+  seq_gaps = h.seq_gaps, steps_back = h.steps_back, first_step_back = h.steps_back > 0 and h.first_step_back or nil,
+  first = stamp(h.first_time), last = stamp(h.last_time), version = info.version,
   source = info.source, machine = info.machine }
 if opts.json then
   out.regions = regions
   print(cli.json(out))
 elseif opts.csv then
   local keys = { "file", "state", "bytes", "records", "samples", "keys", "segments", "continued", "damaged_regions", "damaged_bytes",
-    "torn_at", "torn_bytes", "seq_gaps", "first", "last" }
+    "torn_at", "torn_bytes", "seq_gaps", "first", "last", "steps_back", "first_step_back" }
   print(table.concat(keys, ","))
   local v = {}
   for i, k in ipairs(keys) do v[i] = out[k] == nil and "" or tostring(out[k]) end
@@ -53,6 +54,10 @@ else
   end
   for _, g in ipairs(regions) do print(string.format("  damaged: %d bytes at offset %d skipped", g.bytes, g.offset)) end
   if h.seq_gaps > 0 then print(string.format("  %d gap(s) in the record sequence", h.seq_gaps)) end
+  if h.steps_back > 0 then
+    print(string.format("  the recorded clock goes back %d time(s) (first at offset %d): every sample is kept, in file order",
+      h.steps_back, h.first_step_back))
+  end
   if h.torn_at >= 0 then print(string.format("  torn tail: %d bytes at offset %d (an append cuts it)", h.torn_bytes, h.torn_at)) end
 end
 os.exit(rc)

@@ -4477,6 +4477,8 @@ int main(void) {
   test_record_exec_identity();
   test_record_torn_header();
   test_record_masks();
+  test_record_input_checks();
+  test_record_clock_back();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

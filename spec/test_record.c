@@ -958,3 +958,196 @@ static void test_record_masks(void) {
   mi_system_free(sys);
   unlink(path);
 }
+
+/* ---- input checks of recordings and their times (#27.12) ---- */
+/* In a child with files limited to limit bytes (SIGXFSZ ignored: a write past it fails with EFBIG),
+ * opens a recorder on path; returns 1 if the open failed as it should, 0 if it opened, -1 on error. */
+static int rec_open_limited(const char *path, long limit) {
+  pid_t kid = fork();
+  if (kid < 0) return -1;
+  if (kid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+    mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+    int32_t items[] = {21176, 21177, 25047, 25048};
+    char err[200];
+    mi_recorder *rc = mi_recorder_open(sys, path, items, 4, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE}, err, sizeof err);
+    _exit(rc ? 0 : 1);
+  }
+  int st = 0;
+  waitpid(kid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 1 ? 1 : WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void test_record_input_checks(void) {
+  int64_t x;
+  /* offsets: a decimal number and a unit; nothing else, nothing out of range */
+  const char *bad[] = {"-nan", "+nan", "+inf", "-inf", "+1e9d", "+0x10s", "+1e3", "+.5s", "+5.s", "+ 5s", "+-5s", "+5 s", "+5ms",
+                       "+9999999999d", "@-5", "@0x10", "@ 5", "@", "@99999999999999999999", "2026-11-22T06:00:1e1Z",
+                       "2026-11-22T06:00:nanZ", "+026-11-22", " 2026-1-22", "2026-11-22T6:00:00Z", "2026-11-22T06:00:00+1:00",
+                       "2026-11-22T06:00:0x10Z", "2026-11-22T06:00:61Z", NULL};
+  int refused = 0, nbad = 0;
+  for (const char **b = bad; *b; b++, nbad++) {
+    int rc = mi_rec_parse_time(*b, 0, 1, &x);
+    refused += rc == -1;
+    if (rc != -1) printf("# accepted '%s' as %lld\n", *b, (long long)x);
+  }
+  EQ(refused, nbad, "#27.12: a time that is not a decimal number with a unit (nan, inf, hex, exponents, signs, spaces) nor ISO 8601 is refused");
+  EQ(mi_rec_parse_time("+1000000000d", 0, 1000000, &x), -1, "#27.12: an offset whose ticks leave 64 bits is refused, not wrapped");
+  EQ(mi_rec_parse_time("+1000m", INT64_MAX - 5, 1, &x), -1, "#27.12: an offset that takes the time past 64 bits is refused");
+  EQ(mi_rec_parse_time("-1000m", INT64_MIN + 5, 1, &x), -1, "#27.12: ... in either direction");
+  struct { const char *t; int64_t base, want; int32_t tpm; } good[] = {
+    {"+10m", 0, 600000, 1}, {"-30s", 100000, 70000, 1}, {"+1.5h", 0, 5400000, 1}, {"+10", 0, 10000, 1}, {"+0.001s", 0, 8, 8},
+    {"+2d", 5, 2 * 86400000LL + 5, 1}, {"@12345", 0, 12345, 1}, {"1970-01-01T00:00:01Z", 0, 2000, 2},
+    {"1970-01-01T01:00:00.5+01:00", 0, 500, 1}, {"1970-01-02", 0, 86400000, 1}, {"1970-01-01 00:01", 0, 60000, 1},
+    {"2026-11-22T06:00:00Z", 0, 1795327200000LL * 8, 8}};
+  int same = 0;
+  for (int i = 0; i < (int)(sizeof good / sizeof good[0]); i++) {
+    int ok = mi_rec_parse_time(good[i].t, good[i].base, good[i].tpm, &x) == 0 && x == good[i].want;
+    same += ok;
+    if (!ok) printf("# '%s' did not parse to %lld\n", good[i].t, (long long)good[i].want);
+  }
+  EQ(same, (int)(sizeof good / sizeof good[0]), "#27.12: offsets with a unit (or none: seconds), @ticks and ISO 8601 still parse to their ticks");
+
+  /* an empty file: a recorder stopped before its header, said so */
+  const char *path = rec_tmp("rec27.mir"), *link = rec_tmp("rec27.lnk");
+  unlink(path);
+  unlink(link);
+  close(open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644));
+  char err[300] = "";
+  mi_rec_reader *rd = mi_rec_open(path, err, sizeof err);
+  CHECK(!rd && strstr(err, "torn") && strstr(err, "stopped before"), "#27.12: an empty recording is a torn header (the recorder stopped before writing it), not 'not a recording'");
+  if (rd || !strstr(err, "torn")) printf("# %s\n", err);
+  mi_rec_close(rd);
+  unlink(path);
+
+  /* a symbolic link is never recorded through: the file it names stays as it was */
+  rec_make(path, 2, NULL, 60);
+  uint8_t *before, *after;
+  long n0 = rec_slurp(path, &before);
+  CHECK(symlink(path, link) == 0, "#27.12: a symbolic link is made for the test");
+  mi_system *sys = mi_system_open("sim", &(mi_system_options){.registry = regpath}, &(mi_source_args){.virtual_time = 1}, NULL, 0);
+  int32_t one[] = {21176};
+  mi_recorder *rc = mi_recorder_open(sys, link, one, 1, NULL, err, sizeof err);
+  long n1 = rec_slurp(path, &after);
+  CHECK(!rc && strstr(err, "symbolic link") && n1 == n0, "#27.12: a recorder refuses a symbolic link (O_NOFOLLOW) and leaves the file it names as it was");
+  mi_recorder_close(rc);
+  free(after);
+  unlink(link);
+  /* a directory, a device: not a regular file */
+  rc = mi_recorder_open(sys, "/dev/null", one, 1, NULL, err, sizeof err);
+  CHECK(!rc && strstr(err, "not a regular file"), "#27.12: a recorder refuses a file that is not a regular file (/dev/null)");
+  mi_recorder_close(rc);
+  mi_system_free(sys);
+
+  /* an append that fails on a full file system leaves the file as it was: no restart mark, no
+   * header without its sample (an empty segment) */
+  free(before);
+  n0 = rec_slurp(path, &before);
+  long hl = n0 > 8 ? (long)mir_get32(before + 4) : 0;
+  long limits[] = {n0 + 30, n0 + 100 + hl, n0 + 100 + hl + 200};
+  int kept = 0, efbig = 0;
+  for (int k = 0; k < 3; k++) {
+    int f = rec_open_limited(path, limits[k]);
+    efbig += f == 1;
+    long n2 = rec_slurp(path, &after);
+    kept += n2 == n0 && memcmp(before, after, (size_t)n0) == 0;
+    if (n2 != n0) printf("# limit %ld: the file went from %ld to %ld bytes\n", limits[k], n0, n2);
+    free(after);
+  }
+  EQ(efbig, 3, "#27.12: an append past the file-size limit fails (EFBIG) at the mark, the header or the first sample");
+  EQ(kept, 3, "#27.12: ... and leaves the recording byte for byte as it was (no empty segment)");
+  rd = mi_rec_open(path, NULL, 0);
+  mi_rec_health h;
+  EQ(rd ? mi_rec_verify(rd, &h) : -1, 0, "#27.12: ... clean");
+  mi_rec_close(rd);
+  free(before);
+  unlink(path);
+  /* a new file whose first records cannot be written is not left behind */
+  int f = rec_open_limited(path, 100);
+  CHECK(f == 1 && access(path, F_OK) != 0, "#27.12: a recorder that cannot write a new file's header removes the file it created");
+  unlink(path);
+}
+
+/* ---- sample times that do not increase: kept, said, counted alike (#27.3) ---- */
+/* Appends n samples of item 21177 a second apart (after equal samples at the start) of a system
+ * booted at boot seconds to path; key_every as given. */
+static void rec_clock_seg(const char *path, int64_t boot, int n, int equal, int key_every) {
+  mi_system *w = mi_system_new(&(mi_system_options){.registry = regpath, .boot_ticks = boot * 1000 * 8000});
+  int32_t items[] = {21177};
+  char err[200];
+  mi_recorder *rc = mi_recorder_open(w, path, items, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = key_every}, err, sizeof err);
+  CHECK(rc != NULL, err);
+  for (int i = 2; i <= n && rc; i++) {
+    if (i > equal) mi_host_advance(w, 1000 * 8000);
+    mi_recorder_sample(rc);
+  }
+  mi_recorder_close(rc);
+  mi_system_free(w);
+}
+
+/* Samples at or after time t a reader reads from where it stands to the end (applied ones; *back:
+ * those marked as going back). */
+static int rec_ahead(mi_rec_reader *rd, int64_t t, int *back) {
+  mi_rec_event ev;
+  int n = 0;
+  if (back) *back = 0;
+  while (mi_rec_next(rd, &ev) != MI_REV_END)
+    if (ev.type == MI_REV_SAMPLE && ev.time >= t) { n += !ev.skipped; if (back) *back += ev.back; }
+  return n;
+}
+
+/* Samples a replay of path applies stepping to its end, or -1. */
+static int64_t rec_replayed(const char *path) {
+  char err[300];
+  mi_system *sys = mi_system_open(rec_spec(path), &(mi_system_options){.registry = regpath}, NULL, err, sizeof err);
+  if (!sys) { printf("# %s\n", err); return -1; }
+  for (int i = 0; i < 1000 && mi_replay_step(sys, 1) == 1; i++) {}
+  int64_t n = mi_replay_samples(sys);
+  mi_system_free(sys);
+  return n;
+}
+
+static void test_record_clock_back(void) {
+  const char *path = rec_tmp("rec27-3.mir");
+  int64_t boot = 1790000000;
+  unlink(path);
+  rec_clock_seg(path, boot + 3600, 10, 1, 60);   /* an hour on, then a recording an hour earlier appended */
+  rec_clock_seg(path, boot, 10, 1, 60);
+  mi_rec_reader *rd = mi_rec_open(path, NULL, 0);
+  CHECK(rd != NULL, "#27.3: the file opens");
+  if (!rd) return;
+  const mi_rec_info *in = mi_rec_info_get(rd);
+  mi_rec_health h;
+  EQ(mi_rec_verify(rd, &h), 0, "#27.3: a file whose clock goes back is whole (clean)");
+  EQ(h.samples, 20, "#27.3: verify counts every sample");
+  EQ(h.steps_back, 1, "#27.3: verify counts the step back");
+  CHECK(h.first_step_back > 0 && h.first_step_back < h.bytes, "#27.3: ... and says where it is");
+  EQ(in->steps_back, 1, "#27.3: the reader knows the file's clock goes back from its open");
+  EQ(in->first_time, boot * 1000 * 8000, "#27.3: the span starts at the earliest sample (the appended segment's first)");
+  EQ(in->last_time, ((boot + 3600) * 1000 + 9000) * 8000, "#27.3: ... and ends at the latest (the first segment's last)");
+  int back;
+  EQ(rec_ahead(rd, in->first_time, &back), 20, "#27.3: every sample reads in file order");
+  EQ(back, 1, "#27.3: ... the first of the earlier clock marked as going back");
+  EQ(mi_rec_seek(rd, in->first_time), 0, "#27.3: a seek in a file whose clock goes back succeeds");
+  EQ(rec_ahead(rd, in->first_time, NULL), 20, "#27.3: ... at the start: every sample at or after the time is still ahead");
+  EQ(rec_replayed(path), 20, "#27.3: a replay applies every sample (its clock goes on at the step back)");
+  mi_rec_close(rd);
+  unlink(path);
+
+  /* five samples at one time, keys every three: a seek to that time loses none of them */
+  rec_clock_seg(path, boot, 10, 5, 3);
+  rd = mi_rec_open(path, NULL, 0);
+  in = mi_rec_info_get(rd);
+  EQ(mi_rec_verify(rd, &h), 0, "#27.3: samples at one time are whole");
+  EQ(h.samples, 10, "#27.3: ... every one counted");
+  EQ(h.steps_back, 0, "#27.3: ... and an equal time is no step back");
+  EQ(mi_rec_seek(rd, in->first_time), 0, "#27.3: seek to the first time");
+  EQ(rec_ahead(rd, in->first_time, NULL), 10, "#27.3: a seek to a time several samples share lands before all of them (the latest key before it)");
+  EQ(mi_rec_seek(rd, in->first_time + 8000 * 1000), 0, "#27.3: seek a second on");
+  EQ(rec_ahead(rd, in->first_time + 8000 * 1000, NULL), 5, "#27.3: ... lands before every sample from that second on");
+  mi_rec_close(rd);
+  EQ(rec_replayed(path), 10, "#27.3: a replay applies every sample, several at one time in one step");
+  unlink(path);
+}

@@ -43,6 +43,8 @@ struct mi_rec_reader {
   int have_layout, synced, seq_known;
   uint64_t next_seq;
   int64_t last_index, gaps;
+  int64_t prev_sample;             /* the time of the sample read last, if have_prev (not since the start or a seek) */
+  int have_prev;
   char text[1024];
 };
 
@@ -417,6 +419,11 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
     ev->bytes = len;
     ev->seq = seq;
     ev->time = (int64_t)mir_get64(p + 20);
+    if (type == MIR_T_SAMPLE || type == MIR_T_KEY) {   /* the clock went back: kept, and said */
+      ev->back = r->have_prev && ev->time < r->prev_sample;
+      r->prev_sample = ev->time;
+      r->have_prev = 1;
+    }
     if (r->seq_known && seq != r->next_seq) { r->synced = 0; r->gaps++; }   /* whole records are missing */
     r->seq_known = 1;
     r->next_seq = seq + 1;
@@ -517,24 +524,26 @@ static int64_t valid_end(const mi_rec_reader *r) {
   return end;
 }
 
-/* Finds the first and last sample times of the file. */
+/* Finds the file's span — its earliest and latest sample time — and counts the samples whose
+ * time is earlier than the sample's before them (the clock went back), over every whole frame. */
 static void span(mi_rec_reader *r) {
   r->info.first_time = r->info.last_time = -1;
-  int64_t off = 0;
-  for (int i = 0; i < 100000 && (uint64_t)off < r->size; i++) {
+  r->info.steps_back = 0;
+  int64_t off = 0, prev = -1;
+  int any = 0;
+  while ((uint64_t)off < r->size) {
     int64_t len = frame_ok(r, off);
     if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
     int t = ftype(r, off);
-    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.first_time = ftime(r, off); break; }
+    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) {
+      int64_t tm = ftime(r, off);
+      if (!any || tm < r->info.first_time) r->info.first_time = tm;
+      if (!any || tm > r->info.last_time) r->info.last_time = tm;
+      if (any && tm < prev) r->info.steps_back++;
+      prev = tm;
+      any = 1;
+    }
     off += len;
-  }
-  int64_t end = r->vend;
-  for (int i = 0; i < 1000000 && end > 0; i++) {
-    int64_t st = prev_frame(r, end);
-    if (st < 0) break;
-    int t = ftype(r, st);
-    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) { r->info.last_time = ftime(r, st); break; }
-    end = st;
   }
 }
 
@@ -570,6 +579,8 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
     if (mine && flen > (int64_t)r->size && flen <= MIR_MAX_RECORD)
       snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld of its %lld): nothing was recorded",
                path, (long long)r->size, (long long)flen);
+    else if (r->size == 0)   /* a recorder stopped before its header reached the file */
+      snprintf(err, errlen, "'%s': the header record is torn (the file is empty: the recorder stopped before writing it): nothing was recorded", path);
     else if (r->size > 0 && r->size < 8 && memcmp(r->data, "MIR1", r->size < 4 ? r->size : 4) == 0)
       snprintf(err, errlen, "'%s': the header record is torn (the file ends at byte %lld): nothing was recorded", path, (long long)r->size);
     else snprintf(err, errlen, mine ? "'%s': the header record is damaged" : "'%s' is not a mish recording", path);
@@ -606,6 +617,7 @@ void mi_rec_close(mi_rec_reader *r) {
 static void rewind_(mi_rec_reader *r) {
   reset_state(r);
   r->info.sample_time = -1;
+  r->have_prev = 0;
   r->pos = 0;
   r->jump = -1;
   r->seq_known = 0;
@@ -613,6 +625,11 @@ static void rewind_(mi_rec_reader *r) {
 
 int mi_rec_seek(mi_rec_reader *r, int64_t t) {
   if (!r) return -1;
+  if (r->info.steps_back > 0) {   /* times are not in file order: a sample at t may be anywhere */
+    rewind_(r);
+    return r->info.first_time >= 0 ? 0 : -1;
+  }
+  /* the latest key before t: samples at t itself may come before a key of the same time */
   int64_t best = -1, at = -1, end = r->vend;
   /* back from the end to the last key or index */
   for (int i = 0; i < 1000000 && end > 0; i++) {
@@ -629,7 +646,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     idx = lim;
     for (int i = 0; i < 100000 && k >= 0 && k > lim; i++) {
       if (!frame_ok(r, k) || ftype(r, k) != MIR_T_KEY) { idx = -2; break; }
-      if (ftime(r, k) <= t) { best = k; break; }
+      if (ftime(r, k) < t) { best = k; break; }
       k = (int64_t)mir_get64(r->data + k + MIR_HEAD + 8);
     }
   } else if (at >= 0) idx = at;
@@ -643,7 +660,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     for (uint64_t j = 0; j < n && c.ok; j++) {
       int64_t kt = mir_unzz(mir_getv(&c));
       uint64_t ko = mir_getv(&c);
-      if (c.ok && kt <= t && ko < r->size) best = (int64_t)ko;
+      if (c.ok && kt < t && ko < r->size) best = (int64_t)ko;
     }
     if (best >= 0) break;
     idx = (int64_t)mir_get64(pp);
@@ -654,7 +671,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
     while ((uint64_t)off < r->size) {
       int64_t len = frame_ok(r, off);
       if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
-      if (ftype(r, off) == MIR_T_KEY) { if (ftime(r, off) <= t || best < 0) best = off; if (ftime(r, off) > t) break; }
+      if (ftype(r, off) == MIR_T_KEY) { if (ftime(r, off) < t || best < 0) best = off; if (ftime(r, off) >= t) break; }
       off += len;
     }
   }
@@ -671,7 +688,7 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
   mi_rec_health z;
   if (!h) h = &z;
   memset(h, 0, sizeof *h);
-  h->first_damage = h->torn_at = h->first_time = h->last_time = -1;
+  h->first_damage = h->torn_at = h->first_time = h->last_time = h->first_step_back = -1;
   if (!r) return 2;
   h->bytes = (int64_t)r->size;
   rewind_(r);
@@ -693,8 +710,9 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
     if (ev.type == MI_REV_SAMPLE) {
       h->samples++;
       h->keys += ev.key;
-      if (h->first_time < 0) h->first_time = ev.time;
-      h->last_time = ev.time;
+      if (h->first_time < 0 || ev.time < h->first_time) h->first_time = ev.time;
+      if (h->last_time < 0 || ev.time > h->last_time) h->last_time = ev.time;
+      if (ev.back && !h->steps_back++) h->first_step_back = ev.offset;
     }
   }
   h->seq_gaps = r->gaps;
@@ -762,58 +780,96 @@ const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size) {
 }
 
 /* ---- times ---- */
+/* Reads exactly n decimal digits at s into *v; 0 or -1. */
+static int digits(const char *s, int n, int *v) {
+  *v = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    *v = *v * 10 + (s[i] - '0');
+  }
+  return 0;
+}
+
+/* Reads a decimal number "D[.D]" (digits only: no sign, exponent, hex, inf or nan) at *s as a
+ * whole part and a fraction in millionths; moves *s past it. 0, or -1 if there is none or the
+ * whole part passes max. */
+static int decimal(const char **s, int64_t max, int64_t *whole, int64_t *micro) {
+  const char *p = *s;
+  *whole = *micro = 0;
+  if (*p < '0' || *p > '9') return -1;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    *whole = *whole * 10 + (*p - '0');
+    if (*whole > max) return -1;
+  }
+  if (*p == '.') {
+    p++;
+    if (*p < '0' || *p > '9') return -1;
+    int64_t scale = 100000;
+    for (; *p >= '0' && *p <= '9'; p++, scale /= 10) *micro += (*p - '0') * scale;   /* digits past 6 add 0 */
+  }
+  *s = p;
+  return 0;
+}
+
 int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out) {
   if (!s || !out || tpm < 1) return -1;
   while (*s == ' ') s++;
-  if (*s == '@') {
-    char *e;
-    long long v = strtoll(s + 1, &e, 10);
-    if (e == s + 1 || *e) return -1;
+  if (*s == '@') {   /* ticks: digits only */
+    const char *p = s + 1;
+    int64_t v = 0;
+    if (!*p) return -1;
+    for (; *p; p++) {
+      if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10) return -1;
+      v = v * 10 + (*p - '0');
+    }
     *out = v;
     return 0;
   }
-  if (*s == '+' || *s == '-') {
-    char *e;
-    double v = strtod(s + 1, &e);
-    if (e == s + 1 || v < 0 || v > 1e9) return -1;
-    double mul = 1;
-    if (*e == 's') e++;
-    else if (*e == 'm') { mul = 60; e++; }
-    else if (*e == 'h') { mul = 3600; e++; }
-    else if (*e == 'd') { mul = 86400; e++; }
-    if (*e) return -1;
-    int64_t ticks = (int64_t)(v * mul * 1000.0 * tpm);
-    *out = *s == '+' ? base + ticks : base - ticks;
+  if (*s == '+' || *s == '-') {   /* an offset: a decimal number and a unit (none: seconds) */
+    const char *p = s + 1;
+    int64_t whole, micro, ticks, frac;
+    if (decimal(&p, 1000000000, &whole, &micro) < 0) return -1;
+    int64_t mul = 1;
+    if (*p == 's') p++;
+    else if (*p == 'm') { mul = 60; p++; }
+    else if (*p == 'h') { mul = 3600; p++; }
+    else if (*p == 'd') { mul = 86400; p++; }
+    if (*p) return -1;
+    /* ticks = (whole + micro / 1e6) * mul * 1000 * tpm, refused where it leaves 64 bits */
+    int64_t per = mul * 1000 * (int64_t)tpm;   /* ticks per unit: at most 86400000 * INT32_MAX */
+    if (__builtin_mul_overflow(whole, per, &ticks)) return -1;
+    frac = (int64_t)((__int128)micro * per / 1000000);
+    if (__builtin_add_overflow(ticks, frac, &ticks)) return -1;
+    if (*s == '+' ? __builtin_add_overflow(base, ticks, out) : __builtin_sub_overflow(base, ticks, out)) return -1;
     return 0;
   }
-  int Y, M, D, h = 0, m = 0, n = 0;
-  double sec = 0;
-  if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3 || n != 10) return -1;
+  /* ISO 8601: YYYY-MM-DD[(T| )hh:mm[:ss[.fff]]][Z|(+|-)hh:mm], digits where digits go */
+  int Y, M, D, h = 0, m = 0;
+  int64_t sec = 0, usec = 0;
+  if (digits(s, 4, &Y) || s[4] != '-' || digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D)) return -1;
   const char *p = s + 10;
   if (*p == 'T' || *p == ' ') {
-    int k = 0;
-    if (sscanf(p + 1, "%2d:%2d%n", &h, &m, &k) != 2 || k != 5) return -1;
-    p += 1 + k;
+    if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &m)) return -1;
+    p += 6;
     if (*p == ':') {
-      char *e;
-      sec = strtod(p + 1, &e);
-      if (e == p + 1 || sec < 0 || sec >= 61) return -1;
-      p = e;
+      p++;
+      if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9' || decimal(&p, 60, &sec, &usec) < 0) return -1;
     }
   }
   int zone = 0;
   if (*p == 'Z') p++;
   else if (*p == '+' || *p == '-') {
-    int zh, zm, k = 0;
-    if (sscanf(p + 1, "%2d:%2d%n", &zh, &zm, &k) != 2 || k != 5) return -1;
+    int zh, zm;
+    if (digits(p + 1, 2, &zh) || p[3] != ':' || digits(p + 4, 2, &zm) || zh > 23 || zm > 59) return -1;
     zone = (zh * 60 + zm) * (*p == '+' ? 1 : -1);
-    p += 1 + k;
+    p += 6;
   }
   if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59) return -1;
   struct tm tmv = {0};
   tmv.tm_year = Y - 1900; tmv.tm_mon = M - 1; tmv.tm_mday = D; tmv.tm_hour = h; tmv.tm_min = m;
-  time_t tt = timegm(&tmv);
-  double ms = ((double)tt - zone * 60.0 + sec) * 1000.0;
-  *out = (int64_t)(ms * tpm);
+  int64_t tt = (int64_t)timegm(&tmv) - zone * 60;   /* years 0000-9999: no overflow below */
+  int64_t ms = (tt + sec) * 1000 + usec / 1000, ticks;
+  if (__builtin_mul_overflow(ms, (int64_t)tpm, &ticks)) return -1;
+  *out = ticks + (usec % 1000) * tpm / 1000;
   return 0;
 }

@@ -55,6 +55,7 @@ struct mi_recorder {
   int64_t now, last_sync_ms;
   mi_rec_stats st;
   int failed;
+  int64_t open_off;                          /* the file's length before this recorder wrote to it */
 };
 
 /* Monotonic milliseconds. */
@@ -572,7 +573,7 @@ static int prepare_append(mi_recorder *r, const char *path, char *err, size_t er
   int64_t end = h.torn_at >= 0 ? h.torn_at : h.bytes;
   if (h.torn_at >= 0 && ftruncate(r->fd, end) != 0) { snprintf(err, errlen, "cannot cut the torn tail of '%s': %s", path, strerror(errno)); return -1; }
   if (lseek(r->fd, end, SEEK_SET) < 0) { snprintf(err, errlen, "cannot seek '%s'", path); return -1; }
-  r->off = end;
+  r->off = r->open_off = end;
   r->seq = any ? (after > seq + 1 ? after : seq + 1) : 0;
   r->last_key_off = last_key;
   r->last_index_off = last_index;
@@ -596,6 +597,23 @@ static int64_t torn_header(int fd, int64_t size) {
   uint32_t len = mir_get32(b + 4);
   if (len < MIR_MIN || len > MIR_MAX_RECORD || (int64_t)len <= size) return 0;
   return got < 10 || mir_get16(b + 8) == MIR_T_HEADER ? size : 0;
+}
+
+/* A recorder that could not open: cuts what it wrote off the file (back to the length it found,
+ * so an append that fails on a full disk leaves no empty segment), removes the file if it created
+ * it (and the path still names it), and frees r. Returns NULL. */
+static mi_recorder *fail_open(mi_recorder *r, const char *path, int created) {
+  int e = errno;
+  if (r->fd >= 0) {
+    struct stat a, b;
+    if (created && fstat(r->fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) unlink(path);
+    else if (fstat(r->fd, &a) == 0 && a.st_size != r->open_off && ftruncate(r->fd, r->open_off) != 0) {
+      /* the reader reports what is left as a torn tail */
+    }
+  }
+  destroy(r);
+  errno = e;
+  return NULL;
 }
 
 mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
@@ -705,16 +723,27 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
     nc++;
   }
   for (; nc <= NCFG; nc++) r->cfgnums[nc] = 0;
-  /* the file: one writer (a lock), appended to */
-  r->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (r->fd < 0) { snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
-  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
-    snprintf(err, errlen, "'%s' is being recorded by another recorder", path);
+  /* the file: created, or an existing recording appended to; never through a symbolic link, never
+   * anything but a regular file; one writer (a lock) */
+  int created = 1;
+  r->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (r->fd < 0 && errno == EEXIST) { created = 0; r->fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); }
+  if (r->fd < 0) {
+    if (errno == ELOOP) snprintf(err, errlen, "'%s' is a symbolic link: a recorder writes only to the file it is given", path);
+    else snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     destroy(r);
     return NULL;
   }
   struct stat sb;
   if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
+  if (!S_ISREG(sb.st_mode)) { snprintf(err, errlen, "'%s' is not a regular file", path); destroy(r); return NULL; }
+  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
+    snprintf(err, errlen, "'%s' is being recorded by another recorder", path);
+    destroy(r);
+    return NULL;
+  }
+  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
+  r->open_off = sb.st_size;
   int restart = 0;
   int64_t torn = sb.st_size > 0 ? torn_header(r->fd, sb.st_size) : 0;
   if (torn > 0) {   /* nothing was recorded: the file starts again, a mark says what was cut */
@@ -723,8 +752,9 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
       destroy(r);
       return NULL;
     }
+    r->open_off = 0;
   } else if (sb.st_size > 0) {
-    if (prepare_append(r, path, err, errlen) < 0) { destroy(r); return NULL; }
+    if (prepare_append(r, path, err, errlen) < 0) return fail_open(r, path, 0);
     restart = 1;
   }
   r->last_sync_ms = mono_ms();
@@ -732,15 +762,22 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   read_config(r);
   memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
   r->now = mi_host_now(sys);
-  if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
-  if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  /* a failure from here on cuts the file back to what it was: no segment without a sample */
+  if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return fail_open(r, path, created);
+  }
+  if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
   if (torn > 0) {
     char note[96];
     snprintf(note, sizeof note, "torn header of %lld bytes at offset 0 cut (nothing had been recorded)", (long long)torn);
-    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) { snprintf(err, errlen, "cannot write '%s'", path); destroy(r); return NULL; }
+    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) {
+      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+      return fail_open(r, path, created);
+    }
   }
   r->ncpu = -1;
   memset(r->dev, 0, sizeof r->dev);
-  if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); destroy(r); return NULL; }
+  if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
   return r;
 }

@@ -32,6 +32,13 @@ typedef struct rstate {
   mi_udef uh[MI_UDEF_MAX];         /* recorded user-defined counter k: the replayed system's counter */
   uint8_t uok[MI_UDEF_MAX];        /* 1 when uh[k] is installed (as recorded) */
   int udef_lost;                   /* recorded counters that could not be installed (a name taken) */
+  int64_t steps_back;              /* samples of the file earlier than the sample before them */
+  int64_t shift;                   /* added to the recorded times after the clock went back: the replay's goes on */
+  int64_t last_raw;                /* the recorded time of the last timed event seen (have_raw) */
+  int64_t gap;                     /* the last interval between two samples (ticks): a step back is shown that far on */
+  int64_t last_sample;             /* the recorded time of the last sample applied (have_last) */
+  int have_raw, have_last;
+  int64_t applied;                 /* samples of the window applied */
 } rstate;
 
 const mi_source_ops mi_source_replay_ops;
@@ -238,12 +245,33 @@ static void put_cells(mi_system *sys, rstate *st) {
   }
 }
 
-/* The next event's type and time without reading it (the reader's state stays that of the sample shown). */
-static int peek(rstate *st, int64_t *t) { return mi_rec_peek(st->rd, t); }
-
 /* 1 for the events that happen at their time: samples, entity and configuration changes, headers
  * (a continued one comes with the sample that first holds the counters it adds). */
 static int is_timed(int ty) { return ty == MI_REV_SAMPLE || ty == MI_REV_ENTITY || ty == MI_REV_CONFIG || ty == MI_REV_SEGMENT; }
+
+/* a + b, held at the ends of 64 bits (a file may claim any times). */
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t c;
+  return __builtin_add_overflow(a, b, &c) ? (b > 0 ? INT64_MAX : INT64_MIN) : c;
+}
+
+/* The next event's type and its time on the replay's clock, without reading it (the reader's state
+ * stays that of the sample shown). A timed event earlier than the one before it (the recorded clock
+ * went back: a segment from another clock appended, a clock stepped back) moves the replay's clock
+ * on instead: from then on recorded times are shown shifted, the step one sample interval after the
+ * sample before it, so every sample is played, in file order. */
+static int peek(rstate *st, int64_t *t) {
+  int64_t raw = 0;
+  int ty = mi_rec_peek(st->rd, &raw);
+  if (is_timed(ty)) {
+    if (st->have_raw && raw < st->last_raw)
+      st->shift = sat_add(st->shift, sat_add(sat_add(st->last_raw, raw == INT64_MIN ? INT64_MAX : -raw), st->gap));
+    st->last_raw = raw;
+    st->have_raw = 1;
+  }
+  if (t) *t = sat_add(raw, st->shift);
+  return ty;
+}
 
 /* Applies the events up to time t (and within the window); the store then shows the latest sample. */
 static void pump(mi_system *sys, rstate *st, int64_t t) {
@@ -272,16 +300,22 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
       sync_machine(sys, st);
       sync_procs(sys, st);
       break;
-    case MI_REV_SAMPLE:
+    case MI_REV_SAMPLE: {
       if (ev->skipped) break;
       sync_machine(sys, st);
       sync_procs(sys, st);
       put_cells(sys, st);
       st->gen = mi_host_layout_gen(sys);
-      if (ev->time > mi_host_now(sys)) mi_host_set_now(sys, ev->time);
-      st->shown = ev->time;
-      if (ev->time >= st->from) st->have_sample = 1;
+      int64_t at = sat_add(ev->time, st->shift);   /* on the replay's clock */
+      int64_t gap;
+      if (st->have_last && ev->time > st->last_sample && !__builtin_sub_overflow(ev->time, st->last_sample, &gap)) st->gap = gap;
+      st->last_sample = ev->time;
+      st->have_last = 1;
+      if (at > mi_host_now(sys)) mi_host_set_now(sys, at);
+      st->shown = at;
+      if (at >= st->from) { st->have_sample = 1; st->applied++; }
       break;
+    }
     default: break;
     }
   }
@@ -311,6 +345,9 @@ static void replay_close(void *arg) {
   free(st);
 }
 
+/* What a time may be, for the messages that refuse one. */
+#define TIME_FORMS "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
+
 /* Reads "from=..,to=..,speed=.." into st (times relative to the recording's span); 0 or -1. */
 static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   char from[128] = "", to[128] = "", speed[32] = "";
@@ -329,12 +366,21 @@ static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   }
   st->from = st->first;
   st->to = st->last;
-  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", from); return -1; }
+  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
   if (st->from < st->first) st->from = st->first;   /* the window is clamped to the file's span */
   if (st->from > st->last) st->from = st->last;
-  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (ISO 8601, @ticks or an offset such as +10m)", to); return -1; }
+  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
   if (st->to > st->last) st->to = st->last;
   if (st->to < st->from) st->to = st->from;
+  if (st->steps_back > 0) {   /* played whole, in file order, on a clock that goes on at each step back */
+    if (from[0] || to[0]) {
+      snprintf(err, errlen, "the recorded clock goes back %lld time(s) in this file: a replay plays it whole (no from/to window; "
+               "scripts/summary.lua and export.lua take one)", (long long)st->steps_back);
+      return -1;
+    }
+    st->from = st->first;
+    st->to = INT64_MAX;
+  }
   st->speed = 0;
   if (speed[0] && strcmp(speed, "max") != 0) {
     char *e;
@@ -357,6 +403,8 @@ static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a,
   st->tpm = in->tpm > 0 ? in->tpm : 1;
   st->first = in->first_time;
   st->last = in->last_time;
+  st->steps_back = in->steps_back;
+  st->gap = (int64_t)1000 * st->tpm;   /* one second until the file shows its interval */
   st->fold_m = -2;
   for (int s = 0; s < MI_MAX_PROCESSES; s++) st->map[s].slot = -1;
   if (st->first < 0) { snprintf(err, errlen, "'%s' holds no sample", arg); replay_close(st); return -1; }
@@ -412,6 +460,15 @@ int mi_replay_ended(mi_system *sys) {
   int e = st->ended;
   mi_host_publish(sys);
   return e;
+}
+
+int64_t mi_replay_samples(mi_system *sys) {
+  rstate *st = state_of(sys);
+  if (!st) return -1;
+  mi_host_begin(sys);   /* the refresh may be moving it: read under the writer lock */
+  int64_t n = st->applied;
+  mi_host_publish(sys);
+  return n;
 }
 
 int mi_replay_state(mi_system *sys, char *text, size_t n) {

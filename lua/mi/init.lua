@@ -1090,6 +1090,10 @@ function M.recording_state(path, out)
   if not ok then return nil, r end
   local rc, h = r:verify()
   r:close()
+  if h.steps_back > 0 and out then   -- whole, but not in time order: every sample is kept, and that is said
+    out:write(path, ": the recorded clock goes back ", h.steps_back, " time(s) (first at offset ", h.first_step_back,
+      "); every sample is kept, in file order\n")
+  end
   if rc ~= 0 and out then
     local parts = {}
     if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end

@@ -6,6 +6,8 @@ local core = mi.core
 
 local R = {}
 R.DOMAINS = { "global", "process", "io", "processor" }
+-- What a --from/--to time may be (said when one is refused).
+R.TIME_FORMS = "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
 
 -- Splits argv into the recording FILE (the first non-option) and the rest.
 function R.args(argv)
@@ -44,34 +46,41 @@ function R.window(name, r, from, to)
   local a, b = info.first_time, info.last_time
   if from then
     a = core.parse_time(from, info.first_time, info.tpm)
-    if not a then io.stderr:write(name, ": bad time '", from, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+    if not a then io.stderr:write(name, ": bad time '", from, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
   if to then
     b = core.parse_time(to, a, info.tpm)
-    if not b then io.stderr:write(name, ": bad time '", to, "' (ISO 8601 or an offset such as +10m)\n") os.exit(2) end
+    if not b then io.stderr:write(name, ": bad time '", to, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
   a = math.max(a, info.first_time); b = math.min(b, info.last_time)
   return a, math.max(a, b)
 end
 
--- Calls fn(ev, seg) for each applied sample in [from, to] (seg counts segments: a restart begins
--- a new one) and on_segment(seg) when a segment begins.
+-- Calls fn(ev, seg, run) for each applied sample whose time is in [from, to], in file order (seg
+-- counts segments: a restart begins a new one; run counts stretches of the clock: a new segment or
+-- a sample earlier than the one before begins a new one, and no rate spans two) and on_segment(seg)
+-- when a segment begins. Every sample of the file is visited when the window is its whole span,
+-- those whose clock went back too.
 function R.walk(r, from, to, fn, on_segment)
   mi.arg_check(type(r) == "userdata", 1, "recording.walk", "recording reader", r)
   mi.arg_check(math.type(from) == "integer", 2, "recording.walk", "ticks", from)
   mi.arg_check(math.type(to) == "integer", 3, "recording.walk", "ticks", to)
   mi.arg_check(type(fn) == "function", 4, "recording.walk", "function", fn)
+  local ordered = r:info().steps_back == 0   -- times in file order: past `to` nothing more is in the window
   r:seek(from)
-  local seg = 0
+  local seg, run = 0, 0
   while true do
     local ev = r:next()
     if not ev then break end
     if ev.type == "segment" then   -- a continued header (counters installed) is the same segment, grown
-      if seg == 0 or not r:info().continued then seg = seg + 1 end
+      if seg == 0 or not r:info().continued then seg = seg + 1; run = run + 1 end
       if on_segment then on_segment(seg) end
-    elseif ev.type == "sample" and not ev.skipped then
-      if ev.time > to then break end
-      if ev.time >= from then fn(ev, seg) end
+    elseif ev.type == "sample" then
+      if ev.back then run = run + 1 end
+      if not ev.skipped then
+        if ev.time > to and ordered then break end
+        if ev.time >= from and ev.time <= to then fn(ev, seg, run) end
+      end
     end
   end
 end
