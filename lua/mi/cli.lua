@@ -432,6 +432,7 @@ function cli.process_rates(s, prev, cur, ms)
   local rows = {}
   for pid, r in pairs(cur) do
     local o = prev[pid]
+    if o and o.start_ticks ~= r.start_ticks then o = nil end   -- a reused pid: another process (#30)
     local d = o and mi.delta(r, o) or r
     rows[#rows + 1] = {
       pid = pid, program = mpe_short(r.program_name), user = mpe_short(r.user_name),

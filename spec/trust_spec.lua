@@ -1,0 +1,243 @@
+-- trust_spec.lua: issue #30, numbers a user can trust — deltas pair entities by identity,
+-- a failed PUT is nil, Status, read-active contexts are bound to what they continue, and an
+-- interval that measured nothing prints as missing. Each describe names its point.
+local mi = require("mi")
+
+-- A simulated system whose batch jobs end and log on again every few hundred ms of CPU: processes
+-- are born and die between any two reads, and pids are reused.
+local function churn(seed, over)
+  local o = { workload = "batch", seed = seed or 7, job_ms = 300, jobs = 12, cpus = 2 }
+  for k, v in pairs(over or {}) do o[k] = v end
+  return mi.open({ system = mi.system(o) })
+end
+-- The records of a list keyed by pid and start time.
+local function by_id(list)
+  local t = {}
+  for _, r in ipairs(list) do t[r.pid .. "@" .. r.start_ticks] = r end
+  return t
+end
+-- The list in reverse order.
+local function reversed(list)
+  local out = {}
+  for i = #list, 1, -1 do out[#out + 1] = list[i] end
+  return out
+end
+
+describe("#30.1 mi.delta pairs entities by identity, never by position", function()
+  it("pairs process records by pid and start time when processes are born and die between reads", function()
+    local s = churn()
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local a = s:get("process")
+    s:advance(2000)
+    local b = s:get("process")
+    local old, new = by_id(a), by_id(b)
+    local d = mi.delta(b, a)
+    local paired, born = 0, 0
+    assert.is_true(#d > 0)
+    for _, r in ipairs(d) do
+      local id = r.pid .. "@" .. r.start_ticks
+      if old[id] and new[id] then
+        paired = paired + 1
+        assert.is_nil(r.born)
+        assert.equal(mi.delta(new[id].pmt_process_time, old[id].pmt_process_time), r.pmt_process_time)
+      elseif new[id] then
+        born = born + 1
+        assert.is_true(r.born)
+      else
+        assert.is_true(r.died)
+      end
+    end
+    assert.is_true(paired > 0)
+    assert.is_true(born > 0)   -- the workload did churn
+  end)
+
+  it("gives the same delta whatever the order of the records", function()
+    local s = churn(11)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local a = s:get("process")
+    s:advance(1500)
+    local b = s:get("process")
+    local d1, d2 = by_id(mi.delta(b, a)), by_id(mi.delta(reversed(b), a))
+    local n = 0
+    for id, r in pairs(d1) do
+      n = n + 1
+      assert.equal(r.pmt_process_time, d2[id].pmt_process_time)
+      assert.equal(r.born, d2[id].born)
+    end
+    assert.is_true(n > 0)
+  end)
+
+  it("keeps a process born inside the interval with its values since birth and born = true", function()
+    local s = churn(3)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local a = s:get("process")
+    local t0 = s.sys:now()
+    s:advance(2000)
+    local b = s:get("process")
+    local old = by_id(a)
+    local n = 0
+    for _, r in ipairs(mi.delta(b, a)) do
+      if not old[r.pid .. "@" .. r.start_ticks] then
+        n = n + 1
+        assert.is_true(r.born)
+        assert.is_true(r.start_ticks >= t0)
+        local cur = by_id(b)[r.pid .. "@" .. r.start_ticks]
+        assert.equal(cur.pmt_process_time, r.pmt_process_time)   -- since birth: its counters began at 0
+        assert.is_true(s:ms(r.pmt_process_time) <= 2000)
+      end
+    end
+    assert.is_true(n > 0)
+  end)
+
+  it("reports a process the new list lacks as died = true, with no totals and its identity", function()
+    local s = churn(5)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local a = s:get("process")
+    s:advance(1000)
+    local b = s:get("process")
+    local gone = table.remove(b, 1)   -- as if it had ended unreported
+    local found
+    for _, r in ipairs(mi.delta(b, a)) do if r.pid == gone.pid and r.start_ticks == gone.start_ticks then found = r end end
+    assert.is_table(found)
+    assert.is_true(found.died)
+    assert.is_nil(found.pmt_process_time)
+    assert.equal(gone.program_name, found.program_name)
+  end)
+
+  it("marks a process whose new record is its death report died = true, with its delta", function()
+    local s = churn(7)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local a = s:get("process")
+    s:advance(2000)
+    local b = s:get("process")
+    local old, n = by_id(a), 0
+    for _, r in ipairs(mi.delta(b, a)) do
+      if r.state == "dead" and old[r.pid .. "@" .. r.start_ticks] then
+        n = n + 1
+        assert.is_true(r.died)
+        assert.is_number(r.pmt_process_time)
+      end
+    end
+    assert.is_true(n > 0)
+  end)
+
+  it("pairs device records by LDEV and processor records by CPU id", function()
+    local s = churn(2)
+    finally(function() s:close() end)
+    s:on("io", { "imc_logical_rd" })
+    s:on("global", { "gmc_pauses", "gmt_idle" })
+    s:advance(2000)   -- the old readings are not all 0
+    local io0, cpu0 = s:get("io"), s:get("processor")
+    s:advance(3000)
+    local io1, cpu1 = s:get("io"), s:get("processor")
+    local old = {}
+    for _, r in ipairs(io0) do old[r.ldev] = r end
+    local d = mi.delta(reversed(io1), io0)
+    assert.is_true(#d > 1)
+    for _, r in ipairs(d) do
+      local cur
+      for _, c in ipairs(io1) do if c.ldev == r.ldev then cur = c end end
+      assert.equal(cur.imc_logical_rd - old[r.ldev].imc_logical_rd, r.imc_logical_rd)
+    end
+    local dc = mi.delta(reversed(cpu1), cpu0)
+    assert.equal(2, #dc)
+    for _, r in ipairs(dc) do
+      local o, c = cpu0[r.processor_id + 1], cpu1[r.processor_id + 1]
+      assert.equal(r.processor_id, c.processor_id)
+      assert.equal(c.gmt_idle - o.gmt_idle, r.gmt_idle)
+    end
+  end)
+
+  it("pairs lists inside tables too (s:sample's sampler returns {procs = ..., ms = ...})", function()
+    local s = churn(13)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    s.virtual = true
+    local n = 0
+    s:sample(1, 4, function() return { procs = s:get("process") } end, function(d, _, ms)
+      for _, r in ipairs(d.procs) do
+        if r.pmt_process_time then
+          n = n + 1
+          assert.is_true(s:ms(r.pmt_process_time) <= ms, "pid " .. r.pid .. ": " .. r.pmt_process_time)
+        end
+      end
+    end)
+    assert.is_true(n > 0)
+  end)
+
+  it("mi.rate of a delta list gives each entity's rates with its identity and born/died flags", function()
+    local s = churn(17)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time", "pmc_disc_read" })
+    local a = s:get("process")
+    s:advance(2000)
+    local b = s:get("process")
+    local d = mi.delta(b, a)
+    local r = mi.rate(d, 2000)
+    assert.equal(#d, #r)
+    local born = 0
+    for i, x in ipairs(r) do
+      assert.equal(d[i].pid, x.pid)
+      assert.equal(d[i].program_name, x.program_name)
+      assert.equal(d[i].born, x.born)
+      if x.born then born = born + 1 end
+      if d[i].pmc_disc_read then assert.equal(d[i].pmc_disc_read / 2, x.pmc_disc_read) end
+    end
+    assert.is_true(born > 0)
+    assert.equal(2.5, mi.rate(5, 2000))
+  end)
+
+  it("cli.process_rates takes a reused pid for another process (born: counted from zero)", function()
+    local cli = require("mi.cli")
+    local s = churn(19)
+    finally(function() s:close() end)
+    s:on("process", { "pmt_process_time" })
+    local mt = getmetatable(s:get("process")[1])
+    local old = setmetatable({ pid = 5, start_ticks = 100, pmt_process_time = 900 }, mt)
+    local new = setmetatable({ pid = 5, start_ticks = 200, pmt_process_time = 30, program_name = "X", user_name = "U", js_number = "" }, mt)
+    local rows = cli.process_rates(s, { [5] = old }, { [5] = new }, 1000)
+    assert.equal(1, #rows)
+    assert.near(mi.pct(s:ms(30), 1000), rows[1].cpu_pct, 1e-9)   -- not 900 taken from another process's 30
+  end)
+
+  -- The property: over random sequences of births and deaths, the delta of any two process reads
+  -- never gives a process more CPU time than the time between them.
+  it("never gives a process more CPU time than elapsed between any two reads (random churn)", function()
+    local rng_seed = 3030
+    math.randomseed(rng_seed)
+    local checked = 0
+    for run = 1, 6 do
+      local seed = math.random(1, 1e6)
+      local s = churn(seed, { jobs = math.random(4, 30), job_ms = math.random(50, 2000), cpus = math.random(1, 4),
+        job_cpu_ms = math.random(5, 200) })
+      s:on("process", { "pmt_process_time" })
+      local reads, at = {}, 0
+      for _ = 1, 6 do
+        reads[#reads + 1] = { list = s:get("process"), ms = at }
+        local step = math.random(50, 3000)
+        s:advance(step)
+        at = at + step
+      end
+      for i = 1, #reads do
+        for j = i + 1, #reads do
+          local elapsed = reads[j].ms - reads[i].ms
+          for _, r in ipairs(mi.delta(reads[j].list, reads[i].list)) do
+            if r.pmt_process_time then
+              checked = checked + 1
+              assert(s:ms(r.pmt_process_time) <= elapsed + 1, string.format(
+                "rng %d run %d (seed %d) reads %d..%d: pid %d %s %s has %.1f ms of CPU in %d ms", rng_seed, run, seed, i, j,
+                r.pid, r.born and "born" or "", r.died and "died" or "", s:ms(r.pmt_process_time), elapsed))
+            end
+          end
+        end
+      end
+      s:close()
+    end
+    assert.is_true(checked > 0)
+  end)
+end)
