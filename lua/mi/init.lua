@@ -504,7 +504,7 @@ local DOMAINS = "global, process, io or processor"
 -- Returns a Status (with .items per-item statuses and .mapping); on failure (a negative status)
 -- nil, that Status, so assert() works. A positive status (an item error: the valid items are on,
 -- .items says which failed) is no failure: the Status comes back, its .ok false. The same holds
--- for off, get, config, put and time (#16.5).
+-- for off, get, config and time (#16.5); put writes all or nothing, so it fails on an item error too.
 function Session:on(domain, items, opts)
   opts = opts_of(opts, 3, "on")
   if domain ~= "global" and domain ~= "process" and domain ~= "io" then
@@ -763,7 +763,7 @@ end
 
 -- AIFSCPUT by name with optional verification: s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}}).
 -- Returns a Status with .items {NAME = Status} and .verify {NAME = Status}; nothing is written unless all
--- pass; on failure nil, that Status.
+-- pass: any failure (a bad value of one item is one: nothing was written) is nil, that Status (#30).
 function Session:put(values, opts)
   opts = opts or {}
   local nums, vals = config_pairs(values, "values")
@@ -782,7 +782,7 @@ function Session:put(values, opts)
     r.verify = {}
     for i, n in ipairs(vnums) do r.verify[CONFIG_BY[n].name] = status(vst[i]) end
   end
-  if r.code < 0 then return nil, r end
+  if not r.ok then return nil, r end
   return r
 end
 
