@@ -272,3 +272,84 @@ describe("#30.8 a PUT is all or nothing: any failed PUT is nil, Status", functio
     assert.equal(3, s:config("JOB_FENCE").JOB_FENCE)
   end)
 end)
+
+describe("#30.9 read-active: EXACT steps with its context; a context is bound to what it continues", function()
+  local function sess(seed)
+    local s = H.session({ workload = "oltp", seed = seed or 42 })
+    assert(s:on("process", { "pmt_process_time" }))
+    return s
+  end
+  it("EXACT returns one match per call and a context to the next, until every match was given", function()
+    local s = sess()
+    finally(function() s:close() end)
+    local all = s:read_active("process", nil, { include = { { program = "CI" } } })
+    assert.is_true(#all > 2)
+    local seen, ctx, calls = {}, nil, 0
+    repeat
+      local recs, st
+      recs, ctx, st = s:read_active("process", nil, { mode = "exact", include = { { program = "CI" } }, context = ctx })
+      assert.is_true(st.ok)
+      assert.equal(1, #recs)
+      assert.is_nil(seen[recs[1].pid])
+      seen[recs[1].pid] = true
+      calls = calls + 1
+    until not ctx or calls > 1000
+    assert.equal(#all, calls)
+    for _, r in ipairs(all) do assert.is_true(seen[r.pid]) end
+  end)
+  it("refuses a context from another selection, another session or another domain (BAD_CONTEXT, nothing read)", function()
+    local s = sess()
+    finally(function() s:close() end)
+    local _, ctx = s:read_active("process", nil, { max = 2, include = { { program = "CI" } } })
+    assert.is_number(ctx)
+    local recs, c2, st = s:read_active("process", nil, { max = 2, include = { { program = "ORDERS" } }, context = ctx })
+    assert.is_nil(recs); assert.is_nil(c2)
+    assert.equal("BAD_CONTEXT", st.name)
+    assert.truthy(tostring(st):find("another", 1, true) or tostring(st):find("this session", 1, true), tostring(st))
+    local other = mi.open({ system = s.sys })
+    finally(function() other:close() end)
+    assert(other:on("process", { "pmt_process_time" }))
+    local r2, _, st2 = other:read_active("process", nil, { max = 2, include = { { program = "CI" } }, context = ctx })
+    assert.is_nil(r2)
+    assert.equal("BAD_CONTEXT", st2.name)
+    assert(s:on("io", { "imc_logical_rd" }))
+    local r3, _, st3 = s:read_active("ldev", nil, { max = 2, context = ctx })
+    assert.is_nil(r3)
+    assert.equal("BAD_CONTEXT", st3.name)
+    -- the iteration it came from goes on with it
+    local r4, _, st4 = s:read_active("process", nil, { max = 2, include = { { program = "CI" } }, context = ctx })
+    assert.is_true(st4.ok)
+    assert.equal(2, #r4)
+  end)
+  it("says a bad option in the user's words: the option, the allowed values, no internal name", function()
+    local s = sess()
+    finally(function() s:close() end)
+    local cases = {
+      { function() return s:read_active("process", nil, { mode = "bogus" }) end, "bad option 'mode' to 'read_active' ('list', 'exact' or 'changed' expected, got 'bogus')" },
+      { function() return s:read_active("process", nil, { max = "x" }) end, "bad option 'max' to 'read_active'" },
+      { function() return s:read_active("process", nil, { max = 0 }) end, "bad option 'max' to 'read_active'" },
+      { function() return s:read_active("process", nil, { context = 1.5 }) end, "bad option 'context' to 'read_active'" },
+      { function() for _ in s:active("process", nil, { mode = "bogus" }) do end end, "bad option 'mode' to 'read_active'" },
+      { function() return s:read_active("process", nil, { include = { { pid = "x" } } }) end, "include[1].pid" },
+      { function() return s:get("process", nil, { pid = "x" }) end, "bad option 'pid' to 'get'" },
+      { function() return s:get("processor", nil, { cpu = "x" }) end, "bad option 'cpu' to 'get'" },
+      { function() return s:on("process", { "pmt_process_time" }, { pid = "x" }) end, "bad option 'pid' to 'on'" },
+      { function() return s:off("process", { pid = "x" }) end, "bad option 'pid' to 'off'" },
+      { function() return s:on("io", { "imc_logical_rd" }, { ldev = {} }) end, "bad device (a table)" },
+      { function() return s:time({ ticks = "x" }) end, "bad option 'ticks' to 'time'" },
+      { function() return s:time({ micro = {} }) end, "bad option 'micro' to 'time'" },
+      { function() return s:advance("x") end, "bad argument #1 to 'advance'" },
+      { function() return mi.openmetrics(s, { pids = "x" }) end, "bad option 'pids' to 'openmetrics'" },
+    }
+    for _, c in ipairs(cases) do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok, c[2])
+      err = tostring(err)
+      assert.truthy(err:find(c[2], 1, true), err)
+      assert.falsy(err:find("mi.core", 1, true), err)
+      assert.falsy(err:find("mi/init.lua", 1, true), err)
+      assert.falsy(err:find("mi_core", 1, true), err)
+      assert.falsy(err:find("table: 0x", 1, true), err)
+    end
+  end)
+end)

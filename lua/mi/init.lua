@@ -13,6 +13,14 @@ local function arg_check(ok, n, fname, expected, v, level)
       type(v) == "number" and tostring(v) or type(v)), level or 3)
   end
 end
+-- Raises "bad option 'key' to 'fname' (expected expected, got ...)" at the caller of fname (level as
+-- arg_check's) unless ok: an option named as the user wrote it, never a C function's argument number.
+local function opt_check(ok, key, fname, expected, v, level)
+  if not ok then
+    error(string.format("bad option '%s' to '%s' (%s expected, got %s)", key, fname, expected,
+      type(v) == "number" and tostring(v) or type(v) == "string" and ("'" .. v .. "'") or type(v)), level or 3)
+  end
+end
 -- An options table or nil for method fname's argument #n (self not counted); returns a table.
 local function opts_of(opts, n, fname, level)
   arg_check(opts == nil or type(opts) == "table", n, fname, "options table or nil", opts, (level or 2) + 2)
@@ -273,7 +281,10 @@ local function ldev_of(x, level)
   if x == nil or x == "all" then return -1 end
   if math.type(x) == "integer" then return x end
   local d = type(x) == "string" and DEV_BY[x:lower()]
-  if not d then error("bad device '" .. tostring(x) .. "' (an LDEV number, 'all' or a device type such as 'disk')", level + 1) end
+  if not d then
+    error("bad device " .. (type(x) == "string" and ("'" .. x .. "'") or type(x) == "number" and tostring(x) or ("(a " .. type(x) .. ")"))
+      .. " (an LDEV number, 'all' or a device type such as 'disk')", level + 1)
+  end
   return d.selector
 end
 
@@ -492,7 +503,10 @@ function Session:close() self.s:close() end
 Session.__close = Session.close
 
 -- Advances a simulated system by ms of virtual time.
-function Session:advance(ms) self.sys:advance(ms) end
+function Session:advance(ms)
+  arg_check(math.type(ms) == "integer" and ms >= 0, 1, "advance", "milliseconds (an integer >= 0)", ms)
+  self.sys:advance(ms)
+end
 
 -- Returns the system's description: cpus, processes, devices, ticks.
 function Session:info() return self.sys:info() end
@@ -507,6 +521,7 @@ local DOMAINS = "global, process, io or processor"
 -- for off, get, config and time (#16.5); put writes all or nothing, so it fails on an item error too.
 function Session:on(domain, items, opts)
   opts = opts_of(opts, 3, "on")
+  opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "on", "a pid (an integer) or nil", opts.pid)
   if domain ~= "global" and domain ~= "process" and domain ~= "io" then
     error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2)
   end
@@ -541,6 +556,7 @@ end
 -- Returns a Status, or nil, Status on failure.
 function Session:off(domain, opts)
   opts = opts_of(opts, 2, "off")
+  opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "off", "a pid (an integer) or nil", opts.pid)
   local rc
   if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
   elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
@@ -618,6 +634,8 @@ function Session:get(domain, items, opts)
   arg_check(opts == nil or type(opts) == "table", 3, "get", "options table or nil", opts)
   if opts then
     if opts.mapping then map = M.mapping(opts.mapping, 2) end
+    opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "get", "a pid (an integer) or nil", opts.pid)
+    opt_check(opts.cpu == nil or math.type(opts.cpu) == "integer", "cpu", "get", "a CPU id (an integer) or nil", opts.cpu)
     if domain == "process" then sel = opts.pid or -1
     elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
     elseif domain == "processor" then sel = opts.cpu or -1 end
@@ -654,6 +672,8 @@ function Session:get(domain, items, opts)
   return data, r
 end
 
+-- Read-active's modes.
+local RA_MODES = { list = true, exact = true, changed = true }
 -- A read-active record's metatable: rec[25047] reads the value kept under the item's name.
 -- Its domain is there too, as on s:get's records (mi.delta reads what each item is).
 local function by_number(domain)
@@ -661,9 +681,11 @@ local function by_number(domain)
 end
 local BY_NUMBER = { process = by_number("process"), io = by_number("io") }
 -- Read-active (mi_select.h): the records of the active entities ("process", or "io"/"ldev") that the
--- caller measures and opts.include/opts.exclude select; opts.mode "list" (default), "exact" or
--- "changed" (each record's .changed says whether it changed since this session's last read of it),
--- opts.max records per call (default all), opts.context to continue an iteration. Returns records
+-- caller measures and opts.include/opts.exclude select; opts.mode "list" (default), "exact" (one
+-- match per call: the context steps to the next) or "changed" (each record's .changed says whether
+-- it changed since this session's last read of it), opts.max records per call (default all),
+-- opts.context to continue an iteration (only this session's, for this kind and selection: any
+-- other is refused, BAD_CONTEXT). Returns records
 -- (keyed by item name, process records with state "alive"/"dead"), the context to pass next (nil
 -- when the iteration is complete) and a Status; records nil on an error status.
 function Session:read_active(kind, items, opts)
@@ -671,6 +693,11 @@ function Session:read_active(kind, items, opts)
   local level = opts.level or 2
   local domain = (kind == "ldev" or kind == "io") and "io" or kind
   if domain ~= "process" and domain ~= "io" then error("bad entity kind '" .. tostring(kind) .. "' (process or ldev)", level) end
+  opt_check(opts.mode == nil or RA_MODES[opts.mode], "mode", "read_active", "'list', 'exact' or 'changed'", opts.mode, level + 1)
+  opt_check(opts.max == nil or math.type(opts.max) == "integer" and opts.max >= 1 and opts.max <= 2700, "max", "read_active",
+    "records per call (an integer 1..2700) or nil", opts.max, level + 1)
+  opt_check(opts.context == nil or math.type(opts.context) == "integer", "context", "read_active",
+    "the context a read_active call returned, or nil", opts.context, level + 1)
   local nums
   if items then nums = resolve(items, domain, "items", level)
   elseif self.lists[domain] then nums = self.lists[domain].nums
@@ -681,7 +708,9 @@ function Session:read_active(kind, items, opts)
   local at = domain == "process" and self.sys:now()
   local ok, rc, st, raw, ctx, flags = pcall(core.readactive, self.s, domain == "io" and "ldev" or "process", nums, map,
     opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
-  if not ok then error("bad read_active: " .. tostring(rc), level) end
+  if not ok then   -- a bad selection: the C layer's words, its argument numbers left out
+    error("bad read_active: " .. tostring(rc):gsub("^bad argument #%d+ to '[%w%.]+' %((.*)%)$", "%1"), level)
+  end
   rc, st = in_callers_list(rc, st, asked, domain)
   local status_ = setmetatable({ code = rc, items = st, item_nums = asked }, Status)
   if rc < 0 then return nil, nil, status_ end
@@ -789,6 +818,10 @@ end
 -- AIFTIME: t = nil (now), {ticks = n} or {micro = n}; returns the time table (with .text) or nil, Status.
 function Session:time(t)
   if t ~= nil and type(t) ~= "table" then error("bad argument #1 to 'time' (nil or {ticks=} / {micro=} expected)", 2) end
+  if t then
+    opt_check(t.ticks == nil or math.type(t.ticks) == "integer", "ticks", "time", "ticks (an integer) or nil", t.ticks)
+    opt_check(t.micro == nil or math.type(t.micro) == "integer", "micro", "time", "microseconds (an integer) or nil", t.micro)
+  end
   local rc, r = core.time(self.s, t, 0)
   if rc < 0 then return nil, status(rc) end
   if r then r.text = string.format("%s %s %02d %04d %02d:%02d:%02d.%d", r.weekday, r.month_name, r.day, r.year, r.hour, r.min, r.sec, r.tenths) end
@@ -1060,6 +1093,7 @@ function M.openmetrics(x, opts)
   if type(sys) ~= "userdata" then error("bad argument #1 to 'openmetrics' (session or system expected, got " .. type(x) .. ")", 2) end
   local fmt = opts.format or "openmetrics"
   if fmt ~= "openmetrics" and fmt ~= "text" then error("bad format '" .. tostring(fmt) .. "' (openmetrics or text)", 2) end
+  opt_check(opts.pids == nil or math.type(opts.pids) == "integer" and opts.pids >= 0, "pids", "openmetrics", "a count of processes (an integer >= 0) or nil", opts.pids)
   local key = table.concat({ tostring(opts.pids), tostring(opts.mapping), tostring(opts.processes), tostring(opts.io) }, "|")
   local byopts = EXPORTERS[sys] or {}
   EXPORTERS[sys] = byopts
