@@ -307,7 +307,7 @@ describe("#30.9 read-active: EXACT steps with its context; a context is bound to
     assert.equal("BAD_CONTEXT", st.name)
     assert.truthy(tostring(st):find("another", 1, true) or tostring(st):find("this session", 1, true), tostring(st))
     local other = mi.open({ system = s.sys })
-    finally(function() other:close() end)
+    finally(function() other:close(); s:close() end)
     assert(other:on("process", { "pmt_process_time" }))
     local r2, _, st2 = other:read_active("process", nil, { max = 2, include = { { program = "CI" } }, context = ctx })
     assert.is_nil(r2)
@@ -351,5 +351,100 @@ describe("#30.9 read-active: EXACT steps with its context; a context is bound to
       assert.falsy(err:find("mi_core", 1, true), err)
       assert.falsy(err:find("table: 0x", 1, true), err)
     end
+  end)
+end)
+
+describe("#30.2 an interval that measured nothing prints as missing, never as 100% busy", function()
+  -- Runs a script of scripts/ on a host whose --proc is an empty directory; returns stdout, stderr, exit ok.
+  local function on_fake_proc(script, args)
+    local dir = H.tmp_path("proc")
+    assert(os.execute("mkdir " .. dir))
+    local errf = H.tmp_path("err")
+    local ok_, out, ok = pcall(function()
+      local f = io.popen(string.format("lua/mish --system host --proc %s scripts/%s.lua --count 2 --interval 0.1 %s 2>%s",
+        dir, script, args or "", errf))
+      local o = f:read("a")
+      return o, f:close()
+    end)
+    local ef = io.open(errf)
+    local err = ef and ef:read("a") or ""
+    if ef then ef:close() end
+    os.remove(errf)
+    os.remove(dir)
+    assert(ok_, out)
+    return out, err, ok
+  end
+  -- The number of times s holds plain.
+  local function count(s, plain)
+    local n, at = 0, 1
+    while true do
+      local i = s:find(plain, at, true)
+      if not i then return n end
+      n, at = n + 1, i + 1
+    end
+  end
+
+  it("cpu: no 100% busy, every figure '-', one stderr line saying why, in a table, CSV and JSON", function()
+    local out, err, ok = on_fake_proc("cpu")
+    assert.is_true(ok)
+    assert.falsy(out:find("100.0", 1, true), out)
+    assert.truthy(out:find("\nall +%- +%- +%-"), out)
+    assert.equal(1, count(err, "nothing measured"), err)
+    assert.truthy(err:find("the host source read nothing", 1, true), err)
+    local csv = on_fake_proc("cpu", "--csv")
+    assert.truthy(csv:find(",all,,,,,,,,,,,\n", 1, true), csv)
+    local json = on_fake_proc("cpu", "--json")
+    assert.truthy(json:find('"busy":null', 1, true), json)
+    assert.falsy(json:find('"busy":100', 1, true), json)
+  end)
+
+  for _, script in ipairs({ "top", "glance", "disk", "response", "sem" }) do
+    it(script .. ": no made-up figure, one stderr line saying why, exit 0", function()
+      local out, err, ok = on_fake_proc(script)
+      assert.is_true(ok, err)
+      assert.equal(1, count(err, "nothing measured"), err)
+      assert.falsy(err:find("attempt to", 1, true), err)
+      -- no row of figures holds a number: every figure column reads "-"
+      for line in out:gmatch("[^\n]+") do
+        assert.falsy(line:find("^%s*all%s+[%d.]+"), line)
+        assert.falsy(line:find("%s0%.0%s"), line)
+      end
+    end)
+  end
+
+  it("a frozen replay (no time passes in the measured system) prints '-' and says so", function()
+    local file, errf = H.tmp_path("frozen.mir"), H.tmp_path("err")
+    finally(function() os.remove(file); os.remove(errf) end)
+    local _, rok = H.run("lua/mish scripts/record.lua --out " .. file .. " --interval 0.1 --count 4")
+    assert.is_true(rok)
+    local f = io.popen("lua/mish --system replay:" .. file .. " scripts/cpu.lua --count 2 --interval 0.1 2>" .. errf)
+    local out = f:read("a")
+    f:close()
+    local ef = io.open(errf)
+    local err = ef:read("a")
+    ef:close()
+    assert.falsy(out:find("100.0", 1, true), out)
+    assert.truthy(out:find("\nall +%- +%-"), out)
+    assert.truthy(err:find("no time passed in the measured system", 1, true), err)
+  end)
+
+  it("mi.cli writes a missing figure as '-' / null / an empty CSV field and leaves it out of the Average", function()
+    local cli = require("mi.cli")
+    assert.equal("null", cli.json(cli.NONE))
+    assert.equal('{"a":null,"b":1}', cli.json({ a = cli.NONE, b = 1 }))
+    local rows = cli.blank({ { cpu = 0, busy = 50.0, name = "x" } }, { "cpu" })
+    assert.equal(0, rows[1].cpu)
+    assert.equal(cli.NONE, rows[1].busy)
+    assert.equal("x", rows[1].name)
+    local buf = {}
+    local sink = { write = function(_, ...) for _, v in ipairs({ ... }) do buf[#buf + 1] = v end end, flush = function() end }
+    local o = cli.output({}, { { "cpu", "cpu" }, { "busy", "busy%", "%.1f" } }, sink)
+    o.write({ { cpu = 0, busy = 40.0 } }, { time = false })
+    o.write({ { cpu = 0, busy = cli.NONE } }, { time = false })
+    o.finish()
+    local text = table.concat(buf)
+    assert.truthy(text:find("\n +0 +%-\n"), text)
+    assert.truthy(text:find("Average of 2 samples", 1, true), text)
+    assert.truthy(text:find("\n +0 +40%.0\n\n$"), text)   -- the average of the measured interval alone
   end)
 end)
