@@ -56,7 +56,7 @@ typedef struct mi_entity_info {
 } mi_entity_info;
 
 /* Read-active modes. */
-#define MI_RA_EXACT 0     /* the first matching entity only */
+#define MI_RA_EXACT 0     /* one matching entity per call, the first after the context; the context continues */
 #define MI_RA_LIST 1      /* every match, as many records as fit; the context continues */
 #define MI_RA_CHANGED 2   /* as LIST, each record flagged changed (1) or unchanged (0) */
 
@@ -90,7 +90,8 @@ MI_API void MIIOONSEL(status_type *overall_status, int32_t *item_nums, int32_t *
  * entities of entity_type (MI_SEL_PROCESS: live processes the caller monitors, and monitored
  * deaths not yet reported, once, PID State 1; MI_SEL_LDEV: the caller's enabled LDEVs) that
  * the n descriptors select (n 0: all). *context: 0 or -1 starts an iteration; on return 0 when
- * it is complete, else the value to pass to the next call. *num_of_recs gets the records
+ * it is complete, else the value to pass to the next call — of this session, for this entity
+ * type and an equal selection: any other context is MI_E_BAD_CONTEXT (#30). *num_of_recs gets the records
  * written; rec_flags (may be NULL; one per record that fits) gets 1 changed / 0 unchanged in
  * CHANGED mode (since this caller's last read of the entity with this item list), 1 otherwise.
  * Statuses as MIPROCGET's, plus MI_E_BAD_DESCRIPTOR, MI_E_BAD_MODE, MI_E_BAD_CONTEXT. */

@@ -430,6 +430,12 @@ static int sys_advance(lua_State *L) {
   return 0;
 }
 
+/* system:now() -> the system's time in ticks since 1970 (a process's start_ticks is on this clock). */
+static int sys_now(lua_State *L) {
+  lua_pushinteger(L, mi_host_now(checksys(L, 1)));
+  return 1;
+}
+
 /* system:refresh() -> processes seen: reads /proc now (host systems only). */
 static int sys_refresh(lua_State *L) {
   mi_system *sys = checksys(L, 1);
@@ -2063,7 +2069,7 @@ static const luaL_Reg rec_funcs[] = {{"record", l_record}, {"rec_open", l_rec_op
   {"replay_step", l_replay_step}, {"replay_clock", l_replay_clock}, {"replay_state", l_replay_state}, {"replay_ended", l_replay_ended}, {"replay_samples", l_replay_samples}, {"wall_ms", l_wall_ms}, {NULL, NULL}};
 
 static const luaL_Reg sys_methods[] = {
-  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"refresh", sys_refresh}, {"close", sys_close},
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"now", sys_now}, {"refresh", sys_refresh}, {"close", sys_close},
   {"closed", sys_isclosed}, {"udef_install", sys_udef_install}, {"udef_items", sys_udef_items},
   {"udef_count", sys_udef_count}, {"udef", sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", ses_priv}, {"close", ses_close}, {NULL, NULL}};

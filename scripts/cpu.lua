@@ -33,11 +33,14 @@ cols[#cols + 1] = { "paused", "paused%", "%.1f" }
 local out = cli.output(opts, cols)
 
 local function sample() return { cpu = s:get("processor", items), g = s:get("global"), t = mi.clock() } end
+local watch = cli.watch(s)
 local prev = sample()
+watch()
 local plot = cli.recorder(opts, "cpu", { title = "CPU breakdown, all CPUs", ylabel = "% of CPU time", style = "stacked" })
 
 cli.loop(opts, function(i)
   local cur = sample()
+  local why = watch()   -- an interval that measured nothing is not 100% busy (#30)
   local rows, sum = {}, { cpu = "all" }
   for c = 1, ncpu do
     local d = mi.delta(cur.cpu[c], prev.cpu[c])
@@ -53,6 +56,10 @@ cli.loop(opts, function(i)
       row[p[1]] = mi.pct(row[p[1]], total)
     end
     row.busy = 100 - row.idle
+    if total == 0 then   -- the CPU counted no time at all: nothing to divide, nothing measured
+      why = why or "no CPU time was counted in the interval"
+      cli.blank({ row }, { "cpu" })
+    end
     rows[#rows + 1] = row
   end
   local total = 0
@@ -63,12 +70,18 @@ cli.loop(opts, function(i)
   -- the global view splits the system's idle time into paused (a disk I/O pending) and idle
   sum.paused = mi.pct(g.gmt_paused, g.gmt_paused + g.gmt_idle) * sum.idle / 100
   rows[#rows + 1] = sum
+  if why then
+    cli.unmeasured("cpu", why)
+    cli.blank(rows, { "cpu" })
+  end
   out.write(rows, { sample = i, interval_ms = math.floor(cur.t - prev.t + 0.5),
                     title = string.format("sample %d: %.0f ms, %d CPU%s", i, cur.t - prev.t, ncpu, ncpu > 1 and "s" or "") })
   -- the bands add to 100: paused and the rest of idle first, then where the busy time went
-  local bands = { { "paused", sum.paused }, { "idle", sum.idle - sum.paused } }
-  for j = 2, #parts do bands[#bands + 1] = { parts[j][1], sum[parts[j][1]] } end
-  plot.add(bands)
+  if not why then   -- (a plot leaves an unmeasured interval out)
+    local bands = { { "paused", sum.paused }, { "idle", sum.idle - sum.paused } }
+    for j = 2, #parts do bands[#bands + 1] = { parts[j][1], sum[parts[j][1]] } end
+    plot.add(bands)
+  end
   prev = cur
 end)
 out.finish()   -- the run's averages (table mode)

@@ -23,11 +23,14 @@ local out = cli.output(opts, {
 })
 local cls_out = cli.output(opts, { { "class", "object class" }, { "reads", "reads" }, { "share", "share%", "%.1f" } })
 
-local function sample() return { d = s:get("io"), t = mi.clock() } end
+local function sample() return { d = s:get("io") or {}, t = mi.clock() } end
+local watch = cli.watch(s)
 local prev = sample()
+watch()
 local plot = cli.recorder(opts, "disk", { title = "disk I/O per LDEV", ylabel = "I/Os per second" })
 cli.loop(opts, function(i)
   local cur = sample()
+  local why = watch()   -- an interval that measured nothing shows its figures missing (#30)
   local ms = cur.t - prev.t
   local rows = cli.disk_rates(s, prev.d, cur.d, ms)
   local total = { ldev = "all", reads_s = 0, writes_s = 0, kb_s = 0, queue = 0, queue_max = 0 }
@@ -41,10 +44,16 @@ cli.loop(opts, function(i)
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total
-  local points = {}
-  for _, row in ipairs(rows) do points[#points + 1] = { "LDEV " .. row.ldev, row.reads_s + row.writes_s } end
-  points[#points][1] = "all disks"
-  plot.add(points)
+  if why then
+    cli.unmeasured("disk", why)
+    cli.blank(rows, { "ldev" })
+    classes = {}
+  else
+    local points = {}
+    for _, row in ipairs(rows) do points[#points + 1] = { "LDEV " .. row.ldev, row.reads_s + row.writes_s } end
+    points[#points][1] = "all disks"
+    plot.add(points)
+  end
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), title = string.format("sample %d: %.0f ms", i, ms) })
   if opts.classes and not opts.csv then
     local sum, crow = 0, {}

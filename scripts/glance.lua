@@ -86,7 +86,7 @@ local HELP = {
 
 -- Builds one frame from two samples for a rows x cols screen: a list of (painted) lines, and a
 -- record for --json/--csv. Lines are cut to cols; processes and disks share the rows left.
-local function frame(prev, cur, rows, cols)
+local function frame(prev, cur, rows, cols, why)
   local ms = cur.t - prev.t
   local lines, rec = {}, { cpus = {}, top = {}, disks = {} }
   local function add(text, code)
@@ -103,7 +103,15 @@ local function frame(prev, cur, rows, cols)
     local d = mi.delta(cur.cpu[c] or {}, prev.cpu[c] or {})
     local total = 0
     for _, n in ipairs(cpu_items) do total = total + (d[n] or 0) end
-    local busy = total > 0 and 100 - mi.pct(d.gmt_idle or 0, total) or 0
+    if total == 0 or why then   -- nothing counted: not idle, not busy, not measured (#30)
+      local tail = "]     -%  user    -  sys    -"
+      local head = string.format("CPU %d [", c - 1)
+      lines[#lines + 1] = head .. string.rep(" ", width) .. tail:sub(1, math.max(0, cols - #head - width))
+      rec.cpus[c] = { cpu = c - 1, busy = cli.NONE, user = cli.NONE, system = cli.NONE }
+      rec.unmeasured = why or "no CPU time was counted in the interval"
+      goto next_cpu
+    end
+    local busy = 100 - mi.pct(d.gmt_idle or 0, total)
     local user = mi.pct((d.gmt_cs_process or 0) + (d.gmt_ds_process or 0) + (d.gmt_es_process or 0), total)
     local sys = math.max(0, busy - user)
     local nu, ns = math.floor(user * width / 100 + 0.5), math.floor(sys * width / 100 + 0.5)
@@ -113,14 +121,20 @@ local function frame(prev, cur, rows, cols)
     local head = string.format("CPU %d [", c - 1)
     lines[#lines + 1] = head .. bar .. tail:sub(1, math.max(0, cols - #head - width))
     rec.cpus[c] = { cpu = c - 1, busy = busy, user = user, system = sys }
+    ::next_cpu::
   end
   local g = cur.g
   local free = g.gmc_cur_free_main_mem_pg or 0
   rec.memory = { total_mb = mem_pages * 2 // 1024, free_mb = free * 2 // 1024, ready = g.gmc_cur_ready_queue or 0,
                  disk_blocked = g.gmc_cur_blk_disc_io or 0 }
-  add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d", rec.memory.total_mb,
-    free > 0 and string.format("%d MB free (%.0f%%)", rec.memory.free_mb, mi.pct(free, mem_pages)) or "free not measured",
-    rec.memory.ready, rec.memory.disk_blocked))
+  if why then   -- levels of a reading that read nothing: not zeros (#30)
+    rec.memory = { total_mb = cli.NONE, free_mb = cli.NONE, ready = cli.NONE, disk_blocked = cli.NONE }
+    add("Mem -, free -  ready -  disk-blocked -")
+  else
+    add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d", rec.memory.total_mb,
+      free > 0 and string.format("%d MB free (%.0f%%)", rec.memory.free_mb, mi.pct(free, mem_pages)) or "free not measured",
+      rec.memory.ready, rec.memory.disk_blocked))
+  end
   local prows = cli.process_rates(s, prev.p, cur.p, ms)
   local k = SORT[opts.by]
   table.sort(prows, function(a, b) if a[k] ~= b[k] then return a[k] > b[k] end return a.pid < b.pid end)
@@ -154,16 +168,18 @@ local function frame(prev, cur, rows, cols)
 end
 
 local plot = cli.recorder(opts, "glance", { title = "busy per CPU", ylabel = "% busy" })
+local watch = cli.watch(s)
 
 local function run()
   local prev = sample()
+  watch()
   local last, help
   -- Draws the screen: the help, or the frame of the last two samples at the terminal's size now.
   local size   -- the size last drawn at, "rows x cols"
   local function draw()
     local rows, cols = term_size()
     size = rows .. "x" .. cols
-    local lines = help and HELP or frame(last[1], last[2], rows, cols)
+    local lines = help and HELP or frame(last[1], last[2], rows, cols, last[3])
     for j = #lines, rows + 1, -1 do lines[j] = nil end
     io.write("\27[H\27[J", table.concat(lines, "\n"))   -- no newline after the last: no scroll
     io.flush()
@@ -190,16 +206,23 @@ local function run()
       mi.sleep(opts.interval)
     end
     local cur = sample()
-    last = { prev, cur }
+    local why = watch()
+    last = { prev, cur, why }
     local rows, cols = term_size()
-    local lines, rec = frame(prev, cur, tty and rows or 1000, tty and cols or 200)
-    local points = {}
-    for _, c in ipairs(rec.cpus) do points[#points + 1] = { "CPU " .. c.cpu, c.busy } end
-    plot.add(points)
+    local lines, rec = frame(prev, cur, tty and rows or 1000, tty and cols or 200, why)
+    if rec.unmeasured then
+      if not tty then cli.unmeasured("glance", rec.unmeasured) end   -- (a screen shows "-" where it has no figure)
+      rec.unmeasured = nil
+    else
+      local points = {}
+      for _, c in ipairs(rec.cpus) do points[#points + 1] = { "CPU " .. c.cpu, c.busy } end
+      plot.add(points)
+    end
     if opts.json then rec.time = cli.stamp(); io.write(cli.json(rec), "\n")
     elseif opts.csv then
+      local function f2(v) return v == cli.NONE and "" or string.format("%.2f", v) end
       if i == 1 then io.write("time,sample,cpu,busy,user,system\n") end
-      for _, c in ipairs(rec.cpus) do io.write(string.format("%s,%d,%d,%.2f,%.2f,%.2f\n", cli.stamp(), i, c.cpu, c.busy, c.user, c.system)) end
+      for _, c in ipairs(rec.cpus) do io.write(string.format("%s,%d,%d,%s,%s,%s\n", cli.stamp(), i, c.cpu, f2(c.busy), f2(c.user), f2(c.system))) end
     elseif tty then draw()
     else io.write(table.concat(lines, "\n"), "\n\n") end
     io.flush()

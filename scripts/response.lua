@@ -62,8 +62,11 @@ local function fmt(v) return type(v) == "number" and string.format("%.2f", v) or
 
 local start = s:get("global")
 local prev = start
+local watch = cli.watch(s)
+watch()
 cli.loop(opts, function(i)
   local cur = s:get("global")
+  local why = watch()   -- an interval that measured nothing shows its figures missing (#30)
   local d = mi.delta(cur, opts.total and start or prev)
   local rows, prow = {}, {}
   local counts = {}
@@ -81,6 +84,12 @@ cli.loop(opts, function(i)
     prow[#prow + 1] = { histogram = h.key, count = n, p50 = fmt(percentile(counts[h.key], h.bounds, 50)),
       p90 = fmt(percentile(counts[h.key], h.bounds, 90)), p95 = fmt(percentile(counts[h.key], h.bounds, 95)),
       p99 = fmt(percentile(counts[h.key], h.bounds, 99)) }
+  end
+  if why then
+    cli.unmeasured("response", why)
+    cli.blank(rows)
+    cli.blank(prow)
+    for _, r in ipairs(prow) do for k, v in pairs(r) do if v == "-" then r[k] = cli.NONE end end end
   end
   local meta = { sample = i, title = string.format("sample %d%s", i, opts.total and " (since start)" or "") }
   out.write(rows, meta)

@@ -22,9 +22,12 @@ local out = cli.output(opts, {
 
 local start = s:get("global")
 local prev = start
+local watch = cli.watch(s)
+watch()
 local plot = cli.recorder(opts, "sem", { title = "semaphore classes: blocks", ylabel = "blocks per sample" })
 cli.loop(opts, function(i)
   local cur = s:get("global")
+  local why = watch()   -- an interval that measured nothing shows its figures missing (#30)
   local d = mi.delta(cur, opts.total and start or prev)
   local rows = {}
   for c = 1, #names do
@@ -37,10 +40,15 @@ cli.loop(opts, function(i)
   end
   table.sort(rows, function(p, q) if p.weight ~= q.weight then return p.weight > q.weight end return p.class < q.class end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end
-  local points = {}
-  for _, r in ipairs(rows) do points[#points + 1] = { r.name, r.blocks } end
-  plot.add(points)
-  out.write(rows, { sample = i, title = string.format("sample %d: %d busiest semaphore classes%s", i, #rows,
+  if why then
+    cli.unmeasured("sem", why)
+    rows = { cli.blank({ { class = "-", name = "(not measured)", q1_3 = 0, q4_6 = 0, q7 = 0, blocks = 0, weight = 0 } })[1] }
+  else
+    local points = {}
+    for _, r in ipairs(rows) do points[#points + 1] = { r.name, r.blocks } end
+    plot.add(points)
+  end
+  out.write(rows, { sample = i, title = string.format("sample %d: %d busiest semaphore classes%s", i, why and 0 or #rows,
                                                       opts.total and " (since start)" or "") })
   prev = cur
 end)

@@ -21,22 +21,30 @@ local out = cli.output(opts, {
 
 local function sample()
   local by = {}
-  for _, r in ipairs(s:get("process")) do by[r.pid] = r end
+  for _, r in ipairs(s:get("process") or {}) do by[r.pid] = r end   -- no process data: none (the watch says why)
   return { p = by, t = mi.clock() }
 end
+local watch = cli.watch(s)
 local prev = sample()
+watch()
 local plot = cli.recorder(opts, "top", { title = "top processes by " .. opts.by,
   ylabel = ({ cpu = "% of one CPU", io = "disk I/Os per second", faults = "page faults per second" })[opts.by] })
 cli.loop(opts, function(i)
   local cur = sample()
+  local why = watch()   -- an interval that measured nothing shows its figures missing (#30)
   local ms = cur.t - prev.t
   local rows = cli.process_rates(s, prev.p, cur.p, ms)
   local k = keys[opts.by]
   table.sort(rows, function(a, b) if a[k] ~= b[k] then return a[k] > b[k] end return a.pid < b.pid end)
   for j = #rows, math.floor(opts.n) + 1, -1 do rows[j] = nil end
-  local points = {}
-  for _, r in ipairs(rows) do points[#points + 1] = { string.format("%s (%d)", r.program, r.pid), r[k] } end
-  plot.add(points)
+  if why then
+    cli.unmeasured("top", why)
+    cli.blank(rows, { "pid" })
+  else
+    local points = {}
+    for _, r in ipairs(rows) do points[#points + 1] = { string.format("%s (%d)", r.program, r.pid), r[k] } end
+    plot.add(points)
+  end
   out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), by = opts.by,
                     title = string.format("sample %d: %.0f ms, top %d by %s", i, ms, #rows, opts.by) })
   prev = cur

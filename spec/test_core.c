@@ -3367,6 +3367,79 @@ static void test_i14_readactive_list(void) {
   mi_system_free(sys);
 }
 
+/* #30.9: EXACT steps through the matches one call at a time, and a context continues only the
+ * iteration it came from: another selection, session or entity type gets -32103. */
+static void test_i30_readactive_context(void) {
+  mi_session *s; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
+  int32_t items[] = {20001, 20002, 25047, 0}, stats[3], map = 1, n = 0;
+  i14_rec buf[64];
+  for (int i = 0; i < 12; i++) {
+    mi_proc_desc d = i14_proc(300 + i, i < 6 ? "EDITOR" : "QUERY", "PROD", "U", "PROD", 1, 1, MI_PT_USER);
+    mi_host_proc_create(sys, &d);
+  }
+  mi_procon(s, &st, items, stats, &map, NULL, 0);
+  mi_entity_desc ed = i14_desc(MI_SEL_PROCESS, "EDIT*", NULL), qu = i14_desc(MI_SEL_PROCESS, "QUERY", NULL);
+  /* EXACT, one match per call, through all six editors in birth order */
+  longint_type ctx; mi_longint_set(&ctx, 0);
+  int calls = 0, got = 0, order = 1, ones = 1;
+  int64_t last = 0;
+  do {
+    mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_EXACT, &ed, 1, &n, NULL, &ctx, 0);
+    ones &= n == 1;
+    if (n == 1) { int64_t p = mi_longint_get(&buf[0].pid); order &= p > last && p < 306; last = p; got++; }
+    calls++;
+  } while (st.all == 0 && mi_longint_get(&ctx) != 0 && calls < 50);
+  CHECK(st.all == 0 && got == 6 && calls == 6 && ones && order, "#30.9 EXACT with its context steps through the 6 matches one call at a time");
+  /* a context of the editors' iteration */
+  mi_longint_set(&ctx, 0);
+  mi_readactive(s, &st, items, buf, stats, 2 * sizeof(i14_rec), 1, MI_SEL_PROCESS, MI_RA_LIST, &ed, 1, &n, NULL, &ctx, 0);
+  longint_type keep = ctx;
+  CHECK(st.all == 0 && n == 2 && mi_longint_get(&ctx) != 0, "#30.9 a LIST page of 2 leaves a context");
+  mi_entity_desc ed2 = i14_desc(MI_SEL_PROCESS, "edit*", NULL);   /* the same selection, another copy */
+  mi_readactive(s, &st, items, buf, stats, 2 * sizeof(i14_rec), 1, MI_SEL_PROCESS, MI_RA_LIST, &ed2, 1, &n, NULL, &ctx, 0);
+  CHECK(st.all == 0 && n == 2 && mi_longint_get(&buf[0].pid) == 302, "#30.9 the same selection (another copy, any case) continues it");
+  ctx = keep;
+  mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, &qu, 1, &n, NULL, &ctx, 0);
+  CHECK(INFO(st) == MI_E_BAD_CONTEXT && n == 0, "#30.9 a context from another selection: -32103, nothing read");
+  ctx = keep;
+  mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, NULL, 0, &n, NULL, &ctx, 0);
+  EQ(INFO(st), MI_E_BAD_CONTEXT, "#30.9 a context from a selection, given with none: -32103");
+  /* another session of the same user, measuring the same processes */
+  mi_session *s2 = mi_session_new(sys);
+  mi_session_set_priv(s2, 1);
+  mi_accesson(s2, &st, 666);
+  mi_procon(s2, &st, items, stats, &map, NULL, 0);
+  longint_type c2; mi_longint_set(&c2, 0);
+  mi_readactive(s2, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, &ed, 1, &n, NULL, &c2, 0);
+  CHECK(st.all == 0 && n == 6, "#30.9 the other session reads the editors itself");
+  ctx = keep;
+  mi_readactive(s2, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, &ed, 1, &n, NULL, &ctx, 0);
+  EQ(INFO(st), MI_E_BAD_CONTEXT, "#30.9 a context from another session: -32103");
+  /* another entity type: an LDEV iteration's context given to processes, and back */
+  int32_t io[] = {20020, 23000, 0}, iost[2], lbuf[16];
+  for (int l = 1; l <= 5; l++) mi_host_set_device(sys, l, 1);
+  int32_t all_ldevs = -1;
+  mi_ioon(s, &st, io, iost, &map, &all_ldevs, 0);
+  longint_type lc; mi_longint_set(&lc, 0);
+  mi_readactive(s, &st, io, lbuf, iost, 2 * 2 * 4, 1, MI_SEL_LDEV, MI_RA_LIST, NULL, 0, &n, NULL, &lc, 0);
+  CHECK(st.all == 0 && n == 2 && mi_longint_get(&lc) != 0, "#30.9 an LDEV page of 2 leaves a context");
+  longint_type lkeep = lc;
+  mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, NULL, 0, &n, NULL, &lc, 0);
+  EQ(INFO(st), MI_E_BAD_CONTEXT, "#30.9 an LDEV context given to a process read: -32103");
+  ctx = keep;
+  mi_readactive(s, &st, io, lbuf, iost, sizeof lbuf, 1, MI_SEL_LDEV, MI_RA_LIST, NULL, 0, &n, NULL, &ctx, 0);
+  EQ(INFO(st), MI_E_BAD_CONTEXT, "#30.9 a process context given to an LDEV read: -32103");
+  lc = lkeep;
+  mi_readactive(s, &st, io, lbuf, iost, sizeof lbuf, 1, MI_SEL_LDEV, MI_RA_LIST, NULL, 0, &n, NULL, &lc, 0);
+  CHECK(st.all == 0 && n >= 3 && lbuf[0] == 3, "#30.9 ... while the LDEV read it came from continues with it");
+  mi_longint_set(&ctx, 3);   /* a plain position, as the contexts were before: no call gave it */
+  mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_LIST, NULL, 0, &n, NULL, &ctx, 0);
+  EQ(INFO(st), MI_E_BAD_CONTEXT, "#30.9 a made-up context: -32103");
+  mi_session_free(s2);
+  mi_system_free(sys);
+}
+
 static mi_entity_desc badd_i14;
 static void test_i14_readactive_modes(void) {
   badd_i14 = i14_desc(MI_SEL_PROCESS, "..", NULL);
@@ -3427,7 +3500,8 @@ static void test_i14_readactive_modes(void) {
   mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_EXACT, &one, 1, &n, flags, &ctx, 0);
   CHECK(st.all == 0 && n == 1 && mi_longint_get(&buf[0].pid) == 112 && mi_longint_get(&ctx) == 0, "#14.3 EXACT returns the one entity");
   mi_readactive(s, &st, items, buf, stats, sizeof buf, 1, MI_SEL_PROCESS, MI_RA_EXACT, NULL, 0, &n, flags, &ctx, 0);
-  CHECK(st.all == 0 && n == 1 && mi_longint_get(&ctx) == 0, "#14.3 EXACT of many returns the first, complete");
+  CHECK(st.all == 0 && n == 1 && mi_longint_get(&ctx) != 0, "#14.3 EXACT of many returns the first, and a context to the next (#30.9)");
+  mi_longint_set(&ctx, 0);
   /* the context: paging by 3 sees every record once */
   int total = 0, callsn = 0;
   do {
@@ -4463,6 +4537,7 @@ int main(void) {
   test_i14_proconsel();
   test_i14_readactive_list();
   test_i14_readactive_modes();
+  test_i30_readactive_context();
   test_export();
   test_export_udef_help();
   test_query_wide();

@@ -5,8 +5,11 @@
  * or the owner of a shared store) evaluates them at every birth (mi_sel_birth). Read-active
  * is a prepared query (query.c) over the entities a picker chooses inside the seqlock read:
  * processes in birth order (mi_proc.born, a sequence that only grows), LDEVs by number. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "mi_internal.h"
 #include "mi_query.h"
 
@@ -310,6 +313,7 @@ struct mi_ra {
   const mi_entity_desc *d;
   int n, mode, complete;
   uint64_t after, next;
+  uint64_t seed;                          /* this session's, for the contexts it gives (ctx_tag) */
 };
 
 void mi_ra_free(struct mi_ra *ra) {
@@ -509,7 +513,7 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     keyed = 1;
     select_smallest(ra->key, ra->cand, nc, fit);
     take = fit;
-    ra->complete = ra->mode == MI_RA_EXACT;
+    ra->complete = 0;   /* more match: the context continues after the last given (EXACT too: one at a time) */
     for (int i = 0; i < take; i++) if (ra->key[i] > ra->next) ra->next = ra->key[i];
   }
   for (int i = 0; i < take; i++) {
@@ -533,7 +537,7 @@ static int pick_ldevs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     if (!t || !(MI_LD(ra->u->ldevs[l >> 6]) >> (l & 63) & 1)) continue;
     mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = t};
     if (ra->n && !match_group(ra->d, NULL, ra->n, 0, &e)) continue;
-    if (take == fit || (ra->mode == MI_RA_EXACT && take == 1)) { ra->complete = ra->mode == MI_RA_EXACT; break; }
+    if (take == fit || (ra->mode == MI_RA_EXACT && take == 1)) { ra->complete = 0; break; }
     ents[take++] = l;
     ra->next = (uint64_t)l;
   }
@@ -555,14 +559,64 @@ static uint64_t rec_hash(const uint8_t *p, int32_t n) {
   return h;
 }
 
+/* ---- contexts ----
+ * A context is bound to what it continues (#30): its low CTX_POS_BITS bits hold the position
+ * (the last birth or LDEV given), the bits above a tag of the session, the entity type and the
+ * selection. A context whose tag is not this call's came from another session, entity type or
+ * selection (or no call at all): MI_E_BAD_CONTEXT, never a silent continuation of something
+ * else. Two different iterations share a tag with odds of 1 in 2^23. */
+#define CTX_POS_BITS 40
+#define CTX_POS_MASK ((1ull << CTX_POS_BITS) - 1)
+
+/* splitmix64's finalizer: a 64-bit mix of x. */
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27; x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* Adds a pattern field to hash h, up to its NUL, case folded (patterns match any case). */
+static uint64_t hash_pattern(uint64_t h, const char *f) {
+  for (size_t i = 0; i < MI_SEL_PATTERN && f[i]; i++) h = mix64(h ^ (uint64_t)tolower((unsigned char)f[i]));
+  return mix64(h ^ 0xFF);
+}
+
+/* The tag (1 .. 2^23 - 1) of the contexts a session with seed gives for entity type and the n
+ * (checked) descriptors d. */
+static uint64_t ctx_tag(uint64_t seed, int32_t type, const mi_entity_desc *d, int n) {
+  uint64_t h = mix64(seed ^ (uint64_t)(uint32_t)type);
+  for (int i = 0; i < n; i++) {
+    const mi_entity_desc *e = &d[i];
+    int64_t f[] = {e->type, e->pid, e->js_type, e->js_num, e->ptype, e->ldev_lo, e->ldev_hi, e->devtype};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) h = mix64(h ^ (uint64_t)f[k]);
+    h = hash_pattern(hash_pattern(h, e->program), e->user);
+  }
+  uint64_t t = h >> (64 - (63 - CTX_POS_BITS));
+  return t ? t : 1;
+}
+
+/* The caller's read-active state (made at its first read-active, with the seed its contexts
+ * carry: a count, the address, the process and the clock, so no other session's is alike);
+ * NULL when memory is short. */
+static struct mi_ra *ra_of(mi_session *s) {
+  static uint64_t made;
+  if (!s->ra) {
+    struct mi_ra *ra = calloc(1, sizeof *ra);
+    if (!ra) return NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ra->seed = mix64(__atomic_add_fetch(&made, 1, __ATOMIC_RELAXED) ^ mix64((uint64_t)(uintptr_t)ra)
+                     ^ mix64((uint64_t)getpid() << 32 ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30));
+    s->ra = ra;
+  }
+  return s->ra;
+}
+
 /* The caller's read-active state with its query bound to nums (n items) at mapping for domain
  * d; NULL when memory is short. A rebind forgets what CHANGED saw. */
 static struct mi_ra *ra_for(mi_session *s, int d, const int32_t *nums, int n, int mapping) {
-  struct mi_ra *ra = s->ra;
-  if (!ra) {
-    ra = s->ra = calloc(1, sizeof *ra);
-    if (!ra) return NULL;
-  }
+  struct mi_ra *ra = ra_of(s);
+  if (!ra) return NULL;
   if (ra->mem && ra->domain == d && mi_query_same(&ra->q, nums, n, mapping)) return ra;
   if (!ra->mem || ra->cap < n || ra->domain != d) {
     int cap = n < 32 ? 32 : n;
@@ -599,15 +653,19 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
   if (n < 0 || (n && !descs) || mi_sel_check(descs, n, NULL, NULL, NULL)) { MI_STATUS(st, MI_E_BAD_DESCRIPTOR); return; }
   int64_t ctx = mi_longint_get(context);
   int procs = type == MI_SEL_PROCESS;
-  if (ctx < -1 || (!procs && ctx > MI_MAX_LDEV) || (procs && ctx > (int64_t)MI_LD(s->sys->seg->births))) {
+  struct mi_ra *ra = ra_of(s);
+  if (!ra) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
+  uint64_t tag = ctx_tag(ra->seed, type, descs, n), pos = ctx > 0 ? (uint64_t)ctx & CTX_POS_MASK : 0;
+  if (ctx < -1 || (ctx > 0 && ((uint64_t)ctx >> CTX_POS_BITS != tag || pos == 0))   /* not this iteration's */
+      || (!procs && pos > MI_MAX_LDEV) || (procs && pos > MI_LD(s->sys->seg->births))) {
     MI_STATUS(st, MI_E_BAD_CONTEXT);
     return;
   }
   if (procs ? !s->u->proc_on : !s->u->io_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  struct mi_ra *ra = ra_for(s, procs ? MI_DOM_PROCESS : MI_DOM_IO, nums, ni, mapping);
+  ra = ra_for(s, procs ? MI_DOM_PROCESS : MI_DOM_IO, nums, ni, mapping);
   if (!ra) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
   ra->u = s->u; ra->d = descs; ra->n = n; ra->mode = mode;
-  ra->after = ctx > 0 ? (uint64_t)ctx : 0;
+  ra->after = pos;
   int32_t rec = mi_query_record_size(&ra->q);
   const int32_t *gat = NULL;
   if (mode == MI_RA_CHANGED && procs) {
@@ -669,7 +727,8 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
       }
       if (rec_flags) rec_flags[r] = flag;
     }
-  mi_longint_set(context, ra->complete ? 0 : (int64_t)ra->next);
+  /* (a position beyond 2^40 births cannot be carried: the iteration ends there) */
+  mi_longint_set(context, ra->complete || ra->next > CTX_POS_MASK ? 0 : (int64_t)(tag << CTX_POS_BITS | ra->next));
   if (num_of_recs) *num_of_recs = count;
   MI_STATUS(st, rc);
 }

@@ -77,10 +77,14 @@ function cli.parse(spec, argv)
   return opts
 end
 
--- Encodes a Lua value as JSON (tables with only 1..n keys become arrays).
+-- A figure that was not measured (#30): "-" in a table, an empty field in CSV, null in JSON, left
+-- out of the Average; never a number.
+cli.NONE = setmetatable({}, { __tostring = function() return "-" end, __name = "cli.NONE" })
+
+-- Encodes a Lua value as JSON (tables with only 1..n keys become arrays; cli.NONE is null).
 function cli.json(v)
   local t = type(v)
-  if t == "nil" then return "null" end
+  if t == "nil" or v == cli.NONE then return "null" end
   if t == "boolean" then return tostring(v) end
   if t == "number" then
     if v ~= v or v == math.huge or v == -math.huge then return "null" end
@@ -116,6 +120,7 @@ end
 
 -- Quotes one CSV field when it needs it.
 local function csv_field(v)
+  if v == cli.NONE then return "" end
   if type(v) == "number" and math.type(v) == "float" then v = string.format("%.2f", v) end
   v = tostring(v == nil and "" or v)
   if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
@@ -125,6 +130,7 @@ end
 -- Formats a cell for the text table.
 local function cell(v, fmt)
   if v == nil then return "" end
+  if v == cli.NONE then return "-" end
   if fmt then return string.format(fmt, v) end
   if type(v) == "number" and math.type(v) == "float" then return string.format("%.1f", v) end
   return tostring(v)
@@ -216,11 +222,12 @@ function cli.output(opts, cols, out)
       for _, r in ipairs(rows) do   -- the running sums of the Average
         local id = tostring(r[cols[1][1]])
         local a = o.avg[id]
-        if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
+        if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, cnt = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
         a.n = a.n + 1
         for _, c in ipairs(cols) do
           local v = r[c[1]]
-          if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v
+          if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v; a.cnt[c[1]] = (a.cnt[c[1]] or 0) + 1
+          elseif v == cli.NONE then if a.text[c[1]] == nil then a.text[c[1]] = cli.NONE end   -- not measured: not averaged
           elseif a.text[c[1]] == nil then a.text[c[1]] = v == nil and false or v
           elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
         end
@@ -236,7 +243,7 @@ function cli.output(opts, cols, out)
     for _, id in ipairs(o.order) do
       local a, r = o.avg[id], {}
       for _, c in ipairs(cols) do
-        if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.n else r[c[1]] = a.text[c[1]] or nil end
+        if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.cnt[c[1]] else r[c[1]] = a.text[c[1]] or nil end
       end
       r[cols[1][1]] = a.id
       rows[#rows + 1] = r
@@ -432,6 +439,7 @@ function cli.process_rates(s, prev, cur, ms)
   local rows = {}
   for pid, r in pairs(cur) do
     local o = prev[pid]
+    if o and o.start_ticks ~= r.start_ticks then o = nil end   -- a reused pid: another process (#30)
     local d = o and mi.delta(r, o) or r
     rows[#rows + 1] = {
       pid = pid, program = mpe_short(r.program_name), user = mpe_short(r.user_name),
@@ -481,6 +489,50 @@ function cli.progress(fmt, ...)
   if not progress_tty then return end
   io.stderr:write("\r\27[K", fmt and string.format(fmt, ...) or "")
   io.stderr:flush()
+end
+
+-- Watches the intervals of session s (#30): returns a function that, called after each sample
+-- (and once at the baseline), gives why the interval since its last call measured nothing, or
+-- nil: the host source read nothing (a --proc that is no proc root: no process, the reading
+-- incomplete), or no time passed in the measured system (a replay that does not advance).
+function cli.watch(s)
+  mi.arg_check(type(s) == "table" and s.sys ~= nil, 1, "cli.watch", "session", s)
+  local last
+  return function()
+    local now, info = s.sys:now(), s:info()
+    local h, why = info.host, nil
+    if h and not h.complete and (info.processes or 0) == 0 then
+      why = string.format("the host source read nothing (%d failed read%s%s)", h.failed_reads, h.failed_reads == 1 and "" or "s",
+        h.error and (", the last: " .. h.error) or "")
+    elseif last and now == last then
+      why = "no time passed in the measured system"
+    end
+    last = now
+    return why
+  end
+end
+
+local said = false
+-- Says on stderr, once per run (the first reason), that the figures of an interval were not
+-- measured and why (name: the script's).
+function cli.unmeasured(name, why)
+  mi.arg_check(type(name) == "string", 1, "cli.unmeasured", "script name", name)
+  mi.arg_check(type(why) == "string", 2, "cli.unmeasured", "reason", why)
+  if said then return end
+  said = true
+  io.stderr:write(name, ": nothing measured: ", why, "; those figures show as missing\n")
+end
+
+-- Marks every number of rows missing (cli.NONE) but the keys keep names (an entity's identity).
+function cli.blank(rows, keep)
+  mi.arg_check(type(rows) == "table", 1, "cli.blank", "list of rows", rows)
+  keep = keep or {}
+  local k = {}
+  for _, n in ipairs(keep) do k[n] = true end
+  for _, r in ipairs(rows) do
+    for key, v in pairs(r) do if type(v) == "number" and not k[key] then r[key] = cli.NONE end end
+  end
+  return rows
 end
 
 -- Opens the shell's session (the default system), privileged and authorized.

@@ -13,6 +13,14 @@ local function arg_check(ok, n, fname, expected, v, level)
       type(v) == "number" and tostring(v) or type(v)), level or 3)
   end
 end
+-- Raises "bad option 'key' to 'fname' (expected expected, got ...)" at the caller of fname (level as
+-- arg_check's) unless ok: an option named as the user wrote it, never a C function's argument number.
+local function opt_check(ok, key, fname, expected, v, level)
+  if not ok then
+    error(string.format("bad option '%s' to '%s' (%s expected, got %s)", key, fname, expected,
+      type(v) == "number" and tostring(v) or type(v) == "string" and ("'" .. v .. "'") or type(v)), level or 3)
+  end
+end
 -- An options table or nil for method fname's argument #n (self not counted); returns a table.
 local function opts_of(opts, n, fname, level)
   arg_check(opts == nil or type(opts) == "table", n, fname, "options table or nil", opts, (level or 2) + 2)
@@ -273,11 +281,18 @@ local function ldev_of(x, level)
   if x == nil or x == "all" then return -1 end
   if math.type(x) == "integer" then return x end
   local d = type(x) == "string" and DEV_BY[x:lower()]
-  if not d then error("bad device '" .. tostring(x) .. "' (an LDEV number, 'all' or a device type such as 'disk')", level + 1) end
+  if not d then
+    error("bad device " .. (type(x) == "string" and ("'" .. x .. "'") or type(x) == "number" and tostring(x) or ("(a " .. type(x) .. ")"))
+      .. " (an LDEV number, 'all' or a device type such as 'disk')", level + 1)
+  end
   return d.selector
 end
 
 -- ---------------------------------------------------------------- sessions
+-- When each process list was read (system ticks, taken just before the read): mi.delta knows
+-- from it that a process started since the older read was born inside the interval.
+local READ_AT = setmetatable({}, { __mode = "k" })
+
 local Session = {}
 Session.__index = Session
 
@@ -490,7 +505,10 @@ function Session:close() self.s:close() end
 Session.__close = Session.close
 
 -- Advances a simulated system by ms of virtual time.
-function Session:advance(ms) self.sys:advance(ms) end
+function Session:advance(ms)
+  arg_check(math.type(ms) == "integer" and ms >= 0, 1, "advance", "milliseconds (an integer >= 0)", ms)
+  self.sys:advance(ms)
+end
 
 -- Returns the system's description: cpus, processes, devices, ticks.
 function Session:info() return self.sys:info() end
@@ -502,9 +520,10 @@ local DOMAINS = "global, process, io or processor"
 -- Returns a Status (with .items per-item statuses and .mapping); on failure (a negative status)
 -- nil, that Status, so assert() works. A positive status (an item error: the valid items are on,
 -- .items says which failed) is no failure: the Status comes back, its .ok false. The same holds
--- for off, get, config, put and time (#16.5).
+-- for off, get, config and time (#16.5); put writes all or nothing, so it fails on an item error too.
 function Session:on(domain, items, opts)
   opts = opts_of(opts, 3, "on")
+  opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "on", "a pid (an integer) or nil", opts.pid)
   if domain ~= "global" and domain ~= "process" and domain ~= "io" then
     error("unknown domain '" .. tostring(domain) .. "' (global, process or io; processors follow global item 21164)", 2)
   end
@@ -539,6 +558,7 @@ end
 -- Returns a Status, or nil, Status on failure.
 function Session:off(domain, opts)
   opts = opts_of(opts, 2, "off")
+  opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "off", "a pid (an integer) or nil", opts.pid)
   local rc
   if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
   elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
@@ -616,12 +636,15 @@ function Session:get(domain, items, opts)
   arg_check(opts == nil or type(opts) == "table", 3, "get", "options table or nil", opts)
   if opts then
     if opts.mapping then map = M.mapping(opts.mapping, 2) end
+    opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "get", "a pid (an integer) or nil", opts.pid)
+    opt_check(opts.cpu == nil or math.type(opts.cpu) == "integer", "cpu", "get", "a CPU id (an integer) or nil", opts.cpu)
     if domain == "process" then sel = opts.pid or -1
     elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
     elseif domain == "processor" then sel = opts.cpu or -1 end
   end
   if opts and (opts.include or opts.exclude) and (domain == "process" or domain == "io") then   -- narrowed: a read-active LIST
     local all, ctx, st = {}, nil, nil
+    if domain == "process" then READ_AT[all] = self.sys:now() end
     repeat
       local recs
       recs, ctx, st = self:read_active(domain, items, { include = opts.include, exclude = opts.exclude, mapping = opts.mapping, context = ctx, level = 3 })
@@ -642,19 +665,29 @@ function Session:get(domain, items, opts)
   elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
   elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
+  local at = domain == "process" and self.sys:now()
   local rc, st, data = q:get(sel, 0, true)
+  if at and data then READ_AT[data] = at end
   rc, st = in_callers_list(rc, st, nums, domain)
   local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)
   if rc < 0 then return nil, r end
   return data, r
 end
 
+-- Read-active's modes.
+local RA_MODES = { list = true, exact = true, changed = true }
 -- A read-active record's metatable: rec[25047] reads the value kept under the item's name.
-local BY_NUMBER = { __index = function(t, k) local it = math.type(k) == "integer" and BY_NUM[k]; if it then return rawget(t, it.name) end end }
+-- Its domain is there too, as on s:get's records (mi.delta reads what each item is).
+local function by_number(domain)
+  return { domain = domain, __index = function(t, k) local it = math.type(k) == "integer" and BY_NUM[k]; if it then return rawget(t, it.name) end end }
+end
+local BY_NUMBER = { process = by_number("process"), io = by_number("io") }
 -- Read-active (mi_select.h): the records of the active entities ("process", or "io"/"ldev") that the
--- caller measures and opts.include/opts.exclude select; opts.mode "list" (default), "exact" or
--- "changed" (each record's .changed says whether it changed since this session's last read of it),
--- opts.max records per call (default all), opts.context to continue an iteration. Returns records
+-- caller measures and opts.include/opts.exclude select; opts.mode "list" (default), "exact" (one
+-- match per call: the context steps to the next) or "changed" (each record's .changed says whether
+-- it changed since this session's last read of it), opts.max records per call (default all),
+-- opts.context to continue an iteration (only this session's, for this kind and selection: any
+-- other is refused, BAD_CONTEXT). Returns records
 -- (keyed by item name, process records with state "alive"/"dead"), the context to pass next (nil
 -- when the iteration is complete) and a Status; records nil on an error status.
 function Session:read_active(kind, items, opts)
@@ -662,6 +695,11 @@ function Session:read_active(kind, items, opts)
   local level = opts.level or 2
   local domain = (kind == "ldev" or kind == "io") and "io" or kind
   if domain ~= "process" and domain ~= "io" then error("bad entity kind '" .. tostring(kind) .. "' (process or ldev)", level) end
+  opt_check(opts.mode == nil or RA_MODES[opts.mode], "mode", "read_active", "'list', 'exact' or 'changed'", opts.mode, level + 1)
+  opt_check(opts.max == nil or math.type(opts.max) == "integer" and opts.max >= 1 and opts.max <= 2700, "max", "read_active",
+    "records per call (an integer 1..2700) or nil", opts.max, level + 1)
+  opt_check(opts.context == nil or math.type(opts.context) == "integer", "context", "read_active",
+    "the context a read_active call returned, or nil", opts.context, level + 1)
   local nums
   if items then nums = resolve(items, domain, "items", level)
   elseif self.lists[domain] then nums = self.lists[domain].nums
@@ -669,9 +707,12 @@ function Session:read_active(kind, items, opts)
   local asked = nums
   nums = get_list(domain, nums)
   local map = opts.mapping and M.mapping(opts.mapping, level) or self.map
+  local at = domain == "process" and self.sys:now()
   local ok, rc, st, raw, ctx, flags = pcall(core.readactive, self.s, domain == "io" and "ldev" or "process", nums, map,
     opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
-  if not ok then error("bad read_active: " .. tostring(rc), level) end
+  if not ok then   -- a bad selection: the C layer's words, its argument numbers left out
+    error("bad read_active: " .. tostring(rc):gsub("^bad argument #%d+ to '[%w%.]+' %((.*)%)$", "%1"), level)
+  end
   rc, st = in_callers_list(rc, st, asked, domain)
   local status_ = setmetatable({ code = rc, items = st, item_nums = asked }, Status)
   if rc < 0 then return nil, nil, status_ end
@@ -680,13 +721,14 @@ function Session:read_active(kind, items, opts)
   local recs, changed = {}, opts.mode == "changed"
   local devices = domain == "io" and #raw > 0 and self.sys:info().devices
   for r, vals in ipairs(raw) do
-    local rec = setmetatable({}, BY_NUMBER)
+    local rec = setmetatable({}, BY_NUMBER[domain])
     for i, v in ipairs(vals) do if rec[names[i]] == nil then rec[names[i]] = v end end
     if domain == "process" then rec.state = rec.pid_state == 1 and "dead" or "alive" end
     if devices then rec.type = devices[rec.ldev] end   -- as s:get("io") names the device type
     if changed then rec.changed = flags[r] end
     recs[r] = rec
   end
+  if at then READ_AT[recs] = at end
   return recs, ctx, status_
 end
 
@@ -752,7 +794,7 @@ end
 
 -- AIFSCPUT by name with optional verification: s:put({JOB_FENCE = 7}, {expect = {JOB_FENCE = 6}}).
 -- Returns a Status with .items {NAME = Status} and .verify {NAME = Status}; nothing is written unless all
--- pass; on failure nil, that Status.
+-- pass: any failure (a bad value of one item is one: nothing was written) is nil, that Status (#30).
 function Session:put(values, opts)
   opts = opts or {}
   local nums, vals = config_pairs(values, "values")
@@ -771,13 +813,17 @@ function Session:put(values, opts)
     r.verify = {}
     for i, n in ipairs(vnums) do r.verify[CONFIG_BY[n].name] = status(vst[i]) end
   end
-  if r.code < 0 then return nil, r end
+  if not r.ok then return nil, r end
   return r
 end
 
 -- AIFTIME: t = nil (now), {ticks = n} or {micro = n}; returns the time table (with .text) or nil, Status.
 function Session:time(t)
   if t ~= nil and type(t) ~= "table" then error("bad argument #1 to 'time' (nil or {ticks=} / {micro=} expected)", 2) end
+  if t then
+    opt_check(t.ticks == nil or math.type(t.ticks) == "integer", "ticks", "time", "ticks (an integer) or nil", t.ticks)
+    opt_check(t.micro == nil or math.type(t.micro) == "integer", "micro", "time", "microseconds (an integer) or nil", t.micro)
+  end
   local rc, r = core.time(self.s, t, 0)
   if rc < 0 then return nil, status(rc) end
   if r then r.text = string.format("%s %s %02d %04d %02d:%02d:%02d.%d", r.weekday, r.month_name, r.day, r.year, r.hour, r.min, r.sec, r.tenths) end
@@ -790,21 +836,109 @@ function Session:records(domain, items, opts) return self:get(domain, items, opt
 -- ---------------------------------------------------------------- analysis helpers
 local MAXINT, MININT = 2147483647, -2147483648
 
+-- The domain of a record: its metatable's (records of s:get and s:read_active), or nil.
+local function rec_domain(r)
+  local mt = getmetatable(r)
+  return type(mt) == "table" and rawget(mt, "domain") or nil
+end
+-- The identity of an entity's record (#30): a process is its pid and its start time (a pid is
+-- reused), a device its LDEV, a processor its CPU id; nil for anything else (a global record, a
+-- plain table). A table without a record's metatable but with those fields has them too.
+local function identity(r)
+  if type(r) ~= "table" then return nil end
+  local d = rec_domain(r)
+  if d == "global" then return nil end
+  if (d == nil or d == "process") and r.pid ~= nil then return "p" .. tostring(r.pid) .. "@" .. tostring(r.start_ticks) end
+  if (d == nil or d == "io") and r.ldev ~= nil then return "l" .. tostring(r.ldev) end
+  if (d == nil or d == "processor") and r.processor_id ~= nil then return "c" .. tostring(r.processor_id) end
+  return nil
+end
+-- Whether t is a list of entity records (every element has an identity; at least one element).
+local function entity_list(t)
+  if type(t) ~= "table" or rec_domain(t) or t[1] == nil then return false end
+  for _, r in ipairs(t) do if identity(r) == nil then return false end end
+  return true
+end
+-- Whether key k of a record of names (the catalog names of its domain, or nil) is a total:
+-- an item the catalog calls one, or a number no item names (a plain table's, a user's).
+local function is_total(names, k, v)
+  local it = names and names[k]
+  if it then return it.reading == "total" end
+  return type(v) == "number" or type(v) == "table"
+end
+-- A copy of array-or-number v (a total's value since birth).
+local function copy_value(v)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for i, x in pairs(v) do c[i] = x end
+  return c
+end
+-- The delta record of an entity seen on one side only (#30): r's levels and identity, flag =
+-- true ("born" or "died"), and its totals only when with_totals (a process born inside the
+-- interval: its counters started at zero then, so its values are those since birth) — never a
+-- difference from another entity's values.
+local function one_side(r, flag, with_totals)
+  local mt = getmetatable(r)
+  local d = rec_domain(r) or (r.pid ~= nil and "process") or (r.ldev ~= nil and "io") or (r.processor_id ~= nil and "processor")
+  local names = d and BY_NAME[d]
+  local out = {}
+  for k, v in pairs(r) do
+    if not is_total(names, k, v) or with_totals then out[k] = copy_value(v) end
+  end
+  out[flag] = true
+  return setmetatable(out, mt)
+end
+
 -- Rollover-correct difference of two I32 counter samples (chapter 2's formula); of two records
 -- (or tables of them), each total's difference, while a record's levels and watermarks (queue
 -- lengths, maxima, the pid, the program: what mi.item(name).reading does not call a total) keep
 -- their new values — a difference of a level means nothing, and one that went down would wrap.
+-- Two lists of entity records (s:get("process"|"io"|"processor")) pair by identity, never by
+-- position: pid and start time, LDEV, CPU id. The result lists new's entities in new's order,
+-- then those only the old list has. An entity only in new has born = true, with its values since
+-- birth when it started after the old list was read (a process of a list read by s:get), else
+-- with its levels only; one only in old has died = true and its levels only; a process whose
+-- new record is its death report (state "dead") has died = true and its delta (an old death
+-- report not in new is left out: that death was the older interval's).
 function M.delta(new, old)
   arg_check(type(new) == "table" or type(new) == "number", 1, "delta", "number or record", new)
   arg_check(type(old) == type(new), 2, "delta", type(new) == "table" and "record (as #1)" or "number (as #1)", old)
   if type(new) == "table" then
+    if entity_list(new) and (old[1] == nil or entity_list(old)) or new[1] == nil and entity_list(old) then
+      local pending, out, old_at = {}, {}, READ_AT[old]
+      for i, r in ipairs(old) do
+        local id = identity(r)
+        local q = pending[id]
+        if not q then q = {}; pending[id] = q end
+        q[#q + 1] = i
+      end
+      local used = {}
+      for _, r in ipairs(new) do
+        local q = pending[identity(r)]
+        local i = q and table.remove(q, 1)
+        if i then
+          used[i] = true
+          local d = M.delta(r, old[i])
+          if r.state == "dead" then d.died = true end
+          out[#out + 1] = d
+        else
+          local st = rec_domain(r) == "process" and math.type(r.start_ticks) == "integer" and r.start_ticks
+          out[#out + 1] = one_side(r, "born", st and old_at ~= nil and st >= old_at)
+        end
+      end
+      for i, r in ipairs(old) do   -- (an old death report: that death was the older interval's)
+        if not used[i] and r.state ~= "dead" then out[#out + 1] = one_side(r, "died", false) end
+      end
+      return out
+    end
     local d, mt = {}, getmetatable(new)
     local names = type(mt) == "table" and rawget(mt, "domain") and BY_NAME[rawget(mt, "domain")]
     for k, v in pairs(new) do
       local it = names and names[k]
       if it and it.reading ~= "total" then d[k] = v
       elseif type(v) == "number" and type(old[k]) == "number" then d[k] = M.delta(v, old[k])
-      elseif type(v) == "table" and type(old[k]) == "table" then d[k] = M.delta(v, old[k]) end
+      elseif type(v) == "table" and type(old[k]) == "table" then d[k] = M.delta(v, old[k])
+      elseif type(v) == "string" or type(v) == "boolean" then d[k] = v end   -- a record's state, a device's type
     end
     return setmetatable(d, mt)   -- a record's numbers still reach named values
   end
@@ -822,11 +956,22 @@ function Session:ms(mi_time)
   return mi_time * self.factors.round / self.factors.tpm
 end
 
--- Returns a rate per second of a delta over an interval in milliseconds.
+-- Returns a rate per second of a delta over an interval in milliseconds: of a number, or of
+-- mi.delta's table (a record, a list of entities paired by identity), each total's rate, with
+-- levels, identities and the born/died flags as they are (a total a one-sided entity lacks stays absent).
 function M.rate(delta, interval_ms)
-  arg_check(type(delta) == "number", 1, "rate", "number", delta)
+  arg_check(type(delta) == "number" or type(delta) == "table", 1, "rate", "number or delta (mi.delta's)", delta)
   arg_check(type(interval_ms) == "number", 2, "rate", "milliseconds", interval_ms)
-  return interval_ms > 0 and delta * 1000 / interval_ms or 0
+  if type(delta) == "number" then return interval_ms > 0 and delta * 1000 / interval_ms or 0 end
+  local mt = getmetatable(delta)
+  local d = rec_domain(delta)
+  local names = d and BY_NAME[d]
+  local out = {}
+  for k, v in pairs(delta) do
+    if (type(v) == "number" or type(v) == "table") and is_total(names, k, v) then out[k] = M.rate(v, interval_ms)
+    else out[k] = v end
+  end
+  return setmetatable(out, mt)
 end
 
 -- Returns a percentage of part in whole (0 when whole is 0).
@@ -950,6 +1095,7 @@ function M.openmetrics(x, opts)
   if type(sys) ~= "userdata" then error("bad argument #1 to 'openmetrics' (session or system expected, got " .. type(x) .. ")", 2) end
   local fmt = opts.format or "openmetrics"
   if fmt ~= "openmetrics" and fmt ~= "text" then error("bad format '" .. tostring(fmt) .. "' (openmetrics or text)", 2) end
+  opt_check(opts.pids == nil or math.type(opts.pids) == "integer" and opts.pids >= 0, "pids", "openmetrics", "a count of processes (an integer >= 0) or nil", opts.pids)
   local key = table.concat({ tostring(opts.pids), tostring(opts.mapping), tostring(opts.processes), tostring(opts.io) }, "|")
   local byopts = EXPORTERS[sys] or {}
   EXPORTERS[sys] = byopts
