@@ -65,8 +65,8 @@ local function sample(s, sys)
   local out = { g = s:get("global"), p = {}, io = {}, cpu = s:get("processor"), ticks = sys:info().ticks }
   for _, r in ipairs(s:get("process") or {}) do out.p[r.pid] = r end
   for _, r in ipairs(s:get("io") or {}) do out.io[r.ldev] = r end
-  local c = s:config(3003, 3005)
-  out.jobs, out.sessions = c[3003], c[3005]
+  local c = s:config(3003, 3005, 3039)
+  out.jobs, out.sessions, out.memory = c[3003], c[3005], c[3039]
   return out
 end
 
@@ -149,6 +149,7 @@ end
 -- within the live processes, the LRU list within its size.
 local function levels(add, x, nlive)
   le(add, "21092 within 21093", v(x.g, 21092), v(x.g, 21093))
+  le(add, "21309 free pages within MEMORY_SIZE (3039)", v(x.g, 21309), x.memory)
   for n = 21103, 21163 do
     local it = mi.item(n)
     if it.reading == "level" and it.kind == "simple" then
@@ -200,6 +201,12 @@ local function objcl(add, x)
   local pf = {}
   for _, r in pairs(x.p) do for c, n in ipairs(v(r, 25202)) do pf[c] = (pf[c] or 0) + n end end
   for c, n in pairs(pf) do le(add, "processes' 25202 within 21254 class " .. (c - 1), n, v(x.g, 21254)[c]) end
+  -- semaphore classes: the processes' blocks by queue length within the system's, class by class
+  for k = 0, 2 do
+    local sem = {}
+    for _, r in pairs(x.p) do for c, n in ipairs(v(r, 25261 + k)) do sem[c] = (sem[c] or 0) + n end end
+    for c, n in pairs(sem) do le(add, "processes' " .. (25261 + k) .. " within " .. (21088 + k) .. " class " .. (c - 1), n, v(x.g, 21088 + k)[c]) end
+  end
 end
 
 -- Not implemented (the manual): zero wherever they are read.
