@@ -66,7 +66,8 @@ describe("the host source on a fixture /proc", function()
     assert.is_nil(s:info().devices[2], "loop devices and partitions are not LDEVs")
     s:on("global", { "gmt_idle", "gmt_paused", "gmt_cs_process", "gmt_ds_process", "gmt_bs_process", "gmc_pauses",
       "gmc_cur_ready_queue", "gmc_cur_blk_disc_io", "gmc_cur_free_main_mem_pg", "gmc_page_flt_count_objcl_" })
-    s:on("io", { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imt_rd_round_trip_time", "imc_q_current" },
+    s:on("io", { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imc_swaplist_read", "imc_swaplist_write",
+      "imt_rd_round_trip_time", "imc_q_current" },
       { ldev = "disk" })
     assert.equal(4000000, s:config("MEMORY_SIZE").MEMORY_SIZE)
     -- one second later: cpu0 +50 user +10 nice +20 system +10 idle +5 iowait +5 irq; cpu1 +100 idle
@@ -91,9 +92,10 @@ describe("the host source on a fixture /proc", function()
     assert.equal(100 * 80, cpu[2].gmt_idle)
     local d = s:get("io")[1]
     assert.equal(1, d.ldev)
-    assert.equal(100, d.imc_logical_rd)
-    assert.equal(0, d.imc_logical_wt)
-    assert.equal(800 * 512, d.imc_logical_rd_xfer_size)
+    assert.equal(100, d.imc_swaplist_read)
+    assert.equal(0, d.imc_swaplist_write)
+    -- the manual's logical reads and writes (23000-23003) are not implemented: the host leaves them 0
+    assert.same({ 0, 0, 0 }, { d.imc_logical_rd, d.imc_logical_wt, d.imc_logical_rd_xfer_size })
     assert.equal(100 * 8, d.imt_rd_round_trip_time)   -- 100 ms in MI_Time of 125 us
     assert.equal(3, d.imc_q_current)
     s:close()

@@ -137,7 +137,6 @@ typedef struct sproc {
   uint8_t after_wait;     /* 1 after a room's wait: the next burst goes straight to its disc I/O */
   uint8_t first_done;
   uint8_t io_other;       /* while IO: 1 when the device is not a disc (printer, tape) */
-  int8_t stopped;         /* a stop reason whose time runs until the next launch (quantum, preemption), -1 none */
   int8_t cpu;             /* the CPU that last ran it (stops are counted on it) */
   uint8_t short_sleep;    /* while SLEEP: 1 when the pause is one second or less (21119) */
   uint8_t long_sleep;     /* while SLEEP: 1 when the pause is two seconds or more (21156) */
@@ -173,7 +172,7 @@ enum {
   P_TIME, P_READY, P_LAUNCH, P_PRI, P_STOP_TRM, P_STOP_TRM_T, P_STOP_DISC, P_STOP_DISC_T, P_STOP_QX, P_DREAD, P_DWRITE,
   P_DREAD_SZ, P_DWRITE_SZ, P_TREAD, P_TWRITE, P_LTRD, P_LTWT, P_RESP_T, P_FIRST_T, P_THINK_T, P_TERM_READS, P_CM_T,
   P_SW2CM, P_PF, P_DREAD_OBJ, P_DWRITE_OBJ, P_STOP_PF,
-  I_LRD, I_LWT, I_RD_SZ, I_WT_SZ, I_COMPL, I_WT_RTT, I_RD_RTT, I_QD, I_QMAX = I_QD + 8, I_QCUR, I_QCUM, I_RDX, I_WTX,
+  I_COMPL, I_WT_RTT, I_RD_RTT, I_QD, I_QMAX = I_QD + 8, I_QCUR, I_QCUM, I_RDX, I_WTX,
   I_QDELAY, I_SERVICE, I_COMPLETED, I_CRD, I_CWR, I_RD_OBJ, I_WT_OBJ, I_TRESP, I_TTHINK, I_TREADS, I_SWRD, I_SWWT,
   C_IDLE_C, C_IDLE_T, C_FETCH_C, C_FETCH_T, C_DISP_C, C_DISP_T, C_EXT_ICS, C_LAUNCH, C_INTR, C_Q_C, C_Q_T = C_Q_C + 5,
   C_CM_T = C_Q_T + 5, C_STOP_DISC, C_STOP_TRM, C_STOP_QX,
@@ -190,7 +189,8 @@ enum {
   P_LRD_SZ, P_LWT_SZ, P_TRD_SZ, P_TWT_SZ, P_TIMED_T, P_TIMED_C, P_TAPE_RD, P_TAPE_RD_SZ, P_PRN_WT, P_PRN_WT_SZ,
   P_TAPE_OTHER, P_PRN_OTHER, P_TERM_OTHER, P_SW2CM_WRAP, G_SW2CM_WRAP, G_MAX_PF_DEPTH,
   G_PGM_ALLOC, G_LIB_ALLOC, G_CUR_PGM, G_CUR_LIB, G_THINK_UNDER, I_REP_START, I_REP_STOP, I_REP_KB, I_REP_MIBS,
-  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, G_LRU, NCTR
+  I_REP_T, I_REP_PCT, P_SW2NM, G_DISP_C, P_DOTHER, I_CTRL, P_TAPE_WT, P_TAPE_WT_SZ, G_LRU,
+  G_PF_VIRGIN_UB, G_PF_VIRGIN_UB_PG, G_PREF_VIRGIN /* +3 */, G_PREF_UB = G_PREF_VIRGIN + 3, G_POST_UB, NCTR
 };
 
 /* The counters of the global domain that every launch adds to: summed through a step and added
@@ -237,13 +237,11 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
   /* file system: opens, closes, the mapped-file reads and writes, space for new files */
   {R_FILE, 21359, 25256, 1}, {R_FILE, 21360, 25257, 1}, {R_FILE, 21358, 25255, 0.15}, {R_FILE, 21361, 25258, 0.05},
   {R_FILE, 21334, 25248, 3}, {R_FILE, 21335, 25249, 1}, {R_FILE, 21342, 25250, 0.6}, {R_FILE, 21344, 25252, 0.2},
-  {R_FILE, 21349, 0, 0.1}, {R_FILE, 21350, 0, 0.05}, {R_FILE, 21351, 25251, 0.3}, {R_FILE, 21352, 25254, 0.1},
+  {R_FILE, 21351, 25251, 0.3}, {R_FILE, 21352, 25254, 0.1},
   {R_FILE, 21353, 25253, 0.05}, {R_FILE, 21336, 0, 2.4}, {R_FILE, 21337, 0, 0.6}, {R_FILE, 21338, 0, 1.3},
-  {R_FILE, 21340, 0, 0.3}, {R_FILE, 21324, 0, 0.1}, {R_FILE, 21325, 0, 0.05},
-  {R_FILE, 21326, 0, 0.3}, {R_FILE, 21327, 0, 0.1}, {R_FILE, 21328, 0, 0.1}, {R_FILE, 21329, 0, 0.03},
-  {R_FILE, 21330, 0, 0.1}, {R_FILE, 21331, 0, 0.02}, {R_FILE, 21332, 0, 0.02}, {R_FILE, 21333, 0, 0.01},
-  {R_FILE, 21345, 0, 0.01}, {R_FILE, 21346, 0, 0.01}, {R_FILE, 21347, 0, 0.02}, {R_FILE, 21348, 0, 0.01},
-  {R_FILE, 21354, 0, 0.01}, {R_FILE, 21355, 0, 0.01}, {R_FILE, 21356, 0, 0.02}, {R_FILE, 21357, 0, 0.02},
+  {R_FILE, 21340, 0, 0.3}, {R_FILE, 21326, 0, 0.3}, {R_FILE, 21327, 0, 0.1},
+  {R_FILE, 21330, 0, 0.1}, {R_FILE, 21331, 0, 0.02}, {R_FILE, 21345, 0, 0.01}, {R_FILE, 21346, 0, 0.01},
+  {R_FILE, 21354, 0, 0.01}, {R_FILE, 21355, 0, 0.01}, {R_FILE, 21356, 0, 0.02},
   {R_FILE, 21362, 0, 1}, {R_FILE, 21363, 0, 0.4}, {R_FILE, 21364, 0, 2}, {R_FILE, 21365, 0, 0.6},
   {R_FILE, 21366, 0, 0.15}, {R_FILE, 21367, 0, 0.05}, {R_FILE, 21368, 0, 1.2}, {R_FILE, 21369, 0, 0.4},
   {R_FILE, 21370, 0, 0.002}, {R_FILE, 21371, 0, 0.001}, {R_FILE, 21372, 0, 0.001}, {R_FILE, 21373, 0, 0.001},
@@ -286,11 +284,18 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
   {R_MEM, 21278, 0, 0.1}, {R_MEM, 21279, 0, 0.2}, {R_MEM, 21280, 0, 0.1}, {R_MEM, 21281, 0, 0.05},
   {R_MEM, 21282, 0, 0.05}, {R_MEM, 21283, 0, 0.1}, {R_MEM, 21284, 0, 0.05}, {R_MEM, 21287, 0, 0.05},
   {R_MEM, 21288, 0, 0.02}, {R_MEM, 21289, 0, 0.01}, {R_MEM, 21290, 0, 0.02}, {R_MEM, 21291, 0, 0.01},
-  {R_MEM, 21292, 0, 0.1}, {R_MEM, 21293, 0, 0.05}, {R_MEM, 21483, 0, 0.01}, {R_MEM, 21263, 0, 0.05},
-  {R_MEM, 21264, 0, 0.02}, {R_MEM, 21265, 0, 0.03}, {R_MEM, 21266, 0, 0.1}, {R_MEM, 21271, 0, 0.1},
-  {R_MEM, 21257, 0, 0.02}, {R_MEM, 21258, 0, 0.02},
+  {R_MEM, 21292, 0, 0.1}, {R_MEM, 21293, 0, 0.05}, {R_MEM, 21483, 0, 0.01},
 };
 #define NEVROW ((int)(sizeof evrows / sizeof evrows[0]))
+
+/* Rows that count a subset of another row's events (core/sim/BOOKS.md 7): the subset's global
+ * item, the total's, and a group whose subsets share the bound (a write either fetches its page
+ * or gets a virgin one). An operation counts at most as many of a group's events as the total's
+ * whole count per operation in its room. */
+static const struct { int32_t sub, total; int group; } subrows[] = {
+  {21342, 21334, 0}, {21351, 21334, 1}, {21344, 21335, 2}, {21353, 21335, 2}, {21352, 21335, 3}, {21358, 21359, 4},
+};
+#define NSUBGRP 5
 #define LRU_MAX 1000        /* closed-file entries the file system's LRU list keeps (ours: the manual gives no size) */
 #define EV_MAXHITS 64       /* the most fraction events one operation counts */
 #define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
@@ -299,9 +304,11 @@ static const struct evrow { int room; int32_t gitem, pitem; double per_op; int n
 #define EV_SPLIT 255        /* ... not in this cell: a row boundary falls inside it */
 
 /* The waits an operation of a room may end in: the stop reason (by its pmc_stop_* item), the
- * chance per operation and the mean wait in ms. */
+ * chance per operation and the mean wait in ms (0: a stop that leaves the process ready, as the
+ * dispatcher's urgent work does, counted without a time: 25129 stays zero). The port of
+ * 25084 is not used (the manual), so no row stops on it. */
 static const struct waitrow { int room; int32_t reason; double chance, ms; } waitrows[] = {
-  {R_FILE, 25083, 0.01, 30}, {R_FILE, 25084, 0.01, 5}, {R_FILE, 25085, 0.01, 20}, {R_FILE, 25090, 0.005, 40},
+  {R_FILE, 25083, 0.01, 30}, {R_FILE, 25085, 0.01, 20}, {R_FILE, 25090, 0.005, 40},
   {R_FILE, 25091, 0.02, 15}, {R_FILE, 25092, 0.02, 10}, {R_FILE, 25087, 0.001, 50}, {R_FILE, 25064, 0.005, 20},
   {R_IMAGE, 25089, 0.02, 10}, {R_IMAGE, 25069, 0.01, 8}, {R_IMAGE, 25078, 0.01, 15}, {R_IMAGE, 25080, 0.01, 10},
   {R_SQL, 25098, 0.03, 40}, {R_SQL, 25099, 0.01, 2}, {R_SQL, 25100, 0.008, 2}, {R_SQL, 25101, 0.006, 2},
@@ -318,7 +325,7 @@ static const struct waitrow { int room; int32_t reason; double chance, ms; } wai
   {R_IPC, 25094, 0.01, 100},
   {R_MEM, 25081, 0.01, 10}, {R_MEM, 25093, 0.02, 12}, {R_MEM, 25105, 0.005, 5}, {R_MEM, 25322, 0.03, 30},
   {R_MEM, 25323, 0.02, 30},
-  {R_SYS, 25063, 0.02, 5}, {R_SYS, 25072, 0.01, 5}, {R_SYS, 25073, 0.01, 1}, {R_SYS, 25086, 0.0005, 100},
+  {R_SYS, 25063, 0.02, 5}, {R_SYS, 25072, 0.01, 5}, {R_SYS, 25073, 0.01, 0}, {R_SYS, 25086, 0.0005, 100},
   {R_SYS, 25106, 0.005, 10}, {R_SYS, 25292, 0.01, 1},
 };
 #define NWAITROW ((int)(sizeof waitrows / sizeof waitrows[0]))
@@ -364,6 +371,9 @@ typedef struct sim {
   uint8_t ev_wmark[NEVROW]; /* 1 when the row's global counter is a watermark (a depth per event, kept as the maximum) */
   int64_t lru_depth;        /* closed-file entries on the file system's LRU list (21339, a level) */
   int32_t ev_whole[NEVROW]; /* each row's whole count per operation */
+  uint8_t ev_pmul[NEVROW];  /* what one event adds to the row's process counter (an FOPEN opens four: 25256) */
+  uint8_t ev_grp[NEVROW];   /* 1 + the subset group of a row (subrows), 0 none */
+  int32_t ev_cap[NROOM][NSUBGRP];   /* a group's bound per operation of a room */
   int whole[NROOM][NEVROW], nwhole[NROOM];     /* each room's rows with a whole count */
   int chance[NROOM][NEVROW], nchance[NROOM];   /* ... and with a fraction, */
   double cum[NROOM][NEVROW];                   /* their cumulative fractions, */
@@ -394,10 +404,12 @@ typedef struct sim {
   int64_t boot;             /* the clock when the model started: time stamps are kept from it */
   uint64_t step_no;
   uint64_t opseq;           /* rooms' operations so far (the event rows' draws are keyed by it) */
+  uint64_t mmseq;           /* disc prefetches and posts so far (their kinds are drawn by it) */
   int ev_lo[NROOM], ev_hi[NROOM], wt_lo[NROOM], wt_hi[NROOM];   /* each room's rows in the tables */
   int nio, nthink;          /* processes waiting on I/O (any device) / at the terminal */
   int nio_other, ntimer, nchild;  /* ... on a non-disc device / a pause of <= 1 s / their children */
   int64_t rq_entries;       /* entries into the ready queue since the last step */
+  int64_t rq_area;          /* this step's ready-queue area so far: the waits of the processes it launched */
   int ncpu, nsessions, njobs, next_term;
   int64_t disk_busy[MI_MAX_LDEV + 1];
   int disk_out[MI_MAX_LDEV + 1];
@@ -452,7 +464,7 @@ static const struct { int role; int32_t item; int n; } roles[] = {
   {P_DREAD_SZ, 25169}, {P_DWRITE_SZ, 25170}, {P_TREAD, 25172}, {P_TWRITE, 25173}, {P_LTRD, 25163},
   {P_LTWT, 25164}, {P_RESP_T, 25190}, {P_FIRST_T, 25191}, {P_THINK_T, 25192}, {P_TERM_READS, 25195},
   {P_CM_T, 25199}, {P_SW2CM, 25197}, {P_PF, 25202}, {P_DREAD_OBJ, 25243}, {P_DWRITE_OBJ, 25244},
-  {P_STOP_PF, 25051}, {I_LRD, 23000}, {I_LWT, 23001}, {I_RD_SZ, 23002}, {I_WT_SZ, 23003}, {I_COMPL, 23022},
+  {P_STOP_PF, 25051}, {I_COMPL, 23022},
   {I_WT_RTT, 23023}, {I_RD_RTT, 23024}, {I_QD, 23025, 8}, {I_QMAX, 23033}, {I_QCUR, 23034}, {I_QCUM, 23035},
   {I_RDX, 23040}, {I_WTX, 23041}, {I_QDELAY, 23044}, {I_SERVICE, 23045}, {I_COMPLETED, 23046},
   {I_CRD, 23048}, {I_CWR, 23049}, {I_RD_OBJ, 23050}, {I_WT_OBJ, 23051}, {I_TRESP, 23054}, {I_TTHINK, 23056},
@@ -481,6 +493,7 @@ static const struct { int role; int32_t item; int n; } roles[] = {
   {I_REP_STOP, 23070}, {I_REP_KB, 23071}, {I_REP_MIBS, 23072}, {I_REP_T, 23073}, {I_REP_PCT, 23074},
   {P_SW2NM, 25196}, {G_DISP_C, 21169}, {P_DOTHER, 25171}, {I_CTRL, 23039}, {P_TAPE_WT, 25178},
   {P_TAPE_WT_SZ, 25180}, {G_LRU, 21339},
+  {G_PF_VIRGIN_UB, 21257}, {G_PF_VIRGIN_UB_PG, 21258}, {G_PREF_VIRGIN, 21263, 3}, {G_PREF_UB, 21266}, {G_POST_UB, 21271},
 };
 
 /* A counter only if the manual says it is instrumented: the rest must stay zero, so the model
@@ -565,8 +578,17 @@ static void resolve(sim *s) {
       s->ev_ntop[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
     }
   }
-  for (int i = 0; i < NEVROW; i++)
+  for (int i = 0; i < NEVROW; i++) {
     for (int b = 0; b < evrows[i].n && b < 10; b++) s->ev_hist[i][b] = inst_counter(evrows[i].gitem + b);
+    /* the manual counts an FOPEN and an FCLOSE four times for the process (root, account, group, file) */
+    s->ev_pmul[i] = evrows[i].pitem == 25256 || evrows[i].pitem == 25257 ? 4 : 1;
+    for (size_t j = 0; j < sizeof subrows / sizeof subrows[0]; j++) {
+      if (evrows[i].gitem != subrows[j].sub) continue;
+      s->ev_grp[i] = (uint8_t)(subrows[j].group + 1);
+      for (int t = 0; t < NEVROW; t++)
+        if (evrows[t].room == evrows[i].room && evrows[t].gitem == subrows[j].total) s->ev_cap[evrows[i].room][subrows[j].group] = (int32_t)evrows[t].per_op;
+    }
+  }
   for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
   for (int i = NWAITROW - 1; i >= 0; i--) { s->wt_lo[waitrows[i].room] = i; if (!s->wt_hi[waitrows[i].room]) s->wt_hi[waitrows[i].room] = i + 1; }
 }
@@ -1070,14 +1092,15 @@ static void xm_levels(mi_system *sys, sim *s) {
   }
 }
 
-/* The census's levels: the live processes by kind (21319-21322) and the free memory (21309, 128
- * pages of 2 KB per live process); returns the pages in use. */
+/* The census's levels: the live processes by kind (21319-21322: a session's program is created by
+ * its CI, a job's process by the job's start-up, so it counts among the others) and the free
+ * memory (21309, 128 pages of 2 KB per live process); returns the pages in use. */
 static int64_t pop_levels(mi_system *sys, sim *s) {
   int sessions = s->npop[K_USER], ci = s->npop[K_CI];
   int sysp = s->npop[K_SYS] + s->npop[K_JSMAIN], user = sessions + s->npop[K_JOB];
   mi_host_set(sys, s->c[G_CUR_CI], 0, ci);
   mi_host_set(sys, s->c[G_CUR_SYS], 0, sysp);
-  mi_host_set(sys, s->c[G_CUR_USER], 0, user);
+  mi_host_set(sys, s->c[G_CUR_USER], 0, s->npop[K_JOB]);
   int64_t used = (int64_t)(ci + sysp + user) * 128, mem = s->w.memory_pages;
   mi_host_set(sys, s->c[G_FREE_MEM], 0, used < mem ? mem - used : mem / 64);
   mi_host_set(sys, s->c[G_PROC_CI], 0, sessions);   /* the sessions' programs, created by their CIs */
@@ -1102,7 +1125,7 @@ static void write_levels(mi_system *sys, sim *s, int procs) {
   repair_levels(sys, s);
   if (IO_ON(s))
     for (int l = 1; l <= MI_MAX_LDEV; l++)
-      if (s->disk_out[l] || mi_host_device(sys, l)) RSET(row_of(s, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);
+      if (mi_host_device(sys, l) == 1) RSET(row_of(s, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);   /* the discs' queues */
   for (int k = 0; k < NREASON; k++) blk_changed(s, k);
   levels(sys, s, s->nrdy);
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
@@ -1129,7 +1152,6 @@ static int spawn(mi_system *sys, sim *s, int kind, const char *prog, const char 
   if (kind == K_USER) { p->think_start = now; p->wake = now + think(s, sys, s->w.think_ms); p->term = s->next_term; }
   if (kind == K_JOB) { p->work_left = expo(s, sys, s->w.job_ms); p->burst = expo(s, sys, s->w.job_cpu_ms); }
   p->cpu = slot % mi_host_cpus(sys);
-  p->stopped = -1;
   set_state(s, p, kind == K_USER ? S_THINK : kind == K_JOB ? S_READY : S_IDLE);
   p->swap_room = swap_room_of(p);
   storage(sys, s, p, 1);
@@ -1216,7 +1238,10 @@ static void end_proc(mi_system *sys, sim *s, sproc *p) {
   }
   mi_host_proc_exit(sys, p->slot);
   set_state(s, p, S_FREE);
+  if (p->kind == K_JOB) mi_host_config_set(sys, 3003, s->npop[K_JOB]);   /* JOB COUNT: the job logged off */
+  pop_levels(sys, s);
   ADD(sys, s, G_COMPL, 0, 1);
+  ADD(sys, s, C_COMPL, p->cpu, 1);   /* 27015: a process terminated, on the CPU that ran it last */
 }
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
@@ -1235,6 +1260,16 @@ static const int think_bounds[9] = {1000, 2000, 3000, 4000, 5000, 10000, 20000, 
 static const int io_classes[6] = {7, 650, 695, 4, 2, 0};
 static const int pf_classes[7][2] = {{4, 0}, {2, 1}, {0, 2}, {7, 3}, {5, 4}, {3, 5}, {6, 6}};
 
+/* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
+ * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
+ * every other count, the same. */
+static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
+  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 /* A process issues a disk I/O: device, process and global counters, then waits. */
 static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cpu, int dev, int dev_write) {
   int disks = s->w.disks > 0 ? s->w.disks : 1;
@@ -1250,14 +1285,17 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
   s->disk_busy[ldev] = done;
   int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
   const int cnt = s->cnt, ion = IO_ON(s);
+  /* every type of device: bytes and round trips (23040/23041, 23023/23024); a tape or a printer
+   * counts a non-disk request and its completion (23004/23005, 23022), a disc the rest (the
+   * non-disk items never move on a disc, the disc's never elsewhere: core/sim/BOOKS.md 8) */
   if (ion) {
-  RADD(ir, write ? I_LWT : I_LRD, 1);
-  RADD(ir, write ? I_WT_SZ : I_RD_SZ, bytes);
-  RADD(ir, write ? I_WTX : I_RDX, bytes);
-  RADD(ir, I_COMPL, 1);
+    RADD(ir, write ? I_WTX : I_RDX, bytes);
+    RADD(ir, write ? I_WT_RTT : I_RD_RTT, done - now);
+    if (dev) { RADD(ir, write ? I_NONMM_WT : I_NONMM_RD, 1); RADD(ir, I_COMPL, 1); }
+  }
+  if (ion && !dev) {
   RADD(ir, I_COMPLETED, 1);
   RADD(ir, write ? I_CWR : I_CRD, 1);
-  RADD(ir, write ? I_WT_RTT : I_RD_RTT, done - now);
   RADD(ir, I_QDELAY, start - now);
   RADD(ir, I_SERVICE, service);
   RADD(ir, I_QD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
@@ -1265,6 +1303,7 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
   RSET(ir, I_QCUR, s->disk_out[ldev]);
   RADD(ir, I_QCUM, depth + 1);
   }
+  uint64_t x = dev ? 0 : ev_hash(s, ++s->mmseq, 1 << 20);   /* (whether counted or not) */
   if (!dev && cnt) {
     if (ion) {
       ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
@@ -1277,10 +1316,18 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
     ROBJ(gr, write ? G_POST_PG : G_PREF_PG, cls, pages);
     ROBJ(gr, write ? G_POST_IO : G_PREF_IO, cls, 1);
     if (!write) stop_row(s, pr, p->cpu, K_PREFETCH, done - now);
+    /* one in ten is asynchronous (21266, 21271); one read in twenty brings along a prefetch of
+     * never-touched pages, which needs memory but no I/O (21263: evicting under pressure 21264,
+     * else 21265). Drawn apart from the model's stream: counting them changes nothing else. */
+    if (x % 10 == 0) ROBJ(gr, write ? G_POST_UB : G_PREF_UB, cls, 1);
+    if (!write && x / 10 % 20 == 0) {
+      ROBJ(gr, G_PREF_C, cls, 1); ROBJ(gr, G_PREF_LEN, cls, pages);
+      ROBJ(gr, G_PREF_VIRGIN, cls, 1); ROBJ(gr, G_PREF_VIRGIN + (s->pressure > 0.8 ? 1 : 2), cls, 1);
+    }
   }
   /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
    * (only adds: nothing to do, not even the divisions, while nobody counts the discs) */
-  if (ion) {
+  if (ion && !dev) {
     static const int band_ms[4] = {25, 50, 100, 200};
     int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
     int bq = 0, bs = 0;
@@ -1288,16 +1335,13 @@ static void issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int
     while (bs < 4 && sv >= band_ms[bs]) bs++;
     RADD(ir, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
     RMAX(ir, I_VQMAX, depth + 1);
-    RADD(ir, write ? I_VWQCUM : I_VRQCUM, depth + 1);
+    RADD(ir, write ? I_VWQCUM : I_VRQCUM, 1);   /* requests queued (23075/23076) */
     RADD(ir, (write ? I_VWQW : I_VRQW) + bq, 1);
     RADD(ir, write ? I_VWQWT : I_VRQWT, start - now);
     RADD(ir, (write ? I_VWSV : I_VRSV) + bs, 1);
     RADD(ir, write ? I_VWSVT : I_VRSVT, service);
-    RADD(ir, write ? I_WTLEN : I_RDLEN, bytes);
     RADD(ir, I_REQ_SECS, done - now);
-    ROBJ(ir, write ? I_OBJ_WT : I_OBJ_RD, dev ? 0 : cls, bytes);
-    if (p->kind == K_JOB && !dev) RADD(ir, write ? I_NONMM_WT : I_NONMM_RD, 1);   /* a job's own buffers */
-    if (p->cm) { RADD(ir, write ? I_CM_WT : I_CM_RD, 1); RADD(ir, write ? I_CM_BWT : I_CM_BRD, 1); }
+    ROBJ(ir, write ? I_OBJ_WT : I_OBJ_RD, cls, bytes);
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
     if (cnt) {
@@ -1339,16 +1383,6 @@ static void wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t
   set_state(s, p, S_WAIT);
 }
 
-/* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
- * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
- * every other count, the same. */
-static uint64_t ev_hash(const sim *s, uint64_t op, int k) {
-  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 /* A depth drawn from an event's bits for a watermark row (a hash chain a collision found):
  * 2 and more, each further entry half as likely, at most 17. */
 static int64_t ev_depth(uint64_t x) {
@@ -1371,7 +1405,7 @@ static inline void ev_count(sim *s, int64_t *gr, prow pr, int i, int64_t n, int 
     return;
   }
   WADD(gr, s->evcol[i][0], n);
-  PWADD(pr, s->evcol[i][1], n);
+  PWADD(pr, s->evcol[i][1], n * s->ev_pmul[i]);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -1395,11 +1429,17 @@ static void room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
   if (hits == EV_SPLIT) hits = ev_hits(s, room, x0);
   const uint8_t *top = s->ev_top[room];
   const int *chance = s->chance[room];
+  int used[NSUBGRP] = {0};   /* each subset group's events in this operation */
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_hash(s, op, h);
     int lo = top[x >> (64 - EV_TOP_BITS)];
     if (lo == EV_SPLIT) lo = ev_row(s, room, x);
     int i = chance[lo];
+    if (s->ev_grp[i]) {   /* a subset: no more than its total in one operation */
+      int g = s->ev_grp[i] - 1;
+      if (used[g] >= s->ev_cap[room][g]) continue;
+      used[g]++;
+    }
     const struct evact *a = &s->evact[i];
     if (a->n > 1) {   /* a histogram: one bucket per event */
       WADD(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)a->n], 1);
@@ -1435,6 +1475,7 @@ static int room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t 
     if (waitrows[i].room != room) continue;
     acc += waitrows[i].chance;
     if (u < acc) {
+      if (waitrows[i].ms == 0) { stop(sys, s, p, reason_of(waitrows[i].reason), 0); return 0; }
       wait_on(sys, s, p, reason_of(waitrows[i].reason), at, expo(s, sys, waitrows[i].ms) + 1);
       return 1;
     }
@@ -1473,7 +1514,10 @@ static int64_t faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_
       ROBJ(gr, G_PF_LEN, cls, 2);
       POBJ(pr, P_PF, cls, 1);
       if (io) { ROBJ(gr, G_PF_IO_PG, cls, 2); ROBJ(gr, G_PF_IO_MIBS, cls, 1); }
-      if (cls == 0) ROBJ(gr, G_PF_VIRGIN, cls, 1);   /* new transient pages */
+      if (cls == 0) {   /* new transient pages; with free memory to spare, served without evicting */
+        ROBJ(gr, G_PF_VIRGIN, cls, 1);
+        if (s->pressure < 0.8) { ROBJ(gr, G_PF_VIRGIN_UB, cls, 1); ROBJ(gr, G_PF_VIRGIN_UB_PG, cls, 2); }
+      }
       if (CPU_ON(s)) RADD(cr, C_FETCH_C, 1);
     }
     if (io && wait_k < 0) wait_k = pf_classes[k][1];   /* p waits for the first page read */
@@ -1500,7 +1544,7 @@ static int pick(sim *s) {
 static void io_done(mi_system *sys, sim *s, sproc *p) {
   (void)sys;
   s->disk_out[p->disk]--;
-  if (IO_ON(s)) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);
+  if (IO_ON(s) && !p->io_other) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);   /* (a disc's queue) */
 }
 
 /* Gives p priority pri, counting the adjustment (pmc_process_priority counts how often a
@@ -1518,6 +1562,17 @@ static void duty_wake(mi_system *sys, sim *s, sproc *p) {
   p->quantum_used = 0;
 }
 
+/* A session's terminal transfer of bytes: a non-disk request and its completion on its terminal,
+ * and for a compatibility-mode program a blocked CM one with its bytes (23004/23005, 23022,
+ * 23013-23016, 23036/23037). Only in a step. */
+static void term_io(sim *s, const sproc *p, int write, int64_t bytes) {
+  if (!IO_ON(s)) return;
+  int64_t *ir = row_of(s, MI_DOM_IO, p->term);
+  RADD(ir, write ? I_NONMM_WT : I_NONMM_RD, 1);
+  RADD(ir, I_COMPL, 1);
+  if (p->cm) { RADD(ir, write ? I_CM_WT : I_CM_RD, 1); RADD(ir, write ? I_CM_BWT : I_CM_BRD, 1); RADD(ir, write ? I_WTLEN : I_RDLEN, bytes); }
+}
+
 /* A session's terminal read completes: its think time is counted and a transaction starts. */
 static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   int64_t think = now - p->think_start;
@@ -1528,6 +1583,7 @@ static void terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   ADD(sys, s, P_TERM_READS, p->slot, 1);
   int64_t rd_bytes = 8 + (int64_t)(72 * rnd(s));   /* drawn whether counted or not: the model's stream */
   ADD(sys, s, P_TRD_SZ, p->slot, rd_bytes);
+  term_io(s, p, 0, rd_bytes);
   if (rnd(s) < 0.05) {   /* the read's timer popped: the user typed nothing */
     ADD(sys, s, P_TIMED_C, p->slot, 1); ADD(sys, s, P_TIMED_T, p->slot, think);
     ADD(sys, s, I_TIMED_C, p->term, 1); ADD(sys, s, I_TIMED_T, p->term, think);
@@ -1561,9 +1617,8 @@ static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int w
 
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
-static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke[3]) {
+static void queue_accounting(mi_system *sys, sim *s, const int woke[3]) {
   int64_t *gr = s->g0;
-  int nready = s->nrdy;
   /* the processes dispatched in the last step that are still READY may run again */
   for (int k = 0; k < s->nran; k++) {
     sproc *p = &s->p[s->ran[k]];
@@ -1578,14 +1633,11 @@ static void queue_accounting(mi_system *sys, sim *s, int64_t len, const int woke
     for (int n = woke[w]; n > 0 && cpu < 8; cpu++) {
       int slot = s->low_slot[cpu];
       if (slot < 0 || s->p[slot].state != S_READY) continue;
-      stop(sys, s, &s->p[slot], why[w], 0);
-      s->p[slot].stopped = why[w];
+      stop(sys, s, &s->p[slot], why[w], 0);   /* it stays ready: the stop takes no time (25151-25153) */
       n--;
     }
   RADD(gr, G_CUM_RQ, s->rq_entries);
   s->rq_entries = 0;
-  /* time at each ready-queue length: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32 (21095-21102) */
-  RADD(gr, G_RQ_T + (nready <= 2 ? nready : nready <= 4 ? 3 : nready <= 8 ? 4 : nready <= 16 ? 5 : nready <= 32 ? 6 : 7), len);
   memcpy(s->nq_seen, s->nq, sizeof s->nq);   /* the queues as the CPUs found them (21159-21163) */
 }
 
@@ -1613,16 +1665,17 @@ static int swap_in(sim *s, sproc *p) {
 }
 
 /* A CPU launches p and runs it for up to its quantum from *budget. */
-static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t *budget) {
+static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t at, int64_t *budget) {
   (void)sys;
   int64_t disp = s->tpm_20 < *budget ? s->tpm_20 : *budget;   /* 50 us to launch */
   *budget -= disp;
   s->sg[SG_DISP_T] += disp;
   s->sg[SG_DISP_C]++;
-  int stopped = p->stopped;   /* a quantum expiry or preemption lasted until this launch */
-  p->stopped = -1;
-  int64_t waited = now - p->ready_since;
-  s->sg[SG_REQ_SECS] += waited;
+  /* its wait in this step, from the step's start or its entry to this moment (an earlier
+   * step's share was counted at that step's end: ready_time) */
+  int64_t waited = at - (p->ready_since > now ? p->ready_since : now);
+  if (waited < 0) waited = 0;
+  s->rq_area += waited;
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
   int swapped = 0, swap_pages = 0, trapped = 0;
@@ -1660,7 +1713,6 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
     if (trapped) { RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1); }
     if (p->cm) RADD(cr, C_CM_T, run);
   }
-  if (stopped >= 0) PWADD(pr, s->rscol[stopped][RS_P_TIME], waited);
   PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
   if (swapped) {
     RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
@@ -1674,16 +1726,37 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   if (p->cm) { PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
 }
 
-/* A burst stopped with work left: on an expired quantum the priority decays toward the limit. */
-static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now) {
+/* A burst stopped at time at with work left: on an expired quantum the priority decays toward
+ * the limit; it is ready again from at. */
+static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at) {
   if (p->quantum_used >= QUANTUM(s, p->queue)) {   /* quantum expired: decay toward the limit */
     p->quantum_used = 0;
     set_pri(s, p, p->pri - 128 < QLIMIT(s, p->queue) ? QLIMIT(s, p->queue) : p->pri - 128);
     (void)cpu;
-    stop(sys, s, p, K_QUANTUM, 0);
-    p->stopped = K_QUANTUM;
+    stop(sys, s, p, K_QUANTUM, 0);   /* it stays ready: the stop takes no time (25122) */
   }
-  p->ready_since = now;
+  p->ready_since = at;
+}
+
+/* The ready queue over the step of len ticks from now that just ran: each process still ready
+ * waited from the step's start or its entry to the step's end (its own 25048), and with the
+ * launched ones' waits that is the queue's area (21094). The step counts at the length of its
+ * mean queue, rounded to the nearest (21095-21102: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32). */
+static void ready_time(sim *s, int64_t now, int64_t len) {
+  int64_t area = s->rq_area, end = now + len;
+  int32_t w = s->col[P_READY];
+  s->rq_area = 0;
+  if (!s->cnt) return;   /* (only counters follow from it) */
+  for (int i = 0; i < s->nrdy; i++) {
+    sproc *p = &s->p[s->rdy[i]];
+    int64_t t = end - (p->ready_since > now ? p->ready_since : now);
+    if (t <= 0) continue;
+    area += t;
+    if (w >= 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w, t); }
+  }
+  int64_t m = (area + len / 2) / len;
+  RADD(s->g0, G_RQ_T + (m <= 2 ? (int)m : m <= 4 ? 3 : m <= 8 ? 4 : m <= 16 ? 5 : m <= 32 ? 6 : 7), len);
+  s->sg[SG_REQ_SECS] += area;
 }
 
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
@@ -1702,7 +1775,6 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
       PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
     }
   }
-  if (CPU_ON(s)) RADD(cr, C_COMPL, 1);
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
     if (p->after_wait) p->after_wait = 0;   /* back from a room's wait: on to the I/O */
     else {
@@ -1739,6 +1811,7 @@ static void burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, i
     stop_row(s, pr, p->cpu, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
     PADD(pr, P_TWT_SZ, wt_bytes);
+    term_io(s, p, 1, wt_bytes);
     room_events(sys, s, pr, R_TERM, 7);
     if (rnd(s) < 0.01) { stop_row(s, pr, p->cpu, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
     else if (rnd(s) < 0.002) stop_row(s, pr, p->cpu, reason_of(25079), tpm * 200);
@@ -1774,9 +1847,9 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
   s->low_slot[cpu] = -1;
   for (int idx; budget > 0 && (idx = pick(s)) >= 0;) {
     sproc *p = &s->p[idx];
-    dispatch(sys, s, p, cpu, now, &budget);
+    dispatch(sys, s, p, cpu, now, now + (len - budget), &budget);
     if (p->burst > 0) {
-      burst_stopped(sys, s, p, cpu, now);
+      burst_stopped(sys, s, p, cpu, now + (len - budget));
       s->ran[s->nran++] = idx;
       if (p->queue >= Q_DS && budget == 0) { low_left++; s->low_slot[cpu] = p->slot; }   /* held to the end */
       continue;
@@ -1784,10 +1857,12 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
     burst_done(sys, s, p, cpu, now, len, &budget);
   }
   /* what is left is paused (a process waits on disk) or idle */
-  if (budget > 0 && s->cnt) {
-    if (CPU_ON(s)) { RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1); }
+  if (budget > 0 && s->cnt) {   /* (exclusive states: 27006 and 21177 idle, 21176 paused) */
     if (nio) { RADD(gr, G_PAUSED, budget); RADD(gr, G_PAUSES, 1); }
-    else { RADD(gr, G_IDLE_T, budget); RADD(gr, G_IDLE_C, 1); }
+    else {
+      RADD(gr, G_IDLE_T, budget); RADD(gr, G_IDLE_C, 1);
+      if (CPU_ON(s)) { RADD(cr, C_IDLE_T, budget); RADD(cr, C_IDLE_C, 1); }
+    }
   }
   return low_left;
 }
@@ -1910,10 +1985,11 @@ static void step(mi_system *sys, sim *s, int64_t ms) {
   int interrupts = 0, woke[3] = {0, 0, 0};   /* sessions from the terminal, from disc I/O, system processes */
   wake_due(sys, s, now, &interrupts, woke);
   int nready = s->nrdy, nio = s->nio - s->nio_other;   /* nio: on discs */
-  queue_accounting(sys, s, len, woke);
+  queue_accounting(sys, s, woke);
   int low_left = 0;
   for (int cpu = 0; cpu < ncpu; cpu++) low_left += run_cpu(sys, s, cpu, now, len, interrupts, nio);
   s->low_running = low_left;
+  ready_time(s, now, len);
   add_sums(s);
   levels(sys, s, nready);
   mi_host_advance(sys, len);
@@ -2037,7 +2113,6 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
     p->short_sleep = (i + 1) * 137 <= 1000;
     p->sysno = i;
-    p->stopped = -1;
     p->cpu = slot % mi_host_cpus(sys);
     set_state(s, p, S_SLEEP);
     p->swap_room = swap_room_of(p);
