@@ -63,8 +63,12 @@ for h in $harnesses; do
       -artifact_prefix="$dir/crashes/$h/" "$build/corpus/$h" "$dir/corpus/$h" \
       $( [ -d "$dir/regress/$h" ] && echo "$dir/regress/$h" ) > "$log" 2>&1
     rc=$?
-    rate=$(grep -a 'average_exec_per_sec' "$log" | awk '{print $2}')
-    result $rc "fuzz $h: ${secs} s, ${rate:-?} executions/s"
+    # libFuzzer's final stats: executions over the time it ran (its own average rounds a short run down)
+    runs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+    took=$(grep -a -o 'Done [0-9]* runs in [0-9]* second' "$log" | awk '{print $5}')
+    rate=$(grep -a 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
+    [ -n "$runs" ] && [ -n "$took" ] && [ "$took" -gt 0 ] && rate=$((runs / took))
+    result $rc "fuzz $h: ${secs} s, ${runs:-?} executions, ${rate:-?} executions/s"
   else
     files=$(find "$dir/corpus/$h" "$dir/regress/$h" -type f ! -name '.*' 2>/dev/null | sort)
     count=$(echo "$files" | grep -c . || true)
