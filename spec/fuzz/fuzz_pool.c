@@ -143,6 +143,52 @@ void __wrap_mi_system_free(mi_system *sys) {
   else if (!e) __real_mi_system_free(sys);
 }
 
+/* ---- large blocks ---- */
+/* The simulator's model is one 650 KB aligned_alloc per system, and fz_alloc (fuzz_common.h)
+ * takes GET buffers of 64 KB and more the same way. ASan serves blocks that large with a fresh
+ * mapping each time (a page fault per page, a TLB flush at unmap): 30% of fuzz_workload's time. The wrappers keep up to BLOCKS such blocks when they are freed and
+ * hand them out again for the same size, poisoned in between, so a use after free still
+ * reports (use-after-poison). Other frees go to the allocator. */
+void *__real_aligned_alloc(size_t align, size_t size);
+void __real_free(void *p);
+void *__wrap_aligned_alloc(size_t align, size_t size);
+void __wrap_free(void *p);
+void __asan_poison_memory_region(const volatile void *addr, size_t size);
+void __asan_unpoison_memory_region(const volatile void *addr, size_t size);
+
+#define BLOCKS 8
+#define BLOCK_MIN (64 * 1024)
+static struct { void *p; size_t align, size; int in_use; } blocks[BLOCKS];
+
+/* aligned_alloc: a kept block of that size if one is free, else the allocator's (kept if there
+ * is room). */
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+  if (size < BLOCK_MIN) return __real_aligned_alloc(align, size);
+  for (int i = 0; i < BLOCKS; i++)
+    if (blocks[i].p && !blocks[i].in_use && blocks[i].align == align && blocks[i].size == size) {
+      __asan_unpoison_memory_region(blocks[i].p, size);
+      blocks[i].in_use = 1;
+      return blocks[i].p;
+    }
+  void *p = __real_aligned_alloc(align, size);
+  for (int i = 0; i < BLOCKS && p; i++)
+    if (!blocks[i].p) { blocks[i].p = p; blocks[i].align = align; blocks[i].size = size; blocks[i].in_use = 1; break; }
+  return p;
+}
+
+/* free: a kept block is poisoned until it is handed out again; anything else is freed. */
+void __wrap_free(void *p) {
+  if (p)
+    for (int i = 0; i < BLOCKS; i++)
+      if (blocks[i].p == p) {
+        if (!blocks[i].in_use) { fprintf(stderr, "fuzz_pool: double free of a %zu-byte block\n", blocks[i].size); abort(); }
+        blocks[i].in_use = 0;
+        __asan_poison_memory_region(p, blocks[i].size);
+        return;
+      }
+  __real_free(p);
+}
+
 /* ASan's defaults for the harnesses (ASAN_OPTIONS still overrides them): a 16 MB quarantine
  * instead of 256 MB. Freed memory still waits 16 MB of allocations before it is reused (an input
  * allocates a few MB at most, so a use after free within an input is still caught), and the
