@@ -11,7 +11,7 @@ cc=${FUZZ_CC:-clang}
 make=${MAKE:-make}
 dir=spec/fuzz
 build=$dir/build
-harnesses=${FUZZ_HARNESSES:-"aif proc registry workload lua_workload select http export record"}
+harnesses=${FUZZ_HARNESSES:-"aif proc registry workload lua_workload select http export record attach"}
 pass=0 fail=0 n=0
 # UBSan reports with a stack; the sanitizers stop at the first error (a crash libFuzzer keeps)
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
