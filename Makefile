@@ -60,7 +60,7 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 # systems made once per worker and reset between inputs (spec/fuzz/fuzz_pool.c)
-FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=mi_system_free,--wrap=aligned_alloc,--wrap=free
+FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=mi_system_free,--wrap=aligned_alloc,--wrap=calloc,--wrap=realloc,--wrap=free
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
                $(FUZZ_B)/fuzz_attach

@@ -144,14 +144,18 @@ void __wrap_mi_system_free(mi_system *sys) {
 }
 
 /* ---- large blocks ---- */
-/* The simulator's model is one 650 KB aligned_alloc per system, and fz_alloc (fuzz_common.h)
- * takes GET buffers of 64 KB and more the same way. ASan serves blocks that large with a fresh
+/* The simulator's model is one 650 KB aligned_alloc per system, the Linux source's state one
+ * 228 KB calloc, and fz_alloc (fuzz_common.h) takes GET buffers of 64 KB and more the same way. ASan serves blocks that large with a fresh
  * mapping each time (a page fault per page, a TLB flush at unmap): 30% of fuzz_workload's time. The wrappers keep up to BLOCKS such blocks when they are freed and
  * hand them out again for the same size, poisoned in between, so a use after free still
  * reports (use-after-poison). Other frees go to the allocator. */
 void *__real_aligned_alloc(size_t align, size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
 void __real_free(void *p);
 void *__wrap_aligned_alloc(size_t align, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
 void __wrap_free(void *p);
 void __asan_poison_memory_region(const volatile void *addr, size_t size);
 void __asan_unpoison_memory_region(const volatile void *addr, size_t size);
@@ -174,6 +178,36 @@ void *__wrap_aligned_alloc(size_t align, size_t size) {
   for (int i = 0; i < BLOCKS && p; i++)
     if (!blocks[i].p) { blocks[i].p = p; blocks[i].align = align; blocks[i].size = size; blocks[i].in_use = 1; break; }
   return p;
+}
+
+/* calloc: the same for blocks of BLOCK_MIN bytes and more (Linux source's 228 KB host state);
+ * a kept block is zeroed as calloc promises. */
+void *__wrap_calloc(size_t n, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(n, size, &bytes) || bytes < BLOCK_MIN) return __real_calloc(n, size);
+  for (int i = 0; i < BLOCKS; i++)
+    if (blocks[i].p && !blocks[i].in_use && blocks[i].align == 0 && blocks[i].size == bytes) {
+      __asan_unpoison_memory_region(blocks[i].p, bytes);
+      memset(blocks[i].p, 0, bytes);
+      blocks[i].in_use = 1;
+      return blocks[i].p;
+    }
+  void *p = __real_calloc(n, size);
+  for (int i = 0; i < BLOCKS && p; i++)
+    if (!blocks[i].p) { blocks[i].p = p; blocks[i].align = 0; blocks[i].size = bytes; blocks[i].in_use = 1; break; }
+  return p;
+}
+
+/* realloc: a kept block given to realloc leaves the cache (the allocator frees or moves it). */
+void *__wrap_realloc(void *p, size_t size) {
+  if (p)
+    for (int i = 0; i < BLOCKS; i++)
+      if (blocks[i].p == p) {
+        if (!blocks[i].in_use) { fprintf(stderr, "fuzz_pool: realloc of a freed %zu-byte block\n", blocks[i].size); abort(); }
+        memset(&blocks[i], 0, sizeof blocks[i]);
+        break;
+      }
+  return __real_realloc(p, size);
 }
 
 /* free: a kept block is poisoned until it is handed out again; anything else is freed. */
