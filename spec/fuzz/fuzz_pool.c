@@ -11,6 +11,7 @@
  * they differ: a change to mi_system_new or mi_system_free that the pool does not follow fails
  * every harness at once instead of fuzzing a system the core would never make.
  * Shared stores (opt->share), attached systems and too-long paths go to the real functions. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,8 +293,20 @@ static void use(mi_system *sys) {
   mi_scput(s, &st, put, items, stats, 777, NULL, NULL, NULL);
 }
 
+/* Removes a directory and the files in it (the registry and its lock). */
+static void rm_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char p[256];
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { snprintf(p, sizeof p, "%s/%s", dir, e->d_name); unlink(p); }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
 static void self_check(void) {
-  char dir[] = "/tmp/mi-fuzz-pool-XXXXXX", reg[64];
+  char dir[64], reg[96];
+  snprintf(dir, sizeof dir, "%s/mi-fuzz-pool-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
   if (!mkdtemp(dir)) abort();
   snprintf(reg, sizeof reg, "%s/reg", dir);
   const int64_t boot = (int64_t)1700000000 * 1000 * 8000;
@@ -316,6 +329,5 @@ static void self_check(void) {
       __real_mi_system_free(r);
     }
   }
-  unlink(reg);
-  rmdir(dir);
+  rm_dir(dir);
 }
