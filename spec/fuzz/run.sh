@@ -30,6 +30,13 @@ if [ ! -x "$probe" ] && ! "$cc" -fsanitize=fuzzer,address,undefined "$probe.c" -
   exit 0
 fi
 
+# Sets cpu to the CPU seconds (user + system) of this shell's finished children so far (the times
+# builtin, run in this shell: a command substitution would be a subshell with no children).
+cpu_children() {
+  times > "$build/times"
+  cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.2f", t }' "$build/times")
+}
+
 # Prints a TAP line and counts it.
 result() {  # result <0|1> <text>
   n=$((n + 1))
@@ -61,15 +68,19 @@ for h in $harnesses; do
     echo "# fuzz $h for $secs s (crashes go to $dir/crashes/$h/)"
     dict=""
     [ -f "$dir/$h.dict" ] && dict="-dict=$dir/$h.dict"
+    cpu_children; cpu0=$cpu
     "$bin" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 $dict \
       -artifact_prefix="$dir/crashes/$h/" "$build/corpus/$h" "$dir/corpus/$h" > "$log" 2>&1
     rc=$?
-    # libFuzzer's final stats: executions over the time it ran (its own average rounds a short run down)
+    cpu_children; cpu=$(awk -v a="$cpu0" -v b="$cpu" 'BEGIN { printf "%.1f", b - a }')
+    # libFuzzer's final stats: executions over the time it ran (its own average rounds a short run
+    # down), and over the CPU time it had (the machine is shared: the wall rate says how busy it was)
     runs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}')
     took=$(grep -a -o 'Done [0-9]* runs in [0-9]* second' "$log" | awk '{print $5}')
     rate=$(grep -a 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
     [ -n "$runs" ] && [ -n "$took" ] && [ "$took" -gt 0 ] && rate=$((runs / took))
-    result $rc "fuzz $h: ${secs} s, ${runs:-?} executions, ${rate:-?} executions/s"
+    per_cpu=$(awk -v r="${runs:-0}" -v c="$cpu" 'BEGIN { if (c > 0 && r > 0) printf "%d", r / c; else printf "?" }')
+    result $rc "fuzz $h: ${secs} s, ${runs:-?} executions, ${rate:-?} executions/s (${per_cpu} per CPU second, ${cpu} CPU s)"
   else
     files=$(find "$dir/corpus/$h" "$dir/regress/$h" -type f ! -name '.*' 2>/dev/null | sort)
     count=$(echo "$files" | grep -c . || true)
