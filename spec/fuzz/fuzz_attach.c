@@ -20,7 +20,7 @@
  * fills the field without a NUL), so an input never makes the harness read or write elsewhere.
  * MI_FUZZ_AVOID (names in avoid_names below, or all) steers around open defects of the attach
  * path: fakelock clears the lock word and the waiter after patching, devtype clears device types
- * beyond the catalog's. */
+ * beyond the catalog's, prochi holds proc_hi within the process table. */
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -35,9 +35,11 @@
 static const struct { const char *name; unsigned bit; } avoid_names[] = {
   {"fakelock", 1u << 20},   /* a reader waits forever on a live fake lock holder (#7) */
   {"devtype", 1u << 21},    /* LDEV device types from the store used unchecked as shift counts */
+  {"prochi", 1u << 22},     /* proc_hi past the process table: MIPROCON reads past it (#7) */
 };
 #define FZ_AVOID_FAKELOCK (1u << 20)
 #define FZ_AVOID_DEVTYPE (1u << 21)
+#define FZ_AVOID_PROCHI (1u << 22)
 
 static char dir[128], owner_path[200], in_path[200], cut_path[200], reg_path[200];
 static mi_system *owner;        /* the live owner of the template, open for the harness's life */
@@ -184,6 +186,10 @@ static size_t patch(fz_in *in) {
   if (fz_avoid & FZ_AVOID_DEVTYPE) {
     mi_seg *g = (mi_seg *)(void *)in_map;
     for (int l = 0; l <= MI_MAX_LDEV; l++) if (g->devtype[l] > mi_ndevtypes_) g->devtype[l] = 0;
+  }
+  if (fz_avoid & FZ_AVOID_PROCHI) {
+    mi_seg *g = (mi_seg *)(void *)in_map;
+    if (g->proc_hi < 0 || g->proc_hi > MI_MAX_PROCESSES) g->proc_hi = MI_MAX_PROCESSES;
   }
   if (!(flags & 1)) return tmpl_size;
   static const int64_t delta[] = {-1, -8, -4096, -65536, 1, 4096, -(int64_t)sizeof(mi_seg)};
