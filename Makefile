@@ -59,8 +59,11 @@ FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer $(WARN) \
                -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CORE    = $(CORE_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
+# systems made once per worker and reset between inputs (spec/fuzz/fuzz_pool.c)
+FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=mi_system_free,--wrap=aligned_alloc,--wrap=calloc,--wrap=realloc,--wrap=free
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
-               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record
+               $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
+               $(FUZZ_B)/fuzz_attach
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 # the Lua modules, and their bytecode (mish loads a module's .luac when it is as new as its .lua)
@@ -168,12 +171,12 @@ $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore $(LUA_INC) -c $< -o $@
 
-$(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_HDR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(LDLIBS) -o $@
+$(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(FUZZ_POOL) $(LDLIBS) -o $@
 
-$(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) $(FUZZ_HDR) lua/mi_lua.h
+$(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR) lua/mi_lua.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore -Ilua $(LUA_INC) $< $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) \
-	  $(LUA_LIB) $(LDLIBS) -o $@
+	  $(FUZZ_POOL) $(LUA_LIB) $(LDLIBS) -o $@
 
 install: all lua/mish-installed
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include/mi \

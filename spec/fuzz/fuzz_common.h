@@ -152,9 +152,21 @@ static inline int64_t fz_int64(fz_in *in) {
 #define FZ_CANARY 64
 #define FZ_CANARY_BYTE 0xA5
 
-/* Allocates n bytes (8-aligned) followed by a canary region; never NULL (aborts on OOM). */
+void __asan_poison_memory_region(const volatile void *addr, size_t size);
+
+/* Allocates n bytes (8-aligned) followed by a canary region; never NULL (aborts on OOM).
+ * 64 KB or more (a GET buffer for 3000 records): a power-of-two block that fuzz_pool.c keeps
+ * between inputs (the allocator maps such blocks afresh each time: a page fault per page),
+ * poisoned past the canary so an overflow still reports. Freed with free(). */
 static inline uint8_t *fz_alloc(size_t n) {
-  uint8_t *p = malloc(n + FZ_CANARY + 8);
+  size_t want = n + FZ_CANARY + 8, cap = 64 * 1024;
+  uint8_t *p;
+  if (want < cap) p = malloc(want);
+  else {
+    while (cap < want) cap *= 2;
+    p = aligned_alloc(16, cap);
+    if (p) __asan_poison_memory_region(p + want, cap - want);
+  }
   if (!p) abort();
   memset(p + n, FZ_CANARY_BYTE, FZ_CANARY + 8);
   return p;

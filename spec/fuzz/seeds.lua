@@ -301,3 +301,25 @@ write("aif", "pauses-on-at-cell-limit-leaves-processors-off", LIMITED .. on(1, 1
 write("aif", "globoff-turns-off-another-users-processors", LIMITED .. on(1, 1, { 25047 }, 1)
   .. on(0, 0, { 21164 }, 1) .. off(9, 1) .. on(0, 2, { 21164 }, 1) .. get(7, 2, PRC, 1, 9) .. off(8, 0)
   .. get(7, 2, PRC, 1, 9), crashes)
+
+-- ---------------------------------------------------------------- fuzz_attach
+-- flags (bit 0: another file size, bit 1: any size), patches (region, offset in the region, kind:
+-- 0 an int32 by fz_int32 / 110 an int64 by fz_int64 / 170 raw bytes), the size choice, then the
+-- reader's bytes (zeros: the template's item lists, mapping 0, all LDEVs). Regions: 0 header,
+-- 1 limits and configuration, 2 process bookkeeping and pid hash, 3 process table, 4 counter
+-- bookkeeping, 5 user records, 6 udef table, 7 arena bookkeeping, 8 writer block, 9 arena, 10 anywhere.
+local function int32(region, off, v) return u8(region) .. u32(off) .. u8(0, 255) .. u32(v) end
+local function int64(region, off, v) return u8(region) .. u32(off) .. u8(110, 0, 255) .. u32(v) end
+local function raw(region, off, bytes) return u8(region) .. u32(off) .. u8(170, #bytes - 1) .. bytes end
+local function attach(flags, patches, size) return u8(flags, #patches) .. table.concat(patches) .. (size or "") .. string.rep(u8(0), 48) end
+write("attach", "template", attach(0, {}))
+write("attach", "not-a-store", attach(0, { raw(0, 0, "NOTMISH!") }))
+write("attach", "other-version", attach(0, { int32(0, 8, 7) }))
+write("attach", "size-field-4096", attach(0, { int64(0, 16, 4096) }))
+write("attach", "file-cut-by-4096", attach(1, {}, u8(2)))
+write("attach", "owner-pid-1", attach(0, { int32(0, 40, 1) }))
+write("attach", "closed", attach(0, { int32(0, 44, 1) }))
+write("attach", "registry-path-changed", attach(0, { raw(0, 64, "x") }))
+write("attach", "mapping-and-counts", attach(0, { int32(4, 0, 7), int32(1, 0, 1) }))
+-- attach: a live process (pid 1) named as the lock holder: the reader's first ON waits for it forever (#7)
+write("attach", "fake-lock-holder-pid-1-hangs-the-reader", attach(0, { int32(0, 4160, 1) }), crashes)
