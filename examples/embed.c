@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
   mi_ctr g_cs = mi_host_counter(21184), g_idle = mi_host_counter(21177), g_cs_blocks = mi_host_counter(21172);
   mi_ctr p_cpu = mi_host_counter(25047), p_launch = mi_host_counter(25049), p_write = mi_host_counter(25168);
   mi_ctr p_wsize = mi_host_counter(25170);
-  mi_ctr d_wt = mi_host_counter(23001), d_wsize = mi_host_counter(23003), d_wrtt = mi_host_counter(23023);
+  mi_ctr d_wt = mi_host_counter(23049), d_wsize = mi_host_counter(23041), d_wrtt = mi_host_counter(23023);
   mi_ctr c_cs = mi_host_counter(27023), c_idle = mi_host_counter(27006);
   /* the program's own counters: installed now, so the script can enable them by name */
   mi_udef u_orders, u_list, u_busy, u_sorted;

@@ -6,7 +6,7 @@ local s = mi.open({ system = system })
 -- orders_placed, work_list, sorter_busy and ints_sorted are the program's own counters (mi_userdef.h)
 assert(s:on("global", { "gmt_cs_process", "gmt_idle", "gmc_cs_process", "orders_placed", "work_list", "sorter_busy" }))
 assert(s:on("process", { "pmt_process_time", "pmc_launch", "pmc_disc_write", "pmc_disc_write_size", "ints_sorted" }))
-assert(s:on("io", { "imc_logical_wt", "imc_logical_wt_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }))
+assert(s:on("io", { "imc_completed_write", "imc_write_xfer_size", "imt_wt_round_trip_time" }, { ldev = 1 }))
 
 return function(checksum)
   local g, procs, disk = s:get("global"), s:get("process"), s:get("io")[1]
@@ -23,7 +23,7 @@ return function(checksum)
     print(string.format("%-10s %10.1f %5.0f%% %8d %10.1f %12d", p.program_name:match("^[^.]+"), s:ms(p.pmt_process_time),
       mi.pct(p.pmt_process_time, g.gmt_cs_process), p.pmc_disc_write, p.pmc_disc_write_size / 1024, p.ints_sorted))
   end
-  print(string.format("disk LDEV %d: %d writes, %.1f KB, %.3f ms average", disk.ldev, disk.imc_logical_wt,
-    disk.imc_logical_wt_xfer_size / 1024, disk.imc_logical_wt > 0 and s:ms(disk.imt_wt_round_trip_time) / disk.imc_logical_wt or 0))
+  print(string.format("disk LDEV %d: %d writes, %.1f KB, %.3f ms average", disk.ldev, disk.imc_completed_write,
+    disk.imc_write_xfer_size / 1024, disk.imc_completed_write > 0 and s:ms(disk.imt_wt_round_trip_time) / disk.imc_completed_write or 0))
   s:close()
 end

@@ -11,7 +11,7 @@ local opts = cli.parse({
 })
 
 local s = cli.session()
-local items = { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imc_logical_wt_xfer_size",
+local items = { "imc_completed_read", "imc_completed_write", "imc_read_xfer_size", "imc_write_xfer_size",
   "imt_rd_round_trip_time", "imt_wt_round_trip_time", "imc_q_current", "imc_q_maximum", "imc_read_objcl_" }
 local st, err = s:on("io", items, { ldev = "disk", mapping = "small" })
 if not st then io.stderr:write("disk: cannot enable disk counters: ", tostring(err), "\n") os.exit(1) end

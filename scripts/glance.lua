@@ -26,7 +26,7 @@ assert(s:on("global", { "gmc_pauses", "gmt_paused", "gmt_idle", "gmc_cur_ready_q
                         "gmc_cur_free_main_mem_pg" }), "cannot enable the global counters")
 assert(s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_disc_write", "pmc_pg_fault_objcl_" }),
        "cannot enable the process counters")
-local disks = s:on("io", { "imc_logical_rd", "imc_logical_wt", "imt_rd_round_trip_time", "imt_wt_round_trip_time",
+local disks = s:on("io", { "imc_completed_read", "imc_completed_write", "imt_rd_round_trip_time", "imt_wt_round_trip_time",
                            "imc_q_current" }, { ldev = "disk" }) ~= nil
 local cpu_items = { "gmt_idle", "gmt_external_ics", "gmt_dispatcher_ics", "gmt_mem_mgr_sys_fetch_ics",
   "gmt_as_process", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process", "gmt_es_process" }

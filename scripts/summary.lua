@@ -126,10 +126,10 @@ local function view(name)
     for _, e in ipairs(ents) do
       if e.domain == "io" then
         local t = secs(e.key)
-        local rd, wt = tot(e.key, "imc_logical_rd"), tot(e.key, "imc_logical_wt")
+        local rd, wt = tot(e.key, "imc_completed_read"), tot(e.key, "imc_completed_write")
         local rtt = tot(e.key, "imt_rd_round_trip_time") + tot(e.key, "imt_wt_round_trip_time")
         rows[#rows + 1] = { ldev = tonumber(e.entity), reads_s = t > 0 and rd / t or 0, writes_s = t > 0 and wt / t or 0,
-          kb_s = t > 0 and (tot(e.key, "imc_logical_rd_xfer_size") + tot(e.key, "imc_logical_wt_xfer_size")) / 1024 / t or 0,
+          kb_s = t > 0 and (tot(e.key, "imc_read_xfer_size") + tot(e.key, "imc_write_xfer_size")) / 1024 / t or 0,
           rtt_ms = rd + wt > 0 and 1000 * rtt / (rd + wt) or 0 }
       end
     end

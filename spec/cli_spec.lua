@@ -88,8 +88,8 @@ describe("mi.cli", function()
 
   it("turns two I/O samples into per-LDEV rates, round trips and queues", function()
     local function dev(ldev, rd, wt, rsz, wsz, rrt, wrt, q, qmax)
-      return { ldev = ldev, imc_logical_rd = rd, imc_logical_wt = wt, imc_logical_rd_xfer_size = rsz,
-               imc_logical_wt_xfer_size = wsz, imt_rd_round_trip_time = rrt, imt_wt_round_trip_time = wrt,
+      return { ldev = ldev, imc_completed_read = rd, imc_completed_write = wt, imc_read_xfer_size = rsz,
+               imc_write_xfer_size = wsz, imt_rd_round_trip_time = rrt, imt_wt_round_trip_time = wrt,
                imc_q_current = q, imc_q_maximum = qmax }
     end
     local prev = { dev(2, 10, 10, 0, 0, 0, 0, 0, 0), dev(1, 0, 0, 0, 0, 0, 0, 0, 0) }

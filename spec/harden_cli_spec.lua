@@ -145,7 +145,7 @@ describe("#16.5 the friendly API fails the Lua way: nil, Status", function()
   end)
   it("a failed GET is nil, Status in every domain", function()
     local s = H.session()
-    local lists = { global = { 21177 }, process = { "pmt_process_time" }, io = { "imc_logical_rd" }, processor = { "gmt_idle" } }
+    local lists = { global = { 21177 }, process = { "pmt_process_time" }, io = { "imc_completed_read" }, processor = { "gmt_idle" } }
     for d, items in pairs(lists) do
       local data, st = s:get(d, items)
       assert.is_nil(data, d)

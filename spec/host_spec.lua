@@ -67,7 +67,7 @@ describe("the host source on a fixture /proc", function()
     s:on("global", { "gmt_idle", "gmt_paused", "gmt_cs_process", "gmt_ds_process", "gmt_bs_process", "gmc_pauses",
       "gmc_cur_ready_queue", "gmc_cur_blk_disc_io", "gmc_cur_free_main_mem_pg", "gmc_page_flt_count_objcl_" })
     s:on("io", { "imc_logical_rd", "imc_logical_wt", "imc_logical_rd_xfer_size", "imc_swaplist_read", "imc_swaplist_write",
-      "imt_rd_round_trip_time", "imc_q_current" },
+      "imt_rd_round_trip_time", "imc_q_current", "imc_completed_read", "imc_read_xfer_size", "imc_write_xfer_size" },
       { ldev = "disk" })
     assert.equal(4000000, s:config("MEMORY_SIZE").MEMORY_SIZE)
     -- one second later: cpu0 +50 user +10 nice +20 system +10 idle +5 iowait +5 irq; cpu1 +100 idle
@@ -96,6 +96,9 @@ describe("the host source on a fixture /proc", function()
     assert.equal(0, d.imc_swaplist_write)
     -- the manual's logical reads and writes (23000-23003) are not implemented: the host leaves them 0
     assert.same({ 0, 0, 0 }, { d.imc_logical_rd, d.imc_logical_wt, d.imc_logical_rd_xfer_size })
+    -- reads completed (23048) and the bytes of all reads and writes (23040/23041: sectors x 512)
+    assert.equal(100, d.imc_completed_read)
+    assert.is_true(d.imc_read_xfer_size > 0, "bytes read: " .. tostring(d.imc_read_xfer_size))
     assert.equal(100 * 8, d.imt_rd_round_trip_time)   -- 100 ms in MI_Time of 125 us
     assert.equal(3, d.imc_q_current)
     s:close()
@@ -307,13 +310,13 @@ describe("the host source when /proc cannot be read (#11.9, #11.10)", function()
     s:on("global", { "gmc_pauses", "gmt_idle", "gmt_cs_process", "gmc_cur_ready_queue", "gmc_cur_free_main_mem_pg",
       "gmc_page_flt_count_objcl_" })
     s:on("process", { "pmt_process_time", "pmc_disc_read", "pmc_pg_fault_objcl_" })
-    s:on("io", { "imc_logical_rd", "imc_q_current" }, { ldev = "disk" })
+    s:on("io", { "imc_completed_read", "imc_q_current" }, { ldev = "disk" })
     local function snapshot()
       local g, p, d = s:get("global"), s:get("process"), s:get("io")[1]
       local cpu = s:get("processor", { "gmt_idle", "gmt_cs_process" })
       return { g.gmt_idle, g.gmt_cs_process, g.gmc_cur_ready_queue, g.gmc_cur_free_main_mem_pg, g.gmc_page_flt_count_objcl_[1],
         rec_of(p, 4242).pmt_process_time, rec_of(p, 4242).pmc_disc_read, rec_of(p, 4242).pmc_pg_fault_objcl_[1],
-        d.imc_logical_rd, d.imc_q_current, cpu[1].gmt_idle, cpu[2].gmt_cs_process, #p, sys:info().cpus }
+        d.imc_completed_read, d.imc_q_current, cpu[1].gmt_idle, cpu[2].gmt_cs_process, #p, sys:info().cpus }
     end
     local before = snapshot()
     local huge = "99999999999999999999999"

@@ -33,7 +33,7 @@ enum {
   G_IDLE, G_PAUSED, G_CS, G_DS, G_BS, G_READY, G_BLOCKED, G_FREE, G_PF,
   C_IDLE, C_ICS, C_BS, C_CS, C_DS, C_INTR,
   P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
-  D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
+  D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
   NROLE
 };
 static const struct { int32_t item; const char *figure; } map[NROLE] = {
@@ -47,6 +47,7 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {25047, "/proc/[pid]/stat utime + stime"}, {25167, "/proc/[pid]/io syscr"}, {25168, "/proc/[pid]/io syscw"},
   {25169, "/proc/[pid]/io read_bytes"}, {25170, "/proc/[pid]/io write_bytes"},
   {25202, "/proc/[pid]/stat majflt (class 0)"},
+  {23040, "/proc/diskstats sectors read x 512"}, {23041, "/proc/diskstats sectors written x 512"},
   {23024, "/proc/diskstats ms reading"}, {23023, "/proc/diskstats ms writing"},
   {23034, "/proc/diskstats I/Os in progress"}, {23009, "/proc/diskstats reads completed"},
   {23010, "/proc/diskstats writes completed"}, {23048, "/proc/diskstats reads completed"},
@@ -646,6 +647,8 @@ static void read_disks(mi_system *sys, host *h) {
       add_sat(sys, h->c[D_SWWT], ldev, 0, w);
       add_sat(sys, h->c[D_CWR], ldev, 0, w); add_sat(sys, h->c[D_COMPL], ldev, 0, w);
     }
+    if (v[2] > l[2]) add_sat(sys, h->c[D_RDSZ], ldev, 0, scaled(v[2] - l[2], 512));   /* 23040/23041: bytes of all I/O */
+    if (v[6] > l[6]) add_sat(sys, h->c[D_WTSZ], ldev, 0, scaled(v[6] - l[6], 512));
     if (v[3] > l[3]) add_sat(sys, h->c[D_RDRTT], ldev, 0, scaled(v[3] - l[3], tpm));
     if (v[7] > l[7]) add_sat(sys, h->c[D_WTRTT], ldev, 0, scaled(v[7] - l[7], tpm));
     mi_host_set(sys, h->c[D_QCUR], ldev, (int64_t)v[8]);

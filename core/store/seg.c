@@ -367,7 +367,7 @@ static int seg_sane(const mi_seg *g, size_t size) {
     int64_t at = MI_LD(ln->cells);
     int32_t st = MI_LD(ln->stride);
     if (MI_LD(ln->nent) != nent[d] || st < 0) return 0;
-    if (at && (at < base || at + (int64_t)st * nent[d] > base + words)) return 0;
+    if (at && (at < base || at > base + words || (int64_t)st * nent[d] > base + words - at)) return 0;
     const mi_store *so = &g->dom[d];
     if (MI_LD(so->used) < 0 || MI_LD(so->used) > st || MI_LD(so->active) < 0 || MI_LD(so->active) > MI_HOST_INDEX_LIMIT) return 0;
     for (int i = 0; i < MI_HOST_INDEX_LIMIT; i++) {
@@ -381,6 +381,8 @@ static int seg_sane(const mi_seg *g, size_t size) {
       MI_LD(g->ncpu) < 0 || MI_LD(g->ncpu) > MI_MAX_PROCESSORS || MI_LD(g->max_cells) < 0 ||
       MI_LD(g->free_lo) < 0 || MI_LD(g->free_lo) > MI_MAX_PROCESSES)
     return 0;
+  for (int l = 0; l <= MI_MAX_LDEV; l++)
+    if (MI_LD(g->devtype[l]) > mi_ndevtypes_) return 0;
   for (int i = 0; i < MI_PID_HASH; i++)
     if (MI_LD(g->pid_hash[i]) < 0 || MI_LD(g->pid_hash[i]) > MI_MAX_PROCESSES) return 0;
   int32_t un = MI_LD(g->udef_n);

@@ -467,11 +467,11 @@ function cli.disk_rates(s, prev, cur, ms)
     local o = old[r.ldev]
     if o then
       local d = mi.delta(r, o)
-      local rd, wt = d.imc_logical_rd or 0, d.imc_logical_wt or 0
+      local rd, wt = d.imc_completed_read or 0, d.imc_completed_write or 0
       local n = rd + wt
       rows[#rows + 1] = {
         ldev = r.ldev, reads_s = mi.rate(rd, ms), writes_s = mi.rate(wt, ms),
-        kb_s = mi.rate(((d.imc_logical_rd_xfer_size or 0) + (d.imc_logical_wt_xfer_size or 0)) / 1024, ms),
+        kb_s = mi.rate(((d.imc_read_xfer_size or 0) + (d.imc_write_xfer_size or 0)) / 1024, ms),
         rtt_ms = n > 0 and s:ms((d.imt_rd_round_trip_time or 0) + (d.imt_wt_round_trip_time or 0)) / n or 0,
         queue = r.imc_q_current or 0, queue_max = r.imc_q_maximum or 0, ios = n, delta = d,
       }

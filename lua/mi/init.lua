@@ -1122,7 +1122,7 @@ M.RECORD_ITEMS = { "global:*", "processor:*", "userdef:*",
   "process:pmt_process_time", "process:pmt_ready_queue", "process:pmc_launch", "process:pmc_disc_read",
   "process:pmc_disc_write", "process:pmc_disc_read_size", "process:pmc_disc_write_size",
   "process:pmc_pg_fault_objcl_", "process:pmc_stop_disc_io", "process:pmc_stop_quantum_expiration",
-  "io:imc_logical_rd", "io:imc_logical_wt", "io:imc_logical_rd_xfer_size", "io:imc_logical_wt_xfer_size",
+  "io:imc_completed_read", "io:imc_completed_write", "io:imc_read_xfer_size", "io:imc_write_xfer_size",
   "io:imt_rd_round_trip_time", "io:imt_wt_round_trip_time", "io:imc_q_current", "io:imc_q_maximum",
   "io:imc_read_objcl_", 23009, 23010 }
 

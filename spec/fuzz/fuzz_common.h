@@ -251,7 +251,8 @@ static inline int64_t fz_record_bytes(const int32_t *nums, int n, int domain, in
  * zeroed together (the writer harness keeps them so; the simulator documents them). */
 typedef struct fz_pair { int32_t total, classes; } fz_pair;
 static const fz_pair fz_pairs[] = {
-  {21201, 21261},   /* global: prefetch stops and prefetches by class (simulator: every disk read) */
+  /* not 21201/21261: an all-virgin prefetch does no I/O and stops nobody (core/sim/BOOKS.md), so
+   * prefetches by class only bound the stops from above (sim_books_spec checks that) */
   {23048, 23050},   /* io: completed reads and reads by class (sim_spec "classes to totals") */
   {23049, 23051},   /* io: completed writes and writes by class */
   {25167, 25243},   /* process: disc reads and disc reads by class (sim_spec) */
