@@ -23,6 +23,7 @@
  * beyond the catalog's, prochi holds proc_hi within the process table. */
 #include <fcntl.h>
 #include <stddef.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
@@ -128,6 +129,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   close(fd);
   in_fd = open(in_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   FZ_CHECK(in_fd >= 0 && ftruncate(in_fd, (off_t)tmpl_size) == 0, "cannot make %s", in_path);
+  /* the harness plays the copy's owner: a live owner holds its store's lock (#27.2) */
+  FZ_CHECK(flock(in_fd, LOCK_EX | LOCK_NB) == 0, "cannot lock %s", in_path);
   in_map = mmap(NULL, tmpl_size, PROT_READ | PROT_WRITE, MAP_SHARED, in_fd, 0);
   FZ_CHECK(in_map != MAP_FAILED, "cannot map %s", in_path);
   add_region("header", 0, sizeof(mi_seg_hdr));
@@ -337,7 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t want = patch(&in);
   const char *path = want == tmpl_size ? in_path : write_cut(want);
   int err = 12345;
-  mi_system *sys = mi_system_attach(path, &err);
+  mi_system *sys = mi_system_attach_with(path, &(mi_attach_options){.registry = reg_path}, &err);
   FZ_TRACE("attach: %s, err %d\n", sys ? "attached" : "refused", err);
   if (!sys) {
     FZ_CHECK(err != 0 && mi_status_name(err) != NULL && err <= -32001 && err >= -32099,
