@@ -289,8 +289,9 @@ local function ldev_of(x, level)
 end
 
 -- ---------------------------------------------------------------- sessions
--- When each process list was read (system ticks, taken just before the read): mi.delta knows
--- from it that a process started since the older read was born inside the interval.
+-- When each process list was read (system ticks, taken just after the read: a process born in
+-- between counts as born before it, its values left out rather than wrong): mi.delta knows from
+-- it that a process started since the older read was born inside the interval.
 local READ_AT = setmetatable({}, { __mode = "k" })
 
 local Session = {}
@@ -644,13 +645,13 @@ function Session:get(domain, items, opts)
   end
   if opts and (opts.include or opts.exclude) and (domain == "process" or domain == "io") then   -- narrowed: a read-active LIST
     local all, ctx, st = {}, nil, nil
-    if domain == "process" then READ_AT[all] = self.sys:now() end
     repeat
       local recs
       recs, ctx, st = self:read_active(domain, items, { include = opts.include, exclude = opts.exclude, mapping = opts.mapping, context = ctx, level = 3 })
       if not recs then return nil, st end
       for _, r in ipairs(recs) do all[#all + 1] = r end
     until not ctx
+    if domain == "process" then READ_AT[all] = self.sys:now() end
     return all, st
   end
   local q, nums
@@ -665,9 +666,8 @@ function Session:get(domain, items, opts)
   elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
   elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
-  local at = domain == "process" and self.sys:now()
-  local rc, st, data = q:get(sel, 0, true)
-  if at and data then READ_AT[data] = at end
+  local rc, st, data = q:get(sel, 0, true)   -- (raises first on a closed session or system)
+  if domain == "process" and data then READ_AT[data] = self.sys:now() end
   rc, st = in_callers_list(rc, st, nums, domain)
   local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)
   if rc < 0 then return nil, r end
@@ -707,7 +707,6 @@ function Session:read_active(kind, items, opts)
   local asked = nums
   nums = get_list(domain, nums)
   local map = opts.mapping and M.mapping(opts.mapping, level) or self.map
-  local at = domain == "process" and self.sys:now()
   local ok, rc, st, raw, ctx, flags = pcall(core.readactive, self.s, domain == "io" and "ldev" or "process", nums, map,
     opts.mode or "list", opts.include, opts.exclude, opts.max, opts.context)
   if not ok then   -- a bad selection: the C layer's words, its argument numbers left out
@@ -728,7 +727,7 @@ function Session:read_active(kind, items, opts)
     if changed then rec.changed = flags[r] end
     recs[r] = rec
   end
-  if at then READ_AT[recs] = at end
+  if domain == "process" then READ_AT[recs] = self.sys:now() end
   return recs, ctx, status_
 end
 
