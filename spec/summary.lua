@@ -8,11 +8,12 @@
 --             STATUS is its exit status: not 0 with no failure counted (a crash) is one failure
 --   busted    TAP: "ok N - # SKIP ..." (pending) is skipped, other "ok" lines passed, "not ok" failed;
 --             no "1..N" plan (busted died) or fewer results than the plan counts the missing as failed
---   examples  spec/examples.sh, spec/fuzz/run.sh: "ok - ..." passed, "not ok - ..." failed, "# skip..."
---   fuzz      skipped (one line per skipped check or group); the part must end with its own
---             "examples: ..." / "fuzz: ..." line, else it died (one failure)
+--   examples, fuzz   spec/examples.sh, spec/fuzz/run.sh: "ok ..." passed, "not ok ..." failed, "# skip..."
+--             skipped (a line per skipped check or group of checks); each ends with its own
+--             "examples: ..." / "fuzz: ..." count line, else it died (one failure)
 -- Exit status: 0 when nothing failed, 1 otherwise.
 
+-- The lines of a file (none if it cannot be read).
 local function lines(path)
   local f = io.open(path)
   if not f then return {} end
