@@ -120,7 +120,7 @@ describe("the coverage report", function()
     os.remove(out)
     assert.is_true(fresh == kept, "core/catalog/COVERAGE-sim.md is stale: run `make coverage`")
     -- every family the simulator promises shows up as driven
-    for _, name in ipairs({ "gmt_cs_process", "gmt_bs_process", "gmc_response_to_1", "imc_completed_read",
+    for _, name in ipairs({ "gmt_cs_process", "gmt_bs_process", "gmc_response_to_1", "imc_completed_read", "imc_swaplist_read",
       "gmc_page_flt_count_objcl_", "gmc_prefetch_count_objcl_", "gmc_post_count_objcl_", "gmc_semcl_que_1_3",
       "gmc_sw2cm_count", "gmt_cm_time", "pmt_process_time", "imc_q_depth_0", "gmc_launches" }) do
       assert.is_truthy(fresh:find("| " .. name .. " | [%a_]+ | yes | %a+ |"), name .. " not driven")

@@ -410,6 +410,7 @@ typedef struct sim {
   int nio_other, ntimer, nchild;  /* ... on a non-disc device / a pause of <= 1 s / their children */
   int64_t rq_entries;       /* entries into the ready queue since the last step */
   int64_t rq_area;          /* this step's ready-queue area so far: the waits of the processes it launched */
+  int64_t rq_flush;         /* when the waiting processes' 25048 was last written (ready_flush) */
   int ncpu, nsessions, njobs, next_term;
   int64_t disk_busy[MI_MAX_LDEV + 1];
   int disk_out[MI_MAX_LDEV + 1];
@@ -1676,6 +1677,8 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   int64_t waited = at - (p->ready_since > now ? p->ready_since : now);
   if (waited < 0) waited = 0;
   s->rq_area += waited;
+  /* its own wait since it was last written (ready_flush) */
+  int64_t own = at - (p->ready_since > s->rq_flush ? p->ready_since : s->rq_flush);
   p->cpu = cpu;
   /* memory over 80% in use: a launched process may have to be swapped in first (0.5 ms) */
   int swapped = 0, swap_pages = 0, trapped = 0;
@@ -1713,7 +1716,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
     if (trapped) { RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1); }
     if (p->cm) RADD(cr, C_CM_T, run);
   }
-  PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, waited);
+  PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, own > 0 ? own : 0);
   if (swapped) {
     RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
     if (swap_pages) swap_levels(s);
@@ -1739,21 +1742,17 @@ static void burst_stopped(mi_system *sys, sim *s, sproc *p, int cpu, int64_t at)
 }
 
 /* The ready queue over the step of len ticks from now that just ran: each process still ready
- * waited from the step's start or its entry to the step's end (its own 25048), and with the
- * launched ones' waits that is the queue's area (21094). The step counts at the length of its
- * mean queue, rounded to the nearest (21095-21102: 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32). */
+ * waited from the step's start or its entry to the step's end, and with the launched ones'
+ * waits that is the queue's area (21094). Those still ready did not run in the step (a wait of
+ * the whole step) unless they ran and stopped with work left (the step's `ran`: from their
+ * stop). The step counts at the length of its mean queue, rounded to the nearest (21095-21102:
+ * 0, 1, 2, 3-4, 5-8, 9-16, 17-32, over 32). */
 static void ready_time(sim *s, int64_t now, int64_t len) {
   int64_t area = s->rq_area, end = now + len;
-  int32_t w = s->col[P_READY];
   s->rq_area = 0;
   if (!s->cnt) return;   /* (only counters follow from it) */
-  for (int i = 0; i < s->nrdy; i++) {
-    sproc *p = &s->p[s->rdy[i]];
-    int64_t t = end - (p->ready_since > now ? p->ready_since : now);
-    if (t <= 0) continue;
-    area += t;
-    if (w >= 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w, t); }
-  }
+  area += (int64_t)(s->nrdy - s->nran) * len;
+  for (int k = 0; k < s->nran; k++) area += end - s->p[s->ran[k]].ready_since;
   int64_t m = (area + len / 2) / len;
   RADD(s->g0, G_RQ_T + (m <= 2 ? (int)m : m <= 4 ? 3 : m <= 8 ? 4 : m <= 16 ? 5 : m <= 32 ? 6 : 7), len);
   s->sg[SG_REQ_SECS] += area;
@@ -2007,6 +2006,21 @@ void mi_sim_advance(mi_system *sys, int64_t ms) {
   }
 }
 
+/* Writes the waits of the processes ready now since the last writing into their 25048 (a launch
+ * writes the rest of a wait): every MI call's refresh does, so a GET sees each process's ready
+ * time up to its moment, and a wait that straddles two GETs is split between them. */
+static void ready_flush(mi_system *sys, sim *s) {
+  int64_t now = mi_host_now(sys);
+  int32_t w = s->lay_ok ? s->col[P_READY] : -1;
+  if (w >= 0)
+    for (int i = 0; i < s->nrdy; i++) {
+      sproc *p = &s->p[s->rdy[i]];
+      int64_t t = now - (p->ready_since > s->rq_flush ? p->ready_since : s->rq_flush);
+      if (t > 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w, t); }
+    }
+  s->rq_flush = now;
+}
+
 /* Monotonic milliseconds. */
 static int64_t mono_ms(void) {
   struct timespec ts;
@@ -2021,7 +2035,7 @@ static void refresh(mi_system *sys, void *arg) {
   if (!s->lay_ok || mi_host_layout_gen(sys) != s->lay_gen) {
     if (sync_counting(sys, s)) write_levels(sys, s, 1);
   }
-  if (!s->realtime) return;
+  if (!s->realtime) { ready_flush(sys, s); return; }
   int64_t behind = mono_ms() - s->t0_wall - s->sim_ms;
   if (behind > s->max_catchup_ms) {   /* a suspended program: the gap is skipped, the clock jumps over it */
     int64_t skip = behind - s->max_catchup_ms;
@@ -2030,6 +2044,7 @@ static void refresh(mi_system *sys, void *arg) {
     behind = s->max_catchup_ms;
   }
   if (behind > 0) mi_sim_advance(sys, behind);
+  ready_flush(sys, s);
 }
 
 void mi_sim_set_max_catchup(mi_system *sys, int64_t ms) {
@@ -2095,6 +2110,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   sync_layout(sys, s);   /* every word -1 until a step reads which domains count */
   cache_config(sys, s);
   s->boot = mi_host_now(sys);
+  s->rq_flush = s->boot;
   s->wbase = s->boot;
   for (s->wh_shift = 0; s->wh_shift < 40 && ((int64_t)1 << s->wh_shift) < STEP_MS * s->tpm; s->wh_shift++) {}
   s->wh_cur = s->boot >> s->wh_shift;
