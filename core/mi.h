@@ -149,7 +149,8 @@ MI_API mi_system *mi_default_system(void);
  * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to
  * MI_E_STORE_OPEN (errno then says why the file could not be opened or mapped), _NOT_MISH,
  * _VERSION, _TRUNCATED (also: tables that do not fit the file — a damaged or crafted store),
- * _FOREIGN (the file belongs to another user) or _OWNER_GONE (see mi_status_message).
+ * _FOREIGN (the file belongs to another user), _OWNER_GONE, or _BUSY (its writer never let the
+ * tables be read whole) (see mi_status_message).
  * Free it with mi_system_free; once its owner is gone every AIF returns MI_E_STORE_OWNER_GONE,
  * once the file shrank under it MI_E_STORE_TRUNCATED, and while the owner holds the store too
  * long (stopped in a write section) MI_E_STORE_BUSY. No registry: see mi_system_attach_with. */

@@ -454,8 +454,21 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
   sys->attached = sys->shared = 1;
   snprintf(sys->share_path, sizeof sys->share_path, "%s", path);
   mi_seg *g = sys->seg;
-  if (!seg_sane(g, h.size) || bus_hit(sys)) {
-    *err = MI_E_STORE_TRUNCATED;
+  /* the tables as one published state (the owner may be writing): a check that saw a publish is
+   * repeated; a store whose writer never lets one through is busy */
+  int sane = -1;
+  uint64_t req = 0;
+  for (int tries = 0; tries < 2000 && sane < 0; tries++) {
+    if (tries >= 4) { if (req) mi_read_hold(sys, req); req = mi_read_hold(sys, 0); }   /* writers: hold off */
+    uint64_t q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
+    if (q & 1) { if (tries > 64) sched_yield(); else cpu_relax(); continue; }
+    int ok = seg_sane(g, h.size);
+    FENCE(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&g->h.seq, __ATOMIC_RELAXED) == q) sane = ok;
+  }
+  if (req) mi_read_hold(sys, req);
+  if (sane != 1 || bus_hit(sys)) {
+    *err = sane < 0 ? MI_E_STORE_BUSY : MI_E_STORE_TRUNCATED;
     bus_unguard(sys->bus_slot);
     munmap(p, h.size);
     close(fd);
