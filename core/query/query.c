@@ -113,6 +113,13 @@ static int read_stuck(mi_system *sys, stuck *k) {
   return 0;
 }
 
+/* "Not enabled", unless the enable flags just read came from a store file that shrank (the SIGBUS
+ * guard gave zero pages): then the store's own status. */
+static int not_enabled(mi_system *sys) {
+  int b = sys->shared ? mi_owner_check(sys) : 0;
+  return b ? b : MI_E_NOT_ENABLED;
+}
+
 /* The status of a read that ended busy or on a broken store, else 0. */
 static int read_failed(const mi_system *sys, int busy) {
   return sys->broken ? sys->broken : busy ? MI_E_STORE_BUSY : 0;
@@ -453,7 +460,7 @@ static int glob_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int *fresh) 
 
 int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) {
   mi_session *s = q->s;
-  if (!s->u->glob_on) return MI_E_NOT_ENABLED;
+  if (!s->u->glob_on) return not_enabled(s->sys);
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   int rc = 0, locked = 0, fresh = 0, busy = 0;
@@ -527,7 +534,7 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
                        int32_t *stats) {
   mi_session *s = q->s;
   if (count) *count = 0;
-  if (!s->u->proc_on) return MI_E_NOT_ENABLED;
+  if (!s->u->proc_on) return not_enabled(s->sys);
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
   proc_res res;
@@ -615,8 +622,8 @@ int mi_query_exec_io(mi_query *q, uint8_t *buf, int32_t size, int32_t sel, int32
   mi_session *s = q->s;
   if (count) *count = 0;
   if (sel == 0 || sel < -11 || sel > MI_MAX_LDEV) return MI_E_BAD_LDEV;
-  if (!s->u->io_on) return MI_E_NOT_ENABLED;
-  if (sel >= 1 && !mi_bit(s->u->ldevs, sel)) return MI_E_NOT_ENABLED;
+  if (!s->u->io_on) return not_enabled(s->sys);
+  if (sel >= 1 && !mi_bit(s->u->ldevs, sel)) return not_enabled(s->sys);
   return exec_records(q, io_run, buf, size, sel, count, stats);
 }
 
@@ -641,7 +648,7 @@ int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int
   if (count) *count = 0;
   if (id < -1 || id >= MI_MAX_PROCESSORS) return MI_E_BAD_LDEV;
   const mi_item_info *pauses = mi_item_fast(ITEM_PAUSES);
-  if (!s->u->glob_on || !mi_bit(s->u->glob_en, pauses->index)) return MI_E_NOT_ENABLED;
+  if (!s->u->glob_on || !mi_bit(s->u->glob_en, pauses->index)) return not_enabled(s->sys);
   return exec_records(q, prcsr_run, buf, size, id, count, stats);
 }
 

@@ -458,7 +458,8 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
    * repeated; a store whose writer never lets one through is busy */
   int sane = -1;
   uint64_t req = 0;
-  for (int tries = 0; tries < 2000 && sane < 0; tries++) {
+  int64_t until = mono_ms() + 2000;
+  for (int tries = 0; sane < 0 && (tries < 64 || mono_ms() < until); tries++) {
     if (tries >= 4) { if (req) mi_read_hold(sys, req); req = mi_read_hold(sys, 0); }   /* writers: hold off */
     uint64_t q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
     if (q & 1) { if (tries > 64) sched_yield(); else cpu_relax(); continue; }
@@ -499,13 +500,13 @@ int mi_owner_check(mi_system *sys) {
   if (sys->broken) return sys->broken;
   if (MI_UNLIKELY(bus_hit(sys))) return sys->broken = MI_E_STORE_TRUNCATED;
   if (!sys->attached) return 0;
-  /* the file's size at every AIF (a shrunk file would fault anywhere, even in the checks before
-   * a gather), the owner at most every 200 ms */
-  struct stat st;
-  if (fstat(sys->store_fd, &st) == 0 && (uint64_t)st.st_size < sys->map_size) return sys->broken = MI_E_STORE_TRUNCATED;
+  /* the file's size and the owner at most every 200 ms (an fstat costs more than a GET); a file
+   * that shrank in between faults, and the guard's mark is seen above */
   int64_t now = mono_ms();
   if (now < sys->next_check_ms && !MI_LD(sys->seg->h.closed)) return 0;
   sys->next_check_ms = now + 200;
+  struct stat st;
+  if (fstat(sys->store_fd, &st) == 0 && (uint64_t)st.st_size < sys->map_size) return sys->broken = MI_E_STORE_TRUNCATED;
   const mi_seg_hdr *h = &sys->seg->h;
   int unlocked = flock(sys->store_fd, LOCK_SH | LOCK_NB) == 0;   /* nobody holds the owner's lock */
   if (unlocked) flock(sys->store_fd, LOCK_UN);
