@@ -48,6 +48,16 @@ function H.tmp_path(tag)
   return os.tmpname() .. "-" .. tag
 end
 -- Runs a shell command; returns its output (stderr included) and whether it succeeded.
+-- Runs a shell command; returns its stdout, its stderr and its exit status (0 on success).
+function H.run_split(cmd)
+  local out, err = os.tmpname(), os.tmpname()
+  local ok, _, code = os.execute(cmd .. " > " .. out .. " 2> " .. err)
+  local f = io.open(out) local o = f:read("a") f:close()
+  f = io.open(err) local e = f:read("a") f:close()
+  os.remove(out) os.remove(err)
+  return o, e, ok and 0 or code
+end
+
 function H.run(cmd)
   local f = io.popen(cmd .. " 2>&1")
   local out = f:read("a")

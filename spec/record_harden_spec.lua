@@ -4,15 +4,7 @@
 local mi = require("mi")
 local MISH = "./lua/mish"
 
--- Runs a shell command; returns its stdout, stderr and exit status.
-local function run(cmd)
-  local out, err = os.tmpname(), os.tmpname()
-  local ok, _, code = os.execute(cmd .. " > " .. out .. " 2> " .. err)
-  local f = io.open(out) local o = f:read("a") f:close()
-  f = io.open(err) local e = f:read("a") f:close()
-  os.remove(out) os.remove(err)
-  return o, e, ok and 0 or code
-end
+local run = H.run_split   -- spec/helpers.lua: stdout, stderr, exit status
 
 -- Records n samples a second apart of a fresh simulated system into path (appending), the
 -- system's clock first moved on by skip seconds.

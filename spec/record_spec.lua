@@ -3,15 +3,7 @@
 -- simulator while being recorded (spec/record_live.lua) and again on the replay.
 local MISH = "./lua/mish"
 
--- Runs a shell command; returns its stdout, stderr and exit status.
-local function run(cmd)
-  local out, err = os.tmpname(), os.tmpname()
-  local ok, _, code = os.execute(cmd .. " > " .. out .. " 2> " .. err)
-  local f = io.open(out) local o = f:read("a") f:close()
-  f = io.open(err) local e = f:read("a") f:close()
-  os.remove(out) os.remove(err)
-  return o, e, ok and 0 or code
-end
+local run = H.run_split   -- spec/helpers.lua: stdout, stderr, exit status
 
 -- Copies the first n bytes of src to dst, with byte at (1-based) `flip` xored by 0x10 if given.
 local function cut(src, dst, n, flip)

@@ -160,6 +160,21 @@ static pid_t st_owner(const char *sp, int *cmd_fd) {
   return k;
 }
 
+/* A reader of the store at sp: attached (*att), privileged, with 21000 on; NULL if any step failed. */
+static mi_session *st_reader(const char *sp, mi_system **att) {
+  int err = -1;
+  *att = attach_t(sp, &err);
+  mi_session *a = *att ? mi_session_new(*att) : NULL;
+  if (!a) return NULL;
+  mi_session_set_priv(a, 1);
+  status_type st;
+  mi_accesson(a, &st, 666);
+  int32_t items[] = {21000, 0}, stats[1], map = 0;
+  mi_globon(a, &st, items, stats, &map, 0);
+  if (st.all != 0) { mi_session_free(a); mi_system_free(*att); return NULL; }
+  return a;
+}
+
 /* #27.5: an owner stopped inside a write section hangs nobody. */
 static void test_stopped_owner(void) {
   char sp[320];
@@ -168,17 +183,12 @@ static void test_stopped_owner(void) {
   pid_t owner = st_owner(sp, &cmd);
   CHECK(owner > 0, "#27.5 an owner process shares a store");
   if (owner <= 0) return;
-  int err = -1;
-  mi_system *att = attach_t(sp, &err);
-  EQ(err, 0, "#27.5 a reader attaches");
-  if (!att) { close(cmd); waitpid(owner, NULL, 0); return; }
-  mi_session *a = mi_session_new(att);
-  mi_session_set_priv(a, 1);
+  mi_system *att;
+  mi_session *a = st_reader(sp, &att);
+  EQ(a != NULL, 1, "#27.5 a reader attaches and turns 21000 on");
+  if (!a) { close(cmd); waitpid(owner, NULL, 0); return; }
   status_type st;
-  mi_accesson(a, &st, 666);
   int32_t items[] = {21000, 0}, stats[1], map = 0, v = -1;
-  mi_globon(a, &st, items, stats, &map, 0);
-  EQ(st.all, 0, "#27.5 the reader's ON");
   mi_globget(a, &st, items, &v, stats, 4, 0, 0);
   EQ(st.all, 0, "#27.5 a GET before the stop");
   /* the owner stops inside a write section */
@@ -214,15 +224,11 @@ static void test_truncated_store(void) {
   pid_t owner = st_owner(sp, &cmd);
   CHECK(owner > 0, "#27.6 an owner process shares a store");
   if (owner <= 0) return;
-  int err = -1;
-  mi_system *att = attach_t(sp, &err);
-  mi_session *a = att ? mi_session_new(att) : NULL;
+  mi_system *att;
+  mi_session *a = st_reader(sp, &att);
   if (!a) { close(cmd); waitpid(owner, NULL, 0); return; }
-  mi_session_set_priv(a, 1);
   status_type st;
-  mi_accesson(a, &st, 666);
   int32_t items[] = {21000, 0}, stats[1], map = 0, v;
-  mi_globon(a, &st, items, stats, &map, 0);
   mi_globget(a, &st, items, &v, stats, 4, 0, 0);
   EQ(st.all, 0, "#27.6 a GET before the truncation");
   CHECK(truncate(sp, 4096) == 0, "#27.6 truncate the store file under the reader");
