@@ -28,7 +28,8 @@ LIBDIR  ?= $(PREFIX)/lib
 MANDIR  ?= $(PREFIX)/share/man
 LUA_LMOD ?= $(PREFIX)/share/lua/5.4
 LUA_CMOD ?= $(PREFIX)/lib/lua/5.4
-PUBLIC_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h
+PUBLIC_HDR = core/mi.h core/mi_query.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h \
+             core/mi_select.h core/mi_userdef.h core/mi_export.h core/mi_record.h
 # where `mish -l` finds scripts: this tree's scripts/ for lua/mish, $(PREFIX)/share/mish/scripts once installed
 MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
 
@@ -44,7 +45,7 @@ EXPORT_SRC = core/export/openmetrics.c core/export/serve.c core/export/conn.c
 # recordings (#13): the recorder and the reader (core/RECORDING.md)
 RECORD_SRC = core/record/writer.c core/record/reader.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/record/format.h core/export/conn.h
+CORE_HDR = core/mi_testhook.h core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/record/format.h core/export/conn.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)

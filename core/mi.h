@@ -1,4 +1,5 @@
 /* mi.h — the MPE/iX Measurement Interface (HP 36392-90001, chapter 5) for C programs.
+ * For: every C program that reads counters through the manual's sixteen procedures.
  * The sixteen procedures keep the manual's names, parameter order and status codes;
  * the Appendix B records are C types with the manual's field names and byte layout.
  * Copyright (c) 2026 the mish authors; MIT licence (see LICENSE). */

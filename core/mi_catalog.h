@@ -1,6 +1,7 @@
 /* mi_catalog.h — the Measurement Interface catalog as data: counter items
  * (Appendices E, F, G, I and the pseudo-items), configuration items 3001-3046,
- * object-class maps (Appendix C), semaphore classes (Appendix D), device types. */
+ * object-class maps (Appendix C), semaphore classes (Appendix D), device types.
+ * For: tools that list, describe or validate items (names, ranges, kinds, status texts). */
 #ifndef MI_CATALOG_H
 #define MI_CATALOG_H
 

@@ -1,4 +1,5 @@
 /* mi_export.h — the MI's counters as a Prometheus / OpenMetrics exposition (core/export/).
+ * For: programs that serve or format a system's counters for Prometheus / OpenMetrics.
  * An exporter is a reader of a system like any MI user: it opens its own session, enables every
  * instrumented counter of the catalog (global, processors through 21164, every LDEV, every
  * process) and the user-defined counters installed by then (an ACCUM array with an `element`

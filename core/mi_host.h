@@ -1,6 +1,7 @@
 /* mi_host.h — the writer API: how a source (the simulated HP 3000, the live Linux
  * host, a program embedding the core) plays the operating system for the counter
  * store. Readers use mi.h; nothing here is needed to read counters.
+ * For: writers — a source, or a program that embeds the core and plays the operating system.
  *
  * Threading: one writer per system publishes states — the refresh hook (AIF calls run it in
  * a write section), or a program's own writes bracketed by mi_host_begin/mi_host_publish.

@@ -1,5 +1,6 @@
 /* mi_linux.h — the live Linux host as a measured system: a source that reads the kernel's
  * accounting from /proc and plays the operating system for the core through mi_host.h.
+ * For: programs that measure the live Linux host and want its mapping and reading health.
  * The mapping from kernel figures to catalog items is in core/README.md ("The host
  * source") and, item by item, in core/catalog/COVERAGE-host.md. Each process gets an MPE
  * identity at its birth (program FILE.GROUP.ACCOUNT from its executable, user USER.GROUP.ACCOUNT
@@ -40,10 +41,6 @@ typedef struct mi_linux_health {
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
 /* Returns the kernel's name of the whole disk that is LDEV ldev ("vda"), NULL if none or sys is not the host. */
 MI_API const char *mi_linux_disk_name(mi_system *sys, int ldev);
-/* Test hook: reads of the file rel (relative to the proc root, e.g. "42/stat"; "" = the listing
- * of the root itself) fail with errno err from now on; err 0 ends that. 0, or -1 if sys is not
- * the host, rel is too long or four paths already fail. */
-MI_API int mi_linux_inject_fail(mi_system *sys, const char *rel, int err);
 /* Returns the kernel figure that drives item (e.g. "/proc/stat cpuN user"), NULL if none. */
 MI_API const char *mi_linux_figure(int32_t item);
 /* Describes mapped item i (0, 1, ...): returns its number and sets *figure; 0 past the end. */

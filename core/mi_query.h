@@ -5,7 +5,8 @@
  * segment's seqlock; the plan is re-resolved only when the store layout, the mapping in use
  * or an enable set changed (one generation compare otherwise: no allocation, no search, no
  * lock). The four GETs of mi.h
- * run through it; so do the Lua binding and any other reader. */
+ * run through it; so do the Lua binding and any other reader.
+ * For: readers that run many reads of one shape (tools, the Lua binding, exporters). */
 #ifndef MI_QUERY_H
 #define MI_QUERY_H
 

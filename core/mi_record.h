@@ -1,7 +1,8 @@
 /* mi_record.h — recordings: a system's raw counter cells written to a file as they change
  * (the recorder), read back record by record (the reader), and replayed as a source
  * ("replay:PATH" for mi_system_open). The file format is specified in core/RECORDING.md:
- * framed, checksummed records that survive a torn tail and damage in the middle. */
+ * framed, checksummed records that survive a torn tail and damage in the middle.
+ * For: programs that record a system to a file, read a recording back, or replay it. */
 #ifndef MI_RECORD_H
 #define MI_RECORD_H
 

@@ -1,4 +1,5 @@
 /* mi_select.h — entity selection and read-active (issue 14, after NonStop Measure).
+ * For: readers that pick entities by name or number, and step through them (read-active).
  * An entity descriptor names processes (by pid, program FILE.GROUP.ACCOUNT, user
  * USER.ACCOUNT, job/session, process type; '*' and '?' in any name part) or LDEVs (by number,
  * range, device type). A list of descriptors selects: the union of the includes (type > 0; no

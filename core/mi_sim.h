@@ -1,5 +1,6 @@
 /* mi_sim.h — the simulated HP 3000: a deterministic model of a Series 900 that
- * drives the counter store only through the writer API (mi_host.h). */
+ * drives the counter store only through the writer API (mi_host.h).
+ * For: programs and tests that drive the simulated HP 3000 directly (workloads, stepping). */
 #ifndef MI_SIM_H
 #define MI_SIM_H
 

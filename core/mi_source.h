@@ -1,4 +1,5 @@
 /* mi_source.h — sources as ops tables: how a program chooses what a system measures.
+ * For: programs that choose or register what a system measures (sim, host, replay, their own).
  * A source (the simulated HP 3000 "sim", the live Linux host "host", or one a program
  * registers) is a small table of operations found by name; mi_system_open("NAME[:ARG]")
  * creates a system and lets the source open on it. Sources see only this header and

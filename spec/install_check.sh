@@ -26,6 +26,40 @@ readme_prog() {
 }
 check "the README's C program builds through pkg-config against the install and runs (#16.14)" readme_prog
 verify "it printed the two counters and success (#16.14)" grep -Eq '^idle [0-9]+ paused [0-9]+: success$' "$out"
+# #28.6: every symbol the installed libmi.so exports is declared in an installed header, and each
+# installed header alone compiles (-Werror) into a program that links every function it declares
+# against the installed library through pkg-config
+declared() {
+  undeclared=""
+  for s in $(nm -D --defined-only "$D$P/lib/libmi.so.0.1.0" | awk '$2 == "T" { print $3 }'); do
+    grep -qw "$s" "$D$P"/include/mi/*.h || undeclared="$undeclared $s"
+  done
+  test -z "$undeclared" || { echo "exported but in no installed header:$undeclared"; return 1; }
+  test "$(nm -D --defined-only "$D$P/lib/libmi.so.0.1.0" | awk '$2 == "T"' | wc -l)" -gt 100
+}
+check "every function libmi.so exports is declared in an installed header (#28.6)" declared
+per_header() {
+  n=0
+  for h in "$D$P"/include/mi/*.h; do
+    b=$(basename "$h" .h); c="$inst/hdr_$b.c"
+    fns=$(sed -n 's/^MI_API [^(]*[^a-zA-Z0-9_(]\([a-zA-Z_][a-zA-Z0-9_]*\)(.*/\1/p' "$h" | sort -u)
+    { echo "#include <$b.h>"; echo "#include <stdio.h>"; echo "typedef void (*fn)(void);"
+      echo "static fn volatile tab[] = { NULL,"; for f in $fns; do echo "  (fn)$f,"; done; echo "};"
+      echo "int main(void) {"; echo "  int n = 0;"
+      echo "  for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) n += tab[i] != NULL;"
+      echo "  printf(\"%d\\n\", n);"; echo "  return 0;"; echo "}"; } > "$c"
+    PKG_CONFIG_PATH="$D$P/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D" sh -c \
+      'cd "$1" && ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Wno-pedantic "$2" -o "$3" $(pkg-config --cflags --libs mi)' - \
+      "$inst" "hdr_$b.c" "hdr_$b" || { echo "$b.h does not build alone"; return 1; }
+    got=$(env $asan LD_LIBRARY_PATH="$D$P/lib" "$inst/hdr_$b") || return 1
+    test "$got" = "$(echo "$fns" | grep -c .)" || { echo "$b.h: $got of its functions linked"; return 1; }
+    case "$b" in mi_status) ;; *) test -n "$fns" || { echo "$b.h declares no function"; return 1; } ;; esac
+    grep -q '^ \* For: ' "$h" || { echo "$b.h does not say who it is for"; return 1; }
+    n=$((n + 1))
+  done
+  test "$n" -ge 12 || { echo "only $n installed headers"; return 1; }
+}
+check "each installed header says who it is for and builds alone into a program linking all its functions (#28.6)" per_header
 lua_path="$D$P/share/lua/5.4/?.lua;$D$P/share/lua/5.4/?/init.lua;;"; lua_cpath="$D$P/lib/lua/5.4/?.so;;"
 check "require \"mi\" in stock lua5.4 from the installed paths (#16.14)" env $asan LUA_PATH="$lua_path" LUA_CPATH="$lua_cpath" \
   lua5.4 -e 'local mi = require "mi"; assert(package.searchpath("mi", package.path):find("/share/lua/5.4/mi/init.lua", 1, true))

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include "mi_linux.h"
+#include "mi_testhook.h"
 #include <math.h>
 #include <time.h>
 #include <sys/wait.h>

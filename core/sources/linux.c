@@ -23,6 +23,7 @@
 #include <sys/vfs.h>
 #include "mi_linux.h"
 #include "mi_source.h"
+#include "mi_testhook.h"
 
 #define NCPU_MI 8
 #define MAX_DISKS 64
