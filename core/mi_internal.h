@@ -12,6 +12,7 @@
 #include "mi_host.h"
 #include "mi_userdef.h"
 #include "mi_select.h"
+#include "base/clock.h"
 
 #define MI_PATH_MAX 4096   /* registry and share paths: a longer one is refused, never cut */
 #define MI_NCONFIG 46
@@ -360,10 +361,7 @@ const char *mi_registry_error(const mi_system *sys);   /* the registry file's pr
 /* config.c */
 void mi_config_defaults(mi_system *sys);
 
-/* time helpers (aiftime.c) */
-int64_t mi_wall_ticks(int32_t ticks_per_ms);
-void mi_ticks_to_clock(int64_t ticks, int32_t tpm, clock_type *c);
-uint32_t mi_ticks_to_calendar(int64_t ticks, int32_t tpm);
+/* time helpers: base/clock.h (the leaf) */
 
 /* Counts a zero-terminated item list within MI_MAX_ITEMS; -1 if unterminated (-115). */
 static inline int mi_list_len(const int32_t *nums) {
