@@ -349,6 +349,8 @@ void mi_io_forget_ldev(mi_system *sys, int ldev);
 void mi_default_forget(mi_system *sys);   /* defsys.c: sys is being freed; it is no longer the default */
 
 /* select.c */
+/* Reads process slot p's identity for the matcher (atomic loads; a seqlock read discards a race). */
+void mi_sel_info_of(const mi_proc *p, mi_entity_info *e);
 int mi_sel_birth(const mi_urec *u, const mi_proc *p);   /* 1 if u's selection takes a process born now */
 void mi_ra_free(struct mi_ra *ra);
 

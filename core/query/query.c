@@ -710,22 +710,6 @@ void mi_query_free(mi_query *q) {
   free(q);
 }
 
-int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *count, int32_t *stats, int32_t user_id) {
-  if (count) *count = 0;
-  if (!q) return MI_E_INTERNAL_NO_CALLER;
-  int rc = mi_enter(q->s, user_id);
-  if (!rc) rc = mi_query_check_buffer(buf, size, q->mapping);
-  if (rc) return rc;
-  switch (q->domain) {
-  case MI_DOM_GLOBAL: rc = mi_query_exec_glob(q, buf, size, stats); if (count) *count = rc >= 0; return rc;
-  case MI_DOM_PROCESS: return mi_query_exec_proc(q, buf, size, sel, count, NULL, stats);
-  case MI_DOM_IO:
-    return mi_query_exec_io(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? 0 : (int32_t)sel, count, stats);
-  default:
-    return mi_query_exec_prcsr(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? -2 : (int32_t)sel, count, stats);
-  }
-}
-
 int mi_query_set_wide(mi_query *q, int on) {
   if (!q) return -1;
   q->wide = on != 0;
