@@ -36,10 +36,10 @@ MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
 CORE_SRC = core/base/clock.c core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC) $(RECORD_SRC)
-STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c core/store/udef.c core/store/select.c
-AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/registry.c core/aif/readactive.c
+STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c core/store/udef.c core/store/select.c core/store/config.c core/store/registry.c core/store/users.c
+AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/readactive.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
-SOURCE_SRC = core/sources/sources.c core/sources/sim.c core/sources/linux.c core/sources/replay.c
+SOURCE_SRC = core/sources/sources.c core/sources/defsys.c core/sources/sim.c core/sources/linux.c core/sources/replay.c
 # the exporter (a reader of the public headers): formatter and HTTP server
 EXPORT_SRC = core/export/openmetrics.c core/export/serve.c core/export/conn.c
 # recordings (#13): the recorder and the reader (core/RECORDING.md)

@@ -324,10 +324,26 @@ void mi_store_disable(mi_system *sys, int domain, int index);
 void mi_store_reset_if_idle(mi_system *sys);
 int mi_item_words(const mi_item_info *it, int mapping);
 void mi_proc_release_user(mi_system *sys, mi_session *s, int slot);
-void mi_reclaim_users(mi_system *sys);   /* frees MI-user records whose process is gone */
 void mi_proc_reported(mi_system *sys, int slot);
 void mi_sys_refresh(mi_system *sys);
 void mi_sys_refresh_for(mi_system *sys, int domain);   /* the same, telling the source an ON of domain follows */
+
+/* store/users.c: the MI-user records; what the AIF room does for the store, installed by it
+ * (the store never calls upward: core/README.md "Rooms") */
+typedef struct mi_store_upcalls {
+  void (*session_free)(mi_session *s);        /* frees an open session of a system being freed */
+  int (*user_off)(mi_system *sys, int slot);  /* turns off all a dead reader's record had on; 0 or -1 */
+} mi_store_upcalls;
+/* Installs the AIF room's hooks (once, before main). */
+void mi_store_set_upcalls(const mi_store_upcalls *u);
+/* Frees every session still open on sys (through the hook; none without AIFs). */
+void mi_store_free_sessions(mi_system *sys);
+/* Frees the MI-user records whose process is gone (bounded wait; busy: left for the next one). */
+void mi_reclaim_users(mi_system *sys);
+/* Removes LDEV ldev from user record u's set (in a write section). */
+void mi_user_drop_ldev(mi_seg *g, mi_urec *u, int ldev);
+/* An LDEV was removed or changed type (in a write section): it leaves every user's set. */
+void mi_io_forget_ldev(mi_system *sys, int ldev);
 
 /* session.c, aif.c, defsys.c */
 int mi_enter(mi_session *s, int32_t user_id);
@@ -345,7 +361,6 @@ void mi_globoff_all(mi_session *s);
 void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
-void mi_io_forget_ldev(mi_system *sys, int ldev);
 void mi_default_forget(mi_system *sys);   /* defsys.c: sys is being freed; it is no longer the default */
 
 /* select.c */
@@ -360,8 +375,14 @@ int mi_registry_has(mi_system *sys, int32_t uid);
 int mi_registry_add(mi_system *sys, int32_t uid);
 const char *mi_registry_error(const mi_system *sys);   /* the registry file's problem, or NULL */
 
-/* config.c */
+/* store/config.c: the configuration cells */
 void mi_config_defaults(mi_system *sys);
+/* The mask bytes of item 3015 or 3016 (size in *nbytes). */
+uint8_t *mi_config_mask(mi_system *sys, int32_t item, int *nbytes);
+/* The 8-byte text of item 3037, 3044 or 3045, NULL for another item. */
+char *mi_config_text(mi_system *sys, int32_t item);
+/* Notes that a configuration value changed (in a write section): sources re-read it. */
+void mi_config_changed(mi_seg *g);
 
 /* time helpers: base/clock.h (the leaf) */
 

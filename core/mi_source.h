@@ -125,6 +125,8 @@ MI_API int mi_default_configure(const char *spec, const mi_system_options *opt);
 MI_API int mi_set_default_system(mi_system *sys);
 /* Returns 1 if the default system exists (installed or created), without creating it. */
 MI_API int mi_default_exists(void);
+/* The default system installed or opened so far, NULL if none (opens nothing). */
+MI_API mi_system *mi_default_installed(void);
 
 #ifdef __cplusplus
 }

@@ -381,20 +381,13 @@ static int add_ldev(mi_session *s, int ldev) {
   return 0;
 }
 
-/* Removes one LDEV from user record u's device set and gives back its MI device table reference. */
-static void drop_ldev(mi_seg *g, mi_urec *u, int ldev) {
-  if (!mi_bit(u->ldevs, ldev)) return;
-  mi_bit_clr(u->ldevs, ldev);
-  u->nldevs--;
-  if (g->ldev_refs[ldev] && !--g->ldev_refs[ldev]) g->ldevs_enabled--;
-}
 
 /* Removes the LDEVs of the device types in bits from s's set (all of them for every type). */
 static void drop_types(mi_session *s, int bits) {
   mi_seg *g = s->sys->seg;
   mi_urec *u = s->u;
   for (int l = 1; l <= MI_MAX_LDEV; l++)
-    if (mi_bit(u->ldevs, l) && (bits == 0x7FE || (bits >> g->devtype[l] & 1))) drop_ldev(g, u, l);
+    if (mi_bit(u->ldevs, l) && (bits == 0x7FE || (bits >> g->devtype[l] & 1))) mi_user_drop_ldev(g, u, l);
   u->io_types &= (uint16_t)~bits;
 }
 
@@ -447,13 +440,6 @@ static void ioon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t *
   finish(st, n, good, last, warn);
 }
 
-/* An LDEV was removed or changed type (in a write section): it leaves every MI user's set
- * (any process's) and the MI device table. */
-void mi_io_forget_ldev(mi_system *sys, int ldev) {
-  mi_seg *g = sys->seg;
-  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++)
-    if (g->users[i].used) drop_ldev(g, &g->users[i], ldev);
-}
 
 void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, int32_t *ldev,
              int32_t user_id) {

@@ -122,24 +122,23 @@ int mi_session_follow_udefs(mi_session *s, int from) {
   return rc;
 }
 
-void mi_reclaim_users(mi_system *sys) {
-  mi_seg *g = sys->seg;
-  if (mi_wlock_bounded(sys)) return;   /* busy: the next attach or ON reclaims them */
-  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
-    mi_urec *u = &g->users[i];
-    if (!u->used || u->owner_pid == (int32_t)getpid() || mi_pid_alive(u->owner_pid, u->owner_start)) continue;
-    /* its process is gone: turn off what it had on, as its own session would */
-    mi_session *t = calloc(1, sizeof *t);
-    if (!t) break;
-    t->sys = sys; t->slot = i; t->u = u;
-    mi_globoff_all(t);
-    mi_procoff_all(t);
-    mi_iooff_all(t);
-    u->used = 0;
-    free(t);
-  }
-  mi_wunlock(sys);
+/* The store's hook for a user record whose process is gone (slot, in a write section): turns
+ * off what it had on, as its own session would; 0, or -1 if out of memory. */
+static int user_off(mi_system *sys, int slot) {
+  mi_session *t = calloc(1, sizeof *t);
+  if (!t) return -1;
+  t->sys = sys; t->slot = slot; t->u = &sys->seg->users[slot];
+  mi_globoff_all(t);
+  mi_procoff_all(t);
+  mi_iooff_all(t);
+  free(t);
+  return 0;
 }
+
+/* What the store asks of this room (core/store/users.c): installed before main, so a store made
+ * or attached by any program that links the AIFs can free its sessions and reclaim dead users. */
+static const mi_store_upcalls aif_upcalls = {mi_session_free, user_off};
+__attribute__((constructor)) static void install_upcalls(void) { mi_store_set_upcalls(&aif_upcalls); }
 
 /* The checks every AIF makes first: a caller, privileged mode, a valid user ID. */
 int mi_enter(mi_session *s, int32_t user_id) {

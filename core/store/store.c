@@ -72,7 +72,7 @@ void mi_system_free(mi_system *sys) {
   if (!sys) return;
   mi_system_publish_every(sys, 0);
   mi_default_forget(sys);
-  while (sys->sessions) mi_session_free(sys->sessions);
+  mi_store_free_sessions(sys);
   if (sys->refresh_fini) sys->refresh_fini(sys->refresh_arg);
   mi_seg_free(sys);
   free(sys->uids);
