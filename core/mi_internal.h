@@ -13,37 +13,13 @@
 #include "mi_userdef.h"
 #include "mi_select.h"
 #include "base/clock.h"
+#include "catalog/catalog_int.h"
 
 #define MI_PATH_MAX 4096   /* registry and share paths: a longer one is refused, never cut */
-#define MI_NCONFIG 46
-#define MI_NSEMCL 256
-#define MI_NLARGE 720
 #define MI_MAX_USERS_LIMIT 64
 #define MI_PROC_WORDS ((MI_MAX_PROCESSES + 63) / 64)
 #define MI_LDEV_WORDS ((MI_MAX_LDEV + 1 + 63) / 64)
 #define MI_PID_HASH 8192
-
-/* generated tables (core/gen/catalog_data.c) */
-extern const mi_item_info mi_items_[];
-extern const int mi_nitems_;
-extern const int mi_domain_counters_[MI_DOM_COUNT];
-extern const char *const mi_objcl_large_names_[], *const mi_objcl_small_names_[];
-extern const char *const mi_objcl_standard_names_[], *const mi_semcl_names_[];
-extern const uint8_t mi_objcl_large_fold_[], mi_objcl_small_fold_[];
-extern const mi_config_info mi_config_[];
-extern const mi_devtype_info mi_devtypes_[];
-extern const int mi_ndevtypes_;
-
-/* Fold table: fold_[from][to][i] = class of map `to` for class i of map `from` (from <= to). */
-extern uint16_t mi_fold_[3][3][MI_NLARGE];
-void mi_catalog_init(void);
-extern int16_t mi_by_number_[8000];
-/* mi_item_lookup without the init check, for the GET path (the catalog is ready once a system exists). */
-static inline const mi_item_info *mi_item_fast(int32_t item) {
-  uint32_t k = (uint32_t)item - 20000u;   /* unsigned: no overflow at INT32_MIN */
-  int p = k < 8000 ? mi_by_number_[k] : 0;
-  return p ? &mi_items_[p - 1] : 0;
-}
 
 /* Relaxed atomic access to what readers read while a writer may write it (see "Threads" in
  * core/README.md): on x86 and ARM a plain load or store, but the compiler keeps it whole. */
@@ -322,7 +298,6 @@ int mi_pid_alive(int64_t pid, uint64_t start);   /* 1 if pid runs and started at
 int mi_store_enable(mi_system *sys, int domain, int index);   /* 0 or -20004 */
 void mi_store_disable(mi_system *sys, int domain, int index);
 void mi_store_reset_if_idle(mi_system *sys);
-int mi_item_words(const mi_item_info *it, int mapping);
 void mi_proc_release_user(mi_system *sys, mi_session *s, int slot);
 void mi_proc_reported(mi_system *sys, int slot);
 void mi_sys_refresh(mi_system *sys);

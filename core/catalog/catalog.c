@@ -3,7 +3,8 @@
  * items, device types and status messages. */
 #include <string.h>
 #include <strings.h>
-#include "mi_internal.h"
+#include "catalog/catalog_int.h"
+#include "mi_userdef.h"
 
 #define MI_ITEM_BASE 20000
 #define MI_ITEM_SPAN 8000
