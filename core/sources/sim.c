@@ -108,6 +108,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   sim *s = aligned_alloc(64, size);
   if (!s) return -1;
   memset(s, 0, size);
+  s->sys = sys;
   s->w = *w;
   snprintf(s->name, sizeof s->name, "%s", w->name ? w->name : "custom");
   s->w.name = s->name;
@@ -155,7 +156,6 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
 /* Frees a model (the source's release hook). */
 static void sim_release(void *arg) {
   sim *s = arg;
-  if (s) free(s->sink);
   free(s);
 }
 

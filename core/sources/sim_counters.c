@@ -226,47 +226,31 @@ void sim_role_domains(sim *s) {
   for (int i = 0; i < NCTR; i++) s->rdom[i] = (uint8_t)(s->c[i].id >= 0 ? s->c[i].id >> MI_HOST_INDEX_BITS : MI_DOM_COUNT);
 }
 
-/* The word of counter c in its domain's row as the step sees it, -1 if nobody counts it. */
-static int32_t word_of(const sim *s, const mi_host_block *b, mi_ctr c) {
+/* The word of counter c in its domain's rows as the step sees it, -1 if nobody counts it (or
+ * the step counts nothing in its domain). */
+static int32_t word_of(const sim *s, mi_ctr c) {
   if (c.id < 0 || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return -1;
-  return s->lane[c.id >> MI_HOST_INDEX_BITS].row0 ? b->off[c.id] : -1;
+  return ON(s, c.id >> MI_HOST_INDEX_BITS) ? mi_host_word(s->sys, c) : -1;
 }
 
-/* Reads the store's layout into the step's rows and words if it moved since the last reading
- * (s->cnt must be this step's). On a failed allocation nothing is counted this step, and the
- * next step tries again. */
+/* Reads the store's layout into the step's words and its global and processor rows if it moved
+ * since the last reading (s->cnt must be this step's). */
 int sim_sync_layout(mi_system *sys, sim *s) {
   uint64_t gen = mi_host_layout_gen(sys);
   if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return 0;
-  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
-  s->live = b->live; s->mod = b->mod; s->epoch = &b->epoch;
-  int32_t most = 1;
-  for (int d = 0; d < MI_DOM_COUNT; d++) {
-    int64_t cells = b->lane[d].cells;
-    struct slane *l = &s->lane[d];
-    if (ON(s, d) && cells) { l->row0 = (int64_t *)(void *)b + cells; l->stride = b->lane[d].stride; l->nent = b->lane[d].nent; }
-    else { l->row0 = NULL; l->stride = 0; l->nent = 0; }
-    if (l->stride > most) most = l->stride;
-  }
-  int ok = 1;
-  if (most > s->nsink) {
-    int64_t *sink = calloc((size_t)most, sizeof *sink);
-    if (!sink) { ok = 0; for (int d = 0; d < MI_DOM_COUNT; d++) s->lane[d] = (struct slane){NULL, 0, 0}; }
-    else { free(s->sink); s->sink = sink; s->nsink = most; }
-  }
   int mapped = mi_host_mapping(sys) >= 0;   /* (a class's word is known: s->fold holds none below 0) */
   for (int i = 0; i < NCTR; i++) {
-    int32_t w = word_of(s, b, s->c[i]);
+    int32_t w = word_of(s, s->c[i]);
     s->col[i] = w;
     s->ocol[i] = s->rkind[i] == MI_KIND_OBJCL && mapped ? w : -1;
     s->scol[i] = s->rkind[i] == MI_KIND_SIMPLE ? w : -1;
   }
   for (int k = 0; k < NREASON; k++)
-    for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, b, s->rs[k][place]);
+    for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, s->rs[k][place]);
   for (int i = 0; i < NEVROW; i++) {
-    s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, b, s->ev[i][0]);
-    s->evcol[i][1] = word_of(s, b, s->ev[i][1]);
-    for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, b, s->ev_hist[i][k]) : -1;
+    s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, s->ev[i][0]);
+    s->evcol[i][1] = word_of(s, s->ev[i][1]);
+    for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, s->ev_hist[i][k]) : -1;
     s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i]};
   }
   for (int k = 0; k < NREASON; k++) {
@@ -274,19 +258,17 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     s->rsset[k] = it && it->kind == MI_KIND_SIMPLE ? s->rscol[k][RS_G_BLK] : -1;
   }
   for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
-  s->g0 = row_of(s, MI_DOM_GLOBAL, 0);
-  for (int c = 0; c < 8; c++) s->crow[c] = row_of(s, MI_DOM_PROCESSOR, c);
-  s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = ok;
+  sim_row(s, &s->g0, MI_DOM_GLOBAL, 0);
+  for (int c = 0; c < 8; c++) sim_row(s, &s->crow[c], MI_DOM_PROCESSOR, c);
+  s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;
   return 1;
 }
 
 /* Reads which domains count and where their words are; 1 when the layout moved while
  * something counts (the levels must be written anew). */
 int sim_sync_counting(mi_system *sys, sim *s) {
-  const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
   int was = s->cnt;
-  s->cnt = 0;
-  for (int d = 0; d < MI_DOM_COUNT; d++) s->cnt |= (b->lane[d].cells != 0) << d;
+  s->cnt = mi_host_domains(sys);
   if (s->cnt && !was) for (int k = 0; k < NREASON; k++) blk_changed(s, k);   /* the levels all anew */
   return sim_sync_layout(sys, s) && s->cnt;
 }

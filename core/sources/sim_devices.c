@@ -5,7 +5,7 @@
 static const int io_classes[6] = {7, 650, 695, 4, 2, 0};
 
 /* A process issues a disk I/O: device, process and global counters, then waits. */
-void sim_issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cpu, int dev, int dev_write) {
+void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now, int cpu, int dev, int dev_write) {
   int disks = s->w.disks > 0 ? s->w.disks : 1;
   int ldev = dev ? dev : 1 + (int)(rnd(s) * disks) % disks;
   if (!dev && ldev > 5) ldev += 94;   /* disks are LDEVs 1-5, then 100-199 */
@@ -17,7 +17,7 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cp
   int64_t done = start + service;
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
-  int64_t *ir = row_of(s, MI_DOM_IO, ldev), *gr = s->g0;
+  mi_host_row irow, *ir = sim_row(s, &irow, MI_DOM_IO, ldev), *gr = &s->g0;
   const int cnt = s->cnt, ion = IO_ON(s);
   /* every type of device: bytes and round trips (23040/23041, 23023/23024); a tape or a printer
    * counts a non-disk request and its completion (23004/23005, 23022), a disc the rest (the
@@ -79,19 +79,19 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cp
   }
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
     if (cnt) {
-    PADD(pr, write ? P_DWRITE : P_DREAD, 1);
-    PADD(pr, write ? P_DWRITE_SZ : P_DREAD_SZ, bytes);
-    POBJ(pr, write ? P_DWRITE_OBJ : P_DREAD_OBJ, cls, 1);
-    PADD(pr, write ? P_LWT_SZ : P_LRD_SZ, bytes);
-    POBJ(pr, write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ, cls, bytes);
+    RADD(pr, write ? P_DWRITE : P_DREAD, 1);
+    RADD(pr, write ? P_DWRITE_SZ : P_DREAD_SZ, bytes);
+    ROBJ(pr, write ? P_DWRITE_OBJ : P_DREAD_OBJ, cls, 1);
+    RADD(pr, write ? P_LWT_SZ : P_LRD_SZ, bytes);
+    ROBJ(pr, write ? P_DWT_SZ_OBJ : P_DRD_SZ_OBJ, cls, bytes);
     stop_row(s, pr, p->cpu, K_DISC_IO, done - now);
     }
     (void)cpu;
   } else {   /* the job's printer or tape: a write or a read, now and then a control (form feed, rewind) */
-    if (dev == UNIT_PRINTER) { PADD(pr, P_PRN_WT, 1); PADD(pr, P_PRN_WT_SZ, bytes); }
-    else if (write) { PADD(pr, P_TAPE_WT, 1); PADD(pr, P_TAPE_WT_SZ, bytes); }
-    else { PADD(pr, P_TAPE_RD, 1); PADD(pr, P_TAPE_RD_SZ, bytes); }
-    if (rnd(s) < 0.05) PADD(pr, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, 1);
+    if (dev == UNIT_PRINTER) { RADD(pr, P_PRN_WT, 1); RADD(pr, P_PRN_WT_SZ, bytes); }
+    else if (write) { RADD(pr, P_TAPE_WT, 1); RADD(pr, P_TAPE_WT_SZ, bytes); }
+    else { RADD(pr, P_TAPE_RD, 1); RADD(pr, P_TAPE_RD_SZ, bytes); }
+    if (rnd(s) < 0.05) RADD(pr, dev == UNIT_PRINTER ? P_PRN_OTHER : P_TAPE_OTHER, 1);
     stop_row(s, pr, p->cpu, K_OTHER_IO, done - now);
   }
   /* a file-system semaphore now and then, queue length from the disk queue */
@@ -111,7 +111,8 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cp
 void sim_io_done(mi_system *sys, sim *s, sproc *p) {
   (void)sys;
   s->disk_out[p->disk]--;
-  if (IO_ON(s) && !p->io_other) RSET(row_of(s, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);   /* (a disc's queue) */
+  mi_host_row irow;
+  if (IO_ON(s) && !p->io_other) RSET(sim_row(s, &irow, MI_DOM_IO, p->disk), I_QCUR, s->disk_out[p->disk]);   /* (a disc's queue) */
 }
 
 /* A session's terminal transfer of bytes: a non-disk request and its completion on its terminal,
@@ -119,7 +120,7 @@ void sim_io_done(mi_system *sys, sim *s, sproc *p) {
  * 23013-23016, 23036/23037). Only in a step. */
 void sim_term_io(sim *s, const sproc *p, int write, int64_t bytes) {
   if (!IO_ON(s)) return;
-  int64_t *ir = row_of(s, MI_DOM_IO, p->term);
+  mi_host_row irow, *ir = sim_row(s, &irow, MI_DOM_IO, p->term);
   RADD(ir, write ? I_NONMM_WT : I_NONMM_RD, 1);
   RADD(ir, I_COMPL, 1);
   if (p->cm) { RADD(ir, write ? I_CM_WT : I_CM_RD, 1); RADD(ir, write ? I_CM_BWT : I_CM_BRD, 1); RADD(ir, write ? I_WTLEN : I_RDLEN, bytes); }

@@ -17,7 +17,7 @@ static const int CLS10[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 /* Writes a level kept by object class into row (the global row or a process's): class cls[k]
  * holds lv[k]; classes that fold into one word of the mapping in use are summed, and each word
  * is stored once (a reader never sees it half written). Nothing while nobody counts the role. */
-static void objcl_level(sim *s, int64_t *row, int role, const int *cls, const int64_t *lv, int n) {
+static void objcl_level(sim *s, mi_host_row *row, int role, const int *cls, const int64_t *lv, int n) {
   int32_t oc = s->ocol[role];
   if (!s->cnt || oc < 0) return;
   for (int k = 0; k < n; k++) {
@@ -26,7 +26,7 @@ static void objcl_level(sim *s, int64_t *row, int role, const int *cls, const in
     if (!first) continue;
     int64_t v = 0;
     for (int j = k; j < n; j++) if (s->fold[cls[j]] == w) v += lv[j];
-    __atomic_store_n(row + oc + w, v, __ATOMIC_RELAXED);
+    mi_host_row_setw(row, oc + w, v);
   }
 }
 
@@ -34,13 +34,13 @@ static void objcl_level(sim *s, int64_t *row, int role, const int *cls, const in
 static void res_levels(sim *s) {
   int64_t lv[10];
   for (int c = 0; c < 10; c++) lv[c] = s->store_cur[0][c] / 4;
-  objcl_level(s, s->g0, G_RES_PG, CLS10, lv, 10);
+  objcl_level(s, &s->g0, G_RES_PG, CLS10, lv, 10);
 }
 
 /* The replaceable pages in memory by class (21294): what swap-ins brought in. */
 void sim_swap_levels(sim *s) {
   static const int cls[2] = {2, 3};
-  objcl_level(s, s->g0, G_SWAP_PG, cls, s->swap_cur, 2);
+  objcl_level(s, &s->g0, G_SWAP_PG, cls, s->swap_cur, 2);
 }
 
 /* The row of store_sz of p's kind. */
@@ -63,7 +63,8 @@ void sim_proc_levels(mi_system *sys, sim *s, const sproc *p) {
     mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
     main_pg[c] = sz[c] / 4;
   }
-  objcl_level(s, prow_of(s, p->slot).row, P_MAIN_PG, CLS10, main_pg, 10);
+  mi_host_row prw;
+  objcl_level(s, sim_row(s, &prw, MI_DOM_PROCESS, p->slot), P_MAIN_PG, CLS10, main_pg, 10);
 }
 
 /* The system's storage levels: storage, virtual memory and objects by class (the sums over the
@@ -125,8 +126,8 @@ static const int pf_classes[7][2] = {{4, 0}, {2, 1}, {0, 2}, {7, 3}, {5, 4}, {3,
 /* Page faults that accompany an I/O under memory pressure; returns memory-manager ticks. A
  * fault that must read its page (one in four, more under pressure) makes p wait for it:
  * *waits is set then. */
-int64_t sim_faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_t at, int *waits) {
-  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
+int64_t sim_faults(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int cpu, int64_t at, int *waits) {
+  mi_host_row *cr = &s->crow[(cpu) & 7], *gr = &s->g0;
   int64_t n = 0, t = 0;
   double f = s->w.faults_per_io;
   while (f > 0) { if (rnd(s) < f) n++; f -= 1.0; }
@@ -137,7 +138,7 @@ int64_t sim_faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_t a
     if (s->cnt) {
       ROBJ(gr, G_PF, cls, 1);
       ROBJ(gr, G_PF_LEN, cls, 2);
-      POBJ(pr, P_PF, cls, 1);
+      ROBJ(pr, P_PF, cls, 1);
       if (io) { ROBJ(gr, G_PF_IO_PG, cls, 2); ROBJ(gr, G_PF_IO_MIBS, cls, 1); }
       if (cls == 0) {   /* new transient pages; with free memory to spare, served without evicting */
         ROBJ(gr, G_PF_VIRGIN, cls, 1);

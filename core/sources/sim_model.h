@@ -211,8 +211,7 @@ typedef struct sim {
   int64_t txns, last_logon;
   int low_running;          /* CPUs a DS/ES process held at the end of the last step */
   mi_ctr c[NCTR];           /* role -> its counter */
-  /* the step's writer (#17): the store's rows as a step sees them (sync_layout) */
-  struct slane { int64_t *row0; int32_t stride, nent; } lane[MI_DOM_COUNT];  /* row 0, words a row, rows; NULL/0 off */
+  /* the step's writer (#17): the store's words as a step sees them (sync_layout) */
   int32_t col[NCTR];        /* role -> its word in its domain's row, -1 while nobody counts it */
   int32_t ocol[NCTR];       /* ... an object-class counter's first word, -1 for other kinds */
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
@@ -224,15 +223,10 @@ typedef struct sim {
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
   uint64_t lay_gen;         /* the layout generation the words were read at */
   int lay_cnt, lay_ok;      /* ... and s->cnt then; 0 before the first reading */
-  int64_t *g0;              /* the global row (the sink while nobody counts the domain) */
-  int64_t *crow[8];         /* each processor's row (the sink ...) */
+  mi_host_row g0;           /* the global row (refused while nobody counts the domain) */
+  mi_host_row crow[8];      /* each processor's row (...) */
   int32_t rsset[NREASON];   /* stop reason -> its global cur_blk level's word (simple counters only), -1 */
-  int64_t *sink;            /* a row nobody reads: where adds to a dead or unknown entity go */
-  int32_t nsink;            /* its words (the largest row) */
-  uint64_t sink_mark;       /* the mark of a sink row */
-  const uint8_t *live;      /* the store's process-alive flags, */
-  uint64_t *mod;            /* row marks (read-active CHANGED) */
-  const uint64_t *epoch;    /* and CHANGED epoch */
+  mi_system *sys;           /* the system the model drives */
   int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
   int32_t cfg_q[14];        /* items 3019-3032 as cache_config last read them */
@@ -265,58 +259,38 @@ static inline int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
 #define CPU_ON(s) ON((s), MI_DOM_PROCESSOR)
 #define IO_ON(s) ON((s), MI_DOM_IO)
 
-/* ---- the step's writer (#17) ----
+/* ---- the step's writer (#17, #31.3) ----
  * A step holds the store's write section (mi_host_begin), so the layout cannot move while it
- * runs: the step reads each domain's row 0, row size and rows, and each role's word in its row,
- * at its start (again only after the layout generation or the counting domains changed), and an
- * add is then a load of the word, a test and the add into the row. A code path computes the row
- * of its entity once (row_of, prow_of: the range and alive checks, once); an entity an add must
- * not reach gets the sink, a private row as long as the longest, never read. A process row is
- * marked written (CHANGED) with the epoch read when its row was taken: no read can end inside a
- * step (readers see whole steps), so a later mark would say nothing more. */
-typedef struct prow { int64_t *row; uint64_t *mark; uint64_t ep; } prow;
+ * runs: the step reads each role's word in its domain's rows at its start (again only after the
+ * layout generation or the counting domains changed), and writes through row handles
+ * (mi_host.h): a code path opens its entity's row once (the range and alive checks and a
+ * process's CHANGED mark, once), and an add is then a load of the word, a test and the add. A
+ * row of an entity an add must not reach (or of a domain the step does not count) is refused,
+ * and its writes are dropped. */
 
-/* Entity e's row of domain d (not the process domain), the sink if nobody counts the domain or
- * e is out of its range. */
-static inline int64_t *row_of(const sim *s, int d, int e) {
-  const struct slane *l = &s->lane[d];
-  return (unsigned)e < (unsigned)l->nent ? l->row0 + (size_t)e * (size_t)l->stride : s->sink;
+/* Opens entity e's row of domain d into r for the step's writes (refused while the step counts
+ * nothing in d); returns r. */
+static inline mi_host_row *sim_row(const sim *s, mi_host_row *r, int d, int e) {
+  mi_host_row_open(ON(s, d) ? s->sys : NULL, r, d, e);
+  return r;
 }
 
-/* Process slot's row and its mark; the sink if nobody counts processes or the slot is not alive. */
-static inline prow prow_of(sim *s, int slot) {
-  const struct slane *l = &s->lane[MI_DOM_PROCESS];
-  if ((unsigned)slot < (unsigned)l->nent && s->live[slot])
-    return (prow){l->row0 + (size_t)slot * (size_t)l->stride, &s->mod[slot], __atomic_load_n(s->epoch, __ATOMIC_RELAXED)};
-  return (prow){s->sink, &s->sink_mark, 0};
-}
-
-/* Adds v at word w (-1: nothing) of row r; of a process row pr (marks it). */
-#define WADD(r, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (r) + o_; __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); } } while (0)
-#define PWADD(pr, w, v) do { int32_t o_ = (w); if (o_ >= 0) { int64_t *c_ = (pr).row + o_; \
-    __atomic_store_n(c_, *c_ + (v), __ATOMIC_RELAXED); __atomic_store_n((pr).mark, (pr).ep, __ATOMIC_RELAXED); } } while (0)
-/* Raises word w (-1: nothing) of row r to v. */
-#define WMAX(r, w, v) do { int32_t o_ = (w); int64_t v_ = (v); if (o_ >= 0 && (r)[o_] < v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
-/* Adds v to a role's counter in row r / process row pr. */
-#define RADD(r, role, v) WADD(r, s->col[role], v)
-#define PADD(pr, role, v) PWADD(pr, s->col[role], v)
-/* Adds v to class cls of a role's object-class counter in row r / process row pr. */
+/* Adds v to a role's counter in row r. */
+#define RADD(r, role, v) mi_host_row_addw((r), s->col[role], (v))
+/* Adds v to class cls of a role's object-class counter in row r. */
 #define ROBJ(r, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
-    if (oc_ >= 0 && (unsigned)k_ < 720u) WADD(r, oc_ + s->fold[k_], v); } while (0)
-#define POBJ(pr, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
-    if (oc_ >= 0 && (unsigned)k_ < 720u) PWADD(pr, oc_ + s->fold[k_], v); } while (0)
+    if (oc_ >= 0 && (unsigned)k_ < 720u) mi_host_row_addw((r), oc_ + s->fold[k_], (v)); } while (0)
 
 /* Sets a simple counter of row r to v / raises it to v. */
-#define RSETW(r, w, v) do { int32_t o_ = (w); int64_t v_ = (v); if (o_ >= 0 && (r)[o_] != v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
-#define RSET(r, role, v) RSETW(r, s->scol[role], v)
-#define RMAX(r, role, v) do { int32_t o_ = s->scol[role]; int64_t v_ = (v); if (o_ >= 0 && (r)[o_] < v_) __atomic_store_n((r) + o_, v_, __ATOMIC_RELAXED); } while (0)
+#define RSET(r, role, v) mi_host_row_setw((r), s->scol[role], (v))
+#define RMAX(r, role, v) mi_host_row_maxw((r), s->scol[role], (v))
 
 /* Adds to a role's counter for entity e where no row is at hand (an add outside a step finds
  * every word -1: s->cnt is 0 until a step reads it). */
 static inline void cadd(sim *s, int role, int e, int64_t v) {
   if (s->col[role] < 0) return;
-  if (s->rdom[role] == MI_DOM_PROCESS) { prow pr = prow_of(s, e); PADD(pr, role, v); }
-  else { int64_t *r = row_of(s, s->rdom[role], e); RADD(r, role, v); }
+  mi_host_row r;
+  RADD(sim_row(s, &r, s->rdom[role], e), role, v);
 }
 
 /* Adds to a role's counter; nothing while nobody counts it, so an unwatched model pays for no
@@ -331,13 +305,13 @@ static inline void cadd(sim *s, int role, int e, int64_t v) {
 
 /* Counts a stop of p for reason k lasting ticks: the global, process and processor counts and
  * the process's time (the manual's "stop" tables: each place sums what the others count). */
-static inline void stop_row(sim *s, prow pr, int cpu, int k, int64_t ticks) {
+static inline void stop_row(sim *s, mi_host_row *pr, int cpu, int k, int64_t ticks) {
   if (!s->cnt) return;
   const int32_t *w = s->rscol[k];
-  WADD(s->g0, w[RS_G_STOP], 1);
-  PWADD(pr, w[RS_P_STOP], 1);
-  PWADD(pr, w[RS_P_TIME], ticks);
-  if (CPU_ON(s)) WADD(s->crow[cpu & 7], w[RS_C_STOP], 1);
+  mi_host_row_addw(&s->g0, w[RS_G_STOP], 1);
+  mi_host_row_addw(pr, w[RS_P_STOP], 1);
+  mi_host_row_addw(pr, w[RS_P_TIME], ticks);
+  if (CPU_ON(s)) mi_host_row_addw(&s->crow[cpu & 7], w[RS_C_STOP], 1);
 }
 
 /* stop_row for p where its row is not at hand. */
@@ -345,7 +319,9 @@ static inline void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t t
   (void)sys;
   const int32_t *w = s->rscol[k];
   if ((w[RS_G_STOP] & w[RS_P_STOP] & w[RS_P_TIME] & w[RS_C_STOP]) < 0) return;   /* all four -1: nobody counts them */
-  stop_row(s, prow_of(s, p->slot), p->cpu, k, ticks);
+  mi_host_row pr;   /* (not opened, so not marked, while it would write nothing to the process) */
+  sim_row(s, &pr, (w[RS_P_STOP] & w[RS_P_TIME]) < 0 ? MI_DOM_COUNT : MI_DOM_PROCESS, p->slot);
+  stop_row(s, &pr, p->cpu, k, ticks);
 }
 
 /* Notes that the count of processes blocked for reason k changed (sim_levels() writes it). */
@@ -378,9 +354,9 @@ int sim_sync_counting(mi_system *sys, sim *s);
 /* sim_rooms.c */
 void sim_wait_rows(sim *s);
 void sim_wait_on(mi_system *sys, sim *s, sproc *p, int k, int64_t at, int64_t ticks);
-void sim_room_events(mi_system *sys, sim *s, prow pr, int room, int cls);
-int sim_room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at);
-int sim_rooms(mi_system *sys, sim *s, sproc *p, prow pr, int64_t at);
+void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls);
+int sim_room_op(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int room, int64_t at);
+int sim_rooms(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t at);
 void sim_xm_levels(mi_system *sys, sim *s);
 void sim_xm_second(mi_system *sys, sim *s, int64_t now);
 /* sim_memory.c */
@@ -391,9 +367,9 @@ void sim_storage_levels(mi_system *sys, sim *s);
 void sim_storage(mi_system *sys, sim *s, const sproc *p, int dir);
 void sim_loader_levels(mi_system *sys, sim *s);
 int64_t sim_pop_levels(mi_system *sys, sim *s);
-int64_t sim_faults(mi_system *sys, sim *s, sproc *p, prow pr, int cpu, int64_t at, int *waits);
+int64_t sim_faults(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int cpu, int64_t at, int *waits);
 /* sim_devices.c */
-void sim_issue_io(mi_system *sys, sim *s, sproc *p, prow pr, int64_t now, int cpu, int dev, int dev_write);
+void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now, int cpu, int dev, int dev_write);
 void sim_io_done(mi_system *sys, sim *s, sproc *p);
 void sim_term_io(sim *s, const sproc *p, int write, int64_t bytes);
 void sim_repair_levels(mi_system *sys, sim *s);

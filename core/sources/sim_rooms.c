@@ -61,32 +61,31 @@ static int64_t ev_depth(uint64_t x) {
 
 /* 1 if anybody counts the global or process domain now (else the event rows are skipped). */
 static int counting(const mi_system *sys) {
-  const mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
-  return b->lane[MI_DOM_GLOBAL].cells || b->lane[MI_DOM_PROCESS].cells;
+  return (mi_host_domains(sys) & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0;
 }
 
 /* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
  * per-process twin). */
-static inline void ev_count(sim *s, int64_t *gr, prow pr, int i, int64_t n, int cls) {
+static inline void ev_count(sim *s, mi_host_row *gr, mi_host_row *pr, int i, int64_t n, int cls) {
   if (s->ev_objcl[i]) {   /* (an object-class row has no per-process twin) */
     int32_t w = s->evcol[i][0];
-    if (w >= 0 && (unsigned)cls < 720u) WADD(gr, w + s->fold[cls], n);
+    if (w >= 0 && (unsigned)cls < 720u) mi_host_row_addw(gr, w + s->fold[cls], n);
     return;
   }
-  WADD(gr, s->evcol[i][0], n);
-  PWADD(pr, s->evcol[i][1], n * s->ev_pmul[i]);
+  mi_host_row_addw(gr, s->evcol[i][0], n);
+  mi_host_row_addw(pr, s->evcol[i][1], n * s->ev_pmul[i]);
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
  * row's whole count, and its fraction by chance. */
-void sim_room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
+void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   if (!counting(sys)) return;
-  int64_t *gr = s->g0;
+  mi_host_row *gr = &s->g0;
   for (int k = 0; k < s->nwhole[room]; k++) {
     int i = s->whole[room][k];
-    if (s->ev_wmark[i]) WMAX(gr, s->evcol[i][0], ev_depth(ev_hash(s, op, 64 + k)));
+    if (s->ev_wmark[i]) mi_host_row_maxw(gr, s->evcol[i][0], ev_depth(ev_hash(s, op, 64 + k)));
     else ev_count(s, gr, pr, i, s->ev_whole[i], cls);
   }
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
@@ -111,27 +110,28 @@ void sim_room_events(mi_system *sys, sim *s, prow pr, int room, int cls) {
     }
     const struct evact *a = &s->evact[i];
     if (a->n > 1) {   /* a histogram: one bucket per event */
-      WADD(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)a->n], 1);
+      mi_host_row_addw(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)a->n], 1);
       continue;
     }
-    if (a->objcl) { if (a->g >= 0 && (unsigned)cls < 720u) WADD(gr, a->g + s->fold[cls], 1); }
-    else if (a->wmark) WMAX(gr, a->g, ev_depth(x));
-    else { WADD(gr, a->g, 1); PWADD(pr, a->p, 1); }
+    if (a->objcl) { if (a->g >= 0 && (unsigned)cls < 720u) mi_host_row_addw(gr, a->g + s->fold[cls], 1); }
+    else if (a->wmark) mi_host_row_maxw(gr, a->g, ev_depth(x));
+    else { mi_host_row_addw(gr, a->g, 1); mi_host_row_addw(pr, a->p, 1); }
   }
 }
 
 /* One operation of a room by p at time at: its events, maybe a semaphore block, maybe a wait.
  * Returns 1 when p now waits. */
-int sim_room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at) {
+int sim_room_op(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int room, int64_t at) {
   sim_room_events(sys, s, pr, room, 7);
   if (room == R_FILE) {
     if (s->lru_depth < LRU_MAX) s->lru_depth++;   /* the file it closes keeps its entry on the LRU list (full: one is reused) */
   }
   if (room == R_FILE && s->cnt) {   /* an open reads the directory and the file label: a control request to the first disc */
-    RSET(s->g0, G_LRU, s->lru_depth);
-    PADD(pr, P_DOTHER, 1);
-    POBJ(pr, P_DOTHER_OBJ, 7, 1);
-    if (IO_ON(s)) RADD(row_of(s, MI_DOM_IO, 1), I_CTRL, 1);
+    RSET(&s->g0, G_LRU, s->lru_depth);
+    RADD(pr, P_DOTHER, 1);
+    ROBJ(pr, P_DOTHER_OBJ, 7, 1);
+    mi_host_row irow;
+    if (IO_ON(s)) RADD(sim_row(s, &irow, MI_DOM_IO, 1), I_CTRL, 1);
   }
   for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
     if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
@@ -154,7 +154,7 @@ int sim_room_op(mi_system *sys, sim *s, sproc *p, prow pr, int room, int64_t at)
 
 /* The rooms' operations between two bursts of p: a session spreads its transaction's
  * operations over its I/Os, a job makes a quarter of the rates per burst. 1 when p waits. */
-int sim_rooms(mi_system *sys, sim *s, sproc *p, prow pr, int64_t at) {
+int sim_rooms(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t at) {
   const double rate[4] = {s->w.file_opens, s->w.image_calls, s->w.sql_stmts, s->w.ipc_msgs};
   double per = p->kind == K_USER ? 1.0 / (s->w.txn_ios + 1) : 0.25;
   for (int r = 0; r < 4; r++) {

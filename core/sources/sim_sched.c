@@ -266,7 +266,7 @@ static void wake_due(mi_system *sys, sim *s, int64_t now, int *interrupts, int w
 /* Queue accounting at the step's start: per-queue lengths, preemptions of batch processes by
  * waking sessions, ready-queue entries and the time at each ready-queue length. */
 static void queue_accounting(mi_system *sys, sim *s, const int woke[3]) {
-  int64_t *gr = s->g0;
+  mi_host_row *gr = &s->g0;
   /* the processes dispatched in the last step that are still READY may run again */
   for (int k = 0; k < s->nran; k++) {
     sproc *p = &s->p[s->ran[k]];
@@ -295,7 +295,7 @@ static const int sg_role[NSG] = {G_DISP_T, G_DISP_C, G_REQ_SECS, G_Q_T, G_Q_T + 
 
 /* Adds the step's sums to their counters (while anybody counts) and clears them. */
 static void add_sums(sim *s) {
-  int64_t *gr = s->g0;
+  mi_host_row *gr = &s->g0;
   if (ON(s, MI_DOM_GLOBAL))
     for (int i = 0; i < NSG; i++) RADD(gr, sg_role[i], s->sg[i]);
   memset(s->sg, 0, sizeof s->sg);
@@ -354,8 +354,8 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   if (p->kind == K_JOB) p->work_left -= run;
   if (!s->cnt) return;
   /* the launch's counters */
-  int64_t *cr = s->crow[cpu & 7], *gr = s->g0;
-  prow pr = prow_of(s, p->slot);
+  mi_host_row *cr = &s->crow[cpu & 7], *gr = &s->g0;
+  mi_host_row prw, *pr = sim_row(s, &prw, MI_DOM_PROCESS, p->slot);
   if (CPU_ON(s)) {
     RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
     RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
@@ -363,7 +363,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
     if (trapped) { RADD(cr, C_TOS_T, tt); RADD(cr, C_TOS_C, 1); }
     if (p->cm) RADD(cr, C_CM_T, run);
   }
-  PADD(pr, P_LAUNCH, 1); PADD(pr, P_READY, own > 0 ? own : 0);
+  RADD(pr, P_LAUNCH, 1); RADD(pr, P_READY, own > 0 ? own : 0);
   if (swapped) {
     RADD(gr, G_SWAPIN_T, sw); RADD(gr, G_SWAPIN_C, 1);
     if (swap_pages) sim_swap_levels(s);
@@ -372,8 +372,8 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
     RADD(gr, G_TOS_T, tt); RADD(gr, G_TOS_C, 1);
     RADD(gr, G_TOS_TRAP + (int)(s->dispatches / 1009 % 3), 1);
   }
-  PADD(pr, P_TIME, run);
-  if (p->cm) { PADD(pr, P_CM_T, run); PADD(pr, P_SW2CM, 1); PADD(pr, P_SW2NM, 1); }
+  RADD(pr, P_TIME, run);
+  if (p->cm) { RADD(pr, P_CM_T, run); RADD(pr, P_SW2CM, 1); RADD(pr, P_SW2NM, 1); }
 }
 
 /* A burst stopped at time at with work left: on an expired quantum the priority decays toward
@@ -401,7 +401,7 @@ static void ready_time(sim *s, int64_t now, int64_t len) {
   area += (int64_t)(s->nrdy - s->nran) * len;
   for (int k = 0; k < s->nran; k++) area += end - s->p[s->ran[k]].ready_since;
   int64_t m = (area + len / 2) / len;
-  RADD(s->g0, G_RQ_T + (m <= 2 ? (int)m : m <= 4 ? 3 : m <= 8 ? 4 : m <= 16 ? 5 : m <= 32 ? 6 : 7), len);
+  RADD(&s->g0, G_RQ_T + (m <= 2 ? (int)m : m <= 4 ? 3 : m <= 8 ? 4 : m <= 16 ? 5 : m <= 32 ? 6 : 7), len);
   s->sg[SG_REQ_SECS] += area;
 }
 
@@ -409,7 +409,7 @@ static void ready_time(sim *s, int64_t now, int64_t len) {
  * until the budget is spent; the rest is paused (nio: processes wait on disk) or idle.
  * Returns 1 when a batch process held this CPU to the step's end. */
 static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, int interrupts, int nio) {
-  int64_t *cr = s->crow[(cpu) & 7], *gr = s->g0;
+  mi_host_row *cr = &s->crow[(cpu) & 7], *gr = &s->g0;
   int64_t budget = len;
   int ncpu = mi_host_cpus(sys), low_left = 0;
   /* this CPU's share of the step's interrupts (most steps have fewer than CPUs: no division) */
@@ -452,14 +452,14 @@ static int run_cpu(mi_system *sys, sim *s, int cpu, int64_t now, int64_t len, in
 void sim_levels(mi_system *sys, sim *s, int nready) {
   (void)sys;
   if (!s->cnt) return;
-  int64_t *gr = s->g0;
+  mi_host_row *gr = &s->g0;
   /* the reasons whose count of waiting processes moved first: the states counted on their own
    * below (terminal, disc, timer, child, long pause) share a word with their reason, and
    * their own count is the one that holds (all reasons are "moved" when counting starts) */
   for (int i = 0; i < s->ndirty; i++) {
     int k = s->dirty[i];
     s->blk_dirty[k] = 0;
-    RSETW(gr, s->rsset[k], s->nblk[k]);
+    mi_host_row_setw(gr, s->rsset[k], s->nblk[k]);
   }
   s->ndirty = 0;
   RSET(gr, G_CUR_RQ, s->nrdy);
@@ -470,7 +470,7 @@ void sim_levels(mi_system *sys, sim *s, int nready) {
   RSET(gr, G_BLK_TRM, s->nthink);
   RSET(gr, G_BLK_TIMER, s->ntimer);
   RSET(gr, G_BLK_CHILD, s->nchild);
-  RSETW(gr, s->rsset[K_LONG_PAUSE], s->nlong);
+  mi_host_row_setw(gr, s->rsset[K_LONG_PAUSE], s->nlong);
   RSET(gr, G_MINTH, 100);          /* the think-time filter thresholds of the manual (21030/21031: */
   RSET(gr, G_MAXTH, 2147483647);   /* 100 ms and MAXINT) */
 }
@@ -512,7 +512,7 @@ void sim_ready_flush(mi_system *sys, sim *s) {
     for (int i = 0; i < s->nrdy; i++) {
       sproc *p = &s->p[s->rdy[i]];
       int64_t t = now - (p->ready_since > s->rq_flush ? p->ready_since : s->rq_flush);
-      if (t > 0) { prow pr = prow_of(s, p->slot); PWADD(pr, w, t); }
+      if (t > 0) { mi_host_row prw, *pr = sim_row(s, &prw, MI_DOM_PROCESS, p->slot); mi_host_row_addw(pr, w, t); }
     }
   s->rq_flush = now;
 }

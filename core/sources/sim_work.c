@@ -18,9 +18,10 @@ void sim_write_levels(mi_system *sys, sim *s, int procs) {
   sim_pop_levels(sys, s);
   sim_xm_levels(sys, s);
   sim_repair_levels(sys, s);
+  mi_host_row irow;
   if (IO_ON(s))
     for (int l = 1; l <= MI_MAX_LDEV; l++)
-      if (mi_host_device(sys, l) == 1) RSET(row_of(s, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);   /* the discs' queues */
+      if (mi_host_device(sys, l) == 1) RSET(sim_row(s, &irow, MI_DOM_IO, l), I_QCUR, s->disk_out[l]);   /* the discs' queues */
   for (int k = 0; k < NREASON; k++) blk_changed(s, k);
   sim_levels(sys, s, s->nrdy);
   for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
@@ -66,7 +67,7 @@ void sim_logon(mi_system *sys, sim *s) {
   int32_t w = s->rscol[K_CHILD][RS_P_TIME];
   if (w >= 0)   /* each CI counts another second */
     for (int i = 0, hi = mi_host_proc_hi(sys); i < hi; i++)
-      if (s->p[i].state != S_FREE && s->p[i].kind == K_CI) { prow pr = prow_of(s, i); PWADD(pr, w, 1000 * s->tpm); }
+      if (s->p[i].state != S_FREE && s->p[i].kind == K_CI) { mi_host_row pr; mi_host_row_addw(sim_row(s, &pr, MI_DOM_PROCESS, i), w, 1000 * s->tpm); }
   /* at most 50 logons a second: a large workload ramps up, and limits PUT meanwhile hold */
   int budget = 50;
   while (sessions < s->w.sessions && sessions < CFG(sys, 3004) && budget-- > 0) {
@@ -112,7 +113,7 @@ void sim_end_proc(mi_system *sys, sim *s, sproc *p) {
 
 /* Counts a value into a histogram of 10 counters by upper bounds in ms. */
 static void histo(mi_system *sys, sim *s, int base, const int *bounds, int64_t ticks) {
-  int64_t *gr = s->g0;
+  mi_host_row *gr = &s->g0;
   (void)sys;
   if (!s->cnt) return;   /* ADD's own test, before the division */
   int64_t ms = ticks / s->tpm;
@@ -154,17 +155,17 @@ void sim_terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
  * a session's response and think, or a job's end. */
 void sim_burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
-  int64_t *cr = s->crow[(cpu) & 7];
-  prow pr = prow_of(s, p->slot);
+  mi_host_row *cr = &s->crow[(cpu) & 7];
+  mi_host_row prw, *pr = sim_row(s, &prw, MI_DOM_PROCESS, p->slot);
   int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
     p->first_done = 1;
     int64_t first = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_FIRST, resp_bounds, first);
     if (s->cnt) {
-      PADD(pr, P_FIRST_T, first);
+      RADD(pr, P_FIRST_T, first);
       ADD(sys, s, I_FIRST_T, p->term, first);
-      PADD(pr, P_LTWT, 1); PADD(pr, P_TWRITE, 1);
+      RADD(pr, P_LTWT, 1); RADD(pr, P_TWRITE, 1);
     }
   }
   if ((p->kind == K_USER && p->ios_left > 0) || (p->kind == K_JOB && p->work_left > 0)) {
@@ -195,17 +196,17 @@ void sim_burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int6
   } else if (p->kind == K_USER) {
     int64_t resp = now + (len - *budget) - p->txn_start;
     histo(sys, s, G_RESP, resp_bounds, resp);
-    if (s->cnt) { PADD(pr, P_RESP_T, resp); ADD(sys, s, I_TRESP, p->term, resp); }
+    if (s->cnt) { RADD(pr, P_RESP_T, resp); ADD(sys, s, I_TRESP, p->term, resp); }
     double cpu_ms = (double)p->txn_cpu / (double)tpm;
     s->cs_avg_ms = s->cs_avg_ms > 0 ? 0.95 * s->cs_avg_ms + 0.05 * cpu_ms : cpu_ms;
     p->txn_cpu = 0;
     /* the reply goes to the terminal: a write of 200-1,800 bytes, the room's rare waits */
     stop_row(s, pr, p->cpu, K_TERM_WRITE, tpm * 2);
     int64_t wt_bytes = 200 + (int64_t)(1600 * rnd(s));
-    PADD(pr, P_TWT_SZ, wt_bytes);
+    RADD(pr, P_TWT_SZ, wt_bytes);
     sim_term_io(s, p, 1, wt_bytes);
     sim_room_events(sys, s, pr, R_TERM, 7);
-    if (rnd(s) < 0.01) { stop_row(s, pr, p->cpu, reason_of(25071), tpm * 50); PADD(pr, P_TERM_OTHER, 1); }
+    if (rnd(s) < 0.01) { stop_row(s, pr, p->cpu, reason_of(25071), tpm * 50); RADD(pr, P_TERM_OTHER, 1); }
     else if (rnd(s) < 0.002) stop_row(s, pr, p->cpu, reason_of(25079), tpm * 200);
     s->txns++;
     p->think_start = now + (len - *budget);
