@@ -146,7 +146,9 @@ MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
 /* The counter store as the inline writer below reads it: the writer block of the system's
  * segment (see core/README.md, "The segment"). The core keeps it up to date as users enable
  * counters; sources must not write it. A system begins with its view (an ABI promise of this
- * header), so the writer reaches the block with one load. */
+ * header), so the writer reaches the block with one load. It is here for the inline writers
+ * only: a source writes through them (mi_host_add, mi_host_wadd, a row handle), never by
+ * reading the block itself. */
 typedef struct mi_host_lane {
   int64_t cells;        /* word offset of row 0 from the start of the block; 0 while the domain counts nothing */
   int32_t stride;       /* words per row */
@@ -241,6 +243,85 @@ static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
   int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
   __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);
 }
+
+/* ---- row handles: batch writers (#31.3, #28.4) ----
+ * Who it is for: a program that writes several counters of one entity at a time — an embedder
+ * writing a batch, the simulator's step (core/sources/sim*.c writes only this way), a host
+ * source's pass over a process. mi_host_row_open does the checks once per entity and batch:
+ * the entity's range, whether its domain counts anything and, for a process, its live flag and
+ * its CHANGED mark for read-active (one store, at the open); each write through the handle is
+ * then a table load, one test and the write. A handle holds while the layout holds (no ON, OFF
+ * or mapping change): inside one write section (mi_host_begin .. mi_host_publish), or while
+ * the system belongs to one thread and nothing enables counters; open it again after. Close a
+ * process's row before ending the process (mi_host_proc_exit): its frozen counters are its
+ * death report, and an open row would still write them. A refused row (bad domain or entity,
+ * dead process, nothing counted) takes every write and ignores it, as mi_host_add does.
+ * Write by counter (mi_host_row_add/_set/_max: simple counters, as mi_host_add) or by word
+ * (mi_host_word once per layout generation, then mi_host_row_addw/_setw/_maxw; an object-class
+ * element is its counter's word + mi_host_objcl_word). Fields are the core's. */
+typedef struct mi_host_row {
+  int64_t *cells;        /* the entity's row (NULL when refused) */
+  const int32_t *word;   /* the domain's counter index -> word in the row, -1 nobody counts it */
+  int32_t base;          /* the domain's first counter id (domain << MI_HOST_INDEX_BITS) */
+  int32_t n;             /* counter indexes the handle takes: MI_HOST_INDEX_LIMIT, 0 when refused */
+  int32_t words;         /* the row's words, 0 when refused: a write lands only below it */
+  int32_t entity;
+} mi_host_row;
+/* Opens entity's row of domain (MI_DOM_*) in sys for a batch of writes; 1, or 0 when refused
+ * (the handle then ignores every write). A live process's row is marked written here, once. */
+static inline int mi_host_row_open(mi_system *sys, mi_host_row *r, int domain, int entity) {
+  r->cells = NULL; r->word = NULL; r->n = 0; r->words = 0; r->entity = entity;
+  r->base = (int32_t)((unsigned)domain << MI_HOST_INDEX_BITS);
+  if (MI_UNLIKELY(!sys || (unsigned)domain >= (unsigned)MI_DOM_COUNT)) return 0;
+  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
+  const mi_host_lane *ln = &b->lane[domain];
+  int64_t cells = __atomic_load_n(&ln->cells, __ATOMIC_RELAXED);
+  if (MI_UNLIKELY(!cells || (unsigned)entity >= (unsigned)ln->nent)) return 0;
+  if (domain == MI_DOM_PROCESS) {
+    if (MI_UNLIKELY(!b->live[entity])) return 0;
+    mi_host_mark_(b, entity);
+  }
+  r->cells = (int64_t *)(void *)b + cells + (size_t)entity * (size_t)ln->stride;
+  r->word = &b->off[r->base];
+  r->n = MI_HOST_INDEX_LIMIT;
+  r->words = ln->stride;
+  return 1;
+}
+/* Ends a batch: the handle ignores writes from now on (nothing else to do: the mark was taken
+ * at the open, and readers see the writes when the write section is published). */
+static inline void mi_host_row_close(mi_host_row *r) { r->n = 0; r->words = 0; }
+/* The word of counter c in an open row, -1 when c is not of the row's domain, nobody counts
+ * it or the row was refused. */
+static inline int32_t mi_host_row_word(const mi_host_row *r, mi_ctr c) {
+  uint32_t i = (uint32_t)c.id - (uint32_t)r->base;
+  return i < (uint32_t)r->n ? r->word[i] : -1;
+}
+/* Adds delta at word w of the row (w from mi_host_word or mi_host_row_word; -1 and a refused
+ * row: nothing). */
+static inline void mi_host_row_addw(mi_host_row *r, int32_t w, int64_t delta) {
+  if ((uint32_t)w < (uint32_t)r->words) { int64_t *p = r->cells + w; __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED); }
+}
+/* Sets word w of the row to value (stored only when it differs). */
+static inline void mi_host_row_setw(mi_host_row *r, int32_t w, int64_t value) {
+  if ((uint32_t)w < (uint32_t)r->words && r->cells[w] != value) __atomic_store_n(r->cells + w, value, __ATOMIC_RELAXED);
+}
+/* Raises word w of the row to value if larger. */
+static inline void mi_host_row_maxw(mi_host_row *r, int32_t w, int64_t value) {
+  if ((uint32_t)w < (uint32_t)r->words && r->cells[w] < value) __atomic_store_n(r->cells + w, value, __ATOMIC_RELAXED);
+}
+/* Adds delta to counter c of the open row: mi_host_add's result, without its per-add checks. */
+static inline void mi_host_row_add(mi_host_row *r, mi_ctr c, int64_t delta) { mi_host_row_addw(r, mi_host_row_word(r, c), delta); }
+/* Sets a level counter of the open row (simple counters, as mi_host_add). */
+static inline void mi_host_row_set(mi_host_row *r, mi_ctr c, int64_t value) { mi_host_row_setw(r, mi_host_row_word(r, c), value); }
+/* Raises a maximum counter of the open row to value if larger (simple counters). */
+static inline void mi_host_row_max(mi_host_row *r, mi_ctr c, int64_t value) { mi_host_row_maxw(r, mi_host_row_word(r, c), value); }
+/* The word of counter c in its domain's rows, -1 when nobody counts it (or sys, c are bad):
+ * resolve once per layout generation (mi_host_layout_gen), write with mi_host_row_addw. */
+MI_API int32_t mi_host_word(const mi_system *sys, mi_ctr c);
+/* The domains that count anything now, a bit each (1 << MI_DOM_*): a row of another domain is
+ * refused. */
+MI_API int mi_host_domains(const mi_system *sys);
+
 /* The same as mi_host_add as an exported function, for callers that cannot inline (FFI). */
 MI_API void mi_host_add_call(mi_system *sys, mi_ctr c, int entity, int64_t delta);
 /* Adds delta to element `cls` (large-map class 0-719) of an object-class counter; ignores

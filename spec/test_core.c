@@ -3781,6 +3781,7 @@ static void test_export_source_kinds(void) {
 }
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
+#include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
 
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
  * row since: a random history of writes (some that leave the record as it was), sets to the
@@ -4536,6 +4537,7 @@ int main(void) {
   test_udef_dead_and_gone();
   test_h17_host_reads_what_is_on();
   test_h17_writer_handle();
+  test_i31_row_handle();
   test_i14_descriptors();
   test_i14_proconsel();
   test_i14_readactive_list();

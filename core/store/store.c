@@ -675,6 +675,18 @@ int mi_host_objcl_word(const mi_system *sys, int cls) {
   return m >= 0 && m <= 2 && (unsigned)cls < MI_NLARGE ? mi_fold_[0][m][cls] : -1;
 }
 
+int32_t mi_host_word(const mi_system *sys, mi_ctr c) {
+  if (!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return -1;
+  const mi_host_block *b = &sys->seg->blk;
+  return MI_LD(b->lane[c.id >> MI_HOST_INDEX_BITS].cells) ? MI_LD(b->off[c.id]) : -1;
+}
+
+int mi_host_domains(const mi_system *sys) {
+  int m = 0;
+  for (int d = 0; sys && d < MI_DOM_COUNT; d++) m |= (MI_LD(sys->seg->blk.lane[d].cells) != 0) << d;
+  return m;
+}
+
 int mi_host_rebase(mi_system *sys, int64_t ticks) {
   if (!sys || sys->attached || MI_LD(sys->seg->proc_hi) > 0 || ticks < 0) return -1;
   MI_ST(sys->seg->now, ticks);
