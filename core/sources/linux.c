@@ -470,9 +470,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
   int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
-  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]);
-  on[GR_VM] = mi_host_active(sys, h->c[G_PF]);
-  on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL);
+  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
+  on[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
+  on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL) || mi_lx_sys_active(sys, h, GR_DISK);
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
@@ -591,6 +591,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   h->pgmajfault = UINT64_MAX;
+  mi_lx_sys_init(h);
   /* configuration with a Linux meaning; the rest keep their defaults */
   int err;
   uint64_t x;
@@ -617,11 +618,12 @@ mi_system *mi_linux_new(const char *proc_root, int age_ms) {
 
 const char *mi_linux_figure(int32_t item) {
   for (int r = 0; r < NROLE; r++) if (map[r].item == item) return map[r].figure;
-  return NULL;
+  return mi_lx_sys_figure(item);
 }
 
 int32_t mi_linux_mapping(int i, const char **figure) {
-  if (i < 0 || i >= NROLE) return 0;
+  if (i >= NROLE) return mi_lx_sys_mapping(i - NROLE, figure);
+  if (i < 0) return 0;
   if (figure) *figure = map[i].figure;
   return map[i].item;
 }

@@ -18,6 +18,7 @@
 
 #define NCPU_MI 8
 #define MAX_DISKS 64
+#define DISK_FIELDS 17          /* /proc/diskstats figures kept per disk (11 required, 17 since Linux 5.5) */
 #define BUF 8192
 
 /* Roles of the items the host drives, and the kernel figure behind each. */
@@ -47,13 +48,35 @@ typedef struct idname { uint32_t id; char name[12]; } idname;
 /* What a refresh reads besides /proc/stat: groups of files, each for its items. */
 enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
 /* The system-wide files kept open between refreshes (read again with pread from 0). */
-enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
-static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
+enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, K_SCHED, NKEPT };
+static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats", "schedstat"};
 #define HOUSEKEEP_MS 1000       /* meminfo (memory size) and diskstats (devices) at least this often */
 
 #define NINJECT 4
 #define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
 #define VAL_MAX ((uint64_t)INT64_MAX)   /* figures above this are malformed; no sum goes beyond it */
+
+/* Roles of the system-wide items linux_sys.c adds (its table `sysmap`), beyond the roles above. */
+enum {
+  S_ARRIVE, S_RQMAX, S_RQAREA, S_ALLOC, S_FREED, S_PRESSURE, S_EXAMINED, S_STEAL, S_PAGEOUT,
+  S_SWAPIN, S_DEACT, S_ROC, S_LAUNCH, S_DSERVICE, S_DREQSECS, S_DQMAX, S_DCONTROL,
+  NSROLE
+};
+/* Cumulative figures of vmstat and schedstat the system-wide readers keep between readings
+ * (UINT64_MAX: no baseline yet). */
+enum { V_ALLOC, V_FREE, V_STALL, V_SCAN, V_STEAL_ANON, V_STEAL_FILE, V_VMSCAN_WRITE, V_PSWPOUT, V_PSWPIN,
+       V_DEACT, NVM };
+typedef struct hsys {
+  mi_ctr c[NSROLE];
+  uint64_t vm[NVM];
+  uint64_t vm_gen;              /* refresh that last read vmstat */
+  uint64_t arrive, rqarea;      /* sums over every CPU: ttwu_count + forks, run_delay (ticks) */
+  uint64_t forks;               /* /proc/stat processes at the last reading */
+  uint64_t launch[NCPU_MI];     /* schedstat pcount of processors 0-7 */
+  uint64_t sched_gen;           /* refresh that last read schedstat */
+  int ncpu_all;                 /* CPUs /proc/stat lists (all of them; the MI shows the first 8) */
+  int64_t page_2k;              /* 2 KB pages per kernel page */
+} hsys;
 
 typedef struct host {
   char root[256];
@@ -66,7 +89,7 @@ typedef struct host {
   hproc p[MI_MAX_PROCESSES];
   uint64_t cpu[NCPU_MI + 1][8]; /* last /proc/stat values per processor (index 8: all) */
   uint64_t intr[NCPU_MI];       /* last /proc/interrupts sums per processor */
-  struct { char name[32]; uint64_t v[11]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
+  struct { char name[32]; uint64_t v[DISK_FIELDS]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
   int ndisks;
   uint64_t pgmajfault;
   uint64_t layout;              /* mi_host_layout_gen at the last refresh: a new ON re-reads at once */
@@ -89,6 +112,7 @@ typedef struct host {
   uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
   int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
   int rebase_disks;             /* this reading of diskstats is a baseline */
+  hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
 
 static inline int64_t mono_ms(void) {
@@ -273,6 +297,14 @@ static inline int keyed(const char *text, const char *key, uint64_t *out) {
 }
 
 /* The system-wide readers (linux_sys.c); each reads its kept file once and adds what changed. */
+/* Resolves the system-wide counters and clears their baselines (at attach). */
+void mi_lx_sys_init(host *h);
+/* 1 if someone counts an item of file group g (GR_INTR, GR_MEM, GR_VM, GR_DISK) that linux_sys.c drives. */
+int mi_lx_sys_active(mi_system *sys, const host *h, int g);
+/* The kernel figure behind system-wide item `item` of linux_sys.c's table, NULL if none. */
+const char *mi_lx_sys_figure(int32_t item);
+/* Describes linux_sys.c's mapped item i (0, 1, ...): its number and *figure; 0 past the end. */
+int32_t mi_lx_sys_mapping(int i, const char **figure);
 /* /proc/stat: CPU times per processor and overall, running and blocked counts, boot time. */
 void mi_lx_read_stat(mi_system *sys, host *h);
 /* /proc/interrupts: interrupts taken per processor. */
