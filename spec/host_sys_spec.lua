@@ -300,3 +300,46 @@ describe("a host with 64 CPUs", function()
     s:close()
   end)
 end)
+
+describe("a host inside a container (cgroup v2 limits)", function()
+  -- the fixture's proc root is <dir>/proc, its cgroup root <dir>/sys/fs/cgroup (as ../etc for users)
+  local function container(files)
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p '" .. dir .. "'")
+    local cpus = {}
+    for i = 0, 7 do cpus[i + 1] = { 10 * i, 0, i, 1000, 0, 0, 0, 0 } end
+    local root = fixture({ stat = stat_text(cpus), ["self/cgroup"] = "0::/system.slice/box.scope\n" })
+    os.execute("mv '" .. root .. "' '" .. dir .. "/proc'")
+    for rel, text in pairs(files) do put(dir, "sys/fs/cgroup/" .. rel, text) end
+    return dir, dir .. "/proc", cpus
+  end
+
+  it("reads memory.max (the lowest on its path) as the memory size and its cpuset as the processors", function()
+    local dir, root, cpus = container({
+      ["system.slice/memory.max"] = "536870912\n",
+      ["system.slice/box.scope/memory.max"] = "1073741824\n",
+      ["system.slice/box.scope/cpuset.cpus.effective"] = "2-3,6\n",
+      ["system.slice/box.scope/cpu.max"] = "150000 100000\n",
+    })
+    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local s = host(root)
+    assert.equal(536870912 // 2048, s:config("MEMORY_SIZE").MEMORY_SIZE)
+    assert.equal(3, s:info().cpus)
+    s:on("global", { "gmc_pauses" })
+    for i = 0, 7 do cpus[i + 1][1] = cpus[i + 1][1] + 100 + i end   -- CPU i: +100 + i jiffies of user time
+    put(root, "stat", stat_text(cpus))
+    local p = s:get("processor", { "gmt_cs_process" })
+    assert.same({ 102 * 80, 103 * 80, 106 * 80 }, { p[1].gmt_cs_process, p[2].gmt_cs_process, p[3].gmt_cs_process })
+    s:close()
+  end)
+
+  it("keeps the machine's figures without limits (memory.max \"max\", no cpuset file)", function()
+    local dir, root = container({ ["system.slice/box.scope/memory.max"] = "max\n" })
+    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local s = host(root)
+    assert.equal(4000000, s:config("MEMORY_SIZE").MEMORY_SIZE)
+    assert.equal(8, s:info().cpus)
+    s:close()
+  end)
+end)

@@ -75,6 +75,10 @@ typedef struct hsys {
   uint64_t launch[NCPU_MI];     /* schedstat pcount of processors 0-7 */
   uint64_t sched_gen;           /* refresh that last read schedstat */
   int ncpu_all;                 /* CPUs /proc/stat lists (all of them; the MI shows the first 8) */
+  int ncg;                      /* CPUs of mish's cpuset (cgroup v2 cpuset.cpus.effective), 0: none read */
+  uint16_t cg_cpu[NCPU_MI];     /* the kernel numbers of its first 8 CPUs: processors 0-7 */
+  int64_t cg_mem_kb;            /* the lowest memory.max on mish's cgroup path, in KB; -1: no limit */
+  int64_t cg_ms;                /* when the cgroup was last read (at most once a second) */
   int64_t page_2k;              /* 2 KB pages per kernel page */
 } hsys;
 

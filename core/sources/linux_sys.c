@@ -33,6 +33,7 @@ void mi_lx_sys_init(host *h) {
   for (int k = 0; k < NVM; k++) s->vm[k] = UINT64_MAX;
   for (int c = 0; c < NCPU_MI; c++) s->launch[c] = UINT64_MAX;
   s->arrive = s->rqarea = s->forks = UINT64_MAX;
+  s->cg_mem_kb = -1;
   long pg = sysconf(_SC_PAGESIZE);
   s->page_2k = pg >= 2048 ? pg / 2048 : 2;
 }
@@ -81,6 +82,14 @@ static uint64_t ns_ticks(uint64_t ns, int64_t tpm) {
   return ns / 1000000 * (uint64_t)tpm + ns % 1000000 * (uint64_t)tpm / 1000000;
 }
 
+/* The processor (0-7) that kernel CPU cpu is, -1 if none: CPU c itself, or the c-th CPU of
+ * mish's cpuset when a container confines it. */
+static int proc_of(const host *h, uint64_t cpu) {
+  if (h->s.ncg == 0) return cpu < NCPU_MI ? (int)cpu : -1;
+  for (int k = 0; k < h->s.ncg && k < NCPU_MI; k++) if (h->s.cg_cpu[k] == cpu) return k;
+  return -1;
+}
+
 /* /proc/schedstat (kernels with CONFIG_SCHEDSTATS; absent: nothing, and no failure): per cpuN
  * line, field 5 ttwu_count (wake-ups onto this CPU's run queue), 8 run_delay (ns waited on
  * it) and 9 pcount (timeslices: times a task was given the CPU). Read when its items are
@@ -113,7 +122,8 @@ static void read_schedstat(mi_system *sys, host *h, uint64_t forks) {
     if (k < 9) { bad = 1; continue; }
     ttwu = sum_sat(ttwu, v[4]);
     delay = sum_sat(delay, v[7]);
-    if (idx < NCPU_MI) { pcount[idx] = v[8]; present[idx] = 1; }
+    int c = proc_of(h, idx);
+    if (c >= 0) { pcount[c] = v[8]; present[c] = 1; }
     ncpu++;
   }
   if (bad || ncpu == 0) { note_bad(h); return; }   /* one bad line spoils the reading, as in /proc/stat */
@@ -123,11 +133,101 @@ static void read_schedstat(mi_system *sys, host *h, uint64_t forks) {
   for (int c = 0; c < NCPU_MI; c++) if (present[c]) sbump(sys, h, S_LAUNCH, c, pcount[c], &s->launch[c], 1);
 }
 
+/* A CPU number of a cpuset list at *p (digits, at most 5), advancing *p; 0 if none. */
+static int cpu_num(const char **p, uint64_t *out) {
+  const char *s = *p;
+  uint64_t v = 0;
+  int k = 0;
+  for (; *s >= '0' && *s <= '9' && k < 6; s++, k++) v = v * 10 + (uint64_t)(*s - '0');
+  if (k == 0 || k > 5) return 0;
+  *p = s;
+  *out = v;
+  return 1;
+}
+
+/* Reads file `name` of cgroup directory dir (absolute) into h->buf; its length, or -1 when
+ * it is absent, refused or not a file (a limit that cannot be read is no limit). */
+static ssize_t cg_file(host *h, const char *dir, const char *name) {
+  char path[1200];
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return -1;
+  int err;
+  ssize_t n = slurp_at(h, path, name, &err);
+  if (n == RD_FAIL && err != ENOENT && err != ENOTDIR && err != EACCES && err != EPERM) note_fail(h, err);
+  return n;
+}
+
+/* mish's own cgroup v2 (the "0::" line of <root>/self/cgroup) under the cgroup root
+ * (/sys/fs/cgroup for the root /proc, <root>/../sys/fs/cgroup for a fixture): the lowest
+ * memory.max on its path and its cpuset.cpus.effective become the memory size and the
+ * processors (core/README.md, "The host's system-wide figures"). No cgroup v2, no file or
+ * "max": no limit. A changed cpuset starts the processors from new baselines. */
+static void read_cgroup(host *h) {
+  hsys *s = &h->s;
+  char dir[1024], rel[512];
+  int err;
+  s->cg_mem_kb = -1;
+  uint16_t cpu[NCPU_MI];
+  int ncg = 0, total = 0;
+  ssize_t n = slurp(h, "self/cgroup", &err);
+  const char *line = n > 0 ? h->buf : NULL;
+  while (line && strncmp(line, "0::/", 4) != 0) { line = strchr(line, '\n'); if (line) line++; }
+  if (!line) return;   /* no cgroup v2 (or no /proc/self): the machine's own figures */
+  size_t len = strcspn(line + 3, "\n");
+  if (len >= sizeof rel) return;
+  memcpy(rel, line + 3, len);
+  rel[len] = 0;
+  while (len > 1 && rel[len - 1] == '/') rel[--len] = 0;
+  if (strstr(rel, "/..") || strstr(rel, " (deleted)")) return;   /* nothing outside the cgroup root */
+  int base = snprintf(dir, sizeof dir, "%s", h->sysdb ? "/sys/fs/cgroup" : h->root);
+  if (!h->sysdb) base += snprintf(dir + base, sizeof dir - (size_t)base, "/../sys/fs/cgroup");
+  if ((size_t)base + len >= sizeof dir) return;
+  memcpy(dir + base, rel, len + 1);
+  /* cpuset.cpus.effective of the leaf ("0-3,8"): its first 8 CPUs, in order */
+  if (cg_file(h, dir, "cpuset.cpus.effective") > 0) {
+    const char *p = h->buf;
+    uint64_t a, b;
+    while (cpu_num(&p, &a)) {
+      b = a;
+      if (*p == '-') { p++; if (!cpu_num(&p, &b) || b < a) { total = 0; break; } }
+      if (b >= 65536) { total = 0; break; }
+      for (uint64_t c = a; c <= b; c++) { if (ncg < NCPU_MI) cpu[ncg++] = (uint16_t)c; total++; }
+      if (*p == ',') p++;
+      else break;
+    }
+    if (total == 0) ncg = 0;
+  }
+  if (ncg != s->ncg || memcmp(cpu, s->cg_cpu, sizeof cpu[0] * (size_t)ncg) != 0) {
+    for (int c = 0; c < NCPU_MI; c++) {
+      for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;
+      h->intr[c] = UINT64_MAX;
+      s->launch[c] = UINT64_MAX;
+    }
+    memcpy(s->cg_cpu, cpu, sizeof cpu[0] * (size_t)ncg);
+    s->ncg = ncg;
+  }
+  /* memory.max from the leaf up to the root's child (the root has none): the lowest applies */
+  for (size_t end = strlen(dir); end > (size_t)base; ) {
+    if (cg_file(h, dir, "memory.max") > 0) {
+      const char *p = h->buf;
+      uint64_t x;
+      if (num(&p, &x) && (s->cg_mem_kb < 0 || (int64_t)(x / 1024) < s->cg_mem_kb)) s->cg_mem_kb = (int64_t)(x / 1024);
+    }
+    while (end > (size_t)base && dir[end - 1] != '/') end--;
+    if (end > (size_t)base) end--;
+    dir[end] = 0;
+  }
+}
+
 /* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
  * with fewer than 8 valid figures (user nice system idle iowait irq softirq steal: kernels
  * since 2.6.11) spoils every cpu line of this reading: one half-read line must not rebase a
  * processor. A processor with no line this time keeps its baseline. */
 void mi_lx_read_stat(mi_system *sys, host *h) {
+  int64_t now = mono_ms();
+  if (h->gen == 1 || now - h->s.cg_ms >= HOUSEKEEP_MS) {   /* container limits change rarely: once a second */
+    h->s.cg_ms = now;
+    read_cgroup(h);
+  }
   if (!slurp_noted(h, K_STAT)) return;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;   /* ticks per jiffy */
   uint64_t sum[NCPU_MI][8] = {{0}}, all[8] = {0};
@@ -148,9 +248,10 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
       } else {
         /* processors 0-7 are CPUs 0-7; CPUs 8 and up are in the global figures only (the
          * "cpu" line), never folded onto another processor (core/README.md) */
-        if (idx < NCPU_MI) {
-          memcpy(sum[idx], v, sizeof sum[idx]);
-          present[idx] = 1;
+        int c = proc_of(h, idx);
+        if (c >= 0) {
+          memcpy(sum[c], v, sizeof sum[c]);
+          present[c] = 1;
         }
         if ((int)idx + 1 > ncpu) ncpu = (int)idx + 1;
       }
@@ -178,8 +279,10 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
   bump(sys, h, G_IDLE, 0, all[3], &h->cpu[NCPU_MI][3], tick);
   bump(sys, h, G_PAUSED, 0, all[4], &h->cpu[NCPU_MI][4], tick);
   h->s.ncpu_all = ncpu;
-  if (ncpu > 0 && mi_host_cpus(sys) != (ncpu < NCPU_MI ? ncpu : NCPU_MI)) mi_host_set_cpus(sys, ncpu < NCPU_MI ? ncpu : NCPU_MI);
-  for (int c = 0; c < NCPU_MI && c < ncpu; c++) {
+  int nproc = h->s.ncg > 0 ? h->s.ncg : ncpu;
+  if (nproc > NCPU_MI) nproc = NCPU_MI;
+  if (nproc > 0 && mi_host_cpus(sys) != nproc) mi_host_set_cpus(sys, nproc);
+  for (int c = 0; c < nproc; c++) {
     if (!present[c]) continue;
     uint64_t *v = sum[c], *l = h->cpu[c];
     /* processor view: idle+iowait, ICS = irq+softirq+steal, BS = system, CS = user, DS = nice */
@@ -194,15 +297,21 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
 
 /* /proc/interrupts: interrupts taken per processor — the sum of each CPU's column over
  * every row that has one (IRQ lines and LOC, RES, CAL...; ERR and MIS are system-wide),
- * processors 0-7 are the first 8 columns (the others are not folded onto them, as in
- * /proc/stat). A row with a count too big for a figure spoils the reading; a
+ * a processor's column is its CPU's ("CPUn" in the header; the others are not folded onto
+ * it, as in /proc/stat). A row with a count too big for a figure spoils the reading; a
  * row with fewer counts than CPUs (ERR, MIS) is left out. */
 void mi_lx_read_interrupts(mi_system *sys, host *h) {
   if (!slurp_noted(h, K_INTR)) return;
   const char *line = h->buf, *eol = strchr(line, '\n');
   int ncol = 0, bad = 0;
-  uint64_t sum[NCPU_MI] = {0};
-  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol); p += 3) ncol++;
+  uint64_t sum[NCPU_MI] = {0}, cpu;
+  int colof[NCPU_MI];   /* the column of each processor's CPU ("CPU5" in the header), -1: none */
+  for (int c = 0; c < NCPU_MI; c++) colof[c] = -1;
+  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol); ncol++) {
+    p += 3;
+    int c = num(&p, &cpu) ? proc_of(h, cpu) : -1;
+    if (c >= 0) colof[c] = ncol;
+  }
   for (line = eol ? eol + 1 : NULL; ncol > 0 && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     const char *p = strchr(line, ':'), *end = strchr(line, '\n');
     if (!p || (end && p > end)) continue;
@@ -214,21 +323,22 @@ void mi_lx_read_interrupts(mi_system *sys, host *h) {
       const char *q = p;
       while (isdigit((unsigned char)*q)) q++;
       if (!num(&p, &x)) { bad |= !*q || *q == ' ' || *q == '\t' || *q == '\n'; break; }   /* too big; "5-edge" ends the counts */
-      if (k < NCPU_MI) v[k] = x;
+      for (int c = 0; c < NCPU_MI; c++) if (colof[c] == k) v[c] = x;
     }
     if (k == ncol)   /* a row with a count for every CPU */
       for (int c = 0; c < NCPU_MI; c++) sum[c] = sum_sat(sum[c], v[c]);
   }
   if (bad || ncol == 0) { note_bad(h); return; }
   int ncpu = mi_host_cpus(sys);
-  for (int c = 0; c < ncpu && c < ncol; c++) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
+  for (int c = 0; c < ncpu; c++) if (colof[c] >= 0) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
 }
 
-/* /proc/meminfo: memory size, free pages and the inactive (reclaimable, not yet reused) lists. */
+/* /proc/meminfo: memory size (within mish's cgroup limit), free pages and the inactive (reclaimable, not yet reused) lists. */
 void mi_lx_read_memory(mi_system *sys, host *h) {
   uint64_t total, free_kb, ia, ifl;
   if (slurp_noted(h, K_MEM)) {
     if (keyed(h->buf, "MemTotal", &total) && keyed(h->buf, "MemFree", &free_kb)) {
+      if (h->s.cg_mem_kb >= 0 && (uint64_t)h->s.cg_mem_kb < total) total = (uint64_t)h->s.cg_mem_kb;   /* a container's limit */
       mi_host_config_set(sys, 3039, total / 2 > INT32_MAX ? INT32_MAX : (int32_t)(total / 2));
       mi_host_set(sys, h->c[G_FREE], 0, (int64_t)(free_kb / 2));
     } else note_bad(h);
