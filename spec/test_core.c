@@ -1218,8 +1218,7 @@ static void test_host_odd_trees(void) {
       if (valid) {
         for (int c = 0; c < 8; c++)
           for (int k = 0; k < 8; k++) {
-            uint64_t v = 0;
-            for (int i = c; i < ncpu; i += 8) v += cur[i][k];
+            uint64_t v = c < ncpu ? cur[c][k] : 0;   /* processor c is CPU c: never a fold of c + 8, c + 16... */
             last[c][k] = v;
             if (!have) first[c][k] = v;
           }
@@ -2835,7 +2834,8 @@ static void test_h17_host_reads_what_is_on(void) {
   for (int i = 0; i < 3; i++) mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 666);
   mi_linux_health_get(sys, &hh);
   EQ(hh.refreshes, h0.refreshes + 3, "#17.1 each MIGLOBGET refreshed the host (age 0)");
-  EQ(hh.failed_reads, h0.failed_reads, "#17.1 a global-only ON reads no process file, no listing, no interrupts, no vmstat");
+  /* 21307 (memory pressure) is vmstat's: each GET reads it, and nothing else that fails */
+  EQ(hh.failed_reads, h0.failed_reads + 3, "#17.1 a global-only ON reads vmstat for 21307 and no process file, no listing, no interrupts");
   CHECK(mi_host_proc_slot(sys, 400) < 0, "#17.1 no process scan while nobody has processes on");
   /* MIPROCON of one pid born since: the ON's refresh brings the process table in first */
   mi_linux_inject_fail(sys, "", 0);
@@ -2850,7 +2850,7 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_procon(s, &st, pitems, stats, &map, &all, 666);
   int64_t f0 = h17_failed(sys);
   mi_procget(s, &st, pitems, prec, stats, sizeof prec, 1, NULL, &n, NULL, 666);
-  EQ(h17_failed(sys), f0 + 1, "#17.1 a process counter reads each stat (one failing) but no io");
+  EQ(h17_failed(sys), f0 + 2, "#17.1 a process counter reads each stat (one failing) but no io (and vmstat for 21307)");
   EQ(n, 4, "#17.1 every live process is read");
   /* a birth and a death while process counters are on */
   put_file(root, "401/stat", "401 (new) S 1 1 1 0 -1 0 100 0 3 0 7 5 0 0 20 0 1 0 900 1000 10 0\n");
@@ -2866,17 +2866,44 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_linux_inject_fail(sys, "100/stat", 0);   /* a failed stat skips the process: let it read */
   f0 = h17_failed(sys);
   mi_procget(s2, &st, ioitems, prec, stats, sizeof prec, 1, NULL, &n, NULL, 667);
-  EQ(h17_failed(sys), f0 + 1, "#17.1 a process I/O counter reads io as well (one failing)");
-  /* the processors' interrupts item reads interrupts; vmstat stays unread without 21254 */
+  EQ(h17_failed(sys), f0 + 2, "#17.1 a process I/O counter reads io as well (one failing; and vmstat for 21307)");
+  /* the processors' interrupts item reads interrupts; vmstat is read for 21307 (on since the first ON) */
   int32_t gp[] = {21164, 0};
   mi_globinstall(s3, &st, 668); mi_accesson(s3, &st, 668);
   mi_globon(s3, &st, gp, stats, &map, 668);
   mi_linux_inject_fail(sys, "100/io", 0);
   f0 = h17_failed(sys);
   mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 666);
-  EQ(h17_failed(sys), f0 + 1, "#17.1 the interrupts item (27014) reads interrupts, nothing reads vmstat");
+  EQ(h17_failed(sys), f0 + 2, "#17.1 the interrupts item (27014) reads interrupts (and vmstat for 21307)");
   mi_session_free(s3);
   mi_session_free(s2);
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
+/* #17.1 with #32's system-wide families: vmstat and schedstat are read only while one of their
+ * items is counted (or an ON is under way); the CPU times alone read /proc/stat. */
+static void test_h32_sys_files_read_for_their_items(void) {
+  char root[64];
+  host_tree(root, 100, 3);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  status_type st;
+  int32_t glob[] = {21177, 21184, 21092, 0}, vm[] = {21295, 0}, stats[8], map = 1, buf[16];
+  mi_globon(s, &st, glob, stats, &map, 666);
+  EQ(st.all, 0, "MIGLOBON of CPU times and the ready queue");
+  mi_linux_inject_fail(sys, "vmstat", EIO);
+  mi_linux_inject_fail(sys, "schedstat", EIO);
+  int64_t f0 = h17_failed(sys);
+  for (int i = 0; i < 3; i++) mi_globget(s, &st, glob, buf, stats, sizeof buf, 1, 666);
+  EQ(h17_failed(sys), f0, "#32 CPU times alone read neither vmstat nor schedstat");
+  mi_globoff(s, &st, 666);
+  mi_globon(s, &st, vm, stats, &map, 666);
+  f0 = h17_failed(sys);
+  mi_globget(s, &st, vm, buf, stats, sizeof buf, 1, 666);
+  EQ(h17_failed(sys), f0 + 1, "#32 21295 (pgalloc) reads vmstat once per refresh, not schedstat");
   mi_session_free(s);
   mi_system_free(sys);
   rm_tree(root);
@@ -4536,6 +4563,7 @@ int main(void) {
   test_udef_rebind();
   test_udef_dead_and_gone();
   test_h17_host_reads_what_is_on();
+  test_h32_sys_files_read_for_their_items();
   test_h17_writer_handle();
   test_i31_row_handle();
   test_i14_descriptors();

@@ -7,7 +7,8 @@
  * Only a gone pid directory or stat is a death; a failed read or a malformed file is skipped
  * for this refresh and counted (mi_linux_health), never a death, a birth or a figure. Any tree under the root is safe to read: files are
  * checked to be regular, read whole and NUL-terminated, parsed field by field.
- * The figure behind every mapped item is in the table `map` below. */
+ * The figure behind every mapped item is in the table `map` below; the system-wide files are
+ * read in linux_sys.c, the state and helpers both share are in linux_int.h. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -21,22 +22,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include "mi_linux.h"
-#include "mi_source.h"
+#include "linux_int.h"
 #include "mi_testhook.h"
 
-#define NCPU_MI 8
-#define MAX_DISKS 64
-#define BUF 8192
-
-/* Roles of the items the host drives, and the kernel figure behind each. */
-enum {
-  G_IDLE, G_PAUSED, G_CS, G_DS, G_BS, G_READY, G_BLOCKED, G_FREE, G_PF,
-  C_IDLE, C_ICS, C_BS, C_CS, C_DS, C_INTR,
-  P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
-  D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
-  NROLE
-};
 static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21177, "/proc/stat cpu idle"}, {21176, "/proc/stat cpu iowait"}, {21184, "/proc/stat cpu user"},
   {21185, "/proc/stat cpu nice"}, {21183, "/proc/stat cpu system"}, {21092, "/proc/stat procs_running"},
@@ -54,249 +42,6 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {23010, "/proc/diskstats writes completed"}, {23048, "/proc/diskstats reads completed"},
   {23049, "/proc/diskstats writes completed"}, {23046, "/proc/diskstats reads + writes completed"},
 };
-
-typedef struct hproc {
-  int64_t pid;
-  uint64_t gen;                 /* refresh that last saw it */
-  uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
-  int ptype;                    /* its process type (MI_PT_*), for its children's */
-  uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
-} hproc;
-
-/* A user or group name cached by id: the MPE form (mpe_name) or the number. */
-typedef struct idname { uint32_t id; char name[12]; } idname;
-#define NIDS 64                 /* users and groups cached */
-#define NSHELLS 32              /* command interpreters kept from the shells file */
-#define PF_KTHREAD 0x00200000u  /* /proc/[pid]/stat flags: a kernel thread */
-#define DEPTH_MAX 8             /* parents read ahead of a child at most (a parent not yet listed) */
-
-/* What a refresh reads besides /proc/stat: groups of files, each for its items. */
-enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
-/* The system-wide files kept open between refreshes (read again with pread from 0). */
-enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
-static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
-#define HOUSEKEEP_MS 1000       /* meminfo (memory size) and diskstats (devices) at least this often */
-
-#define NINJECT 4
-#define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
-#define VAL_MAX ((uint64_t)INT64_MAX)   /* figures above this are malformed; no sum goes beyond it */
-
-typedef struct host {
-  char root[256];
-  int age_ms;
-  int64_t last_ms;
-  uint64_t gen;
-  long hz;
-  int64_t btime;                /* boot, seconds since 1970 */
-  mi_ctr c[NROLE];
-  hproc p[MI_MAX_PROCESSES];
-  uint64_t cpu[NCPU_MI + 1][8]; /* last /proc/stat values per processor (index 8: all) */
-  uint64_t intr[NCPU_MI];       /* last /proc/interrupts sums per processor */
-  struct { char name[32]; uint64_t v[11]; } disk[MAX_DISKS];   /* disk d is LDEV d + 1 */
-  int ndisks;
-  uint64_t pgmajfault;
-  uint64_t layout;              /* mi_host_layout_gen at the last refresh: a new ON re-reads at once */
-  idname users[NIDS], groups[NIDS];
-  int nusers, ngroups;
-  int sysdb;                    /* 1: users, groups and shells are this machine's (root /proc: the
-                                 * user database, /etc/shells); 0: files of <root>/../etc */
-  int shells_read;              /* the shells file was read (or is absent) */
-  int nshells;
-  char shells[NSHELLS][16];     /* file names of its paths ("bash", "sh"...) */
-  char *buf;                    /* the file being parsed (slurp), grown up to FILE_MAX + 1 */
-  size_t cap;
-  mi_linux_health health;
-  int trouble;                  /* this refresh failed a read or rejected a file */
-  struct { char rel[64]; int err; } inject[NINJECT];   /* test hook: reads that fail */
-  int rootfd;                   /* the root, kept open: files are opened relative to it; -1 none */
-  int procfs;                   /* the root is a procfs: its files are regular and a short read ends them */
-  DIR *dir;                     /* the root's listing, kept and rewound */
-  int kfd[NKEPT];               /* kept system-wide files, -1 until opened */
-  uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
-  int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
-  int rebase_disks;             /* this reading of diskstats is a baseline */
-} host;
-
-static int64_t mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A read that failed for a reason other than a process ending (EMFILE, EACCES, ENOMEM...). */
-static void note_fail(host *h, int err) {
-  h->health.failed_reads++;
-  h->health.last_errno = err;
-  h->trouble = 1;
-}
-
-/* A file whose content was rejected (truncated, a field missing, a figure out of range). */
-static void note_bad(host *h) {
-  h->health.malformed++;
-  h->trouble = 1;
-}
-
-/* Results of slurp besides a length: the read failed (errno in *err) or the file is no text file. */
-enum { RD_FAIL = -1, RD_BAD = -2 };
-
-/* 1 (and *err set) if the test hook makes reads of rel fail. */
-static int injected(host *h, const char *rel, int *err) {
-  for (int i = 0; i < NINJECT; i++)
-    if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { *err = h->inject[i].err; return 1; }
-  return 0;
-}
-
-/* Reads the open file fd (whole, from offset 0, up to FILE_MAX) into h->buf, NUL-terminated at
- * the bytes actually read; a file longer than FILE_MAX is cut after its last complete line.
- * checked: the caller knows fd is a regular file. Never blocks (a fifo or device is RD_BAD).
- * Returns the length, RD_FAIL with *err set, or RD_BAD (not a regular file, an embedded NUL,
- * one unfinished line). Does not close fd. */
-static ssize_t slurp_fd(host *h, int fd, int checked, int *err) {
-  struct stat st;
-  if (!checked && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) return RD_BAD;
-  size_t n = 0;
-  int full = 0;
-  for (;;) {
-    if (h->cap - n < 2) {
-      if (h->cap >= FILE_MAX + 1) { full = 1; break; }
-      size_t cap = h->cap ? h->cap * 2 : BUF * 8;
-      if (cap > FILE_MAX + 1) cap = FILE_MAX + 1;
-      char *b = realloc(h->buf, cap);
-      if (!b) { *err = ENOMEM; return RD_FAIL; }
-      h->buf = b;
-      h->cap = cap;
-    }
-    size_t want = h->cap - 1 - n;
-    ssize_t r = pread(fd, h->buf + n, want, (off_t)n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) { *err = errno; h->buf[0] = 0; return RD_FAIL; }
-    if (r == 0) break;
-    n += (size_t)r;
-    if (h->procfs && (size_t)r < want) break;   /* a procfs file gives all it has at once */
-  }
-  h->buf[n] = 0;
-  if (memchr(h->buf, 0, n)) { h->buf[0] = 0; return RD_BAD; }
-  if (full) {                   /* keep whole lines only */
-    char *nl = memrchr(h->buf, '\n', n);
-    if (!nl) { h->buf[0] = 0; return RD_BAD; }
-    n = (size_t)(nl - h->buf) + 1;
-    h->buf[n] = 0;
-  }
-  return (ssize_t)n;
-}
-
-/* Opens path relative to dirfd for reading without blocking; the descriptor or -1 (errno). */
-static int open_rd(int dirfd, const char *path) {
-  int fd;
-  do fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY); while (fd < 0 && errno == EINTR);
-  return fd;
-}
-
-/* slurp_fd of the file at path (absolute, or relative to the root) named rel for the test hook. */
-static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
-  *err = 0;
-  if (h->cap) h->buf[0] = 0;
-  if (injected(h, rel, err)) return RD_FAIL;
-  int fd = open_rd(path[0] == '/' || h->rootfd < 0 ? AT_FDCWD : h->rootfd, path);
-  if (fd < 0) { *err = errno; return RD_FAIL; }
-  ssize_t n = slurp_fd(h, fd, h->procfs, err);
-  close(fd);
-  return n;
-}
-
-/* slurp_at for rel under the root. */
-static ssize_t slurp(host *h, const char *rel, int *err) {
-  if (h->rootfd >= 0) return slurp_at(h, rel, rel, err);
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", h->root, rel);
-  return slurp_at(h, path, rel, err);
-}
-
-/* slurp of system-wide file k, kept open between refreshes (opened again when a fixture's
- * file was replaced: its kept descriptor no longer has a name). */
-static ssize_t slurp_kept(host *h, int k, int *err) {
-  *err = 0;
-  if (h->cap) h->buf[0] = 0;
-  if (injected(h, kept_rel[k], err)) return RD_FAIL;
-  struct stat st;
-  if (h->kfd[k] >= 0 && !h->procfs && (fstat(h->kfd[k], &st) != 0 || st.st_nlink == 0 || !S_ISREG(st.st_mode))) {
-    close(h->kfd[k]);
-    h->kfd[k] = -1;
-  }
-  if (h->kfd[k] < 0) {
-    if (h->rootfd < 0) return slurp(h, kept_rel[k], err);
-    int fd = open_rd(h->rootfd, kept_rel[k]);
-    if (fd < 0) { *err = errno; return RD_FAIL; }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return RD_BAD; }
-    h->kfd[k] = fd;
-  }
-  return slurp_fd(h, h->kfd[k], 1, err);
-}
-
-/* slurp_kept for a file every kernel has: a failure or a non-file is noted; returns 1 when read. */
-static int slurp_noted(host *h, int k) {
-  int err;
-  ssize_t n = slurp_kept(h, k, &err);
-  if (n == RD_FAIL) note_fail(h, err);
-  else if (n == RD_BAD) note_bad(h);
-  return n >= 0;
-}
-
-/* Parses a decimal figure 0..VAL_MAX at *p (after blanks) ending at a blank, line end or the
- * text's end; advances *p past it. Returns 0 (and leaves *p) for anything else: no digits,
- * a sign, a letter glued on, a figure too big. */
-static int num(const char **p, uint64_t *out) {
-  const char *s = *p;
-  while (*s == ' ' || *s == '\t') s++;
-  if (*s < '0' || *s > '9') return 0;
-  uint64_t v = 0;
-  for (; *s >= '0' && *s <= '9'; s++) {
-    if (v > (VAL_MAX - (uint64_t)(*s - '0')) / 10) return 0;
-    v = v * 10 + (uint64_t)(*s - '0');
-  }
-  if (*s && *s != ' ' && *s != '\t' && *s != '\n') return 0;
-  *p = s;
-  *out = v;
-  return 1;
-}
-
-/* a + b, at most VAL_MAX (both at most VAL_MAX). */
-static uint64_t sum_sat(uint64_t a, uint64_t b) { return a + b > VAL_MAX ? VAL_MAX : a + b; }
-
-/* d * scale as a counter delta, at most INT64_MAX. */
-static int64_t scaled(uint64_t d, int64_t scale) {
-  if (scale <= 0) return 0;
-  return d > VAL_MAX / (uint64_t)scale ? INT64_MAX : (int64_t)d * scale;
-}
-
-/* Adds delta to counter c of entity e (class 0 of an object-class counter when objcl),
- * stopping at INT64_MAX rather than wrapping. */
-static void add_sat(mi_system *sys, mi_ctr c, int e, int objcl, int64_t delta) {
-  int64_t cur = mi_host_value(sys, c, e);
-  if (cur > 0 && delta > INT64_MAX - cur) delta = INT64_MAX - cur;
-  if (delta <= 0) return;
-  if (objcl) mi_host_add_objcl(sys, c, e, 0, delta);
-  else mi_host_add(sys, c, e, delta);
-}
-
-/* Adds (now - *last) * scale to counter role for entity e when the figure grew (a figure that
- * went down is a new baseline); remembers now. *last UINT64_MAX = no baseline yet. */
-static void bump(mi_system *sys, host *h, int role, int e, uint64_t now, uint64_t *last, int64_t scale) {
-  if (now > *last && *last != UINT64_MAX) add_sat(sys, h->c[role], e, role == P_PF || role == G_PF, scaled(now - *last, scale));
-  *last = now;
-}
-
-/* The figure after `key` at a line start of a "key value" text (meminfo, vmstat, io, status);
- * 1 and *out set if the key is there with a valid figure, else 0. */
-static int keyed(const char *text, const char *key, uint64_t *out) {
-  size_t k = strlen(key);
-  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-    if (strncmp(p, key, k) == 0 && (p[k] == ' ' || p[k] == ':' || p[k] == '\t')) {
-      const char *v = p + k + 1;
-      return num(&v, out);
-    }
-  return 0;
-}
 
 /* ---- identity (core/README.md, "The host source": MPE names of a Linux process) ---- */
 
@@ -471,191 +216,6 @@ static void program_of_path(const char *path, char part[3][12]) {
     mpe_name(part[k], s, (size_t)(end - s));
     end = s > path ? s - 1 : path;
   }
-}
-
-/* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
- * with fewer than 8 valid figures (user nice system idle iowait irq softirq steal: kernels
- * since 2.6.11) spoils every cpu line of this reading: one half-read line must not rebase a
- * processor. A processor with no line this time keeps its baseline. */
-static void read_stat(mi_system *sys, host *h) {
-  if (!slurp_noted(h, K_STAT)) return;
-  int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;   /* ticks per jiffy */
-  uint64_t sum[NCPU_MI][8] = {{0}}, all[8] = {0};
-  int ncpu = 0, have_all = 0, bad = 0, present[NCPU_MI] = {0};
-  uint64_t x;
-  for (const char *line = h->buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    if (strncmp(line, "cpu", 3) == 0 && (line[3] == ' ' || isdigit((unsigned char)line[3]))) {
-      const char *p = line + 3;
-      uint64_t idx = 0, v[8];
-      int is_all = *p == ' ';
-      if (!is_all && (!num(&p, &idx) || idx >= 65536 || (p[0] != ' ' && p[0] != '\t'))) { bad = 1; continue; }
-      int k = 0;
-      while (k < 8 && num(&p, &v[k])) k++;
-      if (k < 8 || (*p && *p != '\n' && *p != ' ' && *p != '\t')) { bad = 1; continue; }
-      if (is_all) {
-        if (have_all++) bad = 1;
-        memcpy(all, v, sizeof all);
-      } else {
-        /* more than 8 CPUs fold onto processors 0-7 (cpu i -> i mod 8) */
-        int c = (int)(idx % NCPU_MI);
-        for (k = 0; k < 8; k++) sum[c][k] = sum_sat(sum[c][k], v[k]);
-        present[c] = 1;
-        if ((int)idx + 1 > ncpu) ncpu = (int)idx + 1;
-      }
-    } else if (strncmp(line, "btime ", 6) == 0) {
-      const char *p = line + 6;
-      /* a boot time this side of the year 33658 keeps start times within int64 ticks */
-      if (num(&p, &x) && x < 1000000000000ull) h->btime = (int64_t)x; else bad = 1;
-    } else if (strncmp(line, "procs_running ", 14) == 0 || strncmp(line, "procs_blocked ", 14) == 0) {
-      const char *p = line + 14;
-      if (num(&p, &x)) mi_host_set(sys, h->c[line[6] == 'r' ? G_READY : G_BLOCKED], 0, (int64_t)x); else bad = 1;
-    }
-  }
-  if (bad || !have_all || ncpu == 0) { note_bad(h); if (bad || !have_all) return; }
-  bump(sys, h, G_CS, 0, all[0], &h->cpu[NCPU_MI][0], tick);
-  bump(sys, h, G_DS, 0, all[1], &h->cpu[NCPU_MI][1], tick);
-  bump(sys, h, G_BS, 0, all[2], &h->cpu[NCPU_MI][2], tick);
-  bump(sys, h, G_IDLE, 0, all[3], &h->cpu[NCPU_MI][3], tick);
-  bump(sys, h, G_PAUSED, 0, all[4], &h->cpu[NCPU_MI][4], tick);
-  if (ncpu > 0 && mi_host_cpus(sys) != (ncpu < NCPU_MI ? ncpu : NCPU_MI)) mi_host_set_cpus(sys, ncpu < NCPU_MI ? ncpu : NCPU_MI);
-  for (int c = 0; c < NCPU_MI && c < ncpu; c++) {
-    if (!present[c]) continue;
-    uint64_t *v = sum[c], *l = h->cpu[c];
-    /* processor view: idle+iowait, ICS = irq+softirq+steal, BS = system, CS = user, DS = nice */
-    uint64_t idle = sum_sat(v[3], v[4]), ics = sum_sat(sum_sat(v[5], v[6]), v[7]);
-    bump(sys, h, C_IDLE, c, idle, &l[0], tick);
-    bump(sys, h, C_ICS, c, ics, &l[1], tick);
-    bump(sys, h, C_BS, c, v[2], &l[2], tick);
-    bump(sys, h, C_CS, c, v[0], &l[3], tick);
-    bump(sys, h, C_DS, c, v[1], &l[4], tick);
-  }
-}
-
-/* /proc/interrupts: interrupts taken per processor — the sum of each CPU's column over
- * every row that has one (IRQ lines and LOC, RES, CAL...; ERR and MIS are system-wide),
- * folded like /proc/stat. A row with a count too big for a figure spoils the reading; a
- * row with fewer counts than CPUs (ERR, MIS) is left out. */
-static void read_interrupts(mi_system *sys, host *h) {
-  if (!slurp_noted(h, K_INTR)) return;
-  const char *line = h->buf, *eol = strchr(line, '\n');
-  int ncol = 0, bad = 0;
-  uint64_t sum[NCPU_MI] = {0};
-  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol); p += 3) ncol++;
-  for (line = eol ? eol + 1 : NULL; ncol > 0 && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    const char *p = strchr(line, ':'), *end = strchr(line, '\n');
-    if (!p || (end && p > end)) continue;
-    uint64_t v[NCPU_MI] = {0}, x;
-    int k = 0;
-    for (p++; k < ncol; k++) {
-      while (*p == ' ' || *p == '\t') p++;
-      if (!isdigit((unsigned char)*p)) break;
-      const char *q = p;
-      while (isdigit((unsigned char)*q)) q++;
-      if (!num(&p, &x)) { bad |= !*q || *q == ' ' || *q == '\t' || *q == '\n'; break; }   /* too big; "5-edge" ends the counts */
-      v[k % NCPU_MI] = sum_sat(v[k % NCPU_MI], x);
-    }
-    if (k == ncol)   /* a row with a count for every CPU */
-      for (int c = 0; c < NCPU_MI; c++) sum[c] = sum_sat(sum[c], v[c]);
-  }
-  if (bad || ncol == 0) { note_bad(h); return; }
-  int ncpu = mi_host_cpus(sys);
-  for (int c = 0; c < ncpu && c < ncol; c++) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
-}
-
-/* /proc/meminfo: memory size and free pages. */
-static void read_memory(mi_system *sys, host *h) {
-  uint64_t total, free_kb;
-  if (slurp_noted(h, K_MEM)) {
-    if (keyed(h->buf, "MemTotal", &total) && keyed(h->buf, "MemFree", &free_kb)) {
-      mi_host_config_set(sys, 3039, total / 2 > INT32_MAX ? INT32_MAX : (int32_t)(total / 2));
-      mi_host_set(sys, h->c[G_FREE], 0, (int64_t)(free_kb / 2));
-    } else note_bad(h);
-  }
-}
-
-/* /proc/vmstat: major faults. */
-static void read_vmstat(mi_system *sys, host *h) {
-  uint64_t f;
-  if (slurp_noted(h, K_VM)) {
-    if (keyed(h->buf, "pgmajfault", &f)) bump(sys, h, G_PF, 0, f, &h->pgmajfault, 1);
-    else note_bad(h);
-  }
-}
-
-/* Returns 1 for whole disks worth an LDEV: not loop/ram/zram, not a partition of a listed disk. */
-static int whole_disk(const char *name, char names[][32], int n) {
-  if (!strncmp(name, "loop", 4) || !strncmp(name, "ram", 3) || !strncmp(name, "zram", 4) || !strncmp(name, "dm-", 3)) return 0;
-  for (int i = 0; i < n; i++) {
-    size_t k = strlen(names[i]);
-    if (k < strlen(name) && strncmp(names[i], name, k) == 0) return 0;   /* sda -> sda1, nvme0n1 -> nvme0n1p1 */
-  }
-  return 1;
-}
-
-/* One /proc/diskstats line: major, minor, a name (1-31 characters) and at least 11 figures;
- * 1 if it has them. */
-static int disk_line(const char *line, char name[32], uint64_t v[11]) {
-  const char *p = line;
-  uint64_t maj, min;
-  if (!num(&p, &maj) || !num(&p, &min)) return 0;
-  while (*p == ' ' || *p == '\t') p++;
-  size_t len = strcspn(p, " \t\n");
-  if (len == 0 || len >= 32) return 0;
-  memcpy(name, p, len);
-  name[len] = 0;
-  p += len;
-  for (int k = 0; k < 11; k++) if (!num(&p, &v[k])) return 0;
-  return 1;
-}
-
-/* /proc/diskstats: whole disks become disk LDEVs 1, 2, ... in the order the kernel lists them. */
-static void read_disks(mi_system *sys, host *h) {
-  if (!slurp_noted(h, K_DISK)) return;
-  char names[256][32];   /* whole disks listed so far, to recognise their partitions */
-  int n = 0, bad = 0;
-  for (const char *line = h->buf; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    char name[32];
-    uint64_t v[11];
-    if (*line == '\n') continue;
-    if (!disk_line(line, name, v)) { bad = 1; continue; }
-    if (!whole_disk(name, names, n)) continue;
-    snprintf(names[n++], 32, "%s", name);
-    int d = 0;
-    while (d < h->ndisks && strcmp(h->disk[d].name, name)) d++;
-    if (h->rebase_disks && d < h->ndisks) {   /* counting again after a pause: a new baseline */
-      for (int k = 0; k < 11; k++) h->disk[d].v[k] = v[k];
-      continue;
-    }
-    if (d == h->ndisks) {
-      if (h->ndisks >= MAX_DISKS || h->ndisks >= 999) continue;
-      snprintf(h->disk[d].name, sizeof h->disk[d].name, "%s", name);
-      for (int k = 0; k < 11; k++) h->disk[d].v[k] = v[k];   /* the first sight is the baseline */
-      h->ndisks++;
-      mi_host_set_device(sys, d + 1, 1);
-      continue;
-    }
-    uint64_t *l = h->disk[d].v;
-    int ldev = d + 1;
-    int64_t tpm = mi_host_ticks_per_ms(sys);
-    /* fields: 0 reads 1 merged 2 sectors-read 3 ms-reading 4 writes 5 merged 6 sectors-written 7 ms-writing 8 in-flight */
-    if (v[0] > l[0]) {
-      int64_t r = (int64_t)(v[0] - l[0]);
-      add_sat(sys, h->c[D_SWRD], ldev, 0, r);
-      add_sat(sys, h->c[D_CRD], ldev, 0, r); add_sat(sys, h->c[D_COMPL], ldev, 0, r);
-    }
-    if (v[4] > l[4]) {
-      int64_t w = (int64_t)(v[4] - l[4]);
-      add_sat(sys, h->c[D_SWWT], ldev, 0, w);
-      add_sat(sys, h->c[D_CWR], ldev, 0, w); add_sat(sys, h->c[D_COMPL], ldev, 0, w);
-    }
-    if (v[2] > l[2]) add_sat(sys, h->c[D_RDSZ], ldev, 0, scaled(v[2] - l[2], 512));   /* 23040/23041: bytes of all I/O */
-    if (v[6] > l[6]) add_sat(sys, h->c[D_WTSZ], ldev, 0, scaled(v[6] - l[6], 512));
-    if (v[3] > l[3]) add_sat(sys, h->c[D_RDRTT], ldev, 0, scaled(v[3] - l[3], tpm));
-    if (v[7] > l[7]) add_sat(sys, h->c[D_WTRTT], ldev, 0, scaled(v[7] - l[7], tpm));
-    mi_host_set(sys, h->c[D_QCUR], ldev, (int64_t)v[8]);
-    for (int k = 0; k < 11; k++) l[k] = v[k];
-  }
-  if (bad) note_bad(h);
 }
 
 /* Cleans a kernel command name for the MI: printable ASCII, blanks for the rest. */
@@ -911,9 +471,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
   int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
-  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]);
-  on[GR_VM] = mi_host_active(sys, h->c[G_PF]);
-  on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL);
+  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
+  on[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
+  on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL) || mi_lx_sys_active(sys, h, GR_DISK);
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
@@ -936,11 +496,11 @@ static int refresh_all(mi_system *sys, host *h, int full) {
     }
   if (house && !full) h->house_ms = ms;
   int rooted = open_root(h) == 0;
-  read_stat(sys, h);
-  if (use[GR_INTR]) read_interrupts(sys, h);
-  if (use[GR_MEM]) read_memory(sys, h);
-  if (use[GR_VM]) read_vmstat(sys, h);
-  if (use[GR_DISK]) read_disks(sys, h);
+  mi_lx_read_stat(sys, h);
+  if (use[GR_INTR]) mi_lx_read_interrupts(sys, h);
+  if (use[GR_MEM]) mi_lx_read_memory(sys, h);
+  if (use[GR_VM]) mi_lx_read_vmstat(sys, h);
+  if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
   int seen = 0, listed = 0, inj = 0;
   if (use[GR_SCAN]) {
@@ -1032,6 +592,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   h->pgmajfault = UINT64_MAX;
+  mi_lx_sys_init(h);
   /* configuration with a Linux meaning; the rest keep their defaults */
   int err;
   uint64_t x;
@@ -1058,11 +619,12 @@ mi_system *mi_linux_new(const char *proc_root, int age_ms) {
 
 const char *mi_linux_figure(int32_t item) {
   for (int r = 0; r < NROLE; r++) if (map[r].item == item) return map[r].figure;
-  return NULL;
+  return mi_lx_sys_figure(item);
 }
 
 int32_t mi_linux_mapping(int i, const char **figure) {
-  if (i < 0 || i >= NROLE) return 0;
+  if (i >= NROLE) return mi_lx_sys_mapping(i - NROLE, figure);
+  if (i < 0) return 0;
   if (figure) *figure = map[i].figure;
   return map[i].item;
 }
