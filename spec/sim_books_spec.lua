@@ -149,6 +149,13 @@ end
 -- within the live processes, the LRU list within its size.
 local function levels(add, x, nlive)
   le(add, "21092 within 21093", v(x.g, 21092), v(x.g, 21093))
+  -- the high-water mark reaches the least length of every histogram bucket that holds time
+  for k = 7, 1, -1 do
+    if v(x.g, 21095 + k) > 0 then
+      le(add, "the histogram's longest length with time within 21093", RQ_LO[k + 1], v(x.g, 21093))
+      break
+    end
+  end
   le(add, "21309 free pages within MEMORY_SIZE (3039)", v(x.g, 21309), x.memory)
   for n = 21103, 21163 do
     local it = mi.item(n)
