@@ -426,11 +426,15 @@ function M.set_default(o)
     core.set_default(sys)
     return sys
   end
-  if o.replay ~= nil then   -- mish --replay FILE [--from --to --speed]: the recording is the default (#13)
+  -- mish --replay FILE or --system replay:FILE [--from --to --speed]: the recording is the default
+  -- (#13), stepped by the program's sleeps either way (#30.3)
+  local replay = o.replay
+  if replay == nil and type(o.system) == "string" then replay = o.system:match("^replay:(.+)$") end
+  if replay ~= nil then
     if o.share ~= nil then error("--replay and --share: not both", 0) end
-    local ok, sys = pcall(M.replay, o.replay, { from = o.from, to = o.to, speed = o.speed })
+    local ok, sys = pcall(M.replay, replay, { from = o.from, to = o.to, speed = o.speed })
     if not ok then error(sys, 0) end
-    M.recording_state(o.replay, io.stderr)
+    M.recording_state(replay, io.stderr)
     core.set_default(sys)
     M.replay_drive(sys, o.speed)
     return sys
