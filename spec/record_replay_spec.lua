@@ -80,3 +80,17 @@ describe("#30.3 replay:FILE as a system steps like --replay; --serve paces a rep
     assert.is_true(b > a, "the served values moved on: " .. a .. " then " .. tostring(b))
   end)
 end)
+
+describe("#30.7 a replay's sleep applies the recorded intervals it spans", function()
+  it("mi.sleep(3) lands on the third sample though each sample was taken 4 ms late", function()
+    local file = H.tmp_path("r7.mir")
+    record(file, 20, 1004)
+    local o, e, c = run(MISH .. " --replay " .. file .. " -e 'local t = mi.clock() for i = 1, 6 do mi.sleep(3) io.write(mi.clock() - t, \" \") t = mi.clock() end'")
+    assert.equal(0, c, e)
+    assert.equal("3012 3012 3012 3012 3012 3012 ", o)
+    -- a sleep shorter than half an interval still moves to the next sample; 1.6 intervals make 2
+    o, e, c = run(MISH .. " --replay " .. file .. " -e 'local t = mi.clock() mi.sleep(0.2) io.write(mi.clock() - t, \" \") t = mi.clock() mi.sleep(1.6) io.write(mi.clock() - t)'")
+    assert.equal(0, c, e)
+    assert.equal("1004 2008", o)
+  end)
+end)

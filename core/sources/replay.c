@@ -434,12 +434,21 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   if (!st) return -1;
   if (ms < 0) ms = 0;
   mi_host_begin(sys);
-  int64_t before = st->shown;
-  st->clock += ms * st->tpm;
-  pump(sys, st, st->clock);
-  /* at least to the next sample: a script's interval is never shorter than the recording's */
-  int64_t nt;
+  int64_t before = st->shown, nt, span;
   int ty;
+  /* the sleep counts from the sample shown, not from a clock that adds up each sample's lateness;
+   * a sample is applied when the sleep covers more than half of the recorded interval before it,
+   * so a sleep of n intervals lands on the n-th sample though each was taken a few ms late (#30.7) */
+  if (__builtin_mul_overflow(ms, (int64_t)st->tpm, &span)) span = INT64_MAX;
+  int64_t target = sat_add(st->shown, span);
+  while (!st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
+    if (!is_timed(ty)) { pump(sys, st, st->shown); continue; }   /* damage, marks: pump reads them at once */
+    int64_t half = nt > st->shown ? (nt - st->shown) / 2 : 0;
+    if (nt - half > target) break;
+    pump(sys, st, nt);
+  }
+  st->clock = st->shown;
+  /* at least to the next sample: a script's interval is never shorter than the recording's */
   while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
     if (is_timed(ty) && nt > st->clock) st->clock = nt;
     pump(sys, st, st->clock);
