@@ -172,7 +172,8 @@ MI_API int mi_rec_device(const mi_rec_reader *r, int32_t ldev);
 MI_API int mi_rec_cpus(const mi_rec_reader *r);
 /* Returns configuration item's recorded bytes (*size of them; as AIFSCGET gives them), or NULL. */
 MI_API const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size);
-/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS" (digits),
+/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" or a date "2026-11-22" (no zone =
+ * UTC), a time of day "10:51[:30[.fff]][zone]" (the one within 12 hours of base), "@TICKS" (digits),
  * or an offset "+10m" / "-1.5h" from base: a decimal number, digits only, and s, m, h, d (no unit =
  * seconds). 0 with *out in ticks (tpm ticks per ms), -1 if it is none of those or its ticks would
  * leave 64 bits. */

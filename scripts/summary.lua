@@ -14,8 +14,8 @@ local opts = cli.parse({
   about = "Summarizes a recording per item and entity: samples, coverage, rates, minima and maxima with times.",
   options = {
     { "csv", nil, "write CSV" }, { "json", nil, "write JSON lines" },
-    { "from", "T", "start (ISO 8601 or an offset such as +10m from the recording's start)" },
-    { "to", "T", "end (ISO 8601 or an offset from --from)" },
+    { "from", "T", "start (ISO 8601, a date, a time of day such as 10:51, +10m from the recording's start, -1m from its end)" },
+    { "to", "T", "end (as --from; +x counts from --from)" },
     { "items", "GLOB", "only items whose names match (e.g. 'gmt_*')" },
     { "all", nil, "also items that stayed 0" },
     { "view", "CLASS", "a MONITOR-style class view instead: modes (per CPU), processes, disk or page" },
@@ -76,6 +76,7 @@ end, function(seg)
   segments = seg
   for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end
 end)
+if nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
 r:close()
 
 -- A MONITOR-style class view over the window from the per-item totals.

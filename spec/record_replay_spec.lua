@@ -94,3 +94,101 @@ describe("#30.7 a replay's sleep applies the recorded intervals it spans", funct
     assert.equal("1004 2008", o)
   end)
 end)
+
+describe("#30.4 recording windows: times of day, dates, offsets from either end; an empty window is an error", function()
+  local file, info
+  -- The recorded time at offset sec from the first sample, as UTC text in format fmt.
+  local function at(sec, fmt) return os.date("!" .. fmt, info.first_time // info.tpm // 1000 + sec) end
+  -- The first sample's clock of a replay of file with the window options w (ms), and its stderr and status.
+  local function start(w)
+    local o, e, c = run(MISH .. " --replay " .. file .. " " .. w .. " -e 'print(mi.clock())'")
+    return tonumber(o), e, c
+  end
+  -- The number of samples summary.lua and export.lua see in the window w (both asserted to agree).
+  local function samples(w)
+    local o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " " .. w)
+    assert.equal(0, c, e)
+    local n = tonumber(o:match(": (%d+) samples,"))
+    local x, e2, c2 = run(MISH .. " scripts/export.lua " .. file .. " " .. w)
+    assert.equal(0, c2, e2)
+    local seen, m = {}, 0
+    for t in x:gmatch("\n[^,]+,(%d+),") do if not seen[t] then seen[t] = true; m = m + 1 end end
+    assert.equal(n, m, "summary and export see as many samples")
+    return n
+  end
+  before_each(function()
+    file = H.tmp_path("r4.mir")
+    record(file, 181, 1000)   -- three minutes, a sample a second
+    local r = mi.core.rec_open(file)
+    info = r:info()
+    r:close()
+  end)
+
+  it("--from -1m is the last minute, --to -1m ends a minute before the end (replay, summary, export)", function()
+    local last_ms = info.last_time // info.tpm
+    assert.equal(last_ms - 60000, (start("--from -1m")))
+    assert.equal(61, samples("--from -1m"))
+    assert.equal(120, samples("--from +1m --to -1m") + 59)   -- 61 samples from +60 s to +120 s
+    assert.equal(31, samples("--from -1m --to +30s"))
+  end)
+
+  it("--from takes a time of day (hh:mm, hh:mm:ss, a fraction, a zone) and a date", function()
+    local first_ms = info.first_time // info.tpm
+    local t = start("--from " .. at(90, "%H:%M:%S"))
+    assert.is_true(t >= first_ms + 89000 and t <= first_ms + 90000, tostring(t))   -- the sample at or after it
+    -- from just after the sample of that second (the first sample's milliseconds are below .999)
+    assert.equal(10, samples("--from " .. at(90, "%H:%M:%S") .. ".999 --to +10s"))
+    assert.equal(10, samples("--from " .. at(90, "%H:%M:%S") .. ".999Z --to " .. at(100, "%H:%M:%S") .. ".999"))
+    assert.equal(181, samples("--from " .. at(0, "%Y-%m-%d")))
+    local o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --from " .. at(-3600, "%H:%M"))   -- before the start: clamped
+    assert.equal(0, c, e)
+    assert.truthy(o:find(": 181 samples,", 1, true), o)
+    -- the time of day nearest the base, across midnight both ways
+    local core = mi.core
+    local base = core.parse_time("2026-11-22T23:50:00Z", 0, 1000)
+    assert.equal(core.parse_time("2026-11-23T00:10:00Z", 0, 1000), core.parse_time("00:10", base, 1000))
+    base = core.parse_time("2026-11-23T00:05:00Z", 0, 1000)
+    assert.equal(core.parse_time("2026-11-22T23:55:00Z", 0, 1000), core.parse_time("23:55", base, 1000))
+    assert.equal(core.parse_time("2026-11-23T01:30:00+02:00", 0, 1000), core.parse_time("01:30+02:00", base, 1000))
+    for _, bad in ipairs({ "10:5", "25:00", "10:61", "1:30", "10:30:", "10:30x" }) do assert.is_nil(core.parse_time(bad, base, 1000), bad) end
+  end)
+
+  it("a window that holds no sample is an error: exit 2, one line on stderr, nothing on stdout", function()
+    local gap = H.tmp_path("gap.mir")
+    record(gap, 3, 60000)   -- samples a minute apart
+    local cases = {
+      { file, "--from +10m", "holds no sample of the recording" },                 -- past the end
+      { file, "--to -10m", "holds no sample of the recording" },                   -- before the start
+      { file, "--from -1m --to " .. at(60, "%H:%M:%S"), "ends .* before it starts" },
+      { file, "--from " .. at(0, "%Y-%m-%d") .. "T00:00:00Z --to +1s", "holds no sample" },
+      { gap, "--from +10s --to +20s", "holds no sample of the recording" },        -- between two samples
+    }
+    for _, k in ipairs(cases) do
+      for _, cmd in ipairs({ MISH .. " --replay " .. k[1] .. " " .. k[2] .. " -e 'print(1)'",
+                             MISH .. " scripts/summary.lua " .. k[1] .. " " .. k[2],
+                             MISH .. " scripts/export.lua " .. k[1] .. " " .. k[2] }) do
+        local o, e, c = run(cmd)
+        assert.equal(2, c, cmd .. "\n" .. e)
+        assert.equal("", o, cmd)
+        assert.matches(k[3], e, 1, false, cmd)
+        assert.equal(1, select(2, e:gsub("\n", "")), cmd .. "\n" .. e)
+      end
+    end
+  end)
+
+  it("a script cut short by the end of the recording prints its Average of the samples it had and says so", function()
+    local short = H.tmp_path("short.mir")
+    record(short, 4, 1000, { items = mi.RECORD_ITEMS })
+    local o, e, c = run(MISH .. " --replay " .. short .. " scripts/cpu.lua --count 10")
+    assert.equal(0, c, e)
+    assert.truthy(o:find("\nAverage of 3 samples,", 1, true), o)
+    assert.truthy(e:find("the recording ended after 3 samples of the 10 asked for", 1, true), e)
+    o, e, c = run(MISH .. " --replay " .. short .. " scripts/top.lua --count 10")
+    assert.equal(0, c, e)
+    assert.truthy(o:find("\nAverage of 3 samples,", 1, true), o)
+    o, e, c = run(MISH .. " --replay " .. short .. " scripts/cpu.lua --count 10 --csv")
+    assert.equal(0, c, e)
+    assert.equal(10, select(2, o:gsub("\n", "")), o)   -- a header and 3 samples of 3 rows
+    assert.truthy(e:find("after 3 samples", 1, true), e)
+  end)
+end)

@@ -155,9 +155,12 @@ describe("#13 recordings", function()
 
   it("#13: mish --replay clamps the window to the file and refuses what makes no sense", function()
     run("lua5.4 spec/record_live.lua " .. file .. " scripts/top.lua --count 3 --csv")
-    local o, e, c = run(MISH .. " --replay " .. file .. " --from 1990-01-01T00:00:00Z --to +100d -e 'print(s:time().year >= 2020)'")
+    local o, e, c = run(MISH .. " --replay " .. file .. " --from 1990-01-01T00:00:00Z --to 2100-01-01 -e 'print(s:time().year >= 2020)'")
     assert.equal(0, c, e)
     assert.equal("true\n", o)   -- AIFTIME shows the recorded time, inside the file's span
+    _, e, c = run(MISH .. " --replay " .. file .. " --from 1990-01-01T00:00:00Z --to +100d -e 'print(1)'")
+    assert.equal(2, c)   -- a window wholly before the file holds no sample: refused, not clamped (#30.4)
+    assert.matches("holds no sample", e)
     o, e, c = run(MISH .. " --replay " .. file .. " --speed 50 scripts/cpu.lua --count 0 --interval 0.5 --csv")
     assert.equal(0, c, e)   -- a paced replay ends with its recording too
     assert.matches("all,", o)

@@ -346,7 +346,29 @@ static void replay_close(void *arg) {
 }
 
 /* What a time may be, for the messages that refuse one. */
-#define TIME_FORMS "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
+#define TIME_FORMS "ISO 8601, a date, a time of day such as 10:51, @TICKS, or an offset in range: a decimal number and s, m, h or d, " \
+                   "such as +10m from the start or -1.5h from the end"
+
+/* Writes ticks as ISO 8601 UTC text (milliseconds shown) into buf. */
+static const char *stamp(char *buf, size_t n, int64_t ticks, int32_t tpm) {
+  int64_t ms = ticks / tpm;
+  time_t t = (time_t)(ms / 1000);
+  struct tm tmv;
+  if (ms < 0 || !gmtime_r(&t, &tmv)) { snprintf(buf, n, "@%lld", (long long)ticks); return buf; }
+  snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour,
+           tmv.tm_min, tmv.tm_sec, (int)(ms % 1000));
+  return buf;
+}
+
+/* Refuses a window that holds no sample (#30.4): says the window and the recording's span; -1. */
+static int empty_window(const rstate *st, char *err, size_t errlen) {
+  char a[80], b[80], c[80], d[80];
+  if (st->to < st->from && st->from <= st->last && st->to >= st->first) snprintf(err, errlen, "the window is empty: it ends (%s) before it starts (%s)", stamp(b, sizeof b, st->to, st->tpm),
+                                  stamp(a, sizeof a, st->from, st->tpm));
+  else snprintf(err, errlen, "the window %s .. %s holds no sample of the recording (%s .. %s)", stamp(a, sizeof a, st->from, st->tpm),
+                stamp(b, sizeof b, st->to, st->tpm), stamp(c, sizeof c, st->first, st->tpm), stamp(d, sizeof d, st->last, st->tpm));
+  return -1;
+}
 
 /* Reads "from=..,to=..,speed=.." into st (times relative to the recording's span); 0 or -1. */
 static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
@@ -366,12 +388,15 @@ static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   }
   st->from = st->first;
   st->to = st->last;
-  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
+  /* "+x" counts from the start ("to": from "from"), "-x" back from the end; a time of day is the
+   * one nearest the start ("to": "from") (#30.4) */
+  if (from[0] && mi_rec_parse_time(from, from[0] == '-' ? st->last : st->first, st->tpm, &st->from) < 0)
+    { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
+  if (to[0] && mi_rec_parse_time(to, to[0] == '-' ? st->last : st->from, st->tpm, &st->to) < 0)
+    { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
+  if (st->from > st->last || st->to < st->first || st->to < st->from) return empty_window(st, err, errlen);
   if (st->from < st->first) st->from = st->first;   /* the window is clamped to the file's span */
-  if (st->from > st->last) st->from = st->last;
-  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
   if (st->to > st->last) st->to = st->last;
-  if (st->to < st->from) st->to = st->from;
   if (st->steps_back > 0) {   /* played whole, in file order, on a clock that goes on at each step back */
     if (from[0] || to[0]) {
       snprintf(err, errlen, "the recorded clock goes back %lld time(s) in this file: a replay plays it whole (no from/to window; "
@@ -414,6 +439,7 @@ static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a,
   mi_rec_seek(st->rd, st->from);
   st->clock = st->from;
   pump(sys, st, st->from);
+  if (!st->have_sample) { empty_window(st, err, errlen); replay_close(st); return -1; }   /* between two samples */
   st->clock0 = st->shown > st->from ? st->shown : st->from;
   st->clock = st->clock0;
   st->wall0_ms = mono_ms();

@@ -1190,8 +1190,9 @@ function M.record(o)
 end
 
 -- Opens a recording as a system: mi.replay(path, {from =, to =, speed = N|"max"}); times are ISO
--- 8601, "@ticks" or offsets ("+10m": from the start of the recording, "to" from "from").
--- The window is clamped to the file's span. Returns the system.
+-- 8601, a date, a time of day ("10:51": the one nearest the start, "to" nearest "from"), "@ticks"
+-- or offsets ("+10m": from the start of the recording, "to" from "from"; "-1m": back from its end).
+-- The window is clamped to the file's span; one that holds no sample is an error. Returns the system.
 function M.replay(path, o)
   if type(path) ~= "string" then error("bad argument #1 to 'replay' (path expected, got " .. type(path) .. ")", 2) end
   o = o or {}
@@ -1208,15 +1209,21 @@ function M.replay(path, o)
   return sys
 end
 
+-- What a sleep raises at the end of a replayed recording while M._end_raises is set (mi.cli's
+-- loop sets it, to print the run's summary with the samples it had, #30.4).
+M.REPLAY_END = setmetatable({}, { __tostring = function() return "the recording ended" end, __name = "mi.REPLAY_END" })
+
 -- Makes the program's clock and sleep follow a replayed system: as fast as possible, a sleep steps
--- the recording (at least to its next sample) and ends the program at the recording's end; at
--- speed N it sleeps 1/N of the time. mi.clock() reads the recorded time.
+-- the recording (at least to its next sample) and ends the program at the recording's end (or
+-- raises M.REPLAY_END when M._end_raises is set); at speed N it sleeps 1/N of the time.
+-- mi.clock() reads the recorded time.
 function M.replay_drive(sys, speed)
   local n = tonumber(speed)
   M._clock = function() return core.replay_clock(sys) end
   local function the_end()
     local bad, what = core.replay_state(sys)
     if bad then io.stderr:write("mish: the recording is not whole: ", what, "\n") end
+    if M._end_raises then error(M.REPLAY_END, 0) end
     io.stdout:flush()
     os.exit(0, true)
   end

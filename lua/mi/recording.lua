@@ -7,7 +7,8 @@ local core = mi.core
 local R = {}
 R.DOMAINS = { "global", "process", "io", "processor" }
 -- What a --from/--to time may be (said when one is refused).
-R.TIME_FORMS = "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
+R.TIME_FORMS = "ISO 8601, a date, a time of day such as 10:51, @TICKS, or an offset in range: a decimal number and s, m, h or d, " ..
+  "such as +10m from the start or -1.5h from the end"
 
 -- Splits argv into the recording FILE (the first non-option) and the rest.
 function R.args(argv)
@@ -39,21 +40,36 @@ function R.stamp(ticks, tpm)
   return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
 end
 
--- The window [from, to] in ticks from the --from/--to texts (offsets from the file's start; "to"
--- offsets from "from"), clamped to the file's span; exits 2 on a bad time.
+-- Says on stderr that the window [a, b] (ticks) of the recording r holds no sample, and exits 2 (#30.4).
+function R.empty(name, r, a, b)
+  local info = r:info()
+  local first, last, tpm = info.first_time, info.last_time, info.tpm
+  if b < a and a <= last and b >= first then
+    io.stderr:write(name, ": the window is empty: it ends (", R.stamp(b, tpm), ") before it starts (", R.stamp(a, tpm), ")\n")
+  else
+    io.stderr:write(name, ": the window ", R.stamp(a, tpm), " .. ", R.stamp(b, tpm), " holds no sample of the recording (",
+      R.stamp(first, tpm), " .. ", R.stamp(last, tpm), ")\n")
+  end
+  os.exit(2)
+end
+
+-- The window [from, to] in ticks from the --from/--to texts ("+x" from the file's start, "to" from
+-- "from"; "-x" back from the file's end; a time of day the one nearest the start, "to" nearest
+-- "from"), clamped to the file's span; exits 2 on a bad time or a window outside the file (#30.4).
 function R.window(name, r, from, to)
   local info = r:info()
-  local a, b = info.first_time, info.last_time
+  local first, last = info.first_time, info.last_time
+  local a, b = first, last
   if from then
-    a = core.parse_time(from, info.first_time, info.tpm)
+    a = core.parse_time(from, from:sub(1, 1) == "-" and last or first, info.tpm)
     if not a then io.stderr:write(name, ": bad time '", from, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
   if to then
-    b = core.parse_time(to, a, info.tpm)
+    b = core.parse_time(to, to:sub(1, 1) == "-" and last or a, info.tpm)
     if not b then io.stderr:write(name, ": bad time '", to, "' (" .. R.TIME_FORMS .. ")\n") os.exit(2) end
   end
-  a = math.max(a, info.first_time); b = math.min(b, info.last_time)
-  return a, math.max(a, b)
+  if a > last or b < first or b < a then R.empty(name, r, a, b) end
+  return math.max(a, first), math.min(b, last)
 end
 
 -- Calls fn(ev, seg, run) for each applied sample whose time is in [from, to], in file order (seg
