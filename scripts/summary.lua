@@ -31,50 +31,100 @@ local from, to = rec.window("summary", r, opts.from, opts.to)
 local tps = info.tpm * 1000   -- ticks per second
 local pat = opts.items and ("^" .. opts.items:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
 
-local layout, stats, order, nsamples, segments = {}, {}, {}, 0, 0
+-- The walk's inner loop is keyed by entity and item index (#31.4): each segment's layout gives,
+-- per domain, the items shown (index, name, kind) once; each entity (a process is its slot, pid,
+-- program and start time) keeps, per layout, the list of its stats in that order, so a value
+-- is stat j of its row, with no key built per value. A stat's text key (domain|entity|item) is
+-- made only when an entity first meets a layout.
+local stats, order, nsamples, segments = {}, {}, 0, 0
+local sel, gen = {}, 0            -- per domain: the items shown, {at = index in the row, name, level, time, reading}
+local sel_at = {}                 -- per domain: those items' indices in the row
+local ents = {}                   -- per domain: row key -> entity {text, pid, program, start, gen, list}
+for _, d in ipairs(rec.DOMAINS) do ents[d] = {} end
+-- The stat of item it of entity text ent of domain d, made at its first sight (in order).
+local function stat_of(d, ent, it)
+  local k = d .. "|" .. ent .. "|" .. it.name
+  local s = stats[k]
+  if not s then
+    s = { domain = d, entity = ent, item = it.name, reading = it.reading, level = it.level, time = it.time, n = 0,
+          total = 0, dt = 0, sumv = 0, sumvdt = 0, nv = 0 }
+    stats[k] = s
+    order[#order + 1] = k
+  end
+  return s
+end
 rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
+  local t = ev.time
   for _, d in ipairs(rec.DOMAINS) do
-    local its = layout[d]
-    for _, row in ipairs(r:rows(d)) do
-      local ent = d == "global" and "-" or d == "process" and string.format("%d %s", row.pid, row.program) or tostring(row.key)
-      for i, it in ipairs(its) do
-        local name = it.name or tostring(it.item)
-        if not pat or name:find(pat) then
-          local k = d .. "|" .. ent .. "|" .. name
-          local s = stats[k]
-          if not s then
-            s = { domain = d, entity = ent, item = name, reading = it.reading, level = it.reading ~= nil and it.reading ~= "total", time = it.unit == "mi_time", n = 0,
-                  total = 0, dt = 0, sumv = 0, sumvdt = 0, nv = 0 }
-            stats[k] = s
-            order[#order + 1] = k
+    local its, at, E = sel[d], sel_at[d], ents[d]
+    local ni = #its
+    if ni > 0 then
+      for _, row in ipairs(r:rows(d)) do
+        local key = row.key
+        local e = E[key]
+        if d == "process" then
+          if not e or e.pid ~= row.pid or e.start ~= row.start or e.program ~= row.program then   -- another process in the slot
+            e = { text = string.format("%d %s", row.pid, row.program), pid = row.pid, program = row.program, start = row.start }
+            E[key] = e
           end
-          local v = row[i]
+        elseif not e then
+          e = { text = d == "global" and "-" or tostring(key) }
+          E[key] = e
+        end
+        local list = e.list
+        if e.gen ~= gen then   -- the entity meets this layout: its stats in the layout's order
+          list = {}
+          for j = 1, ni do
+            local st = stat_of(d, e.text, its[j])
+            if st.owner ~= e then st.owner = e; st.seg = nil end   -- another process of the same name: no difference across
+            list[j] = st
+          end
+          e.list, e.gen = list, gen
+        end
+        for j = 1, ni do
+          local s = list[j]
+          local v = row[at[j]]
           s.n = s.n + 1
           if s.level then
             local lv = s.time and v / tps or v
             s.sumv, s.nv = s.sumv + lv, s.nv + 1
-            if s.seg == seg and s.pt and ev.time >= s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (ev.time - s.pt); s.dt = s.dt + ev.time - s.pt end
-            if not s.minv or lv < s.minv then s.minv, s.mint = lv, ev.time end
-            if not s.maxv or lv > s.maxv then s.maxv, s.maxt = lv, ev.time end
+            if s.seg == seg and s.pt and t >= s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (t - s.pt); s.dt = s.dt + t - s.pt end
+            if not s.minv or lv < s.minv then s.minv, s.mint = lv, t end
+            if not s.maxv or lv > s.maxv then s.maxv, s.maxt = lv, t end
             s.pl = lv
-          elseif s.seg == seg and s.pv and ev.time > s.pt then
-            local dv = v - s.pv
-            if s.time then dv = dv / tps end
-            local dt = (ev.time - s.pt) / tps
-            local rate = dv / dt
-            s.total, s.dt = s.total + dv, s.dt + dt
-            if not s.minr or rate < s.minr then s.minr, s.mint = rate, ev.time end
-            if not s.maxr or rate > s.maxr then s.maxr, s.maxt = rate, ev.time end
+          else
+            local dv, dt
+            if s.seg == seg and s.pv and t > s.pt then dv, dt = v - s.pv, (t - s.pt) / tps end
+            if dv then
+              if s.time then dv = dv / tps end
+              local rate = dv / dt
+              s.total, s.dt = s.total + dv, s.dt + dt
+              if not s.minr or rate < s.minr then s.minr, s.mint = rate, t end
+              if not s.maxr or rate > s.maxr then s.maxr, s.maxt = rate, t end
+            end
           end
-          s.pv, s.pt, s.seg = v, ev.time, seg
+          s.pv, s.pt, s.seg = v, t, seg
         end
       end
     end
   end
 end, function(seg)
   segments = seg
-  for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end
+  gen = gen + 1
+  for _, d in ipairs(rec.DOMAINS) do
+    local its = {}
+    for i, it in ipairs(r:layout(d)) do
+      local name = it.name or tostring(it.item)
+      if not pat or name:find(pat) then
+        its[#its + 1] = { at = i, name = name, reading = it.reading, level = it.reading ~= nil and it.reading ~= "total", time = it.unit == "mi_time" }
+      end
+    end
+    sel[d] = its
+    local at = {}
+    for j, it in ipairs(its) do at[j] = it.at end
+    sel_at[d] = at
+  end
 end)
 if nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
 r:close()
