@@ -1977,7 +1977,7 @@ static int rdr_layout(lua_State *L) {
 }
 /* recording:rows(domain) -> array of {key=, [i] = item i's value (class counters summed over classes;
  * a user-defined counter as mi_rec_udef_value gives it: a level counter's time up to the sample)}
- * for the entities of the latest sample (process rows also pid=, program=, user=). */
+ * for the entities of the latest sample (process rows also pid=, program=, user=, start= its birth in ticks). */
 static int rdr_rows(lua_State *L) {
   mi_rec_reader *r = checkrdr(L, 1);
   int d = check_domain(L, 2);
@@ -2000,6 +2000,7 @@ static int rdr_rows(lua_State *L) {
       lua_pushinteger(L, p->pid); lua_setfield(L, -2, "pid");
       lua_pushstring(L, prog); lua_setfield(L, -2, "program");
       lua_pushstring(L, user); lua_setfield(L, -2, "user");
+      lua_pushinteger(L, p->start_ticks); lua_setfield(L, -2, "start");   /* its birth: summary counts from it (#30.5) */
     }
     for (int i = 0; i < ni; i++) {
       int64_t v = 0;

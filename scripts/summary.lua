@@ -41,6 +41,7 @@ local sel, gen = {}, 0            -- per domain: the items shown, {at = index in
 local sel_at = {}                 -- per domain: those items' indices in the row
 local ents = {}                   -- per domain: row key -> entity {text, pid, program, start, gen, list}
 for _, d in ipairs(rec.DOMAINS) do ents[d] = {} end
+local prev_t, prev_run            -- the sample before, in the same stretch of the clock
 -- The stat of item it of entity text ent of domain d, made at its first sight (in order).
 local function stat_of(d, ent, it)
   local k = d .. "|" .. ent .. "|" .. it.name
@@ -56,6 +57,8 @@ end
 rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
   local t = ev.time
+  local before = prev_run == seg and prev_t or nil
+  prev_t, prev_run = t, seg
   for _, d in ipairs(rec.DOMAINS) do
     local its, at, E = sel[d], sel_at[d], ents[d]
     local ni = #its
@@ -82,6 +85,8 @@ rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded c
           end
           e.list, e.gen = list, gen
         end
+        -- a process born since the sample before counts from its birth: its counters started at 0 then (#30.5)
+        local born = before and e.start and e.start >= before and e.start < t
         for j = 1, ni do
           local s = list[j]
           local v = row[at[j]]
@@ -95,7 +100,8 @@ rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded c
             s.pl = lv
           else
             local dv, dt
-            if s.seg == seg and s.pv and t > s.pt then dv, dt = v - s.pv, (t - s.pt) / tps end
+            if s.seg == seg and s.pv and t > s.pt then dv, dt = v - s.pv, (t - s.pt) / tps
+            elseif s.seg ~= seg and born then dv, dt = v, (t - e.start) / tps end
             if dv then
               if s.time then dv = dv / tps end
               local rate = dv / dt

@@ -192,3 +192,56 @@ describe("#30.4 recording windows: times of day, dates, offsets from either end;
     assert.truthy(e:find("after 3 samples", 1, true), e)
   end)
 end)
+
+describe("#30.5 summary.lua counts a process born during the recording from its birth", function()
+  it("the CPU time of every process, born before or during the recording, adds up to what the recording holds", function()
+    local file = H.tmp_path("r5.mir")
+    -- batch jobs that end and log on again every few hundred ms of CPU: births between samples
+    local sys = mi.system({ workload = "batch", seed = 7, job_ms = 300, jobs = 12, cpus = 2 })
+    local rc = mi.record({ system = sys, path = file, fsync = "none", items = { "gmt_idle", "process:pmt_process_time" } })
+    for _ = 2, 30 do sys:advance(1000) assert(rc:sample()) end
+    rc:close()
+    sys:close()
+    -- what the recording holds: per process (slot, pid, start), the CPU it had at its last sample, less
+    -- what it had at its first unless it was born after the sample before that one
+    local r = mi.core.rec_open(file)
+    local info = r:info()
+    local tps = info.tpm * 1000
+    local procs, prev, births, truth = {}, nil, 0, 0
+    local col
+    require("mi.recording").walk(r, info.first_time, info.last_time, function(ev)
+      if not col then for i, it in ipairs(r:layout("process")) do if it.name == "pmt_process_time" then col = i end end end
+      for _, row in ipairs(r:rows("process")) do
+        local id = row.key .. "/" .. row.pid .. "/" .. row.start
+        local p = procs[id]
+        if not p then
+          p = { first = row[col], born = prev ~= nil and row.start >= prev and row.start < ev.time }
+          procs[id] = p
+          if p.born then births = births + 1 end
+        end
+        p.last = row[col]
+      end
+      prev = ev.time
+    end)
+    r:close()
+    for _, p in pairs(procs) do truth = truth + (p.last - (p.born and 0 or p.first)) / tps end
+    assert.is_true(births >= 5, "processes born during the recording: " .. births)
+    -- summary's processes view and its per-item table give the same total
+    local o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --view processes --csv")
+    assert.equal(0, c, e)
+    local sum, rows, cpu = 0, 0, nil
+    for line in o:gmatch("[^\n]+") do
+      local f = {}
+      for x in (line .. ","):gmatch("([^,]*),") do f[#f + 1] = x end
+      if not cpu then for i, x in ipairs(f) do if x == "cpu_s" then cpu = i end end
+      else sum = sum + tonumber(f[cpu]); rows = rows + 1 end
+    end
+    assert.is_true(rows >= 12, o)
+    assert.near(truth, sum, 0.005 * rows)   -- each figure printed to 2 decimals
+    o, e, c = run(MISH .. " scripts/summary.lua " .. file .. " --items pmt_process_time --all --json")
+    assert.equal(0, c, e)
+    sum = 0
+    for v in o:gmatch('"total":([%d.e+-]+)') do sum = sum + tonumber(v) end
+    assert.near(truth, sum, 1e-6 * truth)
+  end)
+end)
