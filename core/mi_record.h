@@ -122,12 +122,13 @@ typedef struct mi_rec_udef {
 } mi_rec_udef;
 /* A full check of a file (mi_rec_verify). */
 typedef struct mi_rec_health {
-  int64_t bytes, records, samples, keys, segments;
+  int64_t bytes, records, samples, keys, segments;        /* samples (and keys): those a reader applies */
   int64_t damaged_regions, damaged_bytes, first_damage;   /* first_damage -1 if none */
   int64_t torn_at, torn_bytes;                            /* torn_at -1 if the tail is whole */
   int64_t seq_gaps, first_time, last_time;
   int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
   int64_t steps_back, first_step_back;   /* samples earlier than the sample before; the first one's offset (-1) */
+  int64_t unreadable;  /* whole sample records past damage that cannot be read (no key since): not in samples (#30.6) */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,

@@ -72,7 +72,7 @@ local from, to = rec.window("export", r, opts.from, opts.to)
 local layout = {}
 local out = io.stdout
 local nsamples = 0
-rec.walk(r, from, to, function(ev)
+local unreadable = rec.walk(r, from, to, function(ev)
   nsamples = nsamples + 1
   if nsamples == 1 and not opts.json then out:write("timestamp,time_ms,domain,entity,pid,program,item,value\n") end
   local ts, ms = rec.stamp(ev.time, info.tpm), ev.time // info.tpm
@@ -93,5 +93,8 @@ rec.walk(r, from, to, function(ev)
     end
   end
 end, function() for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end end)
-if nsamples == 0 then rec.empty("export", r, from, to) end   -- a window between two samples
+if nsamples == 0 and unreadable == 0 then rec.empty("export", r, from, to) end   -- a window between two samples
+if unreadable > 0 then   -- taken, but not data: said, as summary says it (#30.6)
+  io.stderr:write(string.format("export: %d samples (%d more unreadable after damage)\n", nsamples, unreadable))
+end
 r:close()

@@ -1,8 +1,9 @@
 -- summary.lua: what a recording saw, per item and entity: samples, coverage of the window,
 -- the average rate (time-weighted: the counted total over the time between samples, segment
--- by segment, never across a restart), the lowest and highest interval rates with their
--- times; for levels and watermarks (the catalog's reading: current values, settings, maxima)
--- the plain and time-weighted averages and the extremes. MI_Time items are shown in seconds
+-- by segment, never across a restart; a process born during the recording counted from its
+-- birth), the lowest and highest interval rates with their times; for levels and watermarks
+-- (the catalog's reading: current values, settings, maxima) the plain and time-weighted
+-- averages and the extremes. MI_Time items are shown in seconds
 -- (a rate of 0.5 = half of each second).
 local mi = require("mi")
 local cli = require("mi.cli")
@@ -54,7 +55,8 @@ local function stat_of(d, ent, it)
   end
   return s
 end
-rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
+-- unreadable: whole samples of the window that damage left unreadable (taken, not data: coverage counts them, #30.6)
+local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
   local t = ev.time
   local before = prev_run == seg and prev_t or nil
@@ -132,7 +134,12 @@ end, function(seg)
     sel_at[d] = at
   end
 end)
-if nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
+if nsamples == 0 and unreadable > 0 then
+  io.stderr:write("summary: the window's ", unreadable, " sample(s) are all unreadable after damage: nothing to summarize\n")
+  os.exit(2)
+elseif nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
+local taken = nsamples + unreadable   -- coverage is of the samples the recording took in the window
+local said = unreadable > 0 and string.format(" (%d more unreadable after damage)", unreadable) or ""
 r:close()
 
 -- A MONITOR-style class view over the window from the per-item totals.
@@ -173,7 +180,7 @@ local function view(name)
         local any = next(by[e.key])
         rows[#rows + 1] = { process = e.entity, cpu_s = cpu, cpu_pct = t > 0 and 100 * cpu / t or 0,
           io_s = t > 0 and (tot(e.key, "pmc_disc_read") + tot(e.key, "pmc_disc_write")) / t or 0,
-          faults_s = t > 0 and tot(e.key, "pmc_pg_fault_objcl_") / t or 0, coverage = by[e.key][any].n * 100 / math.max(nsamples, 1) }
+          faults_s = t > 0 and tot(e.key, "pmc_pg_fault_objcl_") / t or 0, coverage = by[e.key][any].n * 100 / math.max(taken, 1) }
       end
     end
     table.sort(rows, function(a, b) return a.cpu_s > b.cpu_s end)
@@ -208,8 +215,8 @@ end
 
 if opts.view then
   local vrows, vcols = view(opts.view)
-  cli.output(opts, vcols).write(vrows, { time = false, file = file, view = opts.view, window_samples = nsamples,
-    title = string.format("%s: %s, %d samples, %s .. %s", file, opts.view, nsamples, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
+  cli.output(opts, vcols).write(vrows, { time = false, file = file, view = opts.view, window_samples = nsamples, unreadable = unreadable,
+    title = string.format("%s: %s, %d samples%s, %s .. %s", file, opts.view, nsamples, said, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
   os.exit(0)
 end
 
@@ -217,7 +224,7 @@ local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
-    coverage = nsamples > 0 and 100 * s.n / nsamples or 0, unit = s.time and "s" or "" }
+    coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
   if s.level then
     row.kind = s.reading   -- level or watermark
     row.avg = s.nv > 0 and s.sumv / s.nv or 0
@@ -234,7 +241,8 @@ for _, k in ipairs(order) do
 end
 
 local meta = { time = false, file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,
-  title = string.format("%s: %d samples, %d segment(s), %s .. %s (rates per second; MI_Time in seconds)", file, nsamples,
+  unreadable = unreadable,
+  title = string.format("%s: %d samples%s, %d segment(s), %s .. %s (rates per second; MI_Time in seconds)", file, nsamples, said,
     segments, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) }
 cli.output(opts, {
   { "domain", "domain" }, { "entity", "entity" }, { "item", "item" }, { "kind", "kind" }, { "samples", "samples" },

@@ -245,3 +245,58 @@ describe("#30.5 summary.lua counts a process born during the recording from its 
     assert.near(truth, sum, 1e-6 * truth)
   end)
 end)
+
+describe("#30.6 one reading of a damaged file: verify, summary, export and replay agree", function()
+  it("16 damaged bytes: the same samples, regions and bytes skipped everywhere, said in the same words", function()
+    local file = H.tmp_path("r6.mir")
+    record(file, 180, 1000)
+    local f = io.open(file, "r+b")
+    local size = f:seek("end")
+    f:seek("set", size // 3)
+    local b = f:read(16)
+    f:seek("set", size // 3)
+    f:write((b:gsub(".", function(c) return string.char(c:byte() ~ 0x5a) end)))
+    f:close()
+    -- verify
+    local o, e, c = run(MISH .. " scripts/verify.lua " .. file .. " --json")
+    assert.equal(2, c, e)
+    local h = {}
+    for k, v in o:gmatch('"([%w_]+)":(%-?%d+)') do h[k] = tonumber(v) end
+    assert.equal(1, h.damaged_regions, o)
+    assert.is_true(h.unreadable >= 1, o)   -- the samples after the damage up to the next key
+    assert.is_true(h.samples + h.unreadable < 180, o)   -- the damaged record itself is gone
+    local text = run(MISH .. " scripts/verify.lua " .. file)
+    local line = text:match("\n(" .. file:gsub("%p", "%%%0") .. ": %d+ damaged region[^\n]*)\n")
+    assert.truthy(line, text)
+    assert.truthy(line:find(h.samples .. " sample(s) readable", 1, true), line)
+    assert.truthy(line:find(h.damaged_bytes .. " bytes skipped", 1, true), line)
+    assert.truthy(line:find(h.unreadable .. " whole sample(s) unreadable", 1, true), line)
+    -- summary: the same samples, coverage below 100 (the unreadable ones were taken), the same line on stderr
+    o, e, c = run(MISH .. " scripts/summary.lua " .. file)
+    assert.equal(0, c, e)
+    assert.truthy(o:find(": " .. h.samples .. " samples (" .. h.unreadable .. " more unreadable after damage)", 1, true), o)
+    assert.truthy(e:find(line, 1, true), e)
+    local cover = tonumber(o:match("\nglobal +%- +gmt_idle +%S+ +%d+ +(%d+)"))
+    assert.equal(math.floor(100 * h.samples / (h.samples + h.unreadable) + 0.5), cover, o)
+    assert.is_true(cover < 100)
+    o = run(MISH .. " scripts/summary.lua " .. file .. " --json")
+    assert.matches('"window_samples":' .. h.samples, o)
+    assert.matches('"segments":' .. h.segments, o)
+    -- export: the same samples
+    o, e, c = run(MISH .. " scripts/export.lua " .. file)
+    assert.equal(0, c, e)
+    local seen, n = {}, 0
+    for t in o:gmatch("\n[^,]+,(%d+),") do if not seen[t] then seen[t] = true; n = n + 1 end end
+    assert.equal(h.samples, n)
+    assert.truthy(e:find(line, 1, true), e)
+    assert.truthy(e:find(h.samples .. " samples (" .. h.unreadable .. " more unreadable", 1, true), e)
+    -- a replay: the same samples applied, the same words at its end
+    o, e, c = run(MISH .. " -e 'local sys = mi.replay(\"" .. file .. "\") while mi.core.replay_step(sys, 1) == 1 do end " ..
+      "print(mi.core.replay_samples(sys)) print(select(2, mi.core.replay_state(sys)))'")
+    assert.equal(0, c, e)
+    assert.equal(h.samples .. "\n" .. line:gsub("^.-: ", ""):gsub("; %d+ sample%(s%) readable$", "") .. "\n", o)
+    o, e, c = run(MISH .. " --replay " .. file .. " scripts/cpu.lua --count 0 --csv")
+    assert.equal(0, c, e)
+    assert.truthy(e:find(line, 1, true), e)   -- said when it opens
+  end)
+end)

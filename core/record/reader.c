@@ -707,12 +707,12 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
       if (r->info.continued && h->segments > 0) h->continued++;
       else h->segments++;
     }
-    if (ev.type == MI_REV_SAMPLE) {
-      h->samples++;
-      h->keys += ev.key;
+    if (ev.type == MI_REV_SAMPLE) {   /* the span and steps back over every whole sample, as mi_rec_open's */
       if (h->first_time < 0 || ev.time < h->first_time) h->first_time = ev.time;
       if (h->last_time < 0 || ev.time > h->last_time) h->last_time = ev.time;
       if (ev.back && !h->steps_back++) h->first_step_back = ev.offset;
+      if (ev.skipped) h->unreadable++;   /* what every reader skips: not a sample it has (#30.6) */
+      else { h->samples++; h->keys += ev.key; }
     }
   }
   h->seq_gaps = r->gaps;

@@ -29,6 +29,7 @@ typedef struct rstate {
   int16_t fold[720];               /* recorded class -> store class, -1 nowhere */
   int damage, torn;
   int64_t damage_at, torn_at;
+  int64_t damage_bytes, torn_bytes, unreadable;   /* bytes skipped; whole samples past damage it could not read */
   mi_udef uh[MI_UDEF_MAX];         /* recorded user-defined counter k: the replayed system's counter */
   uint8_t uok[MI_UDEF_MAX];        /* 1 when uh[k] is installed (as recorded) */
   int udef_lost;                   /* recorded counters that could not be installed (a name taken) */
@@ -286,9 +287,10 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
     switch (ev->type) {
     case MI_REV_DAMAGE:
       if (!st->damage++) st->damage_at = ev->offset;
+      st->damage_bytes += ev->bytes;
       break;
     case MI_REV_TORN:
-      st->torn = 1; st->torn_at = ev->offset;
+      st->torn = 1; st->torn_at = ev->offset; st->torn_bytes = ev->bytes;
       break;
     case MI_REV_SEGMENT:
       sync_udefs(sys, st);
@@ -301,7 +303,7 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
       sync_procs(sys, st);
       break;
     case MI_REV_SAMPLE: {
-      if (ev->skipped) break;
+      if (ev->skipped) { st->unreadable++; break; }
       sync_machine(sys, st);
       sync_procs(sys, st);
       put_cells(sys, st);
@@ -509,12 +511,15 @@ int64_t mi_replay_samples(mi_system *sys) {
 int mi_replay_state(mi_system *sys, char *text, size_t n) {
   rstate *st = state_of(sys);
   if (!st) return -1;
-  if (text && n) {
+  if (text && n) {   /* the words of mi.recording_state and verify.lua (#30.6) */
+    size_t k = 0;
     text[0] = 0;
-    if (st->damage && st->torn)
-      snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld); torn tail at offset %lld", st->damage, (long long)st->damage_at, (long long)st->torn_at);
-    else if (st->damage) snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld)", st->damage, (long long)st->damage_at);
-    else if (st->torn) snprintf(text, n, "torn tail at offset %lld", (long long)st->torn_at);
+    if (st->damage) k += (size_t)snprintf(text, n, "%d damaged region(s), %lld bytes skipped (first at offset %lld)", st->damage,
+                                          (long long)st->damage_bytes, (long long)st->damage_at);
+    if (st->unreadable && k < n) k += (size_t)snprintf(text + k, n - k, "%s%lld whole sample(s) unreadable after damage (no key since)",
+                                                       k ? "; " : "", (long long)st->unreadable);
+    if (st->torn && k < n) snprintf(text + k, n - k, "%storn tail at offset %lld (%lld bytes)", k ? "; " : "", (long long)st->torn_at,
+                                    (long long)st->torn_bytes);
   }
   return st->damage || st->torn;
 }

@@ -1240,7 +1240,20 @@ function M.replay_drive(sys, speed)
   end
 end
 
--- Says on stderr what is wrong with a recording, if anything (never silent); returns its verify code.
+-- What a recording's health (recording:verify()'s table) says is wrong with it, in the words every
+-- tool uses (verify, summary, export, a replay: #30.6): damaged regions and bytes skipped, whole
+-- samples left unreadable by the damage, gaps, a torn tail; nil if nothing is.
+function M.health_text(h)
+  local parts = {}
+  if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
+  if (h.unreadable or 0) > 0 then parts[#parts + 1] = string.format("%d whole sample(s) unreadable after damage (no key since)", h.unreadable) end
+  if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
+  if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
+  return #parts > 0 and table.concat(parts, "; ") or nil
+end
+
+-- Says on stderr what is wrong with a recording, if anything (never silent), with the samples
+-- that can be read when it is damaged; returns its verify code and health.
 function M.recording_state(path, out)
   local ok, r = pcall(core.rec_open, path)
   if not ok then return nil, r end
@@ -1251,11 +1264,7 @@ function M.recording_state(path, out)
       "); every sample is kept, in file order\n")
   end
   if rc ~= 0 and out then
-    local parts = {}
-    if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
-    if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
-    if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
-    out:write(path, ": ", table.concat(parts, "; "), "\n")
+    out:write(path, ": ", M.health_text(h), "; ", h.samples, " sample(s) readable\n")
   end
   return rc, h
 end

@@ -76,7 +76,8 @@ end
 -- counts segments: a restart begins a new one; run counts stretches of the clock: a new segment or
 -- a sample earlier than the one before begins a new one, and no rate spans two) and on_segment(seg)
 -- when a segment begins. Every sample of the file is visited when the window is its whole span,
--- those whose clock went back too.
+-- those whose clock went back too. Returns the whole samples in the window that damage left
+-- unreadable (#30.6: taken, but not data).
 function R.walk(r, from, to, fn, on_segment)
   mi.arg_check(type(r) == "userdata", 1, "recording.walk", "recording reader", r)
   mi.arg_check(math.type(from) == "integer", 2, "recording.walk", "ticks", from)
@@ -84,7 +85,7 @@ function R.walk(r, from, to, fn, on_segment)
   mi.arg_check(type(fn) == "function", 4, "recording.walk", "function", fn)
   local ordered = r:info().steps_back == 0   -- times in file order: past `to` nothing more is in the window
   r:seek(from)
-  local seg, run = 0, 0
+  local seg, run, unreadable = 0, 0, 0
   while true do
     local ev = r:next()
     if not ev then break end
@@ -93,12 +94,13 @@ function R.walk(r, from, to, fn, on_segment)
       if on_segment then on_segment(seg) end
     elseif ev.type == "sample" then
       if ev.back then run = run + 1 end
-      if not ev.skipped then
-        if ev.time > to and ordered then break end
-        if ev.time >= from and ev.time <= to then fn(ev, seg, run) end
+      if ev.time > to and ordered then break end
+      if ev.time >= from and ev.time <= to then
+        if ev.skipped then unreadable = unreadable + 1 else fn(ev, seg, run) end
       end
     end
   end
+  return unreadable
 end
 
 return R
