@@ -462,7 +462,7 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   if (!st) return -1;
   if (ms < 0) ms = 0;
   mi_host_begin(sys);
-  int64_t before = st->shown, nt, span;
+  int64_t before = st->shown, nt, span, gap;
   int ty;
   /* the sleep counts from the sample shown, not from a clock that adds up each sample's lateness;
    * a sample is applied when the sleep covers more than half of the recorded interval before it,
@@ -471,7 +471,7 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   int64_t target = sat_add(st->shown, span);
   while (!st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
     if (!is_timed(ty)) { pump(sys, st, st->shown); continue; }   /* damage, marks: pump reads them at once */
-    int64_t half = nt > st->shown ? (nt - st->shown) / 2 : 0;
+    int64_t half = nt > st->shown && !__builtin_sub_overflow(nt, st->shown, &gap) ? gap / 2 : 0;   /* a file may claim any times */
     if (nt - half > target) break;
     pump(sys, st, nt);
   }
