@@ -123,12 +123,13 @@ typedef struct mi_rec_udef {
 } mi_rec_udef;
 /* A full check of a file (mi_rec_verify). */
 typedef struct mi_rec_health {
-  int64_t bytes, records, samples, keys, segments;
+  int64_t bytes, records, samples, keys, segments;        /* samples (and keys): those a reader applies */
   int64_t damaged_regions, damaged_bytes, first_damage;   /* first_damage -1 if none */
   int64_t torn_at, torn_bytes;                            /* torn_at -1 if the tail is whole */
   int64_t seq_gaps, first_time, last_time;
   int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
   int64_t steps_back, first_step_back;   /* samples earlier than the sample before; the first one's offset (-1) */
+  int64_t unreadable;  /* whole sample records past damage that cannot be read (no key since): not in samples (#30.6) */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,
@@ -173,7 +174,8 @@ MI_API int mi_rec_device(const mi_rec_reader *r, int32_t ldev);
 MI_API int mi_rec_cpus(const mi_rec_reader *r);
 /* Returns configuration item's recorded bytes (*size of them; as AIFSCGET gives them), or NULL. */
 MI_API const uint8_t *mi_rec_config(const mi_rec_reader *r, int32_t item, int *size);
-/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" (no zone = UTC), "@TICKS" (digits),
+/* Parses a time: ISO 8601 "2026-11-22T06:00:00[.fff][Z|+hh:mm]" or a date "2026-11-22" (no zone =
+ * UTC), a time of day "10:51[:30[.fff]][zone]" (the one within 12 hours of base), "@TICKS" (digits),
  * or an offset "+10m" / "-1.5h" from base: a decimal number, digits only, and s, m, h, d (no unit =
  * seconds). 0 with *out in ticks (tpm ticks per ms), -1 if it is none of those or its ticks would
  * leave 64 bits. */

@@ -1919,17 +1919,19 @@ static int rdr_next(lua_State *L) {
 }
 /* recording:verify() -> 0 clean | 1 torn tail | 2 damaged, and {bytes, records, samples, keys, segments,
  * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time,
- * continued, steps_back, first_step_back}. */
+ * continued, steps_back, first_step_back, unreadable}. */
 static int rdr_verify(lua_State *L) {
   mi_rec_health h;
   int rc = mi_rec_verify(checkrdr(L, 1), &h);
   lua_pushinteger(L, rc);
-  lua_createtable(L, 0, 16);
+  lua_createtable(L, 0, 17);
   const char *k[] = {"bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes", "first_damage",
-                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued", "steps_back", "first_step_back"};
+                     "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued", "steps_back", "first_step_back",
+                     "unreadable"};
   int64_t v[] = {h.bytes, h.records, h.samples, h.keys, h.segments, h.damaged_regions, h.damaged_bytes, h.first_damage,
-                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued, h.steps_back, h.first_step_back};
-  for (int i = 0; i < 16; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
+                 h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued, h.steps_back, h.first_step_back,
+                 h.unreadable};
+  for (int i = 0; i < 17; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
   return 2;
 }
 /* recording:seek(ticks) -> true if a key at or before it (or the start) was found. */
@@ -1977,7 +1979,7 @@ static int rdr_layout(lua_State *L) {
 }
 /* recording:rows(domain) -> array of {key=, [i] = item i's value (class counters summed over classes;
  * a user-defined counter as mi_rec_udef_value gives it: a level counter's time up to the sample)}
- * for the entities of the latest sample (process rows also pid=, program=, user=). */
+ * for the entities of the latest sample (process rows also pid=, program=, user=, start= its birth in ticks). */
 static int rdr_rows(lua_State *L) {
   mi_rec_reader *r = checkrdr(L, 1);
   int d = check_domain(L, 2);
@@ -2000,6 +2002,7 @@ static int rdr_rows(lua_State *L) {
       lua_pushinteger(L, p->pid); lua_setfield(L, -2, "pid");
       lua_pushstring(L, prog); lua_setfield(L, -2, "program");
       lua_pushstring(L, user); lua_setfield(L, -2, "user");
+      lua_pushinteger(L, p->start_ticks); lua_setfield(L, -2, "start");   /* its birth: summary counts from it (#30.5) */
     }
     for (int i = 0; i < ni; i++) {
       int64_t v = 0;

@@ -488,7 +488,8 @@ static void usage(void) {
          "  -                run standard input\n"
          "  -l [NAME]        list the scripts (mish NAME runs one), or show script NAME's options\n"
          "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
-         "                   host (this Linux machine, from /proc) or host:/path/to/proc-root\n"
+         "                   host (this Linux machine, from /proc), host:/path/to/proc-root\n"
+         "                   or replay:FILE (the same as --replay FILE)\n"
          "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
@@ -500,8 +501,10 @@ static void usage(void) {
          "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
          "                   (0.5) between reads and --pids N (per-PID series, 0)\n"
          "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
-         "  --from T --to T  its window (ISO 8601 or offsets such as +10m) and\n"
-         "  --speed N|max    its pace (default max: a script's sleep steps the recording)\n"
+         "  --from T --to T  its window (ISO 8601, a date, a time of day such as 10:51, +10m\n"
+         "                   from the start or -1m from the end) and\n"
+         "  --speed N|max    its pace (default max: a script's sleep steps the recording;\n"
+         "                   with --serve, 1: the recording's own intervals)\n"
          "  --record FILE    record the system to FILE while mish runs (scripts/record.lua in\n"
          "                   a process of its own: a sample every --record-interval SECONDS,\n"
          "                   default 1, and one at exit); appends to an existing recording\n"
@@ -565,6 +568,11 @@ static int opts_conflict(int a, int b) {
   return 0;
 }
 
+/* Returns 1 if the measured system is a recording: --replay FILE or --system replay:FILE (#30.3). */
+static int replaying(void) {
+  return optval[O_REPLAY] || (optval[O_SYSTEM] && strncmp(optval[O_SYSTEM], "replay:", 7) == 0);
+}
+
 /* Checks the options once gathered: an environment value that conflicts with a command-line
  * option gives way to it; any other conflict or a bad value is an error. Returns 0 or 2. */
 static int check_options(void) {
@@ -609,7 +617,7 @@ static int check_options(void) {
     return opt_error("'%s': no such workload (%sor a readable .lua file)", opt_said(O_WORKLOAD), known);
   }
   if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
-  if ((optval[O_FROM] || optval[O_TO] || optval[O_SPEED]) && !optval[O_REPLAY]) return opt_error("--from, --to and --speed go with --replay FILE");
+  if ((optval[O_FROM] || optval[O_TO] || optval[O_SPEED]) && !replaying()) return opt_error("--from, --to and --speed go with --replay FILE");
   if (optval[O_RECINT] && !optval[O_RECORD]) return opt_error("--record-interval goes with --record FILE");
   if (optval[O_RECINT]) {
     char *end;
@@ -839,6 +847,9 @@ static int pmain(lua_State *L) {
   share = optval[O_SHARE];
   if (optval[O_SERVE] && (script || interactive || list))
     { lua_pushinteger(L, opt_error("--serve serves until stopped: no script or prompt with it, nor -l")); return 1; }
+  /* a served replay is paced by the recording's own intervals unless --speed says otherwise (#30.3):
+   * nothing else would step it, and /metrics would show its first sample forever */
+  if (optval[O_SERVE] && replaying() && !optval[O_SPEED]) { optval[O_SPEED] = "1"; optcmd[O_SPEED] = 1; }
   /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
   lua_createtable(L, 0, NOPTS);
   for (int k = 0; k < NOPTS; k++)

@@ -15,8 +15,8 @@ local opts = cli.parse({
   options = {
     { "csv", nil, "CSV, one value per line (default)" }, { "json", nil, "JSON lines, one object per sample and entity" },
     { "openmetrics", nil, "OpenMetrics with timestamps (promtool tsdb create-blocks-from openmetrics)" },
-    { "from", "T", "start (ISO 8601 or an offset such as +10m from the recording's start)" },
-    { "to", "T", "end (ISO 8601 or an offset from --from)" },
+    { "from", "T", "start (ISO 8601, a date, a time of day such as 10:51, +10m from the recording's start, -1m from its end)" },
+    { "to", "T", "end (as --from; +x counts from --from)" },
   },
   footer = "usage: mish scripts/export.lua FILE [--csv|--json|--openmetrics] [--from T] [--to T]",
 }, argv)
@@ -71,8 +71,10 @@ local info = r:info()
 local from, to = rec.window("export", r, opts.from, opts.to)
 local layout = {}
 local out = io.stdout
-if not opts.json then out:write("timestamp,time_ms,domain,entity,pid,program,item,value\n") end
-rec.walk(r, from, to, function(ev)
+local nsamples = 0
+local unreadable = rec.walk(r, from, to, function(ev)
+  nsamples = nsamples + 1
+  if nsamples == 1 and not opts.json then out:write("timestamp,time_ms,domain,entity,pid,program,item,value\n") end
   local ts, ms = rec.stamp(ev.time, info.tpm), ev.time // info.tpm
   for _, d in ipairs(rec.DOMAINS) do
     local its = layout[d]
@@ -91,4 +93,8 @@ rec.walk(r, from, to, function(ev)
     end
   end
 end, function() for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end end)
+if nsamples == 0 and unreadable == 0 then rec.empty("export", r, from, to) end   -- a window between two samples
+if unreadable > 0 then   -- taken, but not data: said, as summary says it (#30.6)
+  io.stderr:write(string.format("export: %d samples (%d more unreadable after damage)\n", nsamples, unreadable))
+end
 r:close()

@@ -1,8 +1,9 @@
 -- summary.lua: what a recording saw, per item and entity: samples, coverage of the window,
 -- the average rate (time-weighted: the counted total over the time between samples, segment
--- by segment, never across a restart), the lowest and highest interval rates with their
--- times; for levels and watermarks (the catalog's reading: current values, settings, maxima)
--- the plain and time-weighted averages and the extremes. MI_Time items are shown in seconds
+-- by segment, never across a restart; a process born during the recording counted from its
+-- birth), the lowest and highest interval rates with their times; for levels and watermarks
+-- (the catalog's reading: current values, settings, maxima) the plain and time-weighted
+-- averages and the extremes. MI_Time items are shown in seconds
 -- (a rate of 0.5 = half of each second).
 local mi = require("mi")
 local cli = require("mi.cli")
@@ -14,8 +15,8 @@ local opts = cli.parse({
   about = "Summarizes a recording per item and entity: samples, coverage, rates, minima and maxima with times.",
   options = {
     { "csv", nil, "write CSV" }, { "json", nil, "write JSON lines" },
-    { "from", "T", "start (ISO 8601 or an offset such as +10m from the recording's start)" },
-    { "to", "T", "end (ISO 8601 or an offset from --from)" },
+    { "from", "T", "start (ISO 8601, a date, a time of day such as 10:51, +10m from the recording's start, -1m from its end)" },
+    { "to", "T", "end (as --from; +x counts from --from)" },
     { "items", "GLOB", "only items whose names match (e.g. 'gmt_*')" },
     { "all", nil, "also items that stayed 0" },
     { "view", "CLASS", "a MONITOR-style class view instead: modes (per CPU), processes, disk or page" },
@@ -31,51 +32,114 @@ local from, to = rec.window("summary", r, opts.from, opts.to)
 local tps = info.tpm * 1000   -- ticks per second
 local pat = opts.items and ("^" .. opts.items:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
 
-local layout, stats, order, nsamples, segments = {}, {}, {}, 0, 0
-rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
+-- The walk's inner loop is keyed by entity and item index (#31.4): each segment's layout gives,
+-- per domain, the items shown (index, name, kind) once; each entity (a process is its slot, pid,
+-- program and start time) keeps, per layout, the list of its stats in that order, so a value
+-- is stat j of its row, with no key built per value. A stat's text key (domain|entity|item) is
+-- made only when an entity first meets a layout.
+local stats, order, nsamples, segments = {}, {}, 0, 0
+local sel, gen = {}, 0            -- per domain: the items shown, {at = index in the row, name, level, time, reading}
+local sel_at = {}                 -- per domain: those items' indices in the row
+local ents = {}                   -- per domain: row key -> entity {text, pid, program, start, gen, list}
+for _, d in ipairs(rec.DOMAINS) do ents[d] = {} end
+local prev_t, prev_run            -- the sample before, in the same stretch of the clock
+-- The stat of item it of entity text ent of domain d, made at its first sight (in order).
+local function stat_of(d, ent, it)
+  local k = d .. "|" .. ent .. "|" .. it.name
+  local s = stats[k]
+  if not s then
+    s = { domain = d, entity = ent, item = it.name, reading = it.reading, level = it.level, time = it.time, n = 0,
+          total = 0, dt = 0, sumv = 0, sumvdt = 0, nv = 0 }
+    stats[k] = s
+    order[#order + 1] = k
+  end
+  return s
+end
+-- unreadable: whole samples of the window that damage left unreadable (taken, not data: coverage counts them, #30.6)
+local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
+  local t = ev.time
+  local before = prev_run == seg and prev_t or nil
+  prev_t, prev_run = t, seg
   for _, d in ipairs(rec.DOMAINS) do
-    local its = layout[d]
-    for _, row in ipairs(r:rows(d)) do
-      local ent = d == "global" and "-" or d == "process" and string.format("%d %s", row.pid, row.program) or tostring(row.key)
-      for i, it in ipairs(its) do
-        local name = it.name or tostring(it.item)
-        if not pat or name:find(pat) then
-          local k = d .. "|" .. ent .. "|" .. name
-          local s = stats[k]
-          if not s then
-            s = { domain = d, entity = ent, item = name, reading = it.reading, level = it.reading ~= nil and it.reading ~= "total", time = it.unit == "mi_time", n = 0,
-                  total = 0, dt = 0, sumv = 0, sumvdt = 0, nv = 0 }
-            stats[k] = s
-            order[#order + 1] = k
+    local its, at, E = sel[d], sel_at[d], ents[d]
+    local ni = #its
+    if ni > 0 then
+      for _, row in ipairs(r:rows(d)) do
+        local key = row.key
+        local e = E[key]
+        if d == "process" then
+          if not e or e.pid ~= row.pid or e.start ~= row.start or e.program ~= row.program then   -- another process in the slot
+            e = { text = string.format("%d %s", row.pid, row.program), pid = row.pid, program = row.program, start = row.start }
+            E[key] = e
           end
-          local v = row[i]
+        elseif not e then
+          e = { text = d == "global" and "-" or tostring(key) }
+          E[key] = e
+        end
+        local list = e.list
+        if e.gen ~= gen then   -- the entity meets this layout: its stats in the layout's order
+          list = {}
+          for j = 1, ni do
+            local st = stat_of(d, e.text, its[j])
+            if st.owner ~= e then st.owner = e; st.seg = nil end   -- another process of the same name: no difference across
+            list[j] = st
+          end
+          e.list, e.gen = list, gen
+        end
+        -- a process born since the sample before counts from its birth: its counters started at 0 then (#30.5)
+        local born = before and e.start and e.start >= before and e.start < t
+        for j = 1, ni do
+          local s = list[j]
+          local v = row[at[j]]
           s.n = s.n + 1
           if s.level then
             local lv = s.time and v / tps or v
             s.sumv, s.nv = s.sumv + lv, s.nv + 1
-            if s.seg == seg and s.pt and ev.time >= s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (ev.time - s.pt); s.dt = s.dt + ev.time - s.pt end
-            if not s.minv or lv < s.minv then s.minv, s.mint = lv, ev.time end
-            if not s.maxv or lv > s.maxv then s.maxv, s.maxt = lv, ev.time end
+            if s.seg == seg and s.pt and t >= s.pt then s.sumvdt = s.sumvdt + (s.pl or lv) * (t - s.pt); s.dt = s.dt + t - s.pt end
+            if not s.minv or lv < s.minv then s.minv, s.mint = lv, t end
+            if not s.maxv or lv > s.maxv then s.maxv, s.maxt = lv, t end
             s.pl = lv
-          elseif s.seg == seg and s.pv and ev.time > s.pt then
-            local dv = v - s.pv
-            if s.time then dv = dv / tps end
-            local dt = (ev.time - s.pt) / tps
-            local rate = dv / dt
-            s.total, s.dt = s.total + dv, s.dt + dt
-            if not s.minr or rate < s.minr then s.minr, s.mint = rate, ev.time end
-            if not s.maxr or rate > s.maxr then s.maxr, s.maxt = rate, ev.time end
+          else
+            local dv, dt
+            if s.seg == seg and s.pv and t > s.pt then dv, dt = v - s.pv, (t - s.pt) / tps
+            elseif s.seg ~= seg and born then dv, dt = v, (t - e.start) / tps end
+            if dv then
+              if s.time then dv = dv / tps end
+              local rate = dv / dt
+              s.total, s.dt = s.total + dv, s.dt + dt
+              if not s.minr or rate < s.minr then s.minr, s.mint = rate, t end
+              if not s.maxr or rate > s.maxr then s.maxr, s.maxt = rate, t end
+            end
           end
-          s.pv, s.pt, s.seg = v, ev.time, seg
+          s.pv, s.pt, s.seg = v, t, seg
         end
       end
     end
   end
 end, function(seg)
   segments = seg
-  for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end
+  gen = gen + 1
+  for _, d in ipairs(rec.DOMAINS) do
+    local its = {}
+    for i, it in ipairs(r:layout(d)) do
+      local name = it.name or tostring(it.item)
+      if not pat or name:find(pat) then
+        its[#its + 1] = { at = i, name = name, reading = it.reading, level = it.reading ~= nil and it.reading ~= "total", time = it.unit == "mi_time" }
+      end
+    end
+    sel[d] = its
+    local at = {}
+    for j, it in ipairs(its) do at[j] = it.at end
+    sel_at[d] = at
+  end
 end)
+if nsamples == 0 and unreadable > 0 then
+  io.stderr:write("summary: the window's ", unreadable, " sample(s) are all unreadable after damage: nothing to summarize\n")
+  os.exit(2)
+elseif nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
+local taken = nsamples + unreadable   -- coverage is of the samples the recording took in the window
+local said = unreadable > 0 and string.format(" (%d more unreadable after damage)", unreadable) or ""
 r:close()
 
 -- A MONITOR-style class view over the window from the per-item totals.
@@ -116,7 +180,7 @@ local function view(name)
         local any = next(by[e.key])
         rows[#rows + 1] = { process = e.entity, cpu_s = cpu, cpu_pct = t > 0 and 100 * cpu / t or 0,
           io_s = t > 0 and (tot(e.key, "pmc_disc_read") + tot(e.key, "pmc_disc_write")) / t or 0,
-          faults_s = t > 0 and tot(e.key, "pmc_pg_fault_objcl_") / t or 0, coverage = by[e.key][any].n * 100 / math.max(nsamples, 1) }
+          faults_s = t > 0 and tot(e.key, "pmc_pg_fault_objcl_") / t or 0, coverage = by[e.key][any].n * 100 / math.max(taken, 1) }
       end
     end
     table.sort(rows, function(a, b) return a.cpu_s > b.cpu_s end)
@@ -151,8 +215,8 @@ end
 
 if opts.view then
   local vrows, vcols = view(opts.view)
-  cli.output(opts, vcols).write(vrows, { time = false, file = file, view = opts.view, window_samples = nsamples,
-    title = string.format("%s: %s, %d samples, %s .. %s", file, opts.view, nsamples, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
+  cli.output(opts, vcols).write(vrows, { time = false, file = file, view = opts.view, window_samples = nsamples, unreadable = unreadable,
+    title = string.format("%s: %s, %d samples%s, %s .. %s", file, opts.view, nsamples, said, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
   os.exit(0)
 end
 
@@ -160,7 +224,7 @@ local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
-    coverage = nsamples > 0 and 100 * s.n / nsamples or 0, unit = s.time and "s" or "" }
+    coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
   if s.level then
     row.kind = s.reading   -- level or watermark
     row.avg = s.nv > 0 and s.sumv / s.nv or 0
@@ -177,7 +241,8 @@ for _, k in ipairs(order) do
 end
 
 local meta = { time = false, file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,
-  title = string.format("%s: %d samples, %d segment(s), %s .. %s (rates per second; MI_Time in seconds)", file, nsamples,
+  unreadable = unreadable,
+  title = string.format("%s: %d samples%s, %d segment(s), %s .. %s (rates per second; MI_Time in seconds)", file, nsamples, said,
     segments, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) }
 cli.output(opts, {
   { "domain", "domain" }, { "entity", "entity" }, { "item", "item" }, { "kind", "kind" }, { "samples", "samples" },

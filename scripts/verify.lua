@@ -1,5 +1,6 @@
 -- verify.lua: checks a recording record by record and says what it found: whole records,
--- a torn tail (where), damaged regions skipped. Exit status: 0 clean, 1 torn tail only,
+-- the samples a reader can read (every tool counts the same: #30.6) and those damage left
+-- unreadable, a torn tail (where), damaged regions skipped. Exit status: 0 clean, 1 torn tail only,
 -- 2 damaged regions or missing records, 3 not a recording.
 local mi = require("mi")
 local cli = require("mi.cli")
@@ -32,6 +33,7 @@ local out = { file = file, state = state, bytes = h.bytes, records = h.records, 
   segments = h.segments, continued = h.continued, damaged_regions = h.damaged_regions, damaged_bytes = h.damaged_bytes,
   torn_at = h.torn_at >= 0 and h.torn_at or nil, torn_bytes = h.torn_at >= 0 and h.torn_bytes or nil,
   seq_gaps = h.seq_gaps, steps_back = h.steps_back, first_step_back = h.steps_back > 0 and h.first_step_back or nil,
+  unreadable = h.unreadable,
   first = stamp(h.first_time), last = stamp(h.last_time), version = info.version,
   source = info.source, machine = info.machine }
 if opts.json then
@@ -39,7 +41,7 @@ if opts.json then
   print(cli.json(out))
 elseif opts.csv then
   local keys = { "file", "state", "bytes", "records", "samples", "keys", "segments", "continued", "damaged_regions", "damaged_bytes",
-    "torn_at", "torn_bytes", "seq_gaps", "first", "last", "steps_back", "first_step_back" }
+    "torn_at", "torn_bytes", "seq_gaps", "first", "last", "steps_back", "first_step_back", "unreadable" }
   print(table.concat(keys, ","))
   local v = {}
   for i, k in ipairs(keys) do v[i] = out[k] == nil and "" or tostring(out[k]) end
@@ -47,8 +49,9 @@ elseif opts.csv then
 else
   print(string.format("%s: %s", file, state))
   print(string.format("  format version %d, recorded by mish %s from %s on %s", info.version, info.mish_version, info.source, info.machine))
-  print(string.format("  %d bytes, %d whole records, %d samples (%d keys), %d segment(s), %s .. %s", h.bytes, h.records,
-    h.samples, h.keys, h.segments, out.first, out.last))
+  print(string.format("  %d bytes, %d whole records, %d samples (%d keys)%s, %d segment(s), %s .. %s", h.bytes, h.records,
+    h.samples, h.keys, h.unreadable > 0 and string.format(" and %d unreadable after damage", h.unreadable) or "", h.segments,
+    out.first, out.last))
   if h.continued > 0 then
     print(string.format("  counters installed while recording: the layout grew %d time(s) (continued headers)", h.continued))
   end
@@ -59,5 +62,7 @@ else
       h.steps_back, h.first_step_back))
   end
   if h.torn_at >= 0 then print(string.format("  torn tail: %d bytes at offset %d (an append cuts it)", h.torn_bytes, h.torn_at)) end
+  -- the line summary, export and a replay say on stderr (#30.6)
+  if rc ~= 0 then print(string.format("%s: %s; %d sample(s) readable", file, mi.health_text(h), h.samples)) end
 end
 os.exit(rc)

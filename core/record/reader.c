@@ -707,12 +707,12 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
       if (r->info.continued && h->segments > 0) h->continued++;
       else h->segments++;
     }
-    if (ev.type == MI_REV_SAMPLE) {
-      h->samples++;
-      h->keys += ev.key;
+    if (ev.type == MI_REV_SAMPLE) {   /* the span and steps back over every whole sample, as mi_rec_open's */
       if (h->first_time < 0 || ev.time < h->first_time) h->first_time = ev.time;
       if (h->last_time < 0 || ev.time > h->last_time) h->last_time = ev.time;
       if (ev.back && !h->steps_back++) h->first_step_back = ev.offset;
+      if (ev.skipped) h->unreadable++;   /* what every reader skips: not a sample it has (#30.6) */
+      else { h->samples++; h->keys += ev.key; }
     }
   }
   h->seq_gaps = r->gaps;
@@ -843,14 +843,19 @@ int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out) {
     if (*s == '+' ? __builtin_add_overflow(base, ticks, out) : __builtin_sub_overflow(base, ticks, out)) return -1;
     return 0;
   }
-  /* ISO 8601: YYYY-MM-DD[(T| )hh:mm[:ss[.fff]]][Z|(+|-)hh:mm], digits where digits go */
-  int Y, M, D, h = 0, m = 0;
+  /* ISO 8601: YYYY-MM-DD[(T| )hh:mm[:ss[.fff]]][Z|(+|-)hh:mm], digits where digits go; or a time
+   * of day hh:mm[:ss[.fff]][zone] alone: the one within 12 hours of base (#30.4) */
+  int Y = 0, M = 1, D = 1, h = 0, m = 0, tod = s[0] && s[1] && s[2] == ':';
   int64_t sec = 0, usec = 0;
-  if (digits(s, 4, &Y) || s[4] != '-' || digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D)) return -1;
-  const char *p = s + 10;
-  if (*p == 'T' || *p == ' ') {
-    if (digits(p + 1, 2, &h) || p[3] != ':' || digits(p + 4, 2, &m)) return -1;
-    p += 6;
+  const char *p = s;
+  if (!tod) {
+    if (digits(s, 4, &Y) || s[4] != '-' || digits(s + 5, 2, &M) || s[7] != '-' || digits(s + 8, 2, &D)) return -1;
+    p = s + 10;
+  }
+  if (tod || *p == 'T' || *p == ' ') {
+    const char *q = tod ? p : p + 1;
+    if (digits(q, 2, &h) || q[2] != ':' || digits(q + 3, 2, &m)) return -1;
+    p = q + 5;
     if (*p == ':') {
       p++;
       if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9' || decimal(&p, 60, &sec, &usec) < 0) return -1;
@@ -865,6 +870,18 @@ int mi_rec_parse_time(const char *s, int64_t base, int32_t tpm, int64_t *out) {
     p += 6;
   }
   if (*p || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59) return -1;
+  if (tod) {   /* the day (in the time's zone) of base, then the occurrence nearest base: [base - 12 h, base + 12 h) */
+    const int64_t day = 86400000;
+    int64_t bms = base / tpm, zms = (int64_t)zone * 60000, ms, ticks;
+    if (bms < -day * 365 * 10000 || bms > day * 365 * 10000) return -1;   /* base from the file: years 10000 BC-AD */
+    int64_t local = bms + zms, start = local / day * day - (local % day < 0 ? day : 0);
+    ms = start - zms + ((int64_t)h * 3600 + m * 60 + sec) * 1000 + usec / 1000;
+    if (ms < bms - day / 2) ms += day;
+    else if (ms >= bms + day / 2) ms -= day;
+    if (__builtin_mul_overflow(ms, (int64_t)tpm, &ticks)) return -1;
+    *out = ticks + (usec % 1000) * tpm / 1000;
+    return 0;
+  }
   struct tm tmv = {0};
   tmv.tm_year = Y - 1900; tmv.tm_mon = M - 1; tmv.tm_mday = D; tmv.tm_hour = h; tmv.tm_min = m;
   int64_t tt = (int64_t)timegm(&tmv) - zone * 60;   /* years 0000-9999: no overflow below */

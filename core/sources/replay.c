@@ -29,6 +29,7 @@ typedef struct rstate {
   int16_t fold[720];               /* recorded class -> store class, -1 nowhere */
   int damage, torn;
   int64_t damage_at, torn_at;
+  int64_t damage_bytes, torn_bytes, unreadable;   /* bytes skipped; whole samples past damage it could not read */
   mi_udef uh[MI_UDEF_MAX];         /* recorded user-defined counter k: the replayed system's counter */
   uint8_t uok[MI_UDEF_MAX];        /* 1 when uh[k] is installed (as recorded) */
   int udef_lost;                   /* recorded counters that could not be installed (a name taken) */
@@ -286,9 +287,10 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
     switch (ev->type) {
     case MI_REV_DAMAGE:
       if (!st->damage++) st->damage_at = ev->offset;
+      st->damage_bytes += ev->bytes;
       break;
     case MI_REV_TORN:
-      st->torn = 1; st->torn_at = ev->offset;
+      st->torn = 1; st->torn_at = ev->offset; st->torn_bytes = ev->bytes;
       break;
     case MI_REV_SEGMENT:
       sync_udefs(sys, st);
@@ -301,7 +303,7 @@ static void pump(mi_system *sys, rstate *st, int64_t t) {
       sync_procs(sys, st);
       break;
     case MI_REV_SAMPLE: {
-      if (ev->skipped) break;
+      if (ev->skipped) { st->unreadable++; break; }
       sync_machine(sys, st);
       sync_procs(sys, st);
       put_cells(sys, st);
@@ -346,7 +348,29 @@ static void replay_close(void *arg) {
 }
 
 /* What a time may be, for the messages that refuse one. */
-#define TIME_FORMS "ISO 8601, @TICKS, or an offset in range: a decimal number and s, m, h or d, such as +10m or -1.5h"
+#define TIME_FORMS "ISO 8601, a date, a time of day such as 10:51, @TICKS, or an offset in range: a decimal number and s, m, h or d, " \
+                   "such as +10m from the start or -1.5h from the end"
+
+/* Writes ticks as ISO 8601 UTC text (milliseconds shown) into buf. */
+static const char *stamp(char *buf, size_t n, int64_t ticks, int32_t tpm) {
+  int64_t ms = ticks / tpm;
+  time_t t = (time_t)(ms / 1000);
+  struct tm tmv;
+  if (ms < 0 || !gmtime_r(&t, &tmv)) { snprintf(buf, n, "@%lld", (long long)ticks); return buf; }
+  snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tmv.tm_year + 1900, tmv.tm_mon + 1, tmv.tm_mday, tmv.tm_hour,
+           tmv.tm_min, tmv.tm_sec, (int)(ms % 1000));
+  return buf;
+}
+
+/* Refuses a window that holds no sample (#30.4): says the window and the recording's span; -1. */
+static int empty_window(const rstate *st, char *err, size_t errlen) {
+  char a[80], b[80], c[80], d[80];
+  if (st->to < st->from && st->from <= st->last && st->to >= st->first) snprintf(err, errlen, "the window is empty: it ends (%s) before it starts (%s)", stamp(b, sizeof b, st->to, st->tpm),
+                                  stamp(a, sizeof a, st->from, st->tpm));
+  else snprintf(err, errlen, "the window %s .. %s holds no sample of the recording (%s .. %s)", stamp(a, sizeof a, st->from, st->tpm),
+                stamp(b, sizeof b, st->to, st->tpm), stamp(c, sizeof c, st->first, st->tpm), stamp(d, sizeof d, st->last, st->tpm));
+  return -1;
+}
 
 /* Reads "from=..,to=..,speed=.." into st (times relative to the recording's span); 0 or -1. */
 static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
@@ -366,12 +390,15 @@ static int parse_window(rstate *st, const char *w, char *err, size_t errlen) {
   }
   st->from = st->first;
   st->to = st->last;
-  if (from[0] && mi_rec_parse_time(from, st->first, st->tpm, &st->from) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
+  /* "+x" counts from the start ("to": from "from"), "-x" back from the end; a time of day is the
+   * one nearest the start ("to": "from") (#30.4) */
+  if (from[0] && mi_rec_parse_time(from, from[0] == '-' ? st->last : st->first, st->tpm, &st->from) < 0)
+    { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", from); return -1; }
+  if (to[0] && mi_rec_parse_time(to, to[0] == '-' ? st->last : st->from, st->tpm, &st->to) < 0)
+    { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
+  if (st->from > st->last || st->to < st->first || st->to < st->from) return empty_window(st, err, errlen);
   if (st->from < st->first) st->from = st->first;   /* the window is clamped to the file's span */
-  if (st->from > st->last) st->from = st->last;
-  if (to[0] && mi_rec_parse_time(to, st->from, st->tpm, &st->to) < 0) { snprintf(err, errlen, "bad time '%s' (" TIME_FORMS ")", to); return -1; }
   if (st->to > st->last) st->to = st->last;
-  if (st->to < st->from) st->to = st->from;
   if (st->steps_back > 0) {   /* played whole, in file order, on a clock that goes on at each step back */
     if (from[0] || to[0]) {
       snprintf(err, errlen, "the recorded clock goes back %lld time(s) in this file: a replay plays it whole (no from/to window; "
@@ -414,6 +441,7 @@ static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a,
   mi_rec_seek(st->rd, st->from);
   st->clock = st->from;
   pump(sys, st, st->from);
+  if (!st->have_sample) { empty_window(st, err, errlen); replay_close(st); return -1; }   /* between two samples */
   st->clock0 = st->shown > st->from ? st->shown : st->from;
   st->clock = st->clock0;
   st->wall0_ms = mono_ms();
@@ -434,12 +462,21 @@ int mi_replay_step(mi_system *sys, int64_t ms) {
   if (!st) return -1;
   if (ms < 0) ms = 0;
   mi_host_begin(sys);
-  int64_t before = st->shown;
-  st->clock += ms * st->tpm;
-  pump(sys, st, st->clock);
-  /* at least to the next sample: a script's interval is never shorter than the recording's */
-  int64_t nt;
+  int64_t before = st->shown, nt, span, gap;
   int ty;
+  /* the sleep counts from the sample shown, not from a clock that adds up each sample's lateness;
+   * a sample is applied when the sleep covers more than half of the recorded interval before it,
+   * so a sleep of n intervals lands on the n-th sample though each was taken a few ms late (#30.7) */
+  if (__builtin_mul_overflow(ms, (int64_t)st->tpm, &span)) span = INT64_MAX;
+  int64_t target = sat_add(st->shown, span);
+  while (!st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
+    if (!is_timed(ty)) { pump(sys, st, st->shown); continue; }   /* damage, marks: pump reads them at once */
+    int64_t half = nt > st->shown && !__builtin_sub_overflow(nt, st->shown, &gap) ? gap / 2 : 0;   /* a file may claim any times */
+    if (nt - half > target) break;
+    pump(sys, st, nt);
+  }
+  st->clock = st->shown;
+  /* at least to the next sample: a script's interval is never shorter than the recording's */
   while (st->shown == before && !st->ended && (ty = peek(st, &nt)) != MI_REV_END) {
     if (is_timed(ty) && nt > st->clock) st->clock = nt;
     pump(sys, st, st->clock);
@@ -474,12 +511,15 @@ int64_t mi_replay_samples(mi_system *sys) {
 int mi_replay_state(mi_system *sys, char *text, size_t n) {
   rstate *st = state_of(sys);
   if (!st) return -1;
-  if (text && n) {
+  if (text && n) {   /* the words of mi.recording_state and verify.lua (#30.6) */
+    size_t k = 0;
     text[0] = 0;
-    if (st->damage && st->torn)
-      snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld); torn tail at offset %lld", st->damage, (long long)st->damage_at, (long long)st->torn_at);
-    else if (st->damage) snprintf(text, n, "%d damaged region(s) skipped (first at offset %lld)", st->damage, (long long)st->damage_at);
-    else if (st->torn) snprintf(text, n, "torn tail at offset %lld", (long long)st->torn_at);
+    if (st->damage) k += (size_t)snprintf(text, n, "%d damaged region(s), %lld bytes skipped (first at offset %lld)", st->damage,
+                                          (long long)st->damage_bytes, (long long)st->damage_at);
+    if (st->unreadable && k < n) k += (size_t)snprintf(text + k, n - k, "%s%lld whole sample(s) unreadable after damage (no key since)",
+                                                       k ? "; " : "", (long long)st->unreadable);
+    if (st->torn && k < n) snprintf(text + k, n - k, "%storn tail at offset %lld (%lld bytes)", k ? "; " : "", (long long)st->torn_at,
+                                    (long long)st->torn_bytes);
   }
   return st->damage || st->torn;
 }

@@ -256,13 +256,15 @@ function cli.output(opts, cols, out)
 end
 
 -- Calls fn(i) for each of opts.count samples (0 = until interrupted), opts.interval seconds apart.
--- Ctrl-C ends the loop as the count would (so the run's averages still print); returns the
--- number of samples taken.
+-- Ctrl-C ends the loop as the count would (so the run's averages still print), and so does the
+-- end of a replayed recording, said on stderr with the samples taken (#30.4); returns their number.
 function cli.loop(opts, fn)
   mi.arg_check(type(opts) == "table", 1, "cli.loop", "options table (cli.parse's)", opts)
   mi.arg_check(type(fn) == "function", 2, "cli.loop", "function", fn)
   local n = math.floor(opts.count or 1)
   local i = 0
+  local raises = mi._end_raises
+  mi._end_raises = true
   local ok, err = pcall(function()
     while n == 0 or i < n do
       mi.sleep(opts.interval or 1)
@@ -270,7 +272,11 @@ function cli.loop(opts, fn)
       i = i + 1
     end
   end)
-  if not ok and not tostring(err):find("interrupted!", 1, true) then error(err, 0) end
+  mi._end_raises = raises
+  if not ok and err == mi.REPLAY_END then
+    io.stderr:write(string.format("mish: the recording ended after %d sample%s%s\n", i, i == 1 and "" or "s",
+      n > 0 and string.format(" of the %d asked for", n) or ""))
+  elseif not ok and not tostring(err):find("interrupted!", 1, true) then error(err, 0) end
   return i
 end
 

@@ -426,11 +426,15 @@ function M.set_default(o)
     core.set_default(sys)
     return sys
   end
-  if o.replay ~= nil then   -- mish --replay FILE [--from --to --speed]: the recording is the default (#13)
+  -- mish --replay FILE or --system replay:FILE [--from --to --speed]: the recording is the default
+  -- (#13), stepped by the program's sleeps either way (#30.3)
+  local replay = o.replay
+  if replay == nil and type(o.system) == "string" then replay = o.system:match("^replay:(.+)$") end
+  if replay ~= nil then
     if o.share ~= nil then error("--replay and --share: not both", 0) end
-    local ok, sys = pcall(M.replay, o.replay, { from = o.from, to = o.to, speed = o.speed })
+    local ok, sys = pcall(M.replay, replay, { from = o.from, to = o.to, speed = o.speed })
     if not ok then error(sys, 0) end
-    M.recording_state(o.replay, io.stderr)
+    M.recording_state(replay, io.stderr)
     core.set_default(sys)
     M.replay_drive(sys, o.speed)
     return sys
@@ -1186,8 +1190,9 @@ function M.record(o)
 end
 
 -- Opens a recording as a system: mi.replay(path, {from =, to =, speed = N|"max"}); times are ISO
--- 8601, "@ticks" or offsets ("+10m": from the start of the recording, "to" from "from").
--- The window is clamped to the file's span. Returns the system.
+-- 8601, a date, a time of day ("10:51": the one nearest the start, "to" nearest "from"), "@ticks"
+-- or offsets ("+10m": from the start of the recording, "to" from "from"; "-1m": back from its end).
+-- The window is clamped to the file's span; one that holds no sample is an error. Returns the system.
 function M.replay(path, o)
   if type(path) ~= "string" then error("bad argument #1 to 'replay' (path expected, got " .. type(path) .. ")", 2) end
   o = o or {}
@@ -1204,15 +1209,21 @@ function M.replay(path, o)
   return sys
 end
 
+-- What a sleep raises at the end of a replayed recording while M._end_raises is set (mi.cli's
+-- loop sets it, to print the run's summary with the samples it had, #30.4).
+M.REPLAY_END = setmetatable({}, { __tostring = function() return "the recording ended" end, __name = "mi.REPLAY_END" })
+
 -- Makes the program's clock and sleep follow a replayed system: as fast as possible, a sleep steps
--- the recording (at least to its next sample) and ends the program at the recording's end; at
--- speed N it sleeps 1/N of the time. mi.clock() reads the recorded time.
+-- the recording (at least to its next sample) and ends the program at the recording's end (or
+-- raises M.REPLAY_END when M._end_raises is set); at speed N it sleeps 1/N of the time.
+-- mi.clock() reads the recorded time.
 function M.replay_drive(sys, speed)
   local n = tonumber(speed)
   M._clock = function() return core.replay_clock(sys) end
   local function the_end()
     local bad, what = core.replay_state(sys)
     if bad then io.stderr:write("mish: the recording is not whole: ", what, "\n") end
+    if M._end_raises then error(M.REPLAY_END, 0) end
     io.stdout:flush()
     os.exit(0, true)
   end
@@ -1229,7 +1240,21 @@ function M.replay_drive(sys, speed)
   end
 end
 
--- Says on stderr what is wrong with a recording, if anything (never silent); returns its verify code.
+-- What a recording's health (recording:verify()'s table) says is wrong with it, in the words every
+-- tool uses (verify, summary, export, a replay: #30.6): damaged regions and bytes skipped, whole
+-- samples left unreadable by the damage, gaps, a torn tail; nil if nothing is.
+function M.health_text(h)
+  arg_check(type(h) == "table" and math.type(h.damaged_regions) == "integer", 1, "health_text", "recording:verify()'s table", h)
+  local parts = {}
+  if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
+  if (h.unreadable or 0) > 0 then parts[#parts + 1] = string.format("%d whole sample(s) unreadable after damage (no key since)", h.unreadable) end
+  if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
+  if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
+  return #parts > 0 and table.concat(parts, "; ") or nil
+end
+
+-- Says on stderr what is wrong with a recording, if anything (never silent), with the samples
+-- that can be read when it is damaged; returns its verify code and health.
 function M.recording_state(path, out)
   local ok, r = pcall(core.rec_open, path)
   if not ok then return nil, r end
@@ -1240,11 +1265,7 @@ function M.recording_state(path, out)
       "); every sample is kept, in file order\n")
   end
   if rc ~= 0 and out then
-    local parts = {}
-    if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
-    if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
-    if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
-    out:write(path, ": ", table.concat(parts, "; "), "\n")
+    out:write(path, ": ", M.health_text(h), "; ", h.samples, " sample(s) readable\n")
   end
   return rc, h
 end

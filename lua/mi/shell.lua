@@ -47,9 +47,10 @@ local DOCS = {
   ["mi.openmetrics"] = "mi.openmetrics([session|system, {format='text', pids=N, mapping=, processes=false, io=false}]) -> an OpenMetrics exposition of the counters",
   ["mi.record"] = "mi.record{path=, system=, items=, fsync='none'|'interval'|'every', key_every=, mapping=} -> recorder: r:sample(), r:mark(text), r:stats(), r:close()",
   ["mi.record_items"] = "mi.record_items(list [, system]) -> item numbers from names, numbers, 'DOMAIN:*', 'DOMAIN:NAME', globs, 'userdef:*'",
-  ["mi.replay"] = "mi.replay(path [, {from=, to=, speed=N|'max'}]) -> a system playing the recording back (times ISO 8601, '@ticks' or '+10m')",
+  ["mi.replay"] = "mi.replay(path [, {from=, to=, speed=N|'max'}]) -> a system playing the recording back (times ISO 8601, a date, '10:51', '@ticks', '+10m' from the start or '-1m' from the end)",
   ["mi.replay_drive"] = "mi.replay_drive(system, speed): makes sleep and the clock step the recording (what mish --replay does for a script)",
   ["mi.recording_state"] = "mi.recording_state(path [, out]) -> the recording's verify code, having said on stderr what is wrong with it, if anything",
+  ["mi.health_text"] = "mi.health_text(h) -> what recording:verify()'s table h says is wrong (damage, unreadable samples, gaps, torn tail), in every tool's words, or nil",
   ["mi.arg_check"] = "mi.arg_check(ok, n, fname, expected, value): unless ok, raises \"bad argument #n to 'fname' (expected expected, got ...)\" at your caller's line",
   ["mi.sync_items"] = "mi.sync_items([system]): merges the user-defined counters of the systems known here into mi.items",
 }
