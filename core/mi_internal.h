@@ -137,7 +137,8 @@ typedef struct mi_seg_hdr {
   uint32_t pad0_;
   uint64_t read_req;        /* 0, or when a reader last asked writers to hold off (monotonic ns; seg.c, "the
                                hold-off"): a request older than MI_READ_HOLD_NS is void */
-  char pad_[20];
+  uint32_t hold_wait;       /* 1 while a writer sleeps (futex) on read_req's low word: a withdrawing reader wakes it */
+  char pad_[16];
 } mi_seg_hdr;
 
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
@@ -310,6 +311,10 @@ int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a publish
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
 uint64_t mi_read_hold(mi_system *sys, uint64_t mine); /* 0: a starving reader asks writers to hold off (its
                                                          request returned); a request: withdraws it if it stands */
+int mi_read_try(mi_system *sys, uint64_t *q);     /* one look: 1 and the sequence if a state is published (no wait), else 0 */
+int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req);  /* a reader that missed: posts (or renews) its hold-off
+                                                         request *req and waits (spin, then futex) for the open section's
+                                                         publish: 1 and its sequence, or 0 after ~1 ms (caller re-checks) */
 int mi_owner_check(mi_system *sys);   /* shared: 0, or the sticky broken status (owner gone, file truncated) */
 int mi_wlock_bounded(mi_system *sys); /* mi_wlock that gives up on a shared store held too long: 0 or -32006 */
 int mi_seg_reserve(mi_system *sys, int64_t end_word);   /* owner: disk blocks for the arena up to end_word; 0 or -1 */

@@ -13,8 +13,8 @@
 #include "mi_query.h"
 
 #define ITEM_PAUSES 21164
-/* Gathers that saw a publish before a GET reads under the writer lock (so a writer that
- * publishes faster than a long GET gathers cannot starve it). */
+/* Gathers that saw a publish before a private system's GET reads under the writer lock (a last
+ * resort: from the second gather on, writers hold off for the reader; see seg.c, "the hold-off"). */
 #define READ_TRIES 4
 /* How long a process attached to a shared store keeps trying a read before it says -32006: while
  * the store's sequence stands still (its writer stopped), and in all (a writer that ignores requests). */
@@ -71,12 +71,15 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 }
 
 /* Runs the statements (returning a status) until they saw one published state: the seqlock
- * read. After READ_TRIES gathers that each saw a publish, a private system's reader (or the
- * owner of a shared store) runs the next one inside a write section, still open on return when
- * `locked` is set; a process attached to a shared store never takes the lock for a read: it
- * asks writers to hold off (seg.c) and tries again, and gives up with `busy` set once the
- * store's sequence stood odd and still for MI_READ_WAIT_MS (a writer stopped inside its section
- * — Ctrl-Z, a debugger — must not hang its readers) or after MI_READ_GIVEUP_MS in all. */
+ * read. The first gather starts at once if a state is published (the hot path: one load); any
+ * later one first asks writers to hold off and waits for the open section's publish (seg.c,
+ * "the hold-off": a futex handoff, so the reader needs no lock and no luck in scheduling).
+ * After READ_TRIES gathers that each saw a publish, a private system's reader (or the owner of a
+ * shared store) runs the next one inside a write section, still open on return when `locked` is
+ * set; a process attached to a shared store never takes the lock for a read: it tries again,
+ * and gives up with `busy` set once the store's sequence stood odd and still for
+ * MI_READ_WAIT_MS (a writer stopped inside its section — Ctrl-Z, a debugger — must not hang its
+ * readers) or after MI_READ_GIVEUP_MS in all. */
 #define READ_LOOP(sys, locked, busy, ...) do {                                \
     stuck st_ = {0, 0, 0, 0};                                                 \
     for (int tries_ = 0;; tries_++) {                                         \
@@ -86,7 +89,8 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
         else if (w_ == 2) { (busy) = 1; break; }                              \
       }                                                                       \
       uint64_t q_;                                                            \
-      if (!mi_read_begin((sys), &q_)) continue;                               \
+      if (!((locked) || !tries_ ? mi_read_try((sys), &q_)                     \
+                                : mi_read_wait((sys), &q_, &st_.req))) continue; \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
     }                                                                         \
@@ -98,9 +102,13 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 typedef struct stuck { int64_t since; uint64_t req, seq; int64_t seq_ms; } stuck;
 
 /* What a reader that keeps seeing publishes does next: 1 it took the write lock (a private
- * system, or the owner of a shared store), 0 try again, 2 give up (the store stays busy). */
+ * system, or the owner of a shared store), 0 try again (its hold-off request renewed by the
+ * next wait), 2 give up (the store stays busy). */
 static int read_stuck(mi_system *sys, stuck *k) {
-  if (!sys->attached) return mi_wlock_bounded(sys) == 0 ? 1 : 2;
+  if (!sys->attached) {
+    if (k->req) k->req = mi_read_hold(sys, k->req);   /* withdrawn: the lock's writer must not wait for it */
+    return mi_wlock_bounded(sys) == 0 ? 1 : 2;
+  }
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -108,8 +116,6 @@ static int read_stuck(mi_system *sys, stuck *k) {
   if (!k->since || seq != k->seq) { k->seq = seq; k->seq_ms = now; }
   if (!k->since) k->since = now;
   if (now - k->seq_ms >= MI_READ_WAIT_MS || now - k->since >= MI_READ_GIVEUP_MS) return 2;
-  if (k->req) mi_read_hold(sys, k->req);
-  k->req = mi_read_hold(sys, 0);   /* writers hold off for one quiet gather (renewed at each try) */
   return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -529,13 +531,40 @@ static void opened(mi_seg *g) {
   FENCE(__ATOMIC_RELEASE);   /* the odd sequence is visible before any write of the section */
 }
 
-/* ---- readers that keep missing: the hold-off ----
- * A reader (an attached process above all: it never takes the lock to read) that saw a publish
- * during READ_TRIES gathers in a row raises read_busy with the time of its request; a writer
- * about to open a section waits while a request younger than MI_READ_HOLD_NS stands, so the
- * reader gets one quiet gather however the two are scheduled. A reader that stops (Ctrl-Z)
- * with its request up costs the writer one wait of MI_READ_HOLD_NS: the writer then voids it. */
+/* ---- readers that keep missing: the hold-off (a futex handoff) ----
+ * A reader whose first gather saw a publish (or found a section open) posts read_req, the time
+ * of its request, and waits for the open section's publish: it spins a few microseconds, then
+ * sleeps on the sequence word (futex), and the writer's publish wakes it while a request stands.
+ * A writer about to open its next section sees the request and holds off: it spins a few
+ * microseconds, then sleeps on read_req (futex) until the reader withdraws it (and wakes it) or
+ * MI_READ_HOLD_NS went by since the writer began waiting; then it voids the request. So the
+ * reader gets one quiet gather however the two are scheduled: a writer that waits gives its CPU
+ * to the reader instead of spinning past it. A reader that stops (Ctrl-Z) with its request up
+ * costs the writer one wait of MI_READ_HOLD_NS. Futexes are process-shared (the segment may be a
+ * file other processes map); every sleep has a timeout, so a wake lost to the unfenced check in
+ * mi_wunlock costs a reader at most MI_READ_SLEEP_NS, never a hang. */
 #define MI_READ_HOLD_NS 2000000
+#define MI_READ_SLEEP_NS 1000000
+#define MI_SPIN_LOOKS 128   /* looks (cpu_relax between) before a waiter sleeps: a few microseconds */
+
+/* The low 32 bits of a 64-bit word (a futex is 32 bits): they change with every move of seq
+ * and from any request to 0 (a request is odd). */
+static uint32_t *low_word(uint64_t *w) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (uint32_t *)(void *)w + 1;
+#else
+  return (uint32_t *)(void *)w;
+#endif
+}
+
+/* Sleeps while *w == val, at most ns nanoseconds (or until woken). */
+static void futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
+  struct timespec to = {ns / 1000000000, ns % 1000000000};
+  syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0);
+}
+
+/* Wakes every sleeper on w. */
+static void futex_wake_all(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
 
 /* Monotonic nanoseconds. */
 static int64_t mono_ns(void) {
@@ -551,23 +580,32 @@ uint64_t mi_read_hold(mi_system *sys, uint64_t mine) {
     __atomic_store_n(&h->read_req, t, __ATOMIC_RELEASE);
     return t;
   }
-  __atomic_compare_exchange_n(&h->read_req, &mine, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);   /* another's stands */
+  if (__atomic_compare_exchange_n(&h->read_req, &mine, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) &&   /* else another's stands */
+      __atomic_load_n(&h->hold_wait, __ATOMIC_SEQ_CST)) {   /* a writer sleeps on it: wake it */
+    __atomic_store_n(&h->hold_wait, 0, __ATOMIC_RELAXED);
+    futex_wake_all(low_word(&h->read_req));
+  }
   return 0;
 }
 
-/* A writer before its section: waits out a standing reader request (bounded), voids a stale one. */
+/* A writer before its section: waits while a reader request stands, at most MI_READ_HOLD_NS from
+ * its first look (spinning, then asleep on read_req), then voids the request it waited on. */
 static void honour_readers(mi_seg *g) {
   if (MI_LIKELY_ZERO(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED))) return;
+  int64_t t0 = mono_ns();
   for (unsigned spins = 0;; spins++) {
-    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_ACQUIRE);
+    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_SEQ_CST);
     if (!req) return;
-    int64_t age = mono_ns() - (int64_t)req;
-    if (age > MI_READ_HOLD_NS || age < -MI_READ_HOLD_NS) {
+    int64_t waited = mono_ns() - t0;
+    if (waited > MI_READ_HOLD_NS) {
       __atomic_compare_exchange_n(&g->h.read_req, &req, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
       return;
     }
-    if (spins < 32) cpu_relax();
-    else sched_yield();
+    if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
+    /* the reader is not done: sleep (its CPU may be this one) until it withdraws or time is up */
+    __atomic_store_n(&g->h.hold_wait, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g->h.read_req, __ATOMIC_SEQ_CST) == req)
+      futex_sleep(low_word(&g->h.read_req), (uint32_t)req, MI_READ_HOLD_NS - waited);
   }
 }
 
@@ -629,6 +667,8 @@ void mi_wunlock(mi_system *sys) {
   if (--g->h.depth > 0) return;
   __atomic_store_n(&g->h.seq, MI_LD(g->h.seq) + 1, __ATOMIC_RELEASE);   /* even: published */
   __atomic_store_n(&g->h.lock, 0, __ATOMIC_RELEASE);
+  if (MI_UNLIKELY(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED)))   /* a reader may sleep on seq: wake it */
+    futex_wake_all(low_word(&g->h.seq));
 }
 
 /* How long a write section on a shared store may be waited for (an ON, an OFF) before -32006. */
@@ -696,6 +736,30 @@ int mi_read_begin(mi_system *sys, uint64_t *q) {
     else sched_yield();
   }
   return 0;   /* the writer is busy: the caller counts a try (and at last takes the lock) */
+}
+
+int mi_read_try(mi_system *sys, uint64_t *q) {
+  *q = __atomic_load_n(&sys->seg->h.seq, __ATOMIC_ACQUIRE);
+  if (!(*q & 1)) return 1;
+  /* odd: our own section (a GET inside it reads as it is), or an attached reader's owner died */
+  return mi_wheld(sys) || (sys->attached && mi_owner_check(sys));
+}
+
+int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req) {
+  mi_seg_hdr *h = &sys->seg->h;
+  uint64_t t = (uint64_t)mono_ns() | 1;   /* a new request (never 0), or a renewed one: the writer holds off */
+  __atomic_store_n(&h->read_req, t, __ATOMIC_SEQ_CST);
+  *req = t;
+  for (unsigned spins = 0;; spins++) {
+    *q = __atomic_load_n(&h->seq, __ATOMIC_SEQ_CST);
+    if (!(*q & 1)) return 1;
+    if (mi_wheld(sys) || (sys->attached && mi_owner_check(sys))) return 1;
+    if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
+    /* a section stays open (its writer is off the CPU, or writes long): sleep until its publish */
+    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS);
+    *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    return !(*q & 1);
+  }
 }
 
 int mi_read_valid(mi_system *sys, uint64_t q) {
