@@ -3,7 +3,8 @@
  * MIPROCGET of 2,700 processes x 10 items vs a gather floor; the same 23 items into a Lua
  * table; the friendly s:get of global, process and I/O records; simulating one hour of an
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
- * process deaths; an attached reader's MIGLOBGET against the owner's; writer handles (#17.4);
+ * process deaths; an attached reader's MIGLOBGET against the owner's; 16 attached readers at
+ * 100 Hz against a back-to-back simulator writer (#31.2; MISH_BENCH_READERS=1 runs only that); writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
  * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
  * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
