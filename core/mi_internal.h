@@ -78,8 +78,9 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 7   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
-                              6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests */
+#define MI_SEG_VERSION 8   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+                              6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests;
+                              8: the published copy of the global rows (mi_snap), futex handoff */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -114,8 +115,21 @@ typedef struct mi_seg_hdr {
   uint32_t pad0_;
   uint64_t read_req;        /* 0, or when a reader last asked writers to hold off (monotonic ns; seg.c, "the
                                hold-off"): a request older than MI_READ_HOLD_NS is void */
-  char pad_[20];
+  uint32_t hold_wait;       /* 1 while a writer sleeps (futex) on read_req's low word: a withdrawing reader wakes it */
+  uint32_t snap_want;       /* publishes left that copy the global rows (mi_snap): a reader that found a section open renews it */
+  char pad_[12];
 } mi_seg_hdr;
+
+/* The global rows as one publish left them (seg.c, "the published copy"): a GET that finds a
+ * write section open reads the last publish here instead of waiting for the writer. */
+#define MI_SNAP_WORDS 2048
+typedef struct mi_snap {
+  uint64_t seq, gen;          /* the (even) sequence of the publish it holds, the layout generation then */
+  int32_t stride, mapping;    /* words copied (0: no rows, or more than MI_SNAP_WORDS), the system mapping */
+  int32_t round, round_shift; /* the rounding factor then (mi_round) */
+  uint64_t round_magic;
+  int64_t cells[MI_SNAP_WORDS];
+} mi_snap;
 
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
  * writer block and the arena of counter cells. */
@@ -158,6 +172,10 @@ typedef struct mi_seg {
   int64_t arena_base, arena_words, arena_top;
   int32_t nfree;
   struct { int64_t off, len; } freel[MI_ARENA_FREE];
+  /* the published copy of the global rows, double-buffered: snap[snap_idx & 1] is the last one
+   * made, snap_writing the one being made (a reader's copy is good while snap_writing - its index < 2) */
+  __attribute__((aligned(64))) uint32_t snap_idx, snap_writing;
+  mi_snap snap[2];
   /* last: the writer block; the arena's cells follow it */
   __attribute__((aligned(64))) mi_host_block blk;
 } mi_seg;
@@ -196,6 +214,12 @@ struct mi_system {
   int64_t reserved;                  /* owner: bytes of the file given disk blocks (a full disk is -20004, not SIGBUS) */
   int bus_slot;                      /* shared: its entry in the SIGBUS guard (seg.c), -1 none */
   int64_t next_check_ms;             /* attached: next owner liveness check (monotonic) */
+  int owner_pidfd;                   /* attached: a pidfd of the owner, opened before its start time was checked
+                                      * (its liveness is a poll, not a read of /proc), -1 if none */
+  uint64_t snap_seq;                 /* an open section's sequence a GET found ... */
+  int64_t snap_ms;                   /* ... and since when (monotonic ms): one that stood MI_READ_WAIT_MS gets no
+                                      * copy of the last publish (query.c, glob_snap; both atomic) */
+  uint64_t snap_reads;               /* GETs this process served from that copy (atomic; tests and figures) */
   char share_path[MI_PATH_MAX];
   mi_system_options opt;
   char registry_path[MI_PATH_MAX];
@@ -285,8 +309,15 @@ void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishe
 int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
 int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
+const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k);  /* the last copy of the global rows (renews the readers'
+                                                               interest) and its index k for mi_snap_valid */
+int mi_snap_valid(mi_system *sys, uint32_t k);    /* 1 if copy k was not rewritten while read (and the file is whole) */
 uint64_t mi_read_hold(mi_system *sys, uint64_t mine); /* 0: a starving reader asks writers to hold off (its
                                                          request returned); a request: withdraws it if it stands */
+int mi_read_try(mi_system *sys, uint64_t *q);     /* one look: 1 and the sequence if a state is published (no wait), else 0 */
+int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req);  /* a reader that missed: posts (or renews) its hold-off
+                                                         request *req and waits (spin, then futex) for the open section's
+                                                         publish: 1 and its sequence, or 0 after ~1 ms (caller re-checks) */
 int mi_owner_check(mi_system *sys);   /* shared: 0, or the sticky broken status (owner gone, file truncated) */
 int mi_wlock_bounded(mi_system *sys); /* mi_wlock that gives up on a shared store held too long: 0 or -32006 */
 int mi_seg_reserve(mi_system *sys, int64_t end_word);   /* owner: disk blocks for the arena up to end_word; 0 or -1 */

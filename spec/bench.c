@@ -3,7 +3,8 @@
  * MIPROCGET of 2,700 processes x 10 items vs a gather floor; the same 23 items into a Lua
  * table; the friendly s:get of global, process and I/O records; simulating one hour of an
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
- * process deaths; an attached reader's MIGLOBGET against the owner's; writer handles (#17.4);
+ * process deaths; an attached reader's MIGLOBGET against the owner's; 16 attached readers at
+ * 100 Hz against a back-to-back simulator writer (#31.2; MISH_BENCH_READERS=1 runs only that); writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
  * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
  * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <dirent.h>
 #include "mi_export.h"
 #include <netinet/in.h>
@@ -502,9 +504,127 @@ static void bench_sim(void) {
 }
 
 
+/* Thread CPU seconds (the writer's own, not its readers'). */
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The writer for bench_readers: simulator steps back to back (one write section each) for
+ * `secs` of wall time, or until the readers are gone when kids > 0; CPU seconds per step. */
+static double readers_writer(mi_system *own, double secs, int kids, int *left) {
+  long steps = 0;
+  double t0 = now_ns(), c0 = thread_cpu_s();
+  for (;;) {
+    for (int i = 0; i < 256; i++) mi_sim_advance(own, 10);
+    steps += 256;
+    if (kids) {
+      while (*left > 0 && waitpid(-1, NULL, WNOHANG) > 0) (*left)--;
+      if (*left == 0) break;
+    } else if ((now_ns() - t0) / 1e9 >= secs) break;
+  }
+  return (thread_cpu_s() - c0) / (double)steps;
+}
+
+/* #31.2: 16 attached reader processes, each paced at 100 Hz (staggered), time MIGLOBGET of the
+ * 23 items from a store whose owner (this process) runs the simulator back to back, one write
+ * section per 10 ms step, for 3 s: p50/p99/max wall time per GET over every read; and the
+ * writer's thread CPU per step (the same adds in each) with the readers against without them
+ * (before and after, averaged). MISH_BENCH_READERS=1 runs only this. */
+static void bench_readers(void) {
+  enum { KIDS = 16, READS = 300 };
+  char spath[64];
+  snprintf(spath, sizeof spath, "/tmp/mish-bench-rd-%d", (int)getpid());
+  unlink(spath);
+  mi_system_options so = {.share = spath, .max_cells = 1 << 20, .max_users = KIDS + 1};
+  mi_system *own = mi_system_new(&so);
+  if (!own) { printf("readers vs a back-to-back writer: cannot share a store\n"); return; }
+  mi_sim_attach(own, NULL, 0);
+  status_type st;
+  int32_t stats[32], m = 1;
+  mi_session *os = mi_session_new(own);
+  mi_session_set_priv(os, 1);
+  mi_globinstall(os, &st, 666); mi_accesson(os, &st, 666);
+  mi_globon(os, &st, glob, stats, &m, 0);
+  mi_sim_advance(own, 2000);
+  int64_t *lat = mmap(NULL, sizeof(int64_t) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  int *bad = mmap(NULL, sizeof(int) * KIDS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (lat == MAP_FAILED || bad == MAP_FAILED) { printf("readers: no memory\n"); mi_system_free(own); unlink(spath); return; }
+  double before = readers_writer(own, 1.5, 0, NULL);
+  int ready[2], go[2];
+  if (pipe(ready) != 0 || pipe(go) != 0) { perror("pipe"); return; }
+  int left = 0;
+  for (int k = 0; k < KIDS; k++) {
+    pid_t p = fork();
+    if (p == 0) {
+      close(ready[0]); close(go[1]);
+      int err = 0;
+      mi_system *att = mi_system_attach(spath, &err);
+      mi_session *a = att ? mi_session_new(att) : NULL;
+      int32_t ks[32], km = 1, buf[32];
+      status_type kst;
+      if (a) {
+        mi_session_set_priv(a, 1);
+        mi_globinstall(a, &kst, 666); mi_accesson(a, &kst, 666);
+        mi_globon(a, &kst, glob, ks, &km, 0);
+      }
+      char c = a && kst.all == 0;
+      if (!c) fprintf(stderr, "reader %d: attach %d st %d\n", k, err, a ? kst.all : 0);
+      if (write(ready[1], &c, 1) != 1 || !c) _exit(1);
+      if (read(go[0], &c, 1) != 0) _exit(1);   /* EOF: go */
+      struct timespec at;
+      clock_gettime(CLOCK_MONOTONIC, &at);
+      at.tv_nsec += k * (10000000 / KIDS);
+      for (int i = 0; i < READS; i++) {
+        at.tv_nsec += 10000000;
+        while (at.tv_nsec >= 1000000000) { at.tv_nsec -= 1000000000; at.tv_sec++; }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {}
+        double t0 = now_ns();
+        mi_globget(a, &kst, glob, buf, ks, sizeof buf, 1, 0);
+        lat[k * READS + i] = (int64_t)(now_ns() - t0);
+        if (kst.all != 0) bad[k]++;
+      }
+      _exit(0);
+    }
+    if (p > 0) left++;
+  }
+  close(ready[1]); close(go[0]);
+  int up = 0;
+  char c;
+  for (int k = 0; k < left; k++) if (read(ready[0], &c, 1) == 1 && c) up++;
+  close(ready[0]);
+  close(go[1]);   /* go */
+  double with = up == KIDS ? readers_writer(own, 0, 1, &left) : 0;
+  while (left > 0 && waitpid(-1, NULL, 0) > 0) left--;
+  double after = readers_writer(own, 1.5, 0, NULL);
+  if (up == KIDS) {
+    int nbad = 0;
+    for (int k = 0; k < KIDS; k++) nbad += bad[k];
+    qsort(lat, KIDS * READS, sizeof *lat, cmp_i64);
+    double base = (before + after) / 2;
+    printf("16 attached readers at 100 Hz vs a back-to-back sim writer: MIGLOBGET p50 %.1f us  p99 %.1f us  max %.1f us"
+           " (%d reads, %d failed; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
+           lat[KIDS * READS / 2] / 1e3, lat[KIDS * READS * 99 / 100] / 1e3, lat[KIDS * READS - 1] / 1e3,
+           KIDS * READS, nbad, with * 1e6, base * 1e6, with / base);
+  } else printf("readers vs a back-to-back writer: only %d of %d readers attached\n", up, KIDS);
+  munmap(lat, sizeof(int64_t) * KIDS * READS);
+  munmap(bad, sizeof(int) * KIDS);
+  mi_session_free(os);
+  mi_system_free(own);
+  unlink(spath);
+}
+
+
 int main(void) {
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   if (getenv("MISH_BENCH_SIM")) { bench_sim(); return 0; }   /* only the simulator's figures */
+  if (getenv("MISH_BENCH_READERS")) { bench_readers(); return 0; }   /* only the readers against a busy writer */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
   mi_session *s = mi_session_new(sys);
@@ -824,6 +944,7 @@ int main(void) {
     mi_system_free(own);
     unlink(spath);
   }
+  bench_readers();   /* #31.2 */
   if (getenv("MISH_BENCH_QUICK")) { free(pbuf); mi_system_free(sys); return 0; }
 
   /* Lua: the same 23 items into a table */

@@ -354,6 +354,181 @@ static void test_crafted_store(void) {
   mi_system_free(sys);
 }
 
+
+/* #31.2: readers against a writer that publishes back to back. The writer adds the same amounts
+ * to 21000 and 21001 in each write section (in turn, 1,024 times), so any GET of one published state
+ * reads them equal, and a torn one most likely not. */
+typedef struct rh_writer { mi_system *sys; mi_ctr a, b; long sections; int stop; } rh_writer;
+
+/* The writer thread: sections back to back, counted, until told to stop. */
+static void *rh_writer_main(void *arg) {
+  rh_writer *w = arg;
+  for (int32_t d = 1; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); d = d % 7 + 1) {
+    mi_host_begin(w->sys);
+    for (int i = 0; i < 1024; i++) {   /* a long section (the pair unequal inside it): readers mostly find one open */
+      mi_host_add(w->sys, w->a, 0, d);
+      mi_host_add(w->sys, w->b, 0, d);
+    }
+    mi_host_publish(w->sys);
+    __atomic_fetch_add(&w->sections, 1, __ATOMIC_RELAXED);
+  }
+  return NULL;
+}
+
+/* What a reader of 21000 and 21001 saw: GETs, unequal pairs, failed GETs, GETs served from the
+ * published copy, and (stopped mid-read) whether the interrupted read was still valid on resume. */
+typedef struct rh_report { long gets, bad, err, copies; int stale_seq, stale_copy, resumed_ok; } rh_report;
+
+/* GETs of the pair until `copies` of them were served from the published copy (at most 400,000). */
+static void rh_read(mi_session *a, rh_report *r, long copies) {
+  int32_t items[] = {21000, 21001, 0}, v[2], stats[2];
+  status_type st;
+  uint64_t c0 = __atomic_load_n(&a->sys->snap_reads, __ATOMIC_RELAXED);
+  for (long i = 0; i < 400000 && (long)(__atomic_load_n(&a->sys->snap_reads, __ATOMIC_RELAXED) - c0) < copies; i++) {
+    mi_globget(a, &st, items, v, stats, sizeof v, 0, 0);
+    r->gets++;
+    if (st.all) r->err++;
+    else if (v[0] != v[1]) r->bad++;
+  }
+  r->copies += (long)(__atomic_load_n(&a->sys->snap_reads, __ATOMIC_RELAXED) - c0);
+}
+
+/* A reader thread of the owner's process. */
+typedef struct rh_thread { mi_session *s; rh_report r; } rh_thread;
+static void *rh_thread_main(void *arg) {
+  rh_thread *t = arg;
+  rh_read(t->s, &t->r, 200);
+  return NULL;
+}
+
+/* The reader process: attaches, turns the pair on, says so; then 'A' reads (rh_read), 'B' stops
+ * itself in the middle of a seqlock read with its hold-off request up, then in the middle of a
+ * read of the published copy, and reads again once continued; 'q' reports and exits. */
+static void rh_reader(const char *sp, int cmd, int out) {
+  rh_report r = {0};
+  int err = -1;
+  mi_system *att = attach_t(sp, &err);
+  mi_session *a = att ? mi_session_new(att) : NULL;
+  int32_t items[] = {21000, 21001, 0}, stats[2], map = 0;
+  status_type st = {.all = -1};
+  if (a) {
+    mi_session_set_priv(a, 1);
+    mi_accesson(a, &st, 666);
+    mi_globon(a, &st, items, stats, &map, 0);
+  }
+  char c = a && st.all == 0;
+  if (write(out, &c, 1) != 1 || !c) _exit(1);
+  mi_ctr ca = mi_host_counter(21000), cb = mi_host_counter(21001);
+  while (read(cmd, &c, 1) == 1 && c != 'q') {
+    if (c == 'A') rh_read(a, &r, 200);
+    if (c == 'B') {
+      /* a seqlock read: the request posted, the section's publish awaited, half gathered, stopped */
+      uint64_t q = 0, req = 0;
+      int got = 0;
+      for (int i = 0; i < 1000 && !got; i++) got = mi_read_wait(att, &q, &req);
+      int64_t x = mi_host_value(att, ca, 0);
+      raise(SIGSTOP);
+      int64_t y = mi_host_value(att, cb, 0);
+      r.stale_seq = got && !mi_read_valid(att, q) && x != y + 1000000;   /* the writer went on: invalid */
+      mi_read_hold(att, req);
+      /* a read of the published copy, stopped half-way */
+      const mi_seg *g = att->seg;
+      int32_t oa = MI_LD(g->blk.off[ca.id]), ob = MI_LD(g->blk.off[cb.id]);
+      uint32_t k;
+      const mi_snap *b = mi_snap_begin(att, &k);   /* (asks the writer for copies) */
+      x = oa >= 0 && oa < MI_SNAP_WORDS ? MI_LD(b->cells[oa]) : 0;
+      raise(SIGSTOP);
+      y = ob >= 0 && ob < MI_SNAP_WORDS ? MI_LD(b->cells[ob]) : 0;
+      r.stale_copy = !mi_snap_valid(att, k) && x != y + 1000000;   /* rewritten meanwhile: invalid */
+      /* resumed: whole GETs read one published state */
+      rh_report again = {0};
+      rh_read(a, &again, 50);
+      r.resumed_ok = again.gets > 0 && again.bad == 0 && again.err == 0;
+    }
+  }
+  if (write(out, &r, sizeof r) != (ssize_t)sizeof r) _exit(2);
+  mi_session_free(a);
+  mi_system_free(att);
+  _exit(0);
+}
+
+/* Waits until the child stops, lets the writer publish 1,000 more sections, continues the child;
+ * 1 if the writer went on while the reader was stopped (bounded: a hang fails, not a timing). */
+static int rh_hold_stopped(pid_t kid, rh_writer *w) {
+  int ws = 0;
+  if (waitpid(kid, &ws, WUNTRACED) != kid || !WIFSTOPPED(ws)) return 0;
+  long s0 = __atomic_load_n(&w->sections, __ATOMIC_RELAXED);
+  double t0 = st_ms();
+  while (__atomic_load_n(&w->sections, __ATOMIC_RELAXED) - s0 < 1000 && st_ms() - t0 < 20000) {
+    struct timespec nap = {0, 1000000};
+    nanosleep(&nap, NULL);
+  }
+  int went = __atomic_load_n(&w->sections, __ATOMIC_RELAXED) - s0 >= 1000;
+  kill(kid, SIGCONT);
+  return went;
+}
+
+static void test_reader_handoff(void) {
+  char sp[320];
+  snprintf(sp, sizeof sp, "%s/handoff", st_dir);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, &(mi_system_options){.share = sp, .max_cells = 1 << 16});
+  CHECK(sys != NULL, "#31.2 an owner shares a store");
+  if (!sys) return;
+  status_type st;
+  int32_t items[] = {21000, 21001, 0}, stats[2], map = 0;
+  mi_globon(s, &st, items, stats, &map, 0);
+  int cmd[2], out[2];
+  if (pipe(cmd) != 0 || pipe(out) != 0) { CHECK(0, "#31.2 pipes"); mi_session_free(s); mi_system_free(sys); unlink(sp); return; }
+  pid_t kid = fork();
+  if (kid == 0) { close(cmd[1]); close(out[0]); rh_reader(sp, cmd[0], out[1]); }
+  close(cmd[0]); close(out[1]);
+  char c = 0;
+  if (read(out[0], &c, 1) != 1) c = 0;
+  EQ(c, 1, "#31.2 a reader process attaches and turns the pair on");
+  static rh_writer w;
+  memset(&w, 0, sizeof w);
+  w.sys = sys; w.a = mi_host_counter(21000); w.b = mi_host_counter(21001);
+  pthread_t wt, rt;
+  rh_thread th = {.s = mi_session_new(sys)};
+  mi_session_set_priv(th.s, 1);
+  mi_accesson(th.s, &st, 666);
+  mi_globon(th.s, &st, items, stats, &map, 0);
+  pthread_create(&wt, NULL, rh_writer_main, &w);
+  pthread_create(&rt, NULL, rh_thread_main, &th);
+  int stopped_ok = 0;
+  void (*was)(int) = signal(SIGPIPE, SIG_IGN);   /* a reader that died must fail checks, not kill the tests */
+  if (c == 1) {
+    if (write(cmd[1], "AB", 2) != 2) perror("write");
+    stopped_ok = rh_hold_stopped(kid, &w) + rh_hold_stopped(kid, &w);
+    if (write(cmd[1], "q", 1) != 1) perror("write");
+  }
+  pthread_join(rt, NULL);
+  rh_report r = {0};
+  if (c == 1 && read(out[0], &r, sizeof r) != (ssize_t)sizeof r) r.err = -1;
+  __atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(wt, NULL);
+  waitpid(kid, NULL, 0);
+  close(cmd[1]); close(out[0]);
+  signal(SIGPIPE, was);
+  if (getenv("MISH_TEST_VERBOSE"))
+    printf("handoff: process %ld GETs (%ld from the copy), thread %ld GETs (%ld from the copy), %ld sections\n",
+           r.gets, r.copies, th.r.gets, th.r.copies, w.sections);
+  EQ(th.r.err, 0, "#31.2 a reader thread's GETs succeed against a back-to-back writer");
+  EQ(th.r.bad, 0, "#31.2 ... and every one reads the pair equal (one published state)");
+  CHECK(th.r.copies >= 200, "#31.2 ... 200 of them served from the published copy (no wait for the writer)");
+  EQ(r.err, 0, "#31.2 an attached reader process's GETs succeed against a back-to-back writer");
+  EQ(r.bad, 0, "#31.2 ... and every one reads the pair equal (one published state)");
+  CHECK(r.copies >= 200, "#31.2 ... 200 of them served from the published copy");
+  EQ(stopped_ok, 2, "#31.2 a reader stopped mid-read (its hold-off request up, or in the copy) does not stop the writer");
+  EQ(r.stale_seq, 1, "#31.2 the seqlock read interrupted by the stop is seen torn when the reader resumes");
+  EQ(r.stale_copy, 1, "#31.2 the read of the copy interrupted by the stop is seen rewritten when the reader resumes");
+  EQ(r.resumed_ok, 1, "#31.2 once resumed, the reader's GETs read one published state");
+  mi_session_free(th.s);
+  mi_session_free(s);
+  mi_system_free(sys);
+}
+
 static void test_store_safety(void) {
   snprintf(st_dir, sizeof st_dir, "%s/mish-test-store-XXXXXX", getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(st_dir)) { CHECK(0, "#27 a private directory for the store tests"); return; }
@@ -362,5 +537,6 @@ static void test_store_safety(void) {
   test_stopped_owner();
   test_truncated_store();
   test_crafted_store();
+  test_reader_handoff();
   CHECK(rmdir(st_dir) == 0, "#27 the store tests leave their directory empty");
 }

@@ -13,8 +13,8 @@
 #include "mi_query.h"
 
 #define ITEM_PAUSES 21164
-/* Gathers that saw a publish before a GET reads under the writer lock (so a writer that
- * publishes faster than a long GET gathers cannot starve it). */
+/* Gathers that saw a publish before a private system's GET reads under the writer lock (a last
+ * resort: from the second gather on, writers hold off for the reader; see seg.c, "the hold-off"). */
 #define READ_TRIES 4
 /* How long a process attached to a shared store keeps trying a read before it says -32006: while
  * the store's sequence stands still (its writer stopped), and in all (a writer that ignores requests). */
@@ -71,22 +71,29 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 }
 
 /* Runs the statements (returning a status) until they saw one published state: the seqlock
- * read. After READ_TRIES gathers that each saw a publish, a private system's reader (or the
- * owner of a shared store) runs the next one inside a write section, still open on return when
- * `locked` is set; a process attached to a shared store never takes the lock for a read: it
- * asks writers to hold off (seg.c) and tries again, and gives up with `busy` set once the
- * store's sequence stood odd and still for MI_READ_WAIT_MS (a writer stopped inside its section
- * — Ctrl-Z, a debugger — must not hang its readers) or after MI_READ_GIVEUP_MS in all. */
-#define READ_LOOP(sys, locked, busy, ...) do {                                \
+ * read. The first gather starts at once if a state is published (the hot path: one load); any
+ * later one first asks writers to hold off and waits for the open section's publish (seg.c,
+ * "the hold-off": a futex handoff, so the reader needs no lock and no luck in scheduling).
+ * After READ_TRIES gathers that each saw a publish, a private system's reader (or the owner of a
+ * shared store) runs the next one inside a write section, still open on return when `locked` is
+ * set; a process attached to a shared store never takes the lock for a read: it tries again,
+ * and gives up with `busy` set once the store's sequence stood odd and still for
+ * MI_READ_WAIT_MS (a writer stopped inside its section — Ctrl-Z, a debugger — must not hang its
+ * readers) or after MI_READ_GIVEUP_MS in all. READ_LOOP_OR first tries `alt` (an expression,
+ * 1 when it read the values another way: glob_snap) before each wait. */
+#define READ_LOOP(sys, locked, busy, ...) READ_LOOP_OR(sys, locked, busy, 0, __VA_ARGS__)
+#define READ_LOOP_OR(sys, locked, busy, alt, ...) do {                        \
     stuck st_ = {0, 0, 0, 0};                                                 \
     for (int tries_ = 0;; tries_++) {                                         \
+      if (tries_ && !(locked) && (alt)) break;                                \
       if (tries_ >= READ_TRIES && !(locked)) {                                \
         int w_ = read_stuck((sys), &st_);                                     \
         if (w_ == 1) (locked) = 1;                                            \
         else if (w_ == 2) { (busy) = 1; break; }                              \
       }                                                                       \
       uint64_t q_;                                                            \
-      if (!mi_read_begin((sys), &q_)) continue;                               \
+      if (!((locked) || !tries_ ? mi_read_try((sys), &q_)                     \
+                                : mi_read_wait((sys), &q_, &st_.req))) continue; \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
     }                                                                         \
@@ -98,9 +105,13 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
 typedef struct stuck { int64_t since; uint64_t req, seq; int64_t seq_ms; } stuck;
 
 /* What a reader that keeps seeing publishes does next: 1 it took the write lock (a private
- * system, or the owner of a shared store), 0 try again, 2 give up (the store stays busy). */
+ * system, or the owner of a shared store), 0 try again (its hold-off request renewed by the
+ * next wait), 2 give up (the store stays busy). */
 static int read_stuck(mi_system *sys, stuck *k) {
-  if (!sys->attached) return mi_wlock_bounded(sys) == 0 ? 1 : 2;
+  if (!sys->attached) {
+    if (k->req) k->req = mi_read_hold(sys, k->req);   /* withdrawn: the lock's writer must not wait for it */
+    return mi_wlock_bounded(sys) == 0 ? 1 : 2;
+  }
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -108,8 +119,6 @@ static int read_stuck(mi_system *sys, stuck *k) {
   if (!k->since || seq != k->seq) { k->seq = seq; k->seq_ms = now; }
   if (!k->since) k->since = now;
   if (now - k->seq_ms >= MI_READ_WAIT_MS || now - k->since >= MI_READ_GIVEUP_MS) return 2;
-  if (k->req) mi_read_hold(sys, k->req);
-  k->req = mi_read_hold(sys, 0);   /* writers hold off for one quiet gather (renewed at each try) */
   return 0;
 }
 
@@ -458,20 +467,53 @@ static int glob_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int *fresh) 
   return 0;
 }
 
+/* MIGLOBGET while a write section is open: the values of the last publish from its copy (seg.c,
+ * "the published copy"), when the copy holds that publish (its sequence is the open one's less
+ * one), the plan is plain and was resolved at the copy's generation and mapping, and this
+ * process has not seen the section stand open for MI_READ_WAIT_MS (a writer stopped inside its
+ * section gets its readers -32006 as before, not its last values forever). 1 if served (*rc). */
+static int glob_snap(mi_query *q, mi_system *sys, uint8_t *buf, int32_t size, int *rc) {
+  const mi_seg *g = sys->seg;
+  uint64_t live = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
+  if (!(live & 1) || mi_wheld(sys)) return 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  if (live != MI_LD(sys->snap_seq)) { MI_ST(sys->snap_seq, live); MI_ST(sys->snap_ms, now); }
+  else if (now - MI_LD(sys->snap_ms) >= MI_READ_WAIT_MS) return 0;   /* its writer stopped: wait, then busy */
+  uint32_t k;
+  const mi_snap *b = mi_snap_begin(sys, &k);
+  if (!q->valid || !q->plain || q->rec > size) return 0;
+  int32_t stride = MI_LD(b->stride);
+  if (MI_LD(b->seq) != live - 1 || MI_LD(b->gen) != q->gen || MI_LD(b->mapping) != q->sysmap ||
+      stride <= 0 || stride > MI_SNAP_WORDS || q->reach > stride)
+    return 0;
+  rd r = {.g = g, .mapping = q->sysmap};
+  r.rnd = (mi_round){MI_LD(b->round), MI_LD(b->round_magic), MI_LD(b->round_shift)};
+  if (r.rnd.r < 1) r.rnd.r = 1;
+  if (r.rnd.shift < 0 || r.rnd.shift > 126) r.rnd.shift = 63;   /* only a rewritten copy: refused below */
+  static const int32_t zero = 0;
+  gather(&r, q, b->cells, stride, &zero, 1, buf);
+  if (!mi_snap_valid(sys, k)) return 0;
+  __atomic_fetch_add(&sys->snap_reads, 1, __ATOMIC_RELAXED);
+  *rc = 0;
+  return 1;
+}
+
 int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) {
   mi_session *s = q->s;
   if (!s->u->glob_on) return not_enabled(s->sys);
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  int rc = 0, locked = 0, fresh = 0, busy = 0;
+  int rc = 0, locked = 0, fresh = 0, busy = 0, copy = 0;
   rd r;
-  READ_LOOP(sys, locked, busy, {
+  READ_LOOP_OR(sys, locked, busy, (copy = glob_snap(q, sys, buf, size, &rc)), {
     rd_start(&r, sys);
     rc = glob_run(q, &r, buf, size, &fresh);
   });
   if (locked) mi_wunlock(sys);
   if (read_failed(sys, busy)) return read_failed(sys, busy);
-  settle(q, &r, fresh);
+  if (!copy) settle(q, &r, fresh);
   put_stats(q, stats);
   return rc ? rc : finish(q, 0);
 }

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
+#include <poll.h>
+#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -344,6 +347,8 @@ void mi_seg_free(mi_system *sys) {
   munmap(sys->seg, sys->map_size);
   if (sys->store_fd >= 0) close(sys->store_fd);   /* the owner's lock goes with it */
   sys->store_fd = -1;
+  if (sys->attached && sys->owner_pidfd >= 0) close(sys->owner_pidfd);
+  sys->owner_pidfd = -1;
   sys->seg = NULL;
 }
 
@@ -436,16 +441,21 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
   *err = MI_E_STORE_TRUNCATED;
   if (h.size < sizeof(mi_seg) || h.size > ((uint64_t)1 << 40) || (uint64_t)stt.st_size != h.size) { close(fd); return NULL; }
   *err = MI_E_STORE_OWNER_GONE;   /* the owner holds the file's lock while it lives, and its pid answers */
+  /* a pidfd of the owner, opened before its start time is checked: so it names the owner, and
+   * later checks of its life are a poll (a pid reused meanwhile cannot fool it) */
+  int pfd = h.owner_pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)h.owner_pid, 0) : -1;
   if (h.closed || flock(fd, LOCK_SH | LOCK_NB) == 0 || !alive(h.owner_pid, h.owner_start, h.boot_id)) {
     flock(fd, LOCK_UN);
     close(fd);
+    if (pfd >= 0) close(pfd);
     return NULL;
   }
   *err = MI_E_STORE_OPEN;
   mi_system *sys = calloc(1, sizeof *sys);
-  if (!sys) { close(fd); return NULL; }
+  if (!sys) { close(fd); if (pfd >= 0) close(pfd); return NULL; }
   void *p = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) { int e2 = errno; close(fd); free(sys); errno = e2; return NULL; }
+  if (p == MAP_FAILED) { int e2 = errno; close(fd); if (pfd >= 0) close(pfd); free(sys); errno = e2; return NULL; }
+  sys->owner_pidfd = pfd;
   sys->store_fd = fd;
   sys->seg = p;
   sys->map_size = h.size;
@@ -473,6 +483,7 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
     bus_unguard(sys->bus_slot);
     munmap(p, h.size);
     close(fd);
+    if (pfd >= 0) close(pfd);
     free(sys);
     return NULL;
   }
@@ -495,6 +506,18 @@ int mi_system_attached(const mi_system *sys) { return sys && sys->attached; }
 
 const char *mi_system_share_path(const mi_system *sys) { return sys && sys->shared ? sys->share_path : NULL; }
 
+/* 1 if the owner of the store sys is attached to ended: its pidfd polls readable (else, with no
+ * pidfd, its pid does not answer or started at another time). */
+static int owner_gone(const mi_system *sys) {
+  if (sys->owner_pidfd >= 0) {
+    struct pollfd pf = {.fd = sys->owner_pidfd, .events = POLLIN};
+    int r = poll(&pf, 1, 0);
+    if (r >= 0) return r > 0;
+  }
+  const mi_seg_hdr *h = &sys->seg->h;
+  return !alive(h->owner_pid, h->owner_start, h->boot_id);
+}
+
 int mi_owner_check(mi_system *sys) {
   if (!sys->shared) return 0;
   if (sys->broken) return sys->broken;
@@ -510,7 +533,7 @@ int mi_owner_check(mi_system *sys) {
   const mi_seg_hdr *h = &sys->seg->h;
   int unlocked = flock(sys->store_fd, LOCK_SH | LOCK_NB) == 0;   /* nobody holds the owner's lock */
   if (unlocked) flock(sys->store_fd, LOCK_UN);
-  if (MI_LD(h->closed) || unlocked || !alive(h->owner_pid, h->owner_start, h->boot_id)) sys->broken = MI_E_STORE_OWNER_GONE;
+  if (MI_LD(h->closed) || unlocked || owner_gone(sys)) sys->broken = MI_E_STORE_OWNER_GONE;
   return sys->broken;
 }
 
@@ -529,13 +552,40 @@ static void opened(mi_seg *g) {
   FENCE(__ATOMIC_RELEASE);   /* the odd sequence is visible before any write of the section */
 }
 
-/* ---- readers that keep missing: the hold-off ----
- * A reader (an attached process above all: it never takes the lock to read) that saw a publish
- * during READ_TRIES gathers in a row raises read_busy with the time of its request; a writer
- * about to open a section waits while a request younger than MI_READ_HOLD_NS stands, so the
- * reader gets one quiet gather however the two are scheduled. A reader that stops (Ctrl-Z)
- * with its request up costs the writer one wait of MI_READ_HOLD_NS: the writer then voids it. */
+/* ---- readers that keep missing: the hold-off (a futex handoff) ----
+ * A reader whose first gather saw a publish (or found a section open) posts read_req, the time
+ * of its request, and waits for the open section's publish: it spins a few microseconds, then
+ * sleeps on the sequence word (futex), and the writer's publish wakes it while a request stands.
+ * A writer about to open its next section sees the request and holds off: it spins a few
+ * microseconds, then sleeps on read_req (futex) until the reader withdraws it (and wakes it) or
+ * MI_READ_HOLD_NS went by since the writer began waiting; then it voids the request. So the
+ * reader gets one quiet gather however the two are scheduled: a writer that waits gives its CPU
+ * to the reader instead of spinning past it. A reader that stops (Ctrl-Z) with its request up
+ * costs the writer one wait of MI_READ_HOLD_NS. Futexes are process-shared (the segment may be a
+ * file other processes map); every sleep has a timeout, so a wake lost to the unfenced check in
+ * mi_wunlock costs a reader at most MI_READ_SLEEP_NS, never a hang. */
 #define MI_READ_HOLD_NS 2000000
+#define MI_READ_SLEEP_NS 1000000
+#define MI_SPIN_LOOKS 128   /* looks (cpu_relax between) before a waiter sleeps: a few microseconds */
+
+/* The low 32 bits of a 64-bit word (a futex is 32 bits): they change with every move of seq
+ * and from any request to 0 (a request is odd). */
+static uint32_t *low_word(uint64_t *w) {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (uint32_t *)(void *)w + 1;
+#else
+  return (uint32_t *)(void *)w;
+#endif
+}
+
+/* Sleeps while *w == val, at most ns nanoseconds (or until woken). */
+static void futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
+  struct timespec to = {ns / 1000000000, ns % 1000000000};
+  syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0);
+}
+
+/* Wakes every sleeper on w. */
+static void futex_wake_all(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
 
 /* Monotonic nanoseconds. */
 static int64_t mono_ns(void) {
@@ -551,23 +601,32 @@ uint64_t mi_read_hold(mi_system *sys, uint64_t mine) {
     __atomic_store_n(&h->read_req, t, __ATOMIC_RELEASE);
     return t;
   }
-  __atomic_compare_exchange_n(&h->read_req, &mine, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);   /* another's stands */
+  if (__atomic_compare_exchange_n(&h->read_req, &mine, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) &&   /* else another's stands */
+      __atomic_load_n(&h->hold_wait, __ATOMIC_SEQ_CST)) {   /* a writer sleeps on it: wake it */
+    __atomic_store_n(&h->hold_wait, 0, __ATOMIC_RELAXED);
+    futex_wake_all(low_word(&h->read_req));
+  }
   return 0;
 }
 
-/* A writer before its section: waits out a standing reader request (bounded), voids a stale one. */
+/* A writer before its section: waits while a reader request stands, at most MI_READ_HOLD_NS from
+ * its first look (spinning, then asleep on read_req), then voids the request it waited on. */
 static void honour_readers(mi_seg *g) {
   if (MI_LIKELY_ZERO(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED))) return;
+  int64_t t0 = mono_ns();
   for (unsigned spins = 0;; spins++) {
-    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_ACQUIRE);
+    uint64_t req = __atomic_load_n(&g->h.read_req, __ATOMIC_SEQ_CST);
     if (!req) return;
-    int64_t age = mono_ns() - (int64_t)req;
-    if (age > MI_READ_HOLD_NS || age < -MI_READ_HOLD_NS) {
+    int64_t waited = mono_ns() - t0;
+    if (waited > MI_READ_HOLD_NS) {
       __atomic_compare_exchange_n(&g->h.read_req, &req, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
       return;
     }
-    if (spins < 32) cpu_relax();
-    else sched_yield();
+    if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
+    /* the reader is not done: sleep (its CPU may be this one) until it withdraws or time is up */
+    __atomic_store_n(&g->h.hold_wait, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g->h.read_req, __ATOMIC_SEQ_CST) == req)
+      futex_sleep(low_word(&g->h.read_req), (uint32_t)req, MI_READ_HOLD_NS - waited);
   }
 }
 
@@ -624,11 +683,64 @@ void mi_wlock(mi_system *sys) {
   opened(g);
 }
 
+/* ---- the published copy of the global rows ----
+ * A writer that publishes back to back keeps a section open nearly all the time, and a reader
+ * that waits for its publish waits for the writer to be on a CPU. So while readers ask for it
+ * (snap_want: a count of publishes, renewed by any GET that found a section open), the outermost
+ * close of a section first copies the global rows, with the sequence it is about to publish,
+ * the layout generation, the mapping and the rounding, into the spare of two buffers, then names
+ * it the last copy. A GET that finds a section open reads the last copy (query.c, glob_snap):
+ * it holds the latest publish when its sequence is the open one's less one. The copy costs the
+ * writer the global stride in words per publish, only while readers are interested. */
+#define MI_SNAP_KEEP 65536
+
+/* Copies the global rows into the spare buffer and names it the last copy (in the section, before
+ * the publish). */
+static void snap_copy(mi_seg *g) {
+  MI_ST(g->h.snap_want, MI_LD(g->h.snap_want) - 1);
+  uint32_t k = MI_LD(g->snap_idx) + 1;
+  mi_snap *b = &g->snap[k & 1];
+  const mi_host_lane *ln = &g->blk.lane[MI_DOM_GLOBAL];
+  int64_t at = MI_LD(ln->cells);
+  int32_t st = MI_LD(ln->stride);
+  if (!at || st <= 0 || st > MI_SNAP_WORDS || MI_LD(ln->nent) < 1 || at < g->arena_base ||
+      at + st > g->arena_base + g->arena_words)
+    st = 0;   /* no rows (nothing on), or too long a row: readers wait for the publish */
+  MI_ST(g->snap_writing, k);
+  FENCE(__ATOMIC_RELEASE);   /* a reader of buffer k & 1 sees it taken before any of its words moves */
+  const int64_t *row = (const int64_t *)(const void *)&g->blk + at;
+  for (int32_t i = 0; i < st; i++) MI_ST(b->cells[i], MI_LD(row[i]));
+  MI_ST(b->seq, MI_LD(g->h.seq) + 1);
+  MI_ST(b->gen, MI_LD(g->h.gen));
+  MI_ST(b->stride, st);
+  MI_ST(b->mapping, MI_LD(g->mapping));
+  MI_ST(b->round, MI_LD(g->round));
+  MI_ST(b->round_shift, MI_LD(g->round_shift));
+  MI_ST(b->round_magic, MI_LD(g->round_magic));
+  __atomic_store_n(&g->snap_idx, k, __ATOMIC_RELEASE);
+}
+
+const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k) {
+  mi_seg *g = sys->seg;
+  if (MI_LD(g->h.snap_want) < MI_SNAP_KEEP / 2) MI_ST(g->h.snap_want, MI_SNAP_KEEP);   /* keep the copies coming */
+  *k = __atomic_load_n(&g->snap_idx, __ATOMIC_ACQUIRE);
+  return &g->snap[*k & 1];
+}
+
+int mi_snap_valid(mi_system *sys, uint32_t k) {
+  FENCE(__ATOMIC_ACQUIRE);   /* every load of the copy happens before the check */
+  if (MI_UNLIKELY(sys->bus_slot >= 0) && bus_hit(sys)) { sys->broken = MI_E_STORE_TRUNCATED; return 0; }
+  return MI_LD(sys->seg->snap_writing) - k < 2;   /* k + 2 taken: the writer is rewriting k's buffer */
+}
+
 void mi_wunlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   if (--g->h.depth > 0) return;
+  if (MI_UNLIKELY(MI_LD(g->h.snap_want))) snap_copy(g);   /* readers read the publish while the next section is open */
   __atomic_store_n(&g->h.seq, MI_LD(g->h.seq) + 1, __ATOMIC_RELEASE);   /* even: published */
   __atomic_store_n(&g->h.lock, 0, __ATOMIC_RELEASE);
+  if (MI_UNLIKELY(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED)))   /* a reader may sleep on seq: wake it */
+    futex_wake_all(low_word(&g->h.seq));
 }
 
 /* How long a write section on a shared store may be waited for (an ON, an OFF) before -32006. */
@@ -696,6 +808,30 @@ int mi_read_begin(mi_system *sys, uint64_t *q) {
     else sched_yield();
   }
   return 0;   /* the writer is busy: the caller counts a try (and at last takes the lock) */
+}
+
+int mi_read_try(mi_system *sys, uint64_t *q) {
+  *q = __atomic_load_n(&sys->seg->h.seq, __ATOMIC_ACQUIRE);
+  if (!(*q & 1)) return 1;
+  /* odd: our own section (a GET inside it reads as it is), or an attached reader's owner died */
+  return mi_wheld(sys) || (sys->attached && mi_owner_check(sys));
+}
+
+int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req) {
+  mi_seg_hdr *h = &sys->seg->h;
+  uint64_t t = (uint64_t)mono_ns() | 1;   /* a new request (never 0), or a renewed one: the writer holds off */
+  __atomic_store_n(&h->read_req, t, __ATOMIC_SEQ_CST);
+  *req = t;
+  for (unsigned spins = 0;; spins++) {
+    *q = __atomic_load_n(&h->seq, __ATOMIC_SEQ_CST);
+    if (!(*q & 1)) return 1;
+    if (mi_wheld(sys) || (sys->attached && mi_owner_check(sys))) return 1;
+    if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
+    /* a section stays open (its writer is off the CPU, or writes long): sleep until its publish */
+    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS);
+    *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    return !(*q & 1);
+  }
 }
 
 int mi_read_valid(mi_system *sys, uint64_t q) {
