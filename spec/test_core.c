@@ -882,6 +882,8 @@ static void test_host_emfile(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  EQ(mi_host_proc_count(sys), 0, "#32 the attach reads no process file");
+  mi_linux_refresh(sys);
   EQ(mi_host_proc_count(sys), 20, "twenty processes at the start");
   put_file(root, "500/stat", "500 (late) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 900 1000 10 0\n");
   put_file(root, "500/status", "Uid:\t0\t0\t0\t0\n");
@@ -903,7 +905,7 @@ static void test_host_emfile(void) {
   EQ(mi_host_proc_count(sys), 21, "descriptors back: the real birth appears");
   mi_linux_health hh;
   mi_linux_health_get(sys, &hh);
-  EQ(hh.refreshes, 3, "three refreshes");
+  EQ(hh.refreshes, 4, "four refreshes (the attach's, and three reading processes)");
   EQ(hh.incomplete, 1, "one of them incomplete");
   EQ(hh.complete, 1, "the latest read everything");
   CHECK(alive_pid(sys, 500) && alive_pid(sys, 100), "the newborn and the old processes live");
@@ -913,6 +915,7 @@ static void test_host_emfile(void) {
   /* the real /proc: with no descriptor to spare nothing can be read, so nothing may change */
   sys = new_sys(&s, NULL);
   mi_linux_attach(sys, NULL, 0);
+  mi_linux_refresh(sys);
   static int64_t before[MI_MAX_PROCESSES], after[MI_MAX_PROCESSES];
   int nb = live_pids(sys, before, MI_MAX_PROCESSES);
   CHECK(nb > 1, "this machine has processes");
@@ -943,9 +946,10 @@ static void test_host_read_errors(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   mi_linux_attach(sys, root, 0);
+  mi_linux_refresh(sys);
   mi_linux_health hh, h0;
   EQ(mi_linux_health_get(sys, &hh), 0, "a host system has a health");
-  EQ(hh.refreshes, 1, "the baseline refresh is counted");
+  EQ(hh.refreshes, 2, "the baseline refresh and the full one are counted");
   EQ(hh.complete, 1, "a good tree reads completely");
   mi_system *plain = mi_system_new(NULL);
   EQ(mi_linux_health_get(plain, &hh), -1, "a system that is not the host has none");
@@ -1185,7 +1189,8 @@ static void test_host_odd_trees(void) {
         }
       int alive_before[ODD_PIDS];
       for (int k = 0; k < ODD_PIDS; k++) alive_before[k] = alive_pid(sys, pr[k].pid);
-      if (round == 0) mi_linux_attach(sys, root, 0); else mi_linux_refresh(sys);
+      if (round == 0) mi_linux_attach(sys, root, 0);
+      mi_linux_refresh(sys);
       /* invariants */
       for (int sl = 0; sl < sys->seg->proc_hi; sl++) {
         if (sys->seg->procs[sl].state == MI_PS_FREE) continue;
@@ -2817,6 +2822,7 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_session *s, *s2, *s3;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_linux_refresh(sys);
   s2 = mi_session_new(sys); mi_session_set_priv(s2, 1);
   s3 = mi_session_new(sys); mi_session_set_priv(s3, 1);
   status_type st;
@@ -4099,6 +4105,7 @@ static void test_i14_host_identity(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "#14.4 attach to the identity fixture");
+  mi_linux_refresh(sys);
   for (size_t i = 0; i < sizeof ident_set / sizeof ident_set[0]; i++) ident_check(sys, &ident_set[i]);
   mi_linux_health hh, h0;
   mi_linux_health_get(sys, &hh);
@@ -4198,6 +4205,7 @@ static void test_i14_host_identity_bare(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   mi_linux_attach(sys, root, 0);
+  mi_linux_refresh(sys);
   int slot = mi_host_proc_slot(sys, 100);
   CHECK(slot >= 0, "#14.4 a bare tree's process is born");
   if (slot >= 0) {

@@ -54,10 +54,19 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {23049, "/proc/diskstats writes completed"}, {23046, "/proc/diskstats reads + writes completed"},
 };
 
+/* The four figures of /proc/[pid]/io the host counts, in the order of roles P_RD..P_WTSZ. */
+enum { IO_SYSCR, IO_SYSCW, IO_RBYTES, IO_WBYTES, NIO };
+static const char *const io_key[NIO] = {"syscr", "syscw", "read_bytes", "write_bytes"};
+
 typedef struct hproc {
-  int64_t pid;
+  int64_t pid, ppid;            /* ppid: its parent at the last reading (who reaps it) */
   uint64_t gen;                 /* refresh that last saw it */
-  uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
+  uint64_t cpu, majflt;
+  uint64_t io[NIO];             /* io figures counted so far (the baseline; UINT64_MAX none) */
+  uint64_t io_now[NIO];         /* io figures read by refresh io_gen, added after the deaths are known */
+  uint64_t io_gen;
+  uint64_t owe[NIO];            /* reaped children's figures Linux adds to this process's io: not its own */
+  int owe_left;                 /* readings of its io that grew left to pay them from (then they lapse) */
   int ptype;                    /* its process type (MI_PT_*), for its children's */
   uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
 } hproc;
@@ -75,6 +84,7 @@ enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
 enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
 static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
 #define HOUSEKEEP_MS 1000       /* meminfo (memory size) and diskstats (devices) at least this often */
+#define OVER_RETRY_MS 5000      /* processes that found the table full are read again this often */
 
 #define NINJECT 4
 #define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
@@ -113,6 +123,13 @@ typedef struct host {
   int kfd[NKEPT];               /* kept system-wide files, -1 until opened */
   uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
   int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
+  uint64_t kept[NGROUP];        /* refresh (gen) that last found each group counted by someone */
+  int64_t scan_ms;              /* last reading of the process table (mono_ms) */
+  int proc_age_ms;              /* the process table is read at most this often (0: at every refresh) */
+  int64_t *over, *over_next;    /* pids without a slot (the table was full), sorted; being listed now */
+  int nover, nover_next, cover;
+  int64_t over_ms;              /* when the pids without a slot were last tried again */
+  int64_t files;                /* files read by the refresh under way */
   int rebase_disks;             /* this reading of diskstats is a baseline */
 } host;
 
@@ -196,6 +213,7 @@ static ssize_t slurp_at(host *h, const char *path, const char *rel, int *err) {
   *err = 0;
   if (h->cap) h->buf[0] = 0;
   if (injected(h, rel, err)) return RD_FAIL;
+  h->files++;
   int fd = open_rd(path[0] == '/' || h->rootfd < 0 ? AT_FDCWD : h->rootfd, path);
   if (fd < 0) { *err = errno; return RD_FAIL; }
   ssize_t n = slurp_fd(h, fd, h->procfs, err);
@@ -218,6 +236,7 @@ static ssize_t slurp_kept(host *h, int k, int *err) {
   if (h->cap) h->buf[0] = 0;
   if (injected(h, kept_rel[k], err)) return RD_FAIL;
   struct stat st;
+  if (h->kfd[k] >= 0 || h->rootfd >= 0) h->files++;   /* (else slurp counts it) */
   if (h->kfd[k] >= 0 && !h->procfs && (fstat(h->kfd[k], &st) != 0 || st.st_nlink == 0 || !S_ISREG(st.st_mode))) {
     close(h->kfd[k]);
     h->kfd[k] = -1;
@@ -417,7 +436,8 @@ static int read_exe(host *h, char *rel, int len, char *path, size_t cap, int *de
   ssize_t r;
   memcpy(rel + len, "exe", 4);
   *denied = 0;
-  if (injected(h, rel, &err)) r = -1;
+  if (!injected(h, rel, &err)) h->files++;
+  if (err) r = -1;
   else if (h->rootfd >= 0) r = readlinkat(h->rootfd, rel, path, cap - 1);
   else {
     char full[512];
@@ -445,6 +465,7 @@ static int argv0_path(host *h, char *rel, int len, const char *comm, char *path,
   int err;
   memcpy(rel + len, "cmdline", 8);
   if (injected(h, rel, &err) || h->rootfd < 0) return 0;
+  h->files++;
   int fd = open_rd(h->rootfd, rel);
   if (fd < 0) return 0;
   ssize_t r;
@@ -764,8 +785,8 @@ static void reidentify(mi_system *sys, host *h, int slot, int64_t pid, char *rel
 
 /* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
  * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
- * Returns its slot, -2 if the process is gone, or -1 when the birth must wait (a read failed:
- * noted) or the table is full.
+ * Returns its slot, -2 if the process is gone, -1 when the birth must wait (a read failed:
+ * noted), -3 when the table is full.
  * A parent not yet in the table is read first (depth: parents read so far for this child). */
 static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const char *comm, const uint64_t *f,
                  int pio, int first, int depth) {
@@ -799,26 +820,67 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   d.js_num = d.js_type ? (int)((sid - 1) % 16383 + 1) : 0;
   d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
   int slot = mi_host_proc_create(sys, &d);
-  if (slot < 0) return -1;                   /* table full: users of "all" get warning 20001 */
+  if (slot < 0) return -3;                   /* table full: users of "all" get warning 20001 */
   hproc *hp = &h->p[slot];
   memset(hp, 0, sizeof *hp);
   hp->pid = pid;
+  hp->ppid = ppid;
   hp->ptype = d.proc_type;
   hp->comm = comm_hash(comm);
   /* a process born since we started counts its whole life; one found at the first
    * reading starts from what it had then, like the CPU and disk totals */
-  if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+  if (first) {
+    hp->cpu = hp->majflt = UINT64_MAX;
+    for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
+  }
   return slot;
 }
 
-/* One /proc/[pid]: creates the MI process at first sight (birth), then adds what it did since
- * (its io only when pio). Returns 0 if the process is gone (its stat does not exist), 1 if seen or
- * kept: a stat that cannot be read for another reason or is malformed skips this refresh for
- * the process (kept alive, nothing added) and never makes a birth. */
+/* 1 if pid is among the processes that found the table full (h->over, sorted). */
+static int over_has(const host *h, int64_t pid) {
+  int lo = 0, hi = h->nover;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (h->over[mid] < pid) lo = mid + 1; else hi = mid;
+  }
+  return lo < h->nover && h->over[lo] == pid;
+}
+
+/* Remembers pid as one without a slot in the listing under way; 0 or -1 (out of memory: it is
+ * simply read again next time). */
+static int over_add(host *h, int64_t pid) {
+  if (h->nover_next == h->cover) {
+    int cap = h->cover ? h->cover * 2 : 256;
+    int64_t *a = realloc(h->over, sizeof *a * (size_t)cap), *b = a ? realloc(h->over_next, sizeof *b * (size_t)cap) : NULL;
+    if (a) h->over = a;
+    if (!b) return -1;
+    h->over_next = b;
+    h->cover = cap;
+  }
+  h->over_next[h->nover_next++] = pid;
+  return 0;
+}
+
+/* Compares two pids for qsort. */
+static int pid_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One /proc/[pid]: creates the MI process at first sight (birth), then reads what it did since
+ * (its io only when pio: kept in io_now, added by add_io once the deaths are known). Returns 0
+ * if the process is gone (its stat does not exist), 1 if seen or kept: a stat that cannot be
+ * read for another reason or is malformed skips this refresh for the process (kept alive,
+ * nothing added) and never makes a birth. A process that found the table full is not read
+ * again until the pids without a slot are tried again (h->over). */
 static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
   if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
+  if (slot < 0 && h->nover && over_has(h, pid)) {
+    if (depth == 0) over_add(h, pid);
+    return 1;
+  }
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
   int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
   memcpy(rel + len, "stat", 5);
@@ -830,8 +892,12 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
   if (n == RD_FAIL) { note_fail(h, err); return 1; }
   uint64_t f[23] = {0};
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
-  if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) return slot == -1;
+  if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) {
+    if (slot == -3 && depth == 0) over_add(h, pid);
+    return slot != -2;
+  }
   hproc *hp = &h->p[slot];
+  hp->ppid = (int64_t)f[4];
   if (hp->comm != comm_hash(comm)) reidentify(sys, h, slot, pid, rel, len, comm, f);
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
@@ -844,14 +910,49 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
     if (!gone(err) && err != EACCES && err != EPERM) note_fail(h, err);
     return 1;
   }
-  uint64_t v[4];
-  if (n == RD_BAD || !keyed(h->buf, "syscr", &v[0]) || !keyed(h->buf, "syscw", &v[1]) ||
-      !keyed(h->buf, "read_bytes", &v[2]) || !keyed(h->buf, "write_bytes", &v[3])) { note_bad(h); return 1; }
-  bump(sys, h, P_RD, slot, v[0], &hp->syscr, 1);
-  bump(sys, h, P_WT, slot, v[1], &hp->syscw, 1);
-  bump(sys, h, P_RDSZ, slot, v[2], &hp->rbytes, 1);
-  bump(sys, h, P_WTSZ, slot, v[3], &hp->wbytes, 1);
+  uint64_t v[NIO];
+  for (int k = 0; k < NIO; k++)
+    if (n == RD_BAD || !keyed(h->buf, io_key[k], &v[k])) { note_bad(h); return 1; }
+  memcpy(hp->io_now, v, sizeof v);
+  hp->io_gen = h->gen;
   return 1;
+}
+
+/* A process that died: what Linux adds to its parent's io when the parent reaps it (its whole
+ * io, as last read) is owed by the parent, not done by it. */
+static void owe_parent(mi_system *sys, host *h, int slot) {
+  const hproc *c = &h->p[slot];
+  int ps = c->ppid > 0 ? mi_host_proc_slot(sys, c->ppid) : -1;
+  if (ps < 0 || ps == slot || !mi_host_proc_alive(sys, ps) || h->p[ps].pid != c->ppid) return;
+  hproc *p = &h->p[ps];
+  for (int k = 0; k < NIO; k++) {
+    uint64_t last = c->io_gen == h->gen ? c->io_now[k] : c->io[k];
+    if (last != UINT64_MAX) p->owe[k] = sum_sat(p->owe[k], last);
+  }
+  p->owe_left = 2;
+}
+
+/* Adds the io read this refresh (io_now) for every process, less what its reaped children did
+ * (owe): a child's figures are the child's. A debt is paid from the next two readings of the
+ * parent's io that grew (the child may be reaped just after its parent's file was read), then
+ * what is left of it lapses. */
+static void add_io(mi_system *sys, host *h) {
+  for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
+    hproc *hp = &h->p[s];
+    if (hp->io_gen != h->gen || !mi_host_proc_alive(sys, s)) continue;
+    int grew = 0;
+    for (int k = 0; k < NIO; k++) {
+      uint64_t now = hp->io_now[k], last = hp->io[k];
+      if (hp->owe_left && now > last && last != UINT64_MAX) {
+        uint64_t d = now - last, take = d < hp->owe[k] ? d : hp->owe[k];
+        grew = 1;
+        hp->owe[k] -= take;
+        bump(sys, h, P_RD + k, s, now - take, &hp->io[k], 1);   /* the child's part is not added */
+        hp->io[k] = now;
+      } else bump(sys, h, P_RD + k, s, now, &hp->io[k], 1);
+    }
+    if (grew && --hp->owe_left == 0) memset(hp->owe, 0, sizeof hp->owe);
+  }
 }
 
 /* A pid directory name: 1-10 digits, no leading zero, at most INT32_MAX; else 0. */
@@ -891,13 +992,18 @@ static int open_root(host *h) {
   return 0;
 }
 
+/* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
+static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS};
+
 /* Reads what is needed once (everything when full); returns the number of processes seen (or
- * kept). A group of files is read when its items are counted, when an ON of its domain is
- * under way (the ON's baselines), or on a full reading; the process table while anyone has
- * processes on. A group counted now that the previous refresh did not read starts from a new
- * baseline: what happened while nobody counted it is not added. Only a complete listing of the
- * root can show a death: when the directory cannot be opened or read to its end, nobody dies
- * this time. */
+ * kept). A group of files is read when its items are counted and the read under way returns
+ * them (mi_host_reading: a global GET does not read the process table), when an ON of its
+ * domain is under way (the ON's baselines), or on a full reading; the process table while
+ * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
+ * refresh neither read nor found counted starts from a new baseline: what happened while nobody
+ * counted it is not added; a group counted all along but left unread by other domains' reads
+ * adds everything since its last reading when it is read. Only a complete listing of the root can show a
+ * death: when the directory cannot be opened or read to its end, nobody dies this time. */
 static int refresh_all(mi_system *sys, host *h, int full) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -908,6 +1014,11 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   int64_t ms = mono_ms();
   int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
   int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
+  int reading = full ? 0 : mi_host_reading(sys);
+  if (reading & 1 << MI_DOM_PROCESSOR) reading |= 1 << MI_DOM_GLOBAL;
+  struct timespec c0;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  h->files = 0;
   int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
   on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]);
@@ -919,19 +1030,28 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
   use[GR_VM] = full || wg == 2 || on[GR_VM];
   use[GR_DISK] = full || wi || on[GR_DISK] || house;
-  use[GR_SCAN] = full || wp || on[GR_SCAN];
-  use[GR_PIO] = full || wp == 2 || on[GR_PIO];
-  int rebase[NGROUP];
-  for (int g = 0; g < NGROUP; g++) rebase[g] = use[g] && on[g] && h->rd[g] + 1 != h->gen && h->gen > 1;
+  use[GR_SCAN] = full || wp == 2 ||
+                 ((wp || on[GR_SCAN]) && (h->proc_age_ms <= 0 || ms - h->scan_ms >= h->proc_age_ms || !h->scan_ms));
+  use[GR_PIO] = full || wp == 2 || (on[GR_PIO] && use[GR_SCAN]);
+  for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
+    if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
+  int rebase[NGROUP], kept_on[NGROUP];
+  for (int g = 0; g < NGROUP; g++) kept_on[g] = h->kept[g] + 1 == h->gen;
+  for (int g = 0; g < NGROUP; g++) {
+    rebase[g] = use[g] && on[g] && !kept_on[g] && h->gen > 1;
+    if (on[g] || use[g] || (g == GR_SCAN && wp)) h->kept[g] = h->gen;   /* read now, or counted: no gap */
+  }
   if (rebase[GR_INTR]) for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   if (rebase[GR_VM]) h->pgmajfault = UINT64_MAX;
   h->rebase_disks = rebase[GR_DISK];
-  int first = h->gen == 1 || (use[GR_SCAN] && h->rd[GR_SCAN] + 1 != h->gen);   /* (again) the first look at processes */
+  int first = h->gen == 1 || (use[GR_SCAN] && !kept_on[GR_SCAN]);   /* (again) the first look at processes */
   if (first || rebase[GR_PIO])
     for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
       hproc *hp = &h->p[s];
       if (first) hp->cpu = hp->majflt = UINT64_MAX;
-      hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+      for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
+      memset(hp->owe, 0, sizeof hp->owe);
+      hp->owe_left = 0;
     }
   if (house && !full) h->house_ms = ms;
   int rooted = open_root(h) == 0;
@@ -945,6 +1065,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_SCAN]) {
     for (int i = 0; i < NINJECT; i++)
       if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+    int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
+    if (retry) { h->nover = 0; h->over_ms = ms; }
+    h->nover_next = 0;
     if (!inj && rooted) {
       rewinddir(h->dir);
       struct dirent *de;
@@ -956,16 +1079,32 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       }
       if (errno) note_fail(h, errno); else listed = 1;
     }
+    if (listed) {   /* the pids without a slot that are still there */
+      int64_t *t = h->over;
+      h->over = h->over_next; h->over_next = t;
+      h->nover = h->nover_next;
+      qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
+    }
     /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
     if (listed)
       for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
-        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s))
+        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
+          owe_parent(sys, h, s);
           mi_host_proc_exit(sys, s);
+        }
+    if (use[GR_PIO]) add_io(sys, h);
+    h->scan_ms = ms;
   }
   for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
+  struct timespec c1;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0.tv_sec) * 1000000000 + (c1.tv_nsec - c0.tv_nsec);
+  h->health.cpu_ns += h->health.last_cpu_ns;
+  h->health.last_files = h->files;
+  h->health.files_read += h->files;
   h->last_ms = mono_ms();
   h->layout = mi_host_layout_gen(sys);
   return use[GR_SCAN] ? seen : mi_host_proc_count(sys);
@@ -974,9 +1113,14 @@ static int refresh_all(mi_system *sys, host *h, int full) {
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next
-   * age) or an ON is under way (its baselines are taken now) */
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
-      mi_host_wants(sys, -1) != 2) return;
+   * age) or an ON is under way (its baselines are taken now); a read of processes also wants
+   * the process table no older than the age */
+  int64_t ms = mono_ms();
+  int reading = mi_host_reading(sys);
+  if (h->age_ms > 0 && ms - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
+      mi_host_wants(sys, -1) != 2 &&
+      (!(reading >> MI_DOM_PROCESS & 1) || ms - h->scan_ms < (h->proc_age_ms > h->age_ms ? h->proc_age_ms : h->age_ms)))
+    return;
   refresh_all(sys, h, 0);
 }
 
@@ -996,6 +1140,8 @@ static void host_free(void *arg) {
   if (!h) return;
   for (int k = 0; k < NKEPT; k++) if (h->kfd[k] >= 0) close(h->kfd[k]);
   if (h->dir) closedir(h->dir);
+  free(h->over);
+  free(h->over_next);
   free(h->buf);
   free(h);
 }
@@ -1044,7 +1190,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   mi_host_config_text(sys, 3037, "LINUX   ");
   mi_source_attach(sys, &mi_source_host_ops, h);
   mi_host_begin(sys);
-  refresh_all(sys, h, 1);   /* baseline: counters start from what the kernel says now */
+  refresh_all(sys, h, 0);   /* baseline of what is always read; a group's own comes at its first ON */
   mi_host_publish(sys);
   return 0;
 }
@@ -1070,6 +1216,16 @@ int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
   if (!mi_linux_attached(sys) || !out) return -1;
   mi_host_begin(sys);   /* a write section: a publisher thread's refresh is not half-way through */
   *out = of(sys)->health;
+  mi_host_publish(sys);
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) out->self_cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return 0;
+}
+
+int mi_linux_set_process_age(mi_system *sys, int ms) {
+  if (!mi_linux_attached(sys)) return -1;
+  mi_host_begin(sys);
+  of(sys)->proc_age_ms = ms > 0 ? ms : 0;
   mi_host_publish(sys);
   return 0;
 }

@@ -1,0 +1,209 @@
+-- host_proc_spec.lua: the host source's process side (#32, #30.10) on fixture /proc trees
+-- written here into a temporary directory: a process's own I/O (not its reaped children's),
+-- reads that return one domain read only that domain's files, nothing is read at start-up,
+-- and what measuring costs is readable.
+local mi = require("mi")
+
+-- Writes a file under root (creating its directory).
+local function put(root, rel, text)
+  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
+  os.execute("mkdir -p '" .. dir .. "'")
+  local f = assert(io.open(root .. "/" .. rel, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- A process's stat line: pid, comm, ppid, utime (jiffies).
+local function stat(pid, comm, ppid, utime)
+  return string.format("%d (%s) S %d %d %d 0 -1 0 100 0 0 0 %d 0 0 0 20 0 1 0 500 1000 10 0\n",
+    pid, comm, ppid, pid, pid, utime)
+end
+
+-- A process's io: read calls, write calls, bytes read, bytes written.
+local function io_text(t)
+  return string.format("rchar: 1\nwchar: 1\nsyscr: %d\nsyscw: %d\nread_bytes: %d\nwrite_bytes: %d\n", t[1], t[2], t[3], t[4])
+end
+
+-- Puts process pid (comm, ppid, utime, io figures) into the tree.
+local function proc(root, pid, comm, ppid, utime, io4)
+  put(root, pid .. "/stat", stat(pid, comm, ppid, utime))
+  put(root, pid .. "/status", "Name:\t" .. comm .. "\nUid:\t0\t0\t0\t0\n")
+  if io4 then put(root, pid .. "/io", io_text(io4)) end
+end
+
+-- A /proc with two CPUs, one disk and the processes of procs ({pid, comm, ppid, utime, io}...);
+-- returns its path (a fresh temporary directory).
+local function fixture(procs)
+  local root = os.tmpname()
+  os.remove(root)
+  assert(os.execute("mkdir -p '" .. root .. "'"))
+  put(root, "stat", "cpu  300 10 80 1500 60 15 15 20 0 0\ncpu0 100 10 50 800 20 5 5 10 0 0\n" ..
+    "cpu1 200 0 30 700 40 10 10 10 0 0\nbtime 1700000000\nprocs_running 3\nprocs_blocked 1\n")
+  put(root, "meminfo", "MemTotal:        8000000 kB\nMemFree:         2000000 kB\n")
+  put(root, "vmstat", "pgfault 123\npgmajfault 40\n")
+  put(root, "diskstats", "   8       0 sda 1000 10 64000 500 300 5 24000 900 2 1000 2000\n")
+  put(root, "interrupts", "           CPU0       CPU1\n  0:         10          20   IO-APIC   2-edge      timer\n")
+  for _, p in ipairs(procs) do proc(root, table.unpack(p)) end
+  return root
+end
+
+-- A session on the host source reading the fixture at root (age 0: every call re-reads).
+local function host(root, opts)
+  local o = { host = true, proc = root, age_ms = 0 }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local sys = mi.system(o)
+  return mi.open({ system = sys }), sys
+end
+
+-- The record of pid in a process GET.
+local function rec_of(recs, pid)
+  for _, r in ipairs(recs) do if r.pid == pid then return r end end
+end
+
+local IO_ITEMS = { "pmc_disc_read", "pmc_disc_write", "pmc_disc_read_size", "pmc_disc_write_size" }
+
+-- The four I/O figures of a record, in IO_ITEMS' order.
+local function io_of(r)
+  return { r.pmc_disc_read, r.pmc_disc_write, r.pmc_disc_read_size, r.pmc_disc_write_size }
+end
+
+describe("#30.10 a host process's I/O is its own", function()
+  local root
+  after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end root = nil end)
+
+  it("a child reaped between two readings is not counted again in its parent", function()
+    -- the shell 100 is idle; its child dd 200 reads and writes, exits and is reaped: Linux then
+    -- adds dd's whole io to the shell's /proc/100/io
+    root = fixture({ { 100, "bash", 1, 10, { 50, 60, 4096, 8192 } }, { 200, "dd", 100, 5, { 1000, 1000, 1 << 20, 1 << 20 } } })
+    local s = host(root)
+    s:on("process", IO_ITEMS)
+    s:get("process")   -- the first reading: dd's figures so far are its baseline
+    put(root, "200/io", io_text({ 3000, 3000, 3 << 20, 3 << 20 }))
+    local r = s:get("process")
+    assert.same({ 2000, 2000, 2 << 20, 2 << 20 }, io_of(rec_of(r, 200)), "dd's own work since the first reading")
+    assert.same({ 0, 0, 0, 0 }, io_of(rec_of(r, 100)), "the shell did nothing")
+    -- dd exits and is reaped: its directory goes, the shell's io grows by dd's whole io
+    os.execute("rm -rf '" .. root .. "/200'")
+    put(root, "100/io", io_text({ 50 + 3000, 60 + 3000, 4096 + (3 << 20), 8192 + (3 << 20) }))
+    r = s:get("process")
+    assert.equal("dead", rec_of(r, 200).state)
+    assert.same({ 0, 0, 0, 0 }, io_of(rec_of(r, 100)), "the reaped child's I/O is not the shell's")
+    -- the shell's own I/O afterwards still counts
+    put(root, "100/io", io_text({ 50 + 3000 + 7, 60 + 3000 + 1, 4096 + (3 << 20), 8192 + (3 << 20) + 512 }))
+    r = s:get("process")
+    assert.same({ 7, 1, 0, 512 }, io_of(rec_of(r, 100)))
+  end)
+
+  it("a child reaped just after its parent's file was read is paid for at the next reading", function()
+    root = fixture({ { 100, "bash", 1, 10, { 50, 60, 0, 0 } }, { 200, "dd", 100, 5, { 1000, 1000, 0, 0 } } })
+    local s = host(root)
+    s:on("process", IO_ITEMS)
+    s:get("process")
+    -- this reading: the shell's file is read (its own +4 read calls), then dd is gone
+    os.execute("rm -rf '" .. root .. "/200'")
+    put(root, "100/io", io_text({ 54, 60, 0, 0 }))
+    s:get("process")
+    -- the next reading: the shell's io now holds dd's 1000 and 1000, plus 6 more of its own
+    put(root, "100/io", io_text({ 54 + 1000 + 6, 60 + 1000, 0, 0 }))
+    local r = rec_of(s:get("process"), 100)
+    assert.same({ 10, 0, 0, 0 }, io_of(r), "over the two readings the shell counts exactly its own 10 read calls")
+  end)
+
+  it("top and glance say the host's process I/O is read/write calls, the simulator's I/O", function()
+    root = fixture({ { 100, "bash", 1, 10, { 50, 60, 0, 0 } } })
+    for _, script in ipairs({ "top", "glance" }) do
+      for _, sys in ipairs({ "host --proc '" .. root .. "'", "sim" }) do
+        local p = io.popen("./lua/mish --system " .. sys .. " scripts/" .. script .. ".lua --count 1 --interval 0.01 2>&1")
+        local out = p:read("a"):upper()
+        p:close()
+        local want, not_want = "RW CALLS/S", "I/O/S"
+        if sys == "sim" then want, not_want = not_want, want end
+        assert.is_truthy(out:find(want, 1, true), script .. " on " .. sys .. ": " .. out)
+        assert.is_falsy(out:find(not_want, 1, true), script .. " on " .. sys .. ": " .. out)
+      end
+    end
+    assert.equal("RW calls/s", require("mi.cli").io_heading("attached:host"))
+  end)
+
+  it("summary's process view of a host recording says read/write calls", function()
+    root = fixture({ { 100, "bash", 1, 10, { 50, 60, 0, 0 } } })
+    local file = root .. "/../" .. root:match("[^/]+$") .. ".mir"
+    finally(function() os.remove(file) end)
+    assert.is_true(os.execute("./lua/mish --system host --proc '" .. root .. "' scripts/record.lua -o '" .. file ..
+      "' --count 2 --interval 0.01 --quiet >/dev/null 2>&1"))
+    local p = io.popen("./lua/mish scripts/summary.lua '" .. file .. "' --view processes 2>&1")
+    local out = p:read("a")
+    p:close()
+    assert.is_truthy(out:find("RW calls/s", 1, true), out)
+    assert.is_falsy(out:find("I/O/s", 1, true), out)
+  end)
+end)
+
+describe("#32 the host reads what a GET returns", function()
+  local root
+  after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end root = nil end)
+
+  it("start-up reads no process file until a counter is on", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })
+    os.execute("rm -f '" .. root .. "/100/stat' && mkdir '" .. root .. "/100/stat'")   -- a read of it is malformed
+    local s, sys = host(root)
+    local h = sys:info().host
+    assert.equal(0, h.malformed, "no process file was read at start-up")
+    assert.is_true(h.files_read >= 1, "the system-wide files are")
+    s:on("process", { "pmt_process_time" })
+    assert.is_true(sys:info().host.malformed >= 1, "an ON of processes reads them")
+    s:close()
+  end)
+
+  it("a global GET with process counters on reads no process file; the process figures catch up", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
+    local s, sys = host(root)
+    s:on("global", { "gmt_idle", "gmc_cur_ready_queue" })
+    s:on("process", { "pmt_process_time", "pmc_disc_read" })
+    s:get("process")
+    s:get("global")
+    local none = sys:info().host.last_files
+    -- work meanwhile: 100 uses 30 jiffies and 9 read calls, 101 dies, 102 is born
+    put(root, "100/stat", stat(100, "bash", 1, 40))
+    put(root, "100/io", io_text({ 10, 1, 0, 0 }))
+    os.execute("rm -rf '" .. root .. "/101'")
+    proc(root, 102, "cc", 1, 7, { 3, 0, 0, 0 })
+    local before = sys:info().host.files_read
+    for _ = 1, 3 do s:get("global") end
+    local h = sys:info().host
+    assert.equal(none, h.last_files, "a global GET reads as many files with process counters on as without")
+    assert.equal(before + 3 * none, h.files_read)
+    local r = s:get("process")
+    assert.equal(30 * 80, rec_of(r, 100).pmt_process_time, "the CPU used meanwhile is all there")
+    assert.equal(9, rec_of(r, 100).pmc_disc_read)
+    assert.equal("dead", rec_of(r, 101).state, "the death is found at the process read")
+    assert.equal(7 * 80, rec_of(r, 102).pmt_process_time, "a process born meanwhile counts its whole life")
+    s:close()
+  end)
+
+  it("the process table is read at most every process_age_ms", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })
+    local s, sys = host(root, { process_age_ms = 3600 * 1000 })
+    s:on("process", { "pmt_process_time" })
+    s:get("process")
+    put(root, "100/stat", stat(100, "bash", 1, 15))
+    local r = rec_of(s:get("process"), 100)
+    assert.equal(0, r.pmt_process_time, "younger than the process age: not read again")
+    assert.equal(1, sys:refresh(), "a forced refresh reads it")
+    assert.equal(5 * 80, rec_of(s:get("process"), 100).pmt_process_time)
+    s:close()
+  end)
+
+  it("the monitor's own cost is readable: files read per refresh and CPU time", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
+    local s, sys = host(root)
+    s:on("process", { "pmt_process_time", "pmc_disc_read" })
+    s:get("process")
+    local h = sys:info().host
+    -- stat of the root, then each process's stat and io
+    assert.equal(1 + 2 * 2, h.last_files)
+    assert.is_true(h.cpu_s >= h.last_cpu_s and h.last_cpu_s >= 0)
+    assert.is_true(h.self_cpu_s > 0 and h.self_cpu_s >= h.cpu_s)
+    s:close()
+  end)
+end)
