@@ -194,6 +194,73 @@ describe("#32 the host reads what a GET returns", function()
     s:close()
   end)
 
+  it("schedstat drives time on the run queue (25048) and launches (25049), read only when they are on", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })
+    put(root, "100/schedstat", "5000000 2000000 40\n")
+    local s, sys = host(root)
+    s:on("process", { "pmt_process_time" })
+    s:get("process")
+    assert.equal(1 + 1, sys:info().host.last_files, "stat of the root and the process's stat: no schedstat")
+    s:off("process")
+    s:on("process", { "pmt_ready_queue", "pmc_launch" })
+    s:get("process")
+    assert.equal(1 + 2, sys:info().host.last_files, "now its schedstat too")
+    -- 3.5 ms more on the run queue (ns), 7 more launches
+    put(root, "100/schedstat", "9000000 5500000 47\n")
+    local r = rec_of(s:get("process"), 100)
+    assert.equal(7, r.pmc_launch)
+    assert.is_true(math.abs(s:ms(r.pmt_ready_queue) - 3.5) < 0.01, "3.5 ms on the run queue: " .. s:ms(r.pmt_ready_queue))
+    -- a kernel without schedstats: no file, nothing added, nothing failed
+    os.remove(root .. "/100/schedstat")
+    r = rec_of(s:get("process"), 100)
+    assert.equal(7, r.pmc_launch)
+    assert.is_true(sys:info().host.complete)
+    s:close()
+  end)
+
+  it("where processes wait: wchan of sleeping processes into the blocked-by-reason levels, on global reads only", function()
+    root = fixture({})
+    local n = 0
+    -- Puts a process in state st, flags fl, waiting in wchan w.
+    local function waiter(st, w, fl)
+      n = n + 1
+      local pid = 300 + n
+      put(root, pid .. "/stat", string.format("%d (w%d) %s 1 %d %d 0 -1 %d 100 0 0 0 1 0 0 0 20 0 1 0 500 1000 10 0\n",
+        pid, n, st, pid, pid, fl or 0))
+      put(root, pid .. "/status", "Name:\tw\nUid:\t0\t0\t0\t0\n")
+      put(root, pid .. "/wchan", w)
+    end
+    waiter("S", "do_wait"); waiter("S", "do_wait")
+    waiter("S", "n_tty_read")
+    waiter("S", "hrtimer_nanosleep")
+    waiter("S", "futex_wait_queue"); waiter("S", "futex_do_wait"); waiter("S", "futex_wait_queue_me")
+    waiter("S", "anon_pipe_read"); waiter("S", "unix_stream_read_generic"); waiter("S", "inet_csk_accept")
+    waiter("S", "do_msgrcv")
+    waiter("S", "do_select"); waiter("S", "ep_poll"); waiter("S", "0")   -- several descriptors, or no name: none
+    waiter("R", "do_wait")                                              -- running: not waiting
+    waiter("S", "futex_wait_queue", 0x00200000)                          -- a kernel thread
+    local s, sys = host(root)
+    local items = { "gmc_cur_blk_child_wait", "gmc_cur_blk_trm_read", "gmc_cur_blk_timer_wait", "gmc_cur_blk_cntl_block_wait",
+      "gmc_cur_blk_port_wait", "gmc_cur_blk_message_wait" }
+    s:on("global", items)
+    local g = s:get("global")
+    assert.same({ 2, 1, 1, 3, 3, 1 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_trm_read, g.gmc_cur_blk_timer_wait,
+      g.gmc_cur_blk_cntl_block_wait, g.gmc_cur_blk_port_wait, g.gmc_cur_blk_message_wait })
+    -- a level follows the processes: the sleeper wakes up, a reader joins
+    put(root, "304/wchan", "0")
+    put(root, "304/stat", (io.open(root .. "/304/stat"):read("a"):gsub(" S ", " R ", 1)))
+    waiter("S", "pipe_read")
+    g = s:get("global")
+    assert.equal(0, g.gmc_cur_blk_timer_wait)
+    assert.equal(4, g.gmc_cur_blk_port_wait)
+    -- a process read does not read wchan
+    s:on("process", { "pmt_process_time" })
+    s:get("process")
+    local h = sys:info().host
+    assert.is_true(h.last_files < 2 * n, "a process GET reads the stats, not the wchans: " .. h.last_files)
+    s:close()
+  end)
+
   it("the monitor's own cost is readable: files read per refresh and CPU time", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
     local s, sys = host(root)
@@ -204,6 +271,14 @@ describe("#32 the host reads what a GET returns", function()
     assert.equal(1 + 2 * 2, h.last_files)
     assert.is_true(h.cpu_s >= h.last_cpu_s and h.last_cpu_s >= 0)
     assert.is_true(h.self_cpu_s > 0 and h.self_cpu_s >= h.cpu_s)
+    -- and exported
+    local om = mi.openmetrics(sys, { processes = false, io = false })
+    local files = tonumber(om:match("\nmish_exporter_host_files_read_total (%d+)"))
+    assert.is_true(files ~= nil and files >= h.files_read, om:sub(-600))
+    assert.is_truthy(om:match("\nmish_exporter_host_refresh_files (%d+)\n"))
+    assert.is_truthy(om:match("\nmish_exporter_host_refresh_cpu_seconds_total [%d.e-]+\n"))
+    assert.is_truthy(om:match("# UNIT mish_exporter_cpu_seconds seconds\n"))
+    assert.is_truthy(tonumber(om:match("\nmish_exporter_cpu_seconds_total ([%d.e-]+)\n")) > 0)
     s:close()
   end)
 end)

@@ -940,6 +940,35 @@ static void test_host_emfile(void) {
   mi_system_free(sys);
 }
 
+/* #32 processes past the table: a process that found the table full is not read again at
+ * every refresh (its stat, status and exe were read once); the processes with a slot are. */
+static void test_host_table_full(void) {
+  char root[64];
+  host_tree(root, 100, 5);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, &(mi_system_options){.max_processes = 3});
+  mi_linux_attach(sys, root, 0);
+  status_type st;
+  int32_t items[] = {20001, 25047, 0}, stats[4], map = 1, buf[64], n = 0;
+  longint_type all;
+  mi_longint_set(&all, -1);
+  mi_procon(s, &st, items, stats, &map, &all, 0);
+  EQ(mi_host_proc_count(sys), 3, "#32 three slots, three processes");
+  mi_linux_health hh;
+  for (int i = 0; i < 3; i++) {
+    mi_procget(s, &st, items, buf, stats, sizeof buf, 1, NULL, &n, NULL, 0);
+    mi_linux_health_get(sys, &hh);
+    EQ(hh.last_files, 1 + 3, "#32 a refresh reads /proc/stat and the three processes' stat, not the two without a slot");
+  }
+  /* one with a slot ends: its death is reported; the table is full again only of the living */
+  rm_tree(strcat(strcpy((char[128]){0}, root), "/101"));
+  mi_procget(s, &st, items, buf, stats, sizeof buf, 1, NULL, &n, NULL, 0);
+  CHECK(!alive_pid(sys, 101), "#32 a death past a full table is still seen");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
 static void test_host_read_errors(void) {
   char root[64];
   host_tree(root, 100, 3);
@@ -4571,6 +4600,7 @@ int main(void) {
   test_status_names();
   test_host_emfile();
   test_host_read_errors();
+  test_host_table_full();
   test_host_odd_trees();
   test_h11_workload_check();
   test_h11_registry();

@@ -34,6 +34,8 @@ enum {
   C_IDLE, C_ICS, C_BS, C_CS, C_DS, C_INTR,
   P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
   D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
+  P_RUNQ, P_LAUNCH,
+  W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG,
   NROLE
 };
 static const struct { int32_t item; const char *figure; } map[NROLE] = {
@@ -52,6 +54,14 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {23034, "/proc/diskstats I/Os in progress"}, {23009, "/proc/diskstats reads completed"},
   {23010, "/proc/diskstats writes completed"}, {23048, "/proc/diskstats reads completed"},
   {23049, "/proc/diskstats writes completed"}, {23046, "/proc/diskstats reads + writes completed"},
+  {25048, "/proc/[pid]/schedstat run_delay (ns waiting on a run queue)"},
+  {25049, "/proc/[pid]/schedstat pcount (times run on a CPU)"},
+  {21110, "processes sleeping (S) in the tty read (/proc/[pid]/wchan n_tty_read, tty_read)"},
+  {21119, "processes sleeping in nanosleep (/proc/[pid]/wchan *nanosleep*)"},
+  {21121, "processes sleeping on a futex (/proc/[pid]/wchan *futex*)"},
+  {21122, "processes sleeping in wait4/waitid (/proc/[pid]/wchan do_wait, kernel_wait4)"},
+  {21126, "processes sleeping on a pipe or socket (/proc/[pid]/wchan *pipe_*, unix_*, sk_wait_data, inet_csk_accept...)"},
+  {21129, "processes sleeping for a System V or POSIX message (/proc/[pid]/wchan do_msgrcv, wq_sleep, *mq_timedreceive)"},
 };
 
 /* The four figures of /proc/[pid]/io the host counts, in the order of roles P_RD..P_WTSZ. */
@@ -62,6 +72,7 @@ typedef struct hproc {
   int64_t pid, ppid;            /* ppid: its parent at the last reading (who reaps it) */
   uint64_t gen;                 /* refresh that last saw it */
   uint64_t cpu, majflt;
+  uint64_t runq, launch;        /* schedstat baselines: run_delay (ns), pcount */
   uint64_t io[NIO];             /* io figures counted so far (the baseline; UINT64_MAX none) */
   uint64_t io_now[NIO];         /* io figures read by refresh io_gen, added after the deaths are known */
   uint64_t io_gen;
@@ -79,7 +90,7 @@ typedef struct idname { uint32_t id; char name[12]; } idname;
 #define DEPTH_MAX 8             /* parents read ahead of a child at most (a parent not yet listed) */
 
 /* What a refresh reads besides /proc/stat: groups of files, each for its items. */
-enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
+enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, GR_SCHED, GR_WHERE, NGROUP };
 /* The system-wide files kept open between refreshes (read again with pread from 0). */
 enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
 static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
@@ -130,6 +141,7 @@ typedef struct host {
   int nover, nover_next, cover;
   int64_t over_ms;              /* when the pids without a slot were last tried again */
   int64_t files;                /* files read by the refresh under way */
+  int sched;                    /* this refresh reads each process's schedstat */
   int rebase_disks;             /* this reading of diskstats is a baseline */
 } host;
 
@@ -830,10 +842,34 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   /* a process born since we started counts its whole life; one found at the first
    * reading starts from what it had then, like the CPU and disk totals */
   if (first) {
-    hp->cpu = hp->majflt = UINT64_MAX;
+    hp->cpu = hp->majflt = hp->runq = hp->launch = UINT64_MAX;
     for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
   }
   return slot;
+}
+
+/* /proc/[pid]/schedstat of the process in slot (rel: its directory, len long): the time it
+ * waited on a run queue (run_delay, ns) into 25048 as MI_Time and the times it was given a CPU
+ * (pcount) into 25049. A kernel without schedstats has no such file: nothing is added. */
+static void read_sched(mi_system *sys, host *h, int slot, char *rel, int len) {
+  int err;
+  memcpy(rel + len, "schedstat", 10);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) {
+    if (!unseeable(err)) note_fail(h, err);
+    return;
+  }
+  const char *p = h->buf;
+  uint64_t run, delay, count;
+  if (n == RD_BAD || !num(&p, &run) || !num(&p, &delay) || !num(&p, &count)) { note_bad(h); return; }
+  hproc *hp = &h->p[slot];
+  bump(sys, h, P_LAUNCH, slot, count, &hp->launch, 1);
+  if (hp->runq != UINT64_MAX && delay > hp->runq) {   /* ns to ticks; the remainder stays in the baseline */
+    int64_t tpm = mi_host_ticks_per_ms(sys);
+    uint64_t d = delay - hp->runq, ticks = d / 1000000 * (uint64_t)tpm + d % 1000000 * (uint64_t)tpm / 1000000;
+    add_sat(sys, h->c[P_RUNQ], slot, 0, ticks > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ticks);
+    hp->runq += ticks / (uint64_t)tpm * 1000000 + ticks % (uint64_t)tpm * 1000000 / (uint64_t)tpm;
+  } else hp->runq = delay;
 }
 
 /* 1 if pid is among the processes that found the table full (h->over, sorted). */
@@ -903,6 +939,7 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
   bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);
   bump(sys, h, P_PF, slot, f[12], &hp->majflt, 1);
+  if (h->sched) read_sched(sys, h, slot, rel, len);
   if (!pio) return 1;
   memcpy(rel + len, "io", 3);
   n = slurp(h, rel, &err);
@@ -992,8 +1029,60 @@ static int open_root(host *h) {
   return 0;
 }
 
+/* Where a sleeping process waits, from the kernel function its wchan names (a ".constprop.0"
+ * or ".isra.0" suffix ignored): the role of the global level it counts in, -1 for none (a
+ * poll or select on several descriptors, a kernel thread's own loop, no name). */
+static int wchan_role(const char *w) {
+  static const struct { const char *part; int role; } rule[] = {
+    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD},
+    {"nanosleep", W_TIMER},
+    {"futex", W_SEM},
+    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD},
+    {"msgrcv", W_MSG}, {"mq_timedreceive", W_MSG}, {"wq_sleep", W_MSG},
+    {"pipe_read", W_PORT}, {"pipe_write", W_PORT}, {"pipe_wait", W_PORT}, {"unix_stream", W_PORT},
+    {"unix_dgram", W_PORT}, {"sk_wait_data", W_PORT}, {"inet_csk_accept", W_PORT}, {"skb_wait_for_more", W_PORT},
+  };
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) if (strstr(w, rule[i].part)) return rule[i].role;
+  return -1;
+}
+
+/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129): a pass over the
+ * listing reading each [pid]/stat's state and, for a process asleep (S), its wchan; each level
+ * is set to the processes found waiting for its reason. Kernel threads are left out (their
+ * loops are no user's wait). Levels are set only after a complete listing. */
+static void read_where(mi_system *sys, host *h) {
+  int n[NROLE] = {0}, err;
+  if (h->rootfd < 0 || !h->dir) return;
+  rewinddir(h->dir);
+  struct dirent *de;
+  for (;;) {
+    errno = 0;
+    if (!(de = readdir(h->dir))) break;
+    int64_t pid = pid_name(de->d_name);
+    if (pid <= 0) continue;
+    char rel[64], comm[64];
+    int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
+    memcpy(rel + len, "stat", 5);
+    uint64_t f[23] = {0};
+    ssize_t r = slurp(h, rel, &err);
+    if (r == RD_FAIL) { if (!gone(err)) note_fail(h, err); continue; }
+    if (r == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); continue; }
+    const char *st = strrchr(h->buf, ')');
+    if (!st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
+    memcpy(rel + len, "wchan", 6);
+    r = slurp(h, rel, &err);
+    if (r == RD_FAIL) { if (!unseeable(err)) note_fail(h, err); continue; }
+    if (r < 0) { note_bad(h); continue; }
+    int role = wchan_role(h->buf);
+    if (role >= 0) n[role]++;
+  }
+  if (errno) { note_fail(h, errno); return; }
+  for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+}
+
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
-static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS};
+static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS,
+                                      MI_DOM_PROCESS, MI_DOM_GLOBAL};
 
 /* Reads what is needed once (everything when full); returns the number of processes seen (or
  * kept). A group of files is read when its items are counted and the read under way returns
@@ -1026,6 +1115,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL);
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
+  on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
+  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG);
+  on[GR_SCAN] |= on[GR_SCHED];
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
   use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
   use[GR_VM] = full || wg == 2 || on[GR_VM];
@@ -1033,6 +1125,8 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   use[GR_SCAN] = full || wp == 2 ||
                  ((wp || on[GR_SCAN]) && (h->proc_age_ms <= 0 || ms - h->scan_ms >= h->proc_age_ms || !h->scan_ms));
   use[GR_PIO] = full || wp == 2 || (on[GR_PIO] && use[GR_SCAN]);
+  use[GR_SCHED] = full || wp == 2 || (on[GR_SCHED] && use[GR_SCAN]);
+  use[GR_WHERE] = on[GR_WHERE];   /* levels: read when counted (an ON's refresh comes before) */
   for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
     if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
   int rebase[NGROUP], kept_on[NGROUP];
@@ -1045,14 +1139,17 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (rebase[GR_VM]) h->pgmajfault = UINT64_MAX;
   h->rebase_disks = rebase[GR_DISK];
   int first = h->gen == 1 || (use[GR_SCAN] && !kept_on[GR_SCAN]);   /* (again) the first look at processes */
-  if (first || rebase[GR_PIO])
+  if (first || rebase[GR_PIO] || rebase[GR_SCHED])
     for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
       hproc *hp = &h->p[s];
       if (first) hp->cpu = hp->majflt = UINT64_MAX;
+      if (first || rebase[GR_SCHED]) hp->runq = hp->launch = UINT64_MAX;
+      if (!first && !rebase[GR_PIO]) continue;
       for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
       memset(hp->owe, 0, sizeof hp->owe);
       hp->owe_left = 0;
     }
+  h->sched = use[GR_SCHED];
   if (house && !full) h->house_ms = ms;
   int rooted = open_root(h) == 0;
   read_stat(sys, h);
@@ -1061,6 +1158,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_VM]) read_vmstat(sys, h);
   if (use[GR_DISK]) read_disks(sys, h);
   h->rebase_disks = 0;
+  if (use[GR_WHERE] && rooted) read_where(sys, h);
   int seen = 0, listed = 0, inj = 0;
   if (use[GR_SCAN]) {
     for (int i = 0; i < NINJECT; i++)
