@@ -139,6 +139,52 @@ describe("#30.10 a host process's I/O is its own", function()
   end)
 end)
 
+describe("#32 jobs, sessions and accounts from cgroup v2", function()
+  local root
+  after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end root = nil end)
+
+  it("a service is a job, a session scope a session, a container its own account; selections use them", function()
+    root = fixture({ { 100, "nginx", 1, 1 }, { 101, "nginx", 100, 1 }, { 102, "cron", 1, 1 }, { 103, "logrotate", 1, 1 },
+      { 200, "bash", 1, 1 }, { 300, "app", 1, 1 }, { 301, "app", 1, 1 }, { 302, "py", 1, 1 }, { 400, "plain", 1, 1 },
+      { 401, "dbus", 1, 1 } })
+    local cg = {
+      [100] = "/system.slice/nginx.service", [101] = "/system.slice/nginx.service", [102] = "/system.slice/cron.service",
+      [103] = "/system.slice/logrotate.service",   -- started by logrotate.timer: the service runs it
+      [200] = "/user.slice/user-1000.slice/session-3.scope",
+      [300] = "/system.slice/docker-0123456789abcdef0123.scope", [301] = "/machine.slice/machine-web.scope",
+      [302] = "/kubepods.slice/kubepods-pod1.slice/cri-containerd-fedcba9876543210.scope",
+      [401] = "/user.slice/user-1000.slice/user@1000.service/app.slice/dbus.service",
+    }
+    for pid, path in pairs(cg) do put(root, pid .. "/cgroup", "12:memory:/x\n0::" .. path .. "\n") end
+    put(root, "400/cgroup", "0::/\n")
+    local s = host(root)
+    s:on("process", { "pmt_process_time" })
+    local by = {}
+    for _, r in ipairs(s:get("process")) do by[r.pid] = r end
+    local function js(pid) return by[pid].js_number end
+    local function acct(pid) return by[pid].user_name:match("([^.]*)%s*$") end
+    assert.is_truthy(js(100):match("^#J%d+$"), js(100))
+    assert.equal(js(100), js(101), "one service, one job")
+    assert.is_truthy(js(102):match("^#J") and js(102) ~= js(100), "another service, another job")
+    assert.is_truthy(js(103):match("^#J") and js(103) ~= js(102))
+    assert.is_truthy(js(401):match("^#J") and js(401) ~= js(100), "a user's service is a job too")
+    assert.equal("#S3", js(200), "the session scope's number")
+    assert.equal("01234567", acct(300))
+    assert.equal("WEB", acct(301))
+    assert.equal("FEDCBA98", acct(302))
+    assert.equal("#J400", js(400), "the root cgroup says nothing: the Linux session rule")
+    assert.is_falsy(acct(400) == "WEB")
+    s:close()
+    -- selection by the account
+    s = host(root)
+    assert(s:on("process", { "pmt_process_time" }, { include = { { user = "*.WEB" } } }))
+    local pids = {}
+    for _, r in ipairs(s:get("process")) do pids[#pids + 1] = r.pid end
+    assert.same({ 301 }, pids)
+    s:close()
+  end)
+end)
+
 describe("#32 the host reads what a GET returns", function()
   local root
   after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end root = nil end)

@@ -795,6 +795,60 @@ static void reidentify(mi_system *sys, host *h, int slot, int64_t pid, char *rel
   h->p[slot].comm = comm_hash(comm);
 }
 
+/* The job/session number of a name: (hash mod 16383) + 1, the same name always the same. */
+static int js_of_name(const char *s, size_t n) { return (int)(mi_host_hash(MI_HOST_HASH0, s, n) % 16383) + 1; }
+
+/* What a process's cgroup v2 path (/proc/[pid]/cgroup, its "0::" line) says of its MPE
+ * identity (core/README.md, "The host's processes"), from the deepest component up: a systemd
+ * service unit ("nginx.service"; a timer runs its service) is a job (*js_type 2, *js_num from
+ * the unit's name); a user session scope ("session-3.scope") is that session (1, its number);
+ * a container ("docker-ID.scope", "libpod-ID.scope", "cri-containerd-ID.scope", "crio-ID.scope",
+ * "machine-NAME.scope", "lxc.payload.NAME") is its own account (acct = the MPE form of its
+ * name or ID). *js_type stays -1 and acct "" where the path says nothing (no file, cgroup v1 only,
+ * the root, init.scope). Returns -1 when the read failed otherwise than by the process ending
+ * or the file's absence (noted), else 0. */
+static int cgroup_identity(host *h, char *rel, int len, int *js_type, int *js_num, char acct[12]) {
+  int err;
+  *js_type = -1;
+  acct[0] = 0;
+  memcpy(rel + len, "cgroup", 7);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) { if (unseeable(err)) return 0; note_fail(h, err); return -1; }
+  if (n < 0) { note_bad(h); return 0; }
+  const char *line = h->buf;
+  while (line && strncmp(line, "0::", 3) != 0) { line = strchr(line, '\n'); if (line) line++; }
+  if (!line) return 0;
+  const char *path = line + 3, *end = path + strcspn(path, "\n");
+  for (const char *e = end; e > path;) {   /* components, deepest first */
+    const char *b = e;
+    while (b > path && b[-1] != '/') b--;
+    size_t cl = (size_t)(e - b);
+    static const char *const ctr[] = {"docker-", "libpod-", "cri-containerd-", "crio-", "machine-"};
+    if (!acct[0]) {
+      for (size_t k = 0; k < sizeof ctr / sizeof ctr[0]; k++) {
+        size_t pl = strlen(ctr[k]);
+        if (cl > pl + 6 && strncmp(b, ctr[k], pl) == 0 && strncmp(e - 6, ".scope", 6) == 0) {
+          mpe_name(acct, b + pl, cl - pl - 6);
+          break;
+        }
+      }
+      if (!acct[0] && cl > 12 && strncmp(b, "lxc.payload.", 12) == 0) mpe_name(acct, b + 12, cl - 12);
+    }
+    if (*js_type < 0 && cl > 8 + 6 && strncmp(b, "session-", 8) == 0 && strncmp(e - 6, ".scope", 6) == 0) {
+      uint64_t v = 0;
+      const char *d = b + 8;
+      for (; d < e - 6 && isdigit((unsigned char)*d) && v < 1000000000; d++) v = v * 10 + (uint64_t)(*d - '0');
+      if (d == e - 6 && v > 0) { *js_type = 1; *js_num = (int)((v - 1) % 16383 + 1); }
+    }
+    if (*js_type < 0 && cl > 8 && strncmp(e - 8, ".service", 8) == 0 && !(cl > 5 && strncmp(b, "user@", 5) == 0)) {
+      *js_type = 2;
+      *js_num = js_of_name(b, cl - 8);
+    }
+    e = b > path ? b - 1 : path;
+  }
+  return 0;
+}
+
 /* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
  * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
  * Returns its slot, -2 if the process is gone, -1 when the birth must wait (a read failed:
@@ -821,15 +875,20 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   if (read_shells(h) != 0) return -1;
   const char *user = id_name(h, 0, (uint32_t)uid), *acct = have_gid ? id_name(h, 1, (uint32_t)gid) : "";
   if (!user || !acct) return -1;
+  int cg_type, cg_num = 0;
+  char cg_acct[12];
+  if (cgroup_identity(h, rel, len, &cg_type, &cg_num, cg_acct) < 0) return -1;
   mi_proc_desc d = {0};
   d.pid = pid;
   d.program = prog[0]; d.program_group = prog[1]; d.program_account = prog[2];
-  d.user = user; d.user_group = acct; d.account = acct;
+  d.user = user; d.user_group = acct; d.account = cg_acct[0] ? cg_acct : acct;
   d.proc_type = ptype_of(sys, h, pid, f, name);
   /* the session is the job or session: a session with a terminal, a job without; MPE's numbers
-   * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number) */
+   * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number); a
+   * systemd service or session scope says which instead */
   d.js_type = d.proc_type == MI_PT_SYSTEM || sid <= 0 ? 0 : f[7] ? 1 : 2;
   d.js_num = d.js_type ? (int)((sid - 1) % 16383 + 1) : 0;
+  if (cg_type > 0 && d.proc_type != MI_PT_SYSTEM) { d.js_type = cg_type; d.js_num = cg_num; }
   d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
   int slot = mi_host_proc_create(sys, &d);
   if (slot < 0) return -3;                   /* table full: users of "all" get warning 20001 */
