@@ -307,6 +307,21 @@ describe("#32 the host reads what a GET returns", function()
     s:close()
   end)
 
+  it("resident pages (25201 class 0) are a level: rss x page size in 2 KB pages, now", function()
+    root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })   -- rss 10 pages
+    local page_kb = tonumber(io.popen("getconf PAGESIZE"):read("l")) // 1024
+    local s = host(root)
+    s:on("process", { "pmc_cur_main_mem_pg_objcl_" })
+    assert.equal(10 * page_kb // 2, rec_of(s:get("process"), 100).pmc_cur_main_mem_pg_objcl_[1])
+    put(root, "100/stat", (stat(100, "bash", 1, 10):gsub(" 1000 10 0\n$", " 1000 3 0\n")))
+    assert.equal(3 * page_kb // 2, rec_of(s:get("process"), 100).pmc_cur_main_mem_pg_objcl_[1], "it went down")
+    -- off and on again: the level is whole again, not the difference
+    s:off("process")
+    s:on("process", { "pmc_cur_main_mem_pg_objcl_" })
+    assert.equal(3 * page_kb // 2, rec_of(s:get("process"), 100).pmc_cur_main_mem_pg_objcl_[1])
+    s:close()
+  end)
+
   it("the monitor's own cost is readable: files read per refresh and CPU time", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
     local s, sys = host(root)

@@ -35,7 +35,7 @@ enum {
   P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
   D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
   P_RUNQ, P_LAUNCH,
-  W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG,
+  W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG, P_RSS,
   NROLE
 };
 static const struct { int32_t item; const char *figure; } map[NROLE] = {
@@ -62,6 +62,7 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21122, "processes sleeping in wait4/waitid (/proc/[pid]/wchan do_wait, kernel_wait4)"},
   {21126, "processes sleeping on a pipe or socket (/proc/[pid]/wchan *pipe_*, unix_*, sk_wait_data, inet_csk_accept...)"},
   {21129, "processes sleeping for a System V or POSIX message (/proc/[pid]/wchan do_msgrcv, wq_sleep, *mq_timedreceive)"},
+  {25201, "/proc/[pid]/stat rss x page size / 2 KB, now (class 0)"},
 };
 
 /* The four figures of /proc/[pid]/io the host counts, in the order of roles P_RD..P_WTSZ. */
@@ -73,6 +74,7 @@ typedef struct hproc {
   uint64_t gen;                 /* refresh that last saw it */
   uint64_t cpu, majflt;
   uint64_t runq, launch;        /* schedstat baselines: run_delay (ns), pcount */
+  int64_t rss;                  /* resident 2 KB pages last written to 25201 class 0 */
   uint64_t io[NIO];             /* io figures counted so far (the baseline; UINT64_MAX none) */
   uint64_t io_now[NIO];         /* io figures read by refresh io_gen, added after the deaths are known */
   uint64_t io_gen;
@@ -90,7 +92,7 @@ typedef struct idname { uint32_t id; char name[12]; } idname;
 #define DEPTH_MAX 8             /* parents read ahead of a child at most (a parent not yet listed) */
 
 /* What a refresh reads besides /proc/stat: groups of files, each for its items. */
-enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, GR_SCHED, GR_WHERE, NGROUP };
+enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, GR_SCHED, GR_WHERE, GR_RSS, NGROUP };
 /* The system-wide files kept open between refreshes (read again with pread from 0). */
 enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, NKEPT };
 static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats"};
@@ -142,6 +144,8 @@ typedef struct host {
   int64_t over_ms;              /* when the pids without a slot were last tried again */
   int64_t files;                /* files read by the refresh under way */
   int sched;                    /* this refresh reads each process's schedstat */
+  int rss;                      /* this refresh sets each process's resident pages */
+  long page_kb;                 /* the kernel's page size, KB */
   int rebase_disks;             /* this reading of diskstats is a baseline */
 } host;
 
@@ -737,6 +741,16 @@ static int status_id(const char *text, const char *key, uint64_t *id) {
   return isdigit((unsigned char)*p) && num(&p, id) && *id <= UINT32_MAX;
 }
 
+/* Field k (> 22) of a /proc/[pid]/stat text that parse_pid_stat accepted, counted as the
+ * kernel's manual page does (vsize 23, rss 24); 1 and *v set if it is a plain figure. */
+static int stat_field(const char *buf, int k, uint64_t *v) {
+  const char *p = strrchr(buf, ')');
+  for (int i = 2; p && i < k; i++) p = strchr(p + 1, ' ');
+  if (!p) return 0;
+  p++;
+  return isdigit((unsigned char)*p) && num(&p, v);
+}
+
 /* 1 if a failed read of a process's file means the process is gone (its directory too). */
 static int gone(int err) { return err == ENOENT || err == ESRCH; }
 
@@ -985,8 +999,9 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
     return 0;
   }
   if (n == RD_FAIL) { note_fail(h, err); return 1; }
-  uint64_t f[23] = {0};
+  uint64_t f[23] = {0}, rss = UINT64_MAX;
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
+  if (h->rss && !stat_field(h->buf, 24, &rss)) rss = UINT64_MAX;   /* (before a birth reads other files) */
   if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) {
     if (slot == -3 && depth == 0) over_add(h, pid);
     return slot != -2;
@@ -998,6 +1013,11 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
   bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);
   bump(sys, h, P_PF, slot, f[12], &hp->majflt, 1);
+  if (rss != UINT64_MAX) {   /* a level: the difference from what was written, as 2 KB pages */
+    int64_t pages = rss > (uint64_t)INT32_MAX ? INT32_MAX : (int64_t)rss * h->page_kb / 2;
+    mi_host_add_objcl(sys, h->c[P_RSS], slot, 0, pages - hp->rss);
+    hp->rss = pages;
+  }
   if (h->sched) read_sched(sys, h, slot, rel, len);
   if (!pio) return 1;
   memcpy(rel + len, "io", 3);
@@ -1141,7 +1161,7 @@ static void read_where(mi_system *sys, host *h) {
 
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
 static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS,
-                                      MI_DOM_PROCESS, MI_DOM_GLOBAL};
+                                      MI_DOM_PROCESS, MI_DOM_GLOBAL, MI_DOM_PROCESS};
 
 /* Reads what is needed once (everything when full); returns the number of processes seen (or
  * kept). A group of files is read when its items are counted and the read under way returns
@@ -1176,6 +1196,8 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
   on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG);
+  on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
+  on[GR_SCAN] |= on[GR_RSS];
   on[GR_SCAN] |= on[GR_SCHED];
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
   use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
@@ -1185,6 +1207,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
                  ((wp || on[GR_SCAN]) && (h->proc_age_ms <= 0 || ms - h->scan_ms >= h->proc_age_ms || !h->scan_ms));
   use[GR_PIO] = full || wp == 2 || (on[GR_PIO] && use[GR_SCAN]);
   use[GR_SCHED] = full || wp == 2 || (on[GR_SCHED] && use[GR_SCAN]);
+  use[GR_RSS] = on[GR_RSS] && use[GR_SCAN];
   use[GR_WHERE] = on[GR_WHERE];   /* levels: read when counted (an ON's refresh comes before) */
   for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
     if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
@@ -1198,9 +1221,10 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (rebase[GR_VM]) h->pgmajfault = UINT64_MAX;
   h->rebase_disks = rebase[GR_DISK];
   int first = h->gen == 1 || (use[GR_SCAN] && !kept_on[GR_SCAN]);   /* (again) the first look at processes */
-  if (first || rebase[GR_PIO] || rebase[GR_SCHED])
+  if (first || rebase[GR_PIO] || rebase[GR_SCHED] || (on[GR_RSS] && !kept_on[GR_RSS]))
     for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
       hproc *hp = &h->p[s];
+      if (on[GR_RSS] && !kept_on[GR_RSS]) hp->rss = 0;   /* a level enabled afresh starts from 0 in the store */
       if (first) hp->cpu = hp->majflt = UINT64_MAX;
       if (first || rebase[GR_SCHED]) hp->runq = hp->launch = UINT64_MAX;
       if (!first && !rebase[GR_PIO]) continue;
@@ -1209,6 +1233,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       hp->owe_left = 0;
     }
   h->sched = use[GR_SCHED];
+  h->rss = use[GR_RSS];
   if (house && !full) h->house_ms = ms;
   int rooted = open_root(h) == 0;
   read_stat(sys, h);
@@ -1330,6 +1355,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   open_root(h);   /* a root that cannot be opened now is tried again at each refresh */
   h->age_ms = age_ms < 0 ? 100 : age_ms;
   h->hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  h->page_kb = sysconf(_SC_PAGESIZE) >= 2048 ? sysconf(_SC_PAGESIZE) / 1024 : 4;
   for (int r = 0; r < NROLE; r++) h->c[r] = mi_host_counter(map[r].item);
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
