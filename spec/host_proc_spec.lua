@@ -322,6 +322,33 @@ describe("#32 the host reads what a GET returns", function()
     s:close()
   end)
 
+  it("queue populations: kernel threads and real-time AS, nice < 0 BS, nice 0 CS, nice > 0 or batch DS, idle ES", function()
+    root = fixture({})
+    -- Puts process pid with flags, nice and policy in the tree (a whole stat line, 52 fields).
+    local function p(pid, flags, nice, policy)
+      local f = { pid, "(p" .. pid .. ")", "S", 1, pid, pid, 0, -1, flags, 0, 0, 0, 0, 1, 0, 0, 0, 20 - nice, nice, 1, 0, 500, 1000, 10 }
+      for k = 25, 40 do f[k] = 0 end
+      f[41] = policy
+      for k = 42, 52 do f[k] = 0 end
+      put(root, pid .. "/stat", table.concat(f, " ") .. "\n")
+      put(root, pid .. "/status", "Name:\tp\nUid:\t0\t0\t0\t0\n")
+    end
+    p(2, 0x00200000, -20, 0); p(3, 0x00200000, 0, 0)   -- kernel threads
+    p(10, 0, 0, 1); p(11, 0, 0, 2)                     -- FIFO, RR
+    p(20, 0, -5, 0)
+    p(30, 0, 0, 0); p(31, 0, 0, 0); p(32, 0, 0, 0)
+    p(40, 0, 10, 0); p(41, 0, 0, 3)                    -- nice 10; SCHED_BATCH
+    p(50, 0, 19, 5)                                    -- SCHED_IDLE
+    local s = host(root)
+    s:on("global", { "gmc_cur_as_process", "gmc_cur_bs_process", "gmc_cur_cs_process", "gmc_cur_ds_process", "gmc_cur_es_process" })
+    local g = s:get("global")
+    assert.same({ 4, 1, 3, 2, 1 }, { g.gmc_cur_as_process, g.gmc_cur_bs_process, g.gmc_cur_cs_process, g.gmc_cur_ds_process,
+      g.gmc_cur_es_process })
+    os.execute("rm -rf '" .. root .. "/31'")
+    assert.equal(2, s:get("global").gmc_cur_cs_process, "a level follows the processes")
+    s:close()
+  end)
+
   it("the monitor's own cost is readable: files read per refresh and CPU time", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
     local s, sys = host(root)

@@ -36,6 +36,7 @@ enum {
   D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
   P_RUNQ, P_LAUNCH,
   W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG, P_RSS,
+  Q_AS, Q_BS, Q_CS, Q_DS, Q_ES,
   NROLE
 };
 static const struct { int32_t item; const char *figure; } map[NROLE] = {
@@ -63,6 +64,11 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21126, "processes sleeping on a pipe or socket (/proc/[pid]/wchan *pipe_*, unix_*, sk_wait_data, inet_csk_accept...)"},
   {21129, "processes sleeping for a System V or POSIX message (/proc/[pid]/wchan do_msgrcv, wq_sleep, *mq_timedreceive)"},
   {25201, "/proc/[pid]/stat rss x page size / 2 KB, now (class 0)"},
+  {21159, "processes now: kernel threads and real-time policies (/proc/[pid]/stat flags, policy)"},
+  {21160, "processes now: other policies at nice < 0 (/proc/[pid]/stat nice)"},
+  {21161, "processes now: SCHED_OTHER at nice 0"},
+  {21162, "processes now: nice > 0 or SCHED_BATCH"},
+  {21163, "processes now: SCHED_IDLE"},
 };
 
 /* The four figures of /proc/[pid]/io the host counts, in the order of roles P_RD..P_WTSZ. */
@@ -1125,12 +1131,32 @@ static int wchan_role(const char *w) {
   return -1;
 }
 
-/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129): a pass over the
- * listing reading each [pid]/stat's state and, for a process asleep (S), its wchan; each level
- * is set to the processes found waiting for its reason. Kernel threads are left out (their
- * loops are no user's wait). Levels are set only after a complete listing. */
+/* The dispatcher queue (role Q_AS..Q_ES) of a process from its stat text (accepted by
+ * parse_pid_stat) and flags: kernel threads and real-time policies (FIFO 1, RR 2, DEADLINE 6)
+ * AS, SCHED_IDLE (5) ES, SCHED_BATCH (3) or nice > 0 DS, nice < 0 BS, the rest CS; -1 when
+ * the nice or policy field is not there. */
+static int queue_role(const char *buf, uint64_t flags) {
+  uint64_t pol;
+  if (flags & PF_KTHREAD) return Q_AS;
+  if (!stat_field(buf, 41, &pol)) return -1;
+  if (pol == 1 || pol == 2 || pol == 6) return Q_AS;
+  if (pol == 5) return Q_ES;
+  if (pol == 3) return Q_DS;
+  const char *p = strrchr(buf, ')');   /* nice (19) is printed signed */
+  for (int i = 2; p && i < 19; i++) p = strchr(p + 1, ' ');
+  if (!p) return -1;
+  return p[1] == '-' ? Q_BS : p[1] == '0' && (p[2] == ' ' || p[2] == '\n') ? Q_CS : isdigit((unsigned char)p[1]) ? Q_DS : -1;
+}
+
+/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129) and the queue
+ * populations (21159-21163): a pass over the listing reading each [pid]/stat (its state, nice,
+ * policy, flags) and, for a process asleep (S) whose levels are counted, its wchan; each level
+ * is set to the processes found waiting for its reason, each population to the processes of its
+ * class. Kernel threads wait for no user (left out of the blocked levels; in AS). Levels are
+ * set only after a complete listing. */
 static void read_where(mi_system *sys, host *h) {
   int n[NROLE] = {0}, err;
+  int blk = any_active(sys, h, W_TRMRD, W_MSG), pop = any_active(sys, h, Q_AS, Q_ES);
   if (h->rootfd < 0 || !h->dir) return;
   rewinddir(h->dir);
   struct dirent *de;
@@ -1147,7 +1173,9 @@ static void read_where(mi_system *sys, host *h) {
     if (r == RD_FAIL) { if (!gone(err)) note_fail(h, err); continue; }
     if (r == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); continue; }
     const char *st = strrchr(h->buf, ')');
-    if (!st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
+    int q = pop ? queue_role(h->buf, f[9]) : -1;
+    if (q >= 0) n[q]++;
+    if (!blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
     memcpy(rel + len, "wchan", 6);
     r = slurp(h, rel, &err);
     if (r == RD_FAIL) { if (!unseeable(err)) note_fail(h, err); continue; }
@@ -1157,6 +1185,7 @@ static void read_where(mi_system *sys, host *h) {
   }
   if (errno) { note_fail(h, errno); return; }
   for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, n[role]);
 }
 
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
@@ -1195,7 +1224,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
-  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG);
+  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES);
   on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
   on[GR_SCAN] |= on[GR_RSS];
   on[GR_SCAN] |= on[GR_SCHED];
