@@ -349,6 +349,19 @@ describe("#32 the host reads what a GET returns", function()
     s:close()
   end)
 
+  it("mish --proc-interval goes with --serve and is seconds", function()
+    local function run(args)
+      local p = io.popen("./lua/mish " .. args .. " 2>&1; echo \"rc=$?\"")
+      local out = p:read("a")
+      p:close()
+      return out
+    end
+    local out = run("--proc-interval 3 -e ''")
+    assert.is_truthy(out:find("--proc-interval goes with --serve", 1, true) and out:find("rc=2", 1, true), out)
+    out = run("--system host --serve 127.0.0.1:9 --proc-interval soon")
+    assert.is_truthy(out:find("'--proc-interval soon': the interval is seconds, 0-3600", 1, true) and out:find("rc=2", 1, true), out)
+  end)
+
   it("the monitor's own cost is readable: files read per refresh and CPU time", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } }, { 101, "make", 1, 20, { 1, 1, 0, 0 } } })
     local s, sys = host(root)
