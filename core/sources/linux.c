@@ -1294,7 +1294,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       int64_t *t = h->over;
       h->over = h->over_next; h->over_next = t;
       h->nover = h->nover_next;
-      qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
+      if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
     }
     /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
     if (listed)
