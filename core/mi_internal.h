@@ -232,6 +232,7 @@ struct mi_system {
   const struct mi_source_ops *source_ops;   /* the ops table installed with mi_source_attach, or NULL */
   int in_refresh;
   int want_dom;                      /* bit d: an ON of domain d is under way (mi_host_wants); atomic */
+  int read_dom;                      /* bit d: a read of domain d asked for this refresh (mi_host_reading); atomic */
   struct mi_publisher *pub;          /* mi_system_publish_every's thread, or NULL */
   /* user-defined counters as this process sees them (catalog entries into the segment's texts) */
   int udef_seen;                     /* entries of seg->udef built into udef_info (atomic) */
@@ -333,6 +334,7 @@ void mi_proc_release_user(mi_system *sys, mi_session *s, int slot);
 void mi_proc_reported(mi_system *sys, int slot);
 void mi_sys_refresh(mi_system *sys);
 void mi_sys_refresh_for(mi_system *sys, int domain);   /* the same, telling the source an ON of domain follows */
+void mi_sys_refresh_read(mi_system *sys, int domain);  /* the same, telling the source a read of domain follows */
 
 /* store/users.c: the MI-user records; what the AIF room does for the store, installed by it
  * (the store never calls upward: core/README.md "Rooms") */

@@ -36,9 +36,19 @@ typedef struct mi_linux_health {
   int64_t malformed;     /* files rejected: truncated, a field missing, a figure out of range, not a file */
   int last_errno;        /* errno of the latest failed read; 0 if none yet */
   int complete;          /* 1 if the latest refresh read and used everything */
+  /* what measuring costs (the monitor's own figures) */
+  int64_t files_read;    /* files read (opened, or kept open and read again) by all refreshes */
+  int64_t last_files;    /* files read by the latest refresh */
+  int64_t cpu_ns;        /* CPU time of the refreshes (the thread that ran them), nanoseconds */
+  int64_t last_cpu_ns;   /* CPU time of the latest refresh */
+  int64_t self_cpu_ns;   /* CPU time of the whole program so far (every thread), when copied */
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
+/* Reads the process table (each /proc/[pid]'s files) at most every ms milliseconds, however
+ * often the AIFs are called (0, the default: at every refresh that returns processes; an ON
+ * still reads at once); other files keep the system's age. 0, or -1 if sys is not the host. */
+MI_API int mi_linux_set_process_age(mi_system *sys, int ms);
 /* Returns the kernel's name of the whole disk that is LDEV ldev ("vda"), NULL if none or sys is not the host. */
 MI_API const char *mi_linux_disk_name(mi_system *sys, int ldev);
 /* Returns the kernel figure that drives item (e.g. "/proc/stat cpuN user"), NULL if none. */

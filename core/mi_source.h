@@ -103,6 +103,11 @@ static inline uint64_t mi_host_hash(uint64_t x, const void *p, size_t n) {
  * without looking at the users: cheap enough for every call). Which counters are enabled:
  * mi_host_active (mi_host.h). */
 MI_API int mi_host_wants(const mi_system *sys, int domain);
+/* Says which domains the refresh under way serves: bit d (1 << MI_DOM_*) set when a read of
+ * domain d asked for it, so a source may leave what that read does not return for the reads
+ * that do (cumulative figures catch up then); 0 when the refresh serves everything (an ON, a
+ * recorder's sample, a publisher thread, a call that reads no domain). */
+MI_API int mi_host_reading(const mi_system *sys);
 /* Returns the object-class mapping the store keeps (0-2), -1 while nobody has anything on. */
 MI_API int mi_host_mapping(const mi_system *sys);
 /* Returns the word of large-map class cls (0-719) within an object-class counter's cells under

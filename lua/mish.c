@@ -22,6 +22,7 @@
 #include "lualib.h"
 #include "mi_host.h"
 #include "mi_sim.h"
+#include "mi_linux.h"
 #include "mi_source.h"
 #include "mi_export.h"
 
@@ -461,9 +462,13 @@ static void serve_ready(const char *addr, void *arg) {
 }
 
 /* Serves /metrics for the default system until SIGINT/SIGTERM (min_interval seconds between reads,
- * pids per-PID series at most); the exit status. */
-static int serve(const char *addr, double min_interval, long pids) {
+ * pids per-PID series at most, the host's process files every proc_interval seconds at most);
+ * the exit status. */
+static int serve(const char *addr, double min_interval, long pids, double proc_interval) {
   char err[256];
+  /* the host's per-process files at most every --proc-interval: a scrape between reads the
+   * process figures of the last reading, the system-wide files as often as scraped */
+  mi_linux_set_process_age(mi_default_system(), (int)(proc_interval * 1000 + 0.5));
   mi_export *x = mi_export_new(mi_default_system(), &(mi_export_options){.pids = (int)pids}, err, sizeof err);
   if (!x) { fprintf(stderr, "%s: --serve: %s\n", progname, err); return 1; }
   struct sigaction sa, old[2];
@@ -499,7 +504,8 @@ static void usage(void) {
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
          "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
          "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
-         "                   (0.5) between reads and --pids N (per-PID series, 0)\n"
+         "                   (0.5) between reads and --pids N (per-PID series, 0); the host's\n"
+         "                   process files at most every --proc-interval SECONDS (5)\n"
          "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
          "  --from T --to T  its window (ISO 8601, a date, a time of day such as 10:51, +10m\n"
          "                   from the start or -1m from the end) and\n"
@@ -521,7 +527,7 @@ static void usage(void) {
  * mi.set_default reads). A new option is a new row (and a check in check_options if it
  * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
 enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED,
-       O_RECORD, O_RECINT, NOPTS };
+       O_RECORD, O_RECINT, O_PROCINT, NOPTS };
 static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
   {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
@@ -529,9 +535,11 @@ static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
   {"--replay", NULL, "replay"}, {"--from", NULL, "from"}, {"--to", NULL, "to"}, {"--speed", NULL, "speed"},   /* #13 */
   {"--record", NULL, NULL}, {"--record-interval", NULL, NULL},   /* the recorder's (not the system's) */
+  {"--proc-interval", NULL, NULL},   /* the exporter's on the host (#32) */
 };
 static double serve_interval = 0.5;   /* --min-interval, checked */
 static long serve_pids;               /* --pids, checked */
+static double serve_proc_interval = 5;   /* --proc-interval: the host's process files at most this often, checked */
 static const char *optval[NOPTS];   /* each option's value (NULL: not given) */
 static int optcmd[NOPTS];           /* 1 if it came from the command line, 0 from the environment */
 static char optname[NOPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
@@ -635,6 +643,13 @@ static int check_options(void) {
     serve_interval = strtod(optval[O_MININT], &end);
     if (end == optval[O_MININT] || *end || !(serve_interval >= 0 && serve_interval <= 3600))
       return opt_error("'%s': the interval is seconds, 0-3600", opt_said(O_MININT));
+  }
+  if (optval[O_PROCINT] && !optval[O_SERVE]) return opt_error("--proc-interval goes with --serve");
+  if (optval[O_PROCINT]) {
+    char *end;
+    serve_proc_interval = strtod(optval[O_PROCINT], &end);
+    if (end == optval[O_PROCINT] || *end || !(serve_proc_interval >= 0 && serve_proc_interval <= 3600))
+      return opt_error("'%s': the interval is seconds, 0-3600", opt_said(O_PROCINT));
   }
   if (optval[O_PIDS]) {
     char *end;
@@ -893,7 +908,7 @@ static int pmain(lua_State *L) {
   lua_pop(L, 1);
   if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
     { lua_pushinteger(L, 1); return 1; }
-  if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids)); return 1; }
+  if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids, serve_proc_interval)); return 1; }
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
   }
   /* arg table as lua.c does */

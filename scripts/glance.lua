@@ -145,11 +145,13 @@ local function frame(prev, cur, rows, cols, why)
   local nd = math.min(opts.n, #drows, math.max(disks and #drows > 0 and 1 or 0, left - math.ceil(left * 0.6)))
   local np = math.min(opts.n, #prows, math.max(1, left - nd))
   add("")
-  local pw = math.max(8, math.min(24, cols - 49))
-  add(string.format("%8s  %-" .. pw .. "s %-8s %-5s %6s %7s %8s", "PID", "PROGRAM", "USER", "JOB", "CPU%", "I/O/s", "FAULTS/s"), "1")
+  local ioh = cli.io_heading(info.source):upper()   -- what the host's process I/O is (#30.10)
+  local iw = math.max(7, #ioh)
+  local pw = math.max(8, math.min(24, cols - 42 - iw))
+  add(string.format("%8s  %-" .. pw .. "s %-8s %-5s %6s %" .. iw .. "s %8s", "PID", "PROGRAM", "USER", "JOB", "CPU%", ioh, "FAULTS/s"), "1")
   for i = 1, np do
     local r = prows[i]
-    add(string.format("%8d  %-" .. pw .. "s %-8s %-5s %6.1f %7.1f %8.1f", r.pid, r.program:sub(1, pw), r.user:sub(1, 8),
+    add(string.format("%8d  %-" .. pw .. "s %-8s %-5s %6.1f %" .. iw .. ".1f %8.1f", r.pid, r.program:sub(1, pw), r.user:sub(1, 8),
       r.js:sub(1, 5), r.cpu_pct, r.io_s, r.faults_s))
     rec.top[i] = { pid = r.pid, program = r.program, user = r.user, js = r.js, cpu_pct = r.cpu_pct, io_s = r.io_s,
                    faults_s = r.faults_s }

@@ -171,7 +171,7 @@ local function view(name)
       end
     end
   elseif name == "processes" then
-    cols = { { "process", "process" }, { "cpu_s", "cpu s", "%.3f" }, { "cpu_pct", "cpu%", "%.1f" }, { "io_s", "I/O/s", "%.2f" },
+    cols = { { "process", "process" }, { "cpu_s", "cpu s", "%.3f" }, { "cpu_pct", "cpu%", "%.1f" }, { "io_s", cli.io_heading(info.source), "%.2f" },
              { "faults_s", "faults/s", "%.2f" }, { "coverage", "cover%", "%.0f" } }
     for _, e in ipairs(ents) do
       if e.domain == "process" then

@@ -242,6 +242,48 @@ static void host_proc_round(mi_session *h, int32_t *items, int statfd, DIR *d, i
   }
 }
 
+/* Orders doubles for qsort. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* #32 a GET reads what it returns: testmiaif1's 23-item MIGLOBGET on a host system where another
+ * session has process counters on (every process, pid + 5 items), against the same GET on a
+ * system with none on, one of each in turn (age 0: every GET refreshes); the fastest and the
+ * median of each, and their ratios (target <= 1.1). */
+static void host_glob_with_procs(int32_t *pl) {
+  mi_session *none = host_session(glob, 0), *with = host_session(glob, 0);
+  if (!none || !with) { printf("host: no system\n"); return; }
+  mi_session *p = mi_session_new(mi_session_system(with));
+  status_type st;
+  int32_t stats[32], map = 1, buf[64];
+  static uint8_t pbuf[4000 * 64];
+  int n = 0;
+  mi_session_set_priv(p, 1);
+  mi_accesson(p, &st, 666);
+  longint_type all;
+  mi_longint_set(&all, -1);
+  mi_procon(p, &st, pl, stats, &map, &all, 0);
+  mi_procget(p, &st, pl, pbuf, stats, sizeof pbuf, 1, NULL, &n, NULL, 0);
+  enum { R = 301 };
+  static double t[2][R];
+  for (int i = 0; i < R; i++)
+    for (int k = 0; k < 2; k++) {
+      double t0 = now_ns();
+      mi_globget(k ? with : none, &st, glob, buf, stats, sizeof buf, 1, 0);
+      t[k][i] = (now_ns() - t0) / 1e6;
+    }
+  for (int k = 0; k < 2; k++) qsort(t[k], R, sizeof t[k][0], cmp_double);
+  printf("host MIGLOBGET, processes on: %6.3f ms  none on %6.3f ms  ratio %.2f  (median %.3f / %.3f ms, ratio %.2f; %d processes, "
+         "%d in the table; target <= 1.1; %d of each)\n",
+         t[1][0], t[0][0], t[1][0] / t[0][0], t[1][R / 2], t[0][R / 2], t[1][R / 2] / t[0][R / 2], host_count(), n, R);
+  mi_system *s1 = mi_session_system(none), *s2 = mi_session_system(with);
+  mi_session_free(p);
+  mi_session_free(none); mi_system_free(s1);
+  mi_session_free(with); mi_system_free(s2);
+}
+
 static void bench_host(void) {
   int p2n[2], n2p[2], kids = 0;
   if (pipe(p2n) != 0 || pipe(n2p) != 0) { printf("host: no pipe\n"); return; }
@@ -271,6 +313,7 @@ static void bench_host(void) {
     int np = host_count();
     printf("host MIGLOBGET 23 items:     %6.3f ms  (%d processes; target <= 0.3 ms)  floor: /proc/stat read %6.3f ms  ratio %.2f  (fastest of 3000)\n",
            get, np, flo, get / flo);
+    host_glob_with_procs(pl);
     /* the process table: pid + 5 items of every process */
     double pget, pflo, pget2, pflo2;
     int n = 0, n2 = 0;
@@ -287,6 +330,8 @@ static void bench_host(void) {
     printf("host MIPROCGET at 2,000:     %6.2f ms  (%d processes)  floor %6.2f ms  ratio %.2f\n", pget2, n2, pflo2, pget2 / pflo2);
     printf("  per process %.1f us (%.1f us at %d): x%.2f; the floor's x%.2f (linear: the same)\n",
            pget2 * 1e3 / n2, pget * 1e3 / n, n, (pget2 / n2) / (pget / n), (pflo2 / n2) / (pflo / n));
+    host_fill(p2n[1], n2p[0], kids, 2700, &kids);
+    host_glob_with_procs(pl);
   } else printf("host: cannot read /proc\n");
   if (g) { mi_system *s = mi_session_system(g); mi_session_free(g); mi_system_free(s); }
   if (h) { mi_system *s = mi_session_system(h); mi_session_free(h); mi_system_free(s); }

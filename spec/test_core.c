@@ -883,6 +883,8 @@ static void test_host_emfile(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  EQ(mi_host_proc_count(sys), 0, "#32 the attach reads no process file");
+  mi_linux_refresh(sys);
   EQ(mi_host_proc_count(sys), 20, "twenty processes at the start");
   put_file(root, "500/stat", "500 (late) S 1 1 1 0 -1 0 100 0 3 0 1 1 0 0 20 0 1 0 900 1000 10 0\n");
   put_file(root, "500/status", "Uid:\t0\t0\t0\t0\n");
@@ -904,7 +906,7 @@ static void test_host_emfile(void) {
   EQ(mi_host_proc_count(sys), 21, "descriptors back: the real birth appears");
   mi_linux_health hh;
   mi_linux_health_get(sys, &hh);
-  EQ(hh.refreshes, 3, "three refreshes");
+  EQ(hh.refreshes, 4, "four refreshes (the attach's, and three reading processes)");
   EQ(hh.incomplete, 1, "one of them incomplete");
   EQ(hh.complete, 1, "the latest read everything");
   CHECK(alive_pid(sys, 500) && alive_pid(sys, 100), "the newborn and the old processes live");
@@ -914,6 +916,7 @@ static void test_host_emfile(void) {
   /* the real /proc: with no descriptor to spare nothing can be read, so nothing may change */
   sys = new_sys(&s, NULL);
   mi_linux_attach(sys, NULL, 0);
+  mi_linux_refresh(sys);
   static int64_t before[MI_MAX_PROCESSES], after[MI_MAX_PROCESSES];
   int nb = live_pids(sys, before, MI_MAX_PROCESSES);
   CHECK(nb > 1, "this machine has processes");
@@ -938,15 +941,45 @@ static void test_host_emfile(void) {
   mi_system_free(sys);
 }
 
+/* #32 processes past the table: a process that found the table full is not read again at
+ * every refresh (its stat, status and exe were read once); the processes with a slot are. */
+static void test_host_table_full(void) {
+  char root[64];
+  host_tree(root, 100, 5);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, &(mi_system_options){.max_processes = 3});
+  mi_linux_attach(sys, root, 0);
+  status_type st;
+  int32_t items[] = {20001, 25047, 0}, stats[4], map = 1, buf[64], n = 0;
+  longint_type all;
+  mi_longint_set(&all, -1);
+  mi_procon(s, &st, items, stats, &map, &all, 0);
+  EQ(mi_host_proc_count(sys), 3, "#32 three slots, three processes");
+  mi_linux_health hh;
+  for (int i = 0; i < 3; i++) {
+    mi_procget(s, &st, items, buf, stats, sizeof buf, 1, NULL, &n, NULL, 0);
+    mi_linux_health_get(sys, &hh);
+    EQ(hh.last_files, 1 + 3, "#32 a refresh reads /proc/stat and the three processes' stat, not the two without a slot");
+  }
+  /* one with a slot ends: its death is reported; the table is full again only of the living */
+  rm_tree(strcat(strcpy((char[128]){0}, root), "/101"));
+  mi_procget(s, &st, items, buf, stats, sizeof buf, 1, NULL, &n, NULL, 0);
+  CHECK(!alive_pid(sys, 101), "#32 a death past a full table is still seen");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
 static void test_host_read_errors(void) {
   char root[64];
   host_tree(root, 100, 3);
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   mi_linux_attach(sys, root, 0);
+  mi_linux_refresh(sys);
   mi_linux_health hh, h0;
   EQ(mi_linux_health_get(sys, &hh), 0, "a host system has a health");
-  EQ(hh.refreshes, 1, "the baseline refresh is counted");
+  EQ(hh.refreshes, 2, "the baseline refresh and the full one are counted");
   EQ(hh.complete, 1, "a good tree reads completely");
   mi_system *plain = mi_system_new(NULL);
   EQ(mi_linux_health_get(plain, &hh), -1, "a system that is not the host has none");
@@ -1186,7 +1219,8 @@ static void test_host_odd_trees(void) {
         }
       int alive_before[ODD_PIDS];
       for (int k = 0; k < ODD_PIDS; k++) alive_before[k] = alive_pid(sys, pr[k].pid);
-      if (round == 0) mi_linux_attach(sys, root, 0); else mi_linux_refresh(sys);
+      if (round == 0) mi_linux_attach(sys, root, 0);
+      mi_linux_refresh(sys);
       /* invariants */
       for (int sl = 0; sl < sys->seg->proc_hi; sl++) {
         if (sys->seg->procs[sl].state == MI_PS_FREE) continue;
@@ -2817,6 +2851,7 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_session *s, *s2, *s3;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_linux_refresh(sys);
   s2 = mi_session_new(sys); mi_session_set_priv(s2, 1);
   s3 = mi_session_new(sys); mi_session_set_priv(s3, 1);
   status_type st;
@@ -2850,7 +2885,7 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_procon(s, &st, pitems, stats, &map, &all, 666);
   int64_t f0 = h17_failed(sys);
   mi_procget(s, &st, pitems, prec, stats, sizeof prec, 1, NULL, &n, NULL, 666);
-  EQ(h17_failed(sys), f0 + 2, "#17.1 a process counter reads each stat (one failing) but no io (and vmstat for 21307)");
+  EQ(h17_failed(sys), f0 + 1, "#17.1 a process counter reads each stat (one failing) but no io, and a process GET no global file (vmstat for 21307 waits for a global read)");
   EQ(n, 4, "#17.1 every live process is read");
   /* a birth and a death while process counters are on */
   put_file(root, "401/stat", "401 (new) S 1 1 1 0 -1 0 100 0 3 0 7 5 0 0 20 0 1 0 900 1000 10 0\n");
@@ -2866,7 +2901,7 @@ static void test_h17_host_reads_what_is_on(void) {
   mi_linux_inject_fail(sys, "100/stat", 0);   /* a failed stat skips the process: let it read */
   f0 = h17_failed(sys);
   mi_procget(s2, &st, ioitems, prec, stats, sizeof prec, 1, NULL, &n, NULL, 667);
-  EQ(h17_failed(sys), f0 + 2, "#17.1 a process I/O counter reads io as well (one failing; and vmstat for 21307)");
+  EQ(h17_failed(sys), f0 + 1, "#17.1 a process I/O counter reads io as well (one failing; no global file)");
   /* the processors' interrupts item reads interrupts; vmstat is read for 21307 (on since the first ON) */
   int32_t gp[] = {21164, 0};
   mi_globinstall(s3, &st, 668); mi_accesson(s3, &st, 668);
@@ -4128,6 +4163,7 @@ static void test_i14_host_identity(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   EQ(mi_linux_attach(sys, root, 0), 0, "#14.4 attach to the identity fixture");
+  mi_linux_refresh(sys);
   for (size_t i = 0; i < sizeof ident_set / sizeof ident_set[0]; i++) ident_check(sys, &ident_set[i]);
   mi_linux_health hh, h0;
   mi_linux_health_get(sys, &hh);
@@ -4227,6 +4263,7 @@ static void test_i14_host_identity_bare(void) {
   mi_session *s;
   mi_system *sys = new_sys(&s, NULL);
   mi_linux_attach(sys, root, 0);
+  mi_linux_refresh(sys);
   int slot = mi_host_proc_slot(sys, 100);
   CHECK(slot >= 0, "#14.4 a bare tree's process is born");
   if (slot >= 0) {
@@ -4594,6 +4631,7 @@ int main(void) {
   test_status_names();
   test_host_emfile();
   test_host_read_errors();
+  test_host_table_full();
   test_host_odd_trees();
   test_h11_workload_check();
   test_h11_registry();

@@ -506,7 +506,7 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
     ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
     gat = ra->gat;
   }
-  mi_sys_refresh(s->sys);
+  mi_sys_refresh_read(s->sys, procs ? MI_DOM_PROCESS : MI_DOM_IO);
   int32_t count = 0;
   rc = mi_query_exec_pick(&ra->q, buf, size, procs ? pick_procs : pick_ldevs, ra, ra->ents, gat, &ra->ngat, &count, stats);
   if (rc < 0) { MI_STATUS(st, rc); return; }

@@ -13,6 +13,7 @@
 #include "mi_host.h"
 #include "mi_query.h"
 #include "mi_source.h"
+#include "mi_linux.h"
 
 #define NCPU MI_MAX_PROCESSORS
 #define NLDEV (MI_MAX_LDEV + 1)
@@ -921,6 +922,18 @@ static void self_metric(mi_export *x, int om, const char *name, const char *help
   sample(x, &f, &l, v, counter ? x->enabled : 0);
 }
 
+/* A counter of nanoseconds written as seconds (the exporter's own figures). */
+static void self_seconds(mi_export *x, int om, const char *name, const char *help, int64_t ns) {
+  fam f;
+  fam_begin(&f, "exporter_", name, help, 1, 1, om);
+  fam_open(x, &f);
+  puts_(x, f.name);
+  PUTS(x, "_total ");
+  put_ratio(x, ns, 1000000000);
+  PUTS(x, "\n");
+  x->series++;
+}
+
 const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (len) *len = 0;
   if (!x) return NULL;
@@ -1021,6 +1034,13 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   self_metric(x, om, "processes", "live processes the exporter reads", 0, x->live);
   self_metric(x, om, "process_groups", "program and job/session kind groups of processes", 0, x->ng);
   self_metric(x, om, "pids_dropped", "live processes without per-PID series (over the cap)", 0, x->dropped);
+  mi_linux_health hh;   /* what measuring the host costs (#32) */
+  if (mi_linux_health_get(x->sys, &hh) == 0) {
+    self_metric(x, om, "host_files_read", "files of the proc root the host source read, all refreshes", 1, hh.files_read);
+    self_metric(x, om, "host_refresh_files", "files of the proc root the host source's latest refresh read", 0, hh.last_files);
+    self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
+    self_seconds(x, om, "cpu_seconds", "CPU time of the program measuring the host (every thread)", hh.self_cpu_ns);
+  }
   if (om) PUTS(x, "# EOF\n");
   if (x->oom) return NULL;
   if (grow(x, 1) < 0) return NULL;

@@ -504,7 +504,7 @@ int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) 
   mi_session *s = q->s;
   if (!s->u->glob_on) return not_enabled(s->sys);
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_read(sys, MI_DOM_GLOBAL);
   int rc = 0, locked = 0, fresh = 0, busy = 0, copy = 0;
   rd r;
   READ_LOOP_OR(sys, locked, busy, (copy = glob_snap(q, sys, buf, size, &rc)), {
@@ -578,7 +578,7 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
   if (count) *count = 0;
   if (!s->u->proc_on) return not_enabled(s->sys);
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_read(sys, MI_DOM_PROCESS);
   proc_res res;
   int rc = 0, locked = 0, fresh = 0, busy = 0;
   rd r;
@@ -642,7 +642,7 @@ static int io_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t sel, i
 typedef int (*run_fn)(mi_query *q, rd *r, uint8_t *buf, int32_t size, int32_t sel, int32_t *done, int *fresh);
 static int exec_records(mi_query *q, run_fn run, uint8_t *buf, int32_t size, int32_t sel, int32_t *count, int32_t *stats) {
   mi_system *sys = q->s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_read(sys, q->domain);
   int rc = 0, locked = 0, fresh = 0, busy = 0;
   int32_t done = 0;
   rd r;
@@ -785,7 +785,7 @@ int mi_query_room(mi_query *q, int64_t sel) {
   if (!q) return 1;
   mi_session *s = q->s;
   mi_system *sys = s->sys;
-  mi_sys_refresh(sys);
+  mi_sys_refresh_read(sys, q->domain);
   int n = 0;
   if (sel != -1 && !(q->domain == MI_DOM_IO && sel <= -2)) return 1;
   if (q->domain == MI_DOM_PROCESS)

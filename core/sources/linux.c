@@ -41,7 +41,23 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {23034, "/proc/diskstats I/Os in progress"}, {23009, "/proc/diskstats reads completed"},
   {23010, "/proc/diskstats writes completed"}, {23048, "/proc/diskstats reads completed"},
   {23049, "/proc/diskstats writes completed"}, {23046, "/proc/diskstats reads + writes completed"},
+  {25048, "/proc/[pid]/schedstat run_delay (ns waiting on a run queue)"},
+  {25049, "/proc/[pid]/schedstat pcount (times run on a CPU)"},
+  {21110, "processes sleeping (S) in the tty read (/proc/[pid]/wchan n_tty_read, tty_read)"},
+  {21119, "processes sleeping in nanosleep (/proc/[pid]/wchan *nanosleep*)"},
+  {21121, "processes sleeping on a futex (/proc/[pid]/wchan *futex*)"},
+  {21122, "processes sleeping in wait4/waitid (/proc/[pid]/wchan do_wait, kernel_wait4)"},
+  {21126, "processes sleeping on a pipe or socket (/proc/[pid]/wchan *pipe_*, unix_*, sk_wait_data, inet_csk_accept...)"},
+  {21129, "processes sleeping for a System V or POSIX message (/proc/[pid]/wchan do_msgrcv, wq_sleep, *mq_timedreceive)"},
+  {25201, "/proc/[pid]/stat rss x page size / 2 KB, now (class 0)"},
+  {21159, "processes now: kernel threads and real-time policies (/proc/[pid]/stat flags, policy)"},
+  {21160, "processes now: other policies at nice < 0 (/proc/[pid]/stat nice)"},
+  {21161, "processes now: SCHED_OTHER at nice 0"},
+  {21162, "processes now: nice > 0 or SCHED_BATCH"},
+  {21163, "processes now: SCHED_IDLE"},
 };
+
+static const char *const io_key[NIO] = {"syscr", "syscw", "read_bytes", "write_bytes"};
 
 /* ---- identity (core/README.md, "The host source": MPE names of a Linux process) ---- */
 
@@ -163,7 +179,8 @@ static int read_exe(host *h, char *rel, int len, char *path, size_t cap, int *de
   ssize_t r;
   memcpy(rel + len, "exe", 4);
   *denied = 0;
-  if (injected(h, rel, &err)) r = -1;
+  if (!injected(h, rel, &err)) h->files++;
+  if (err) r = -1;
   else if (h->rootfd >= 0) r = readlinkat(h->rootfd, rel, path, cap - 1);
   else {
     char full[512];
@@ -191,6 +208,7 @@ static int argv0_path(host *h, char *rel, int len, const char *comm, char *path,
   int err;
   memcpy(rel + len, "cmdline", 8);
   if (injected(h, rel, &err) || h->rootfd < 0) return 0;
+  h->files++;
   int fd = open_rd(h->rootfd, rel);
   if (fd < 0) return 0;
   ssize_t r;
@@ -265,6 +283,16 @@ static int status_id(const char *text, const char *key, uint64_t *id) {
   return isdigit((unsigned char)*p) && num(&p, id) && *id <= UINT32_MAX;
 }
 
+/* Field k (> 22) of a /proc/[pid]/stat text that parse_pid_stat accepted, counted as the
+ * kernel's manual page does (vsize 23, rss 24); 1 and *v set if it is a plain figure. */
+static int stat_field(const char *buf, int k, uint64_t *v) {
+  const char *p = strrchr(buf, ')');
+  for (int i = 2; p && i < k; i++) p = strchr(p + 1, ' ');
+  if (!p) return 0;
+  p++;
+  return isdigit((unsigned char)*p) && num(&p, v);
+}
+
 /* 1 if a failed read of a process's file means the process is gone (its directory too). */
 static int gone(int err) { return err == ENOENT || err == ESRCH; }
 
@@ -323,10 +351,64 @@ static void reidentify(mi_system *sys, host *h, int slot, int64_t pid, char *rel
   h->p[slot].comm = comm_hash(comm);
 }
 
+/* The job/session number of a name: (hash mod 16383) + 1, the same name always the same. */
+static int js_of_name(const char *s, size_t n) { return (int)(mi_host_hash(MI_HOST_HASH0, s, n) % 16383) + 1; }
+
+/* What a process's cgroup v2 path (/proc/[pid]/cgroup, its "0::" line) says of its MPE
+ * identity (core/README.md, "The host's processes"), from the deepest component up: a systemd
+ * service unit ("nginx.service"; a timer runs its service) is a job (*js_type 2, *js_num from
+ * the unit's name); a user session scope ("session-3.scope") is that session (1, its number);
+ * a container ("docker-ID.scope", "libpod-ID.scope", "cri-containerd-ID.scope", "crio-ID.scope",
+ * "machine-NAME.scope", "lxc.payload.NAME") is its own account (acct = the MPE form of its
+ * name or ID). *js_type stays -1 and acct "" where the path says nothing (no file, cgroup v1 only,
+ * the root, init.scope). Returns -1 when the read failed otherwise than by the process ending
+ * or the file's absence (noted), else 0. */
+static int cgroup_identity(host *h, char *rel, int len, int *js_type, int *js_num, char acct[12]) {
+  int err;
+  *js_type = -1;
+  acct[0] = 0;
+  memcpy(rel + len, "cgroup", 7);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) { if (unseeable(err)) return 0; note_fail(h, err); return -1; }
+  if (n < 0) { note_bad(h); return 0; }
+  const char *line = h->buf;
+  while (line && strncmp(line, "0::", 3) != 0) { line = strchr(line, '\n'); if (line) line++; }
+  if (!line) return 0;
+  const char *path = line + 3, *end = path + strcspn(path, "\n");
+  for (const char *e = end; e > path;) {   /* components, deepest first */
+    const char *b = e;
+    while (b > path && b[-1] != '/') b--;
+    size_t cl = (size_t)(e - b);
+    static const char *const ctr[] = {"docker-", "libpod-", "cri-containerd-", "crio-", "machine-"};
+    if (!acct[0]) {
+      for (size_t k = 0; k < sizeof ctr / sizeof ctr[0]; k++) {
+        size_t pl = strlen(ctr[k]);
+        if (cl > pl + 6 && strncmp(b, ctr[k], pl) == 0 && strncmp(e - 6, ".scope", 6) == 0) {
+          mpe_name(acct, b + pl, cl - pl - 6);
+          break;
+        }
+      }
+      if (!acct[0] && cl > 12 && strncmp(b, "lxc.payload.", 12) == 0) mpe_name(acct, b + 12, cl - 12);
+    }
+    if (*js_type < 0 && cl > 8 + 6 && strncmp(b, "session-", 8) == 0 && strncmp(e - 6, ".scope", 6) == 0) {
+      uint64_t v = 0;
+      const char *d = b + 8;
+      for (; d < e - 6 && isdigit((unsigned char)*d) && v < 1000000000; d++) v = v * 10 + (uint64_t)(*d - '0');
+      if (d == e - 6 && v > 0) { *js_type = 1; *js_num = (int)((v - 1) % 16383 + 1); }
+    }
+    if (*js_type < 0 && cl > 8 && strncmp(e - 8, ".service", 8) == 0 && !(cl > 5 && strncmp(b, "user@", 5) == 0)) {
+      *js_type = 2;
+      *js_num = js_of_name(b, cl - 8);
+    }
+    e = b > path ? b - 1 : path;
+  }
+  return 0;
+}
+
 /* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
  * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
- * Returns its slot, -2 if the process is gone, or -1 when the birth must wait (a read failed:
- * noted) or the table is full.
+ * Returns its slot, -2 if the process is gone, -1 when the birth must wait (a read failed:
+ * noted), -3 when the table is full.
  * A parent not yet in the table is read first (depth: parents read so far for this child). */
 static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const char *comm, const uint64_t *f,
                  int pio, int first, int depth) {
@@ -349,37 +431,107 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   if (read_shells(h) != 0) return -1;
   const char *user = id_name(h, 0, (uint32_t)uid), *acct = have_gid ? id_name(h, 1, (uint32_t)gid) : "";
   if (!user || !acct) return -1;
+  int cg_type, cg_num = 0;
+  char cg_acct[12];
+  if (cgroup_identity(h, rel, len, &cg_type, &cg_num, cg_acct) < 0) return -1;
   mi_proc_desc d = {0};
   d.pid = pid;
   d.program = prog[0]; d.program_group = prog[1]; d.program_account = prog[2];
-  d.user = user; d.user_group = acct; d.account = acct;
+  d.user = user; d.user_group = acct; d.account = cg_acct[0] ? cg_acct : acct;
   d.proc_type = ptype_of(sys, h, pid, f, name);
   /* the session is the job or session: a session with a terminal, a job without; MPE's numbers
-   * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number) */
+   * are 1-16383, so the session id is folded into them (sid 1-16383 keeps its number); a
+   * systemd service or session scope says which instead */
   d.js_type = d.proc_type == MI_PT_SYSTEM || sid <= 0 ? 0 : f[7] ? 1 : 2;
   d.js_num = d.js_type ? (int)((sid - 1) % 16383 + 1) : 0;
+  if (cg_type > 0 && d.proc_type != MI_PT_SYSTEM) { d.js_type = cg_type; d.js_num = cg_num; }
   d.start_ticks = start_ticks(h, f[22], mi_host_ticks_per_ms(sys));
   int slot = mi_host_proc_create(sys, &d);
-  if (slot < 0) return -1;                   /* table full: users of "all" get warning 20001 */
+  if (slot < 0) return -3;                   /* table full: users of "all" get warning 20001 */
   hproc *hp = &h->p[slot];
   memset(hp, 0, sizeof *hp);
   hp->pid = pid;
+  hp->ppid = ppid;
   hp->ptype = d.proc_type;
   hp->comm = comm_hash(comm);
   /* a process born since we started counts its whole life; one found at the first
    * reading starts from what it had then, like the CPU and disk totals */
-  if (first) hp->cpu = hp->majflt = hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+  if (first) {
+    hp->cpu = hp->majflt = hp->runq = hp->launch = UINT64_MAX;
+    for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
+  }
   return slot;
 }
 
-/* One /proc/[pid]: creates the MI process at first sight (birth), then adds what it did since
- * (its io only when pio). Returns 0 if the process is gone (its stat does not exist), 1 if seen or
- * kept: a stat that cannot be read for another reason or is malformed skips this refresh for
- * the process (kept alive, nothing added) and never makes a birth. */
+/* /proc/[pid]/schedstat of the process in slot (rel: its directory, len long): the time it
+ * waited on a run queue (run_delay, ns) into 25048 as MI_Time and the times it was given a CPU
+ * (pcount) into 25049. A kernel without schedstats has no such file: nothing is added. */
+static void read_sched(mi_system *sys, host *h, int slot, char *rel, int len) {
+  int err;
+  memcpy(rel + len, "schedstat", 10);
+  ssize_t n = slurp(h, rel, &err);
+  if (n == RD_FAIL) {
+    if (!unseeable(err)) note_fail(h, err);
+    return;
+  }
+  const char *p = h->buf;
+  uint64_t run, delay, count;
+  if (n == RD_BAD || !num(&p, &run) || !num(&p, &delay) || !num(&p, &count)) { note_bad(h); return; }
+  hproc *hp = &h->p[slot];
+  bump(sys, h, P_LAUNCH, slot, count, &hp->launch, 1);
+  if (hp->runq != UINT64_MAX && delay > hp->runq) {   /* ns to ticks; the remainder stays in the baseline */
+    int64_t tpm = mi_host_ticks_per_ms(sys);
+    uint64_t d = delay - hp->runq, ticks = d / 1000000 * (uint64_t)tpm + d % 1000000 * (uint64_t)tpm / 1000000;
+    add_sat(sys, h->c[P_RUNQ], slot, 0, ticks > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ticks);
+    hp->runq += ticks / (uint64_t)tpm * 1000000 + ticks % (uint64_t)tpm * 1000000 / (uint64_t)tpm;
+  } else hp->runq = delay;
+}
+
+/* 1 if pid is among the processes that found the table full (h->over, sorted). */
+static int over_has(const host *h, int64_t pid) {
+  int lo = 0, hi = h->nover;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (h->over[mid] < pid) lo = mid + 1; else hi = mid;
+  }
+  return lo < h->nover && h->over[lo] == pid;
+}
+
+/* Remembers pid as one without a slot in the listing under way; 0 or -1 (out of memory: it is
+ * simply read again next time). */
+static int over_add(host *h, int64_t pid) {
+  if (h->nover_next == h->cover) {
+    int cap = h->cover ? h->cover * 2 : 256;
+    int64_t *a = realloc(h->over, sizeof *a * (size_t)cap), *b = a ? realloc(h->over_next, sizeof *b * (size_t)cap) : NULL;
+    if (a) h->over = a;
+    if (!b) return -1;
+    h->over_next = b;
+    h->cover = cap;
+  }
+  h->over_next[h->nover_next++] = pid;
+  return 0;
+}
+
+/* Compares two pids for qsort. */
+static int pid_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One /proc/[pid]: creates the MI process at first sight (birth), then reads what it did since
+ * (its io only when pio: kept in io_now, added by add_io once the deaths are known). Returns 0
+ * if the process is gone (its stat does not exist), 1 if seen or kept: a stat that cannot be
+ * read for another reason or is malformed skips this refresh for the process (kept alive,
+ * nothing added) and never makes a birth. A process that found the table full is not read
+ * again until the pids without a slot are tried again (h->over). */
 static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
   if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
+  if (slot < 0 && h->nover && over_has(h, pid)) {
+    if (depth == 0) over_add(h, pid);
+    return 1;
+  }
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
   int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
   memcpy(rel + len, "stat", 5);
@@ -389,15 +541,26 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
     return 0;
   }
   if (n == RD_FAIL) { note_fail(h, err); return 1; }
-  uint64_t f[23] = {0};
+  uint64_t f[23] = {0}, rss = UINT64_MAX;
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
-  if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) return slot == -1;
+  if (h->rss && !stat_field(h->buf, 24, &rss)) rss = UINT64_MAX;   /* (before a birth reads other files) */
+  if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) {
+    if (slot == -3 && depth == 0) over_add(h, pid);
+    return slot != -2;
+  }
   hproc *hp = &h->p[slot];
+  hp->ppid = (int64_t)f[4];
   if (hp->comm != comm_hash(comm)) reidentify(sys, h, slot, pid, rel, len, comm, f);
   hp->gen = h->gen;
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;
   bump(sys, h, P_TIME, slot, sum_sat(f[14], f[15]), &hp->cpu, tick);
   bump(sys, h, P_PF, slot, f[12], &hp->majflt, 1);
+  if (rss != UINT64_MAX) {   /* a level: the difference from what was written, as 2 KB pages */
+    int64_t pages = rss > (uint64_t)INT32_MAX ? INT32_MAX : (int64_t)rss * h->page_kb / 2;
+    mi_host_add_objcl(sys, h->c[P_RSS], slot, 0, pages - hp->rss);
+    hp->rss = pages;
+  }
+  if (h->sched) read_sched(sys, h, slot, rel, len);
   if (!pio) return 1;
   memcpy(rel + len, "io", 3);
   n = slurp(h, rel, &err);
@@ -405,14 +568,49 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
     if (!gone(err) && err != EACCES && err != EPERM) note_fail(h, err);
     return 1;
   }
-  uint64_t v[4];
-  if (n == RD_BAD || !keyed(h->buf, "syscr", &v[0]) || !keyed(h->buf, "syscw", &v[1]) ||
-      !keyed(h->buf, "read_bytes", &v[2]) || !keyed(h->buf, "write_bytes", &v[3])) { note_bad(h); return 1; }
-  bump(sys, h, P_RD, slot, v[0], &hp->syscr, 1);
-  bump(sys, h, P_WT, slot, v[1], &hp->syscw, 1);
-  bump(sys, h, P_RDSZ, slot, v[2], &hp->rbytes, 1);
-  bump(sys, h, P_WTSZ, slot, v[3], &hp->wbytes, 1);
+  uint64_t v[NIO];
+  for (int k = 0; k < NIO; k++)
+    if (n == RD_BAD || !keyed(h->buf, io_key[k], &v[k])) { note_bad(h); return 1; }
+  memcpy(hp->io_now, v, sizeof v);
+  hp->io_gen = h->gen;
   return 1;
+}
+
+/* A process that died: what Linux adds to its parent's io when the parent reaps it (its whole
+ * io, as last read) is owed by the parent, not done by it. */
+static void owe_parent(mi_system *sys, host *h, int slot) {
+  const hproc *c = &h->p[slot];
+  int ps = c->ppid > 0 ? mi_host_proc_slot(sys, c->ppid) : -1;
+  if (ps < 0 || ps == slot || !mi_host_proc_alive(sys, ps) || h->p[ps].pid != c->ppid) return;
+  hproc *p = &h->p[ps];
+  for (int k = 0; k < NIO; k++) {
+    uint64_t last = c->io_gen == h->gen ? c->io_now[k] : c->io[k];
+    if (last != UINT64_MAX) p->owe[k] = sum_sat(p->owe[k], last);
+  }
+  p->owe_left = 2;
+}
+
+/* Adds the io read this refresh (io_now) for every process, less what its reaped children did
+ * (owe): a child's figures are the child's. A debt is paid from the next two readings of the
+ * parent's io that grew (the child may be reaped just after its parent's file was read), then
+ * what is left of it lapses. */
+static void add_io(mi_system *sys, host *h) {
+  for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
+    hproc *hp = &h->p[s];
+    if (hp->io_gen != h->gen || !mi_host_proc_alive(sys, s)) continue;
+    int grew = 0;
+    for (int k = 0; k < NIO; k++) {
+      uint64_t now = hp->io_now[k], last = hp->io[k];
+      if (hp->owe_left && now > last && last != UINT64_MAX) {
+        uint64_t d = now - last, take = d < hp->owe[k] ? d : hp->owe[k];
+        grew = 1;
+        hp->owe[k] -= take;
+        bump(sys, h, P_RD + k, s, now - take, &hp->io[k], 1);   /* the child's part is not added */
+        hp->io[k] = now;
+      } else bump(sys, h, P_RD + k, s, now, &hp->io[k], 1);
+    }
+    if (grew && --hp->owe_left == 0) memset(hp->owe, 0, sizeof hp->owe);
+  }
 }
 
 /* A pid directory name: 1-10 digits, no leading zero, at most INT32_MAX; else 0. */
@@ -452,13 +650,93 @@ static int open_root(host *h) {
   return 0;
 }
 
+/* Where a sleeping process waits, from the kernel function its wchan names (a ".constprop.0"
+ * or ".isra.0" suffix ignored): the role of the global level it counts in, -1 for none (a
+ * poll or select on several descriptors, a kernel thread's own loop, no name). */
+static int wchan_role(const char *w) {
+  static const struct { const char *part; int role; } rule[] = {
+    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD},
+    {"nanosleep", W_TIMER},
+    {"futex", W_SEM},
+    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD},
+    {"msgrcv", W_MSG}, {"mq_timedreceive", W_MSG}, {"wq_sleep", W_MSG},
+    {"pipe_read", W_PORT}, {"pipe_write", W_PORT}, {"pipe_wait", W_PORT}, {"unix_stream", W_PORT},
+    {"unix_dgram", W_PORT}, {"sk_wait_data", W_PORT}, {"inet_csk_accept", W_PORT}, {"skb_wait_for_more", W_PORT},
+  };
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) if (strstr(w, rule[i].part)) return rule[i].role;
+  return -1;
+}
+
+/* The dispatcher queue (role Q_AS..Q_ES) of a process from its stat text (accepted by
+ * parse_pid_stat) and flags: kernel threads and real-time policies (FIFO 1, RR 2, DEADLINE 6)
+ * AS, SCHED_IDLE (5) ES, SCHED_BATCH (3) or nice > 0 DS, nice < 0 BS, the rest CS; -1 when
+ * the nice or policy field is not there. */
+static int queue_role(const char *buf, uint64_t flags) {
+  uint64_t pol;
+  if (flags & PF_KTHREAD) return Q_AS;
+  if (!stat_field(buf, 41, &pol)) return -1;
+  if (pol == 1 || pol == 2 || pol == 6) return Q_AS;
+  if (pol == 5) return Q_ES;
+  if (pol == 3) return Q_DS;
+  const char *p = strrchr(buf, ')');   /* nice (19) is printed signed */
+  for (int i = 2; p && i < 19; i++) p = strchr(p + 1, ' ');
+  if (!p) return -1;
+  return p[1] == '-' ? Q_BS : p[1] == '0' && (p[2] == ' ' || p[2] == '\n') ? Q_CS : isdigit((unsigned char)p[1]) ? Q_DS : -1;
+}
+
+/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129) and the queue
+ * populations (21159-21163): a pass over the listing reading each [pid]/stat (its state, nice,
+ * policy, flags) and, for a process asleep (S) whose levels are counted, its wchan; each level
+ * is set to the processes found waiting for its reason, each population to the processes of its
+ * class. Kernel threads wait for no user (left out of the blocked levels; in AS). Levels are
+ * set only after a complete listing. */
+static void read_where(mi_system *sys, host *h) {
+  int n[NROLE] = {0}, err;
+  int blk = any_active(sys, h, W_TRMRD, W_MSG), pop = any_active(sys, h, Q_AS, Q_ES);
+  if (h->rootfd < 0 || !h->dir) return;
+  rewinddir(h->dir);
+  struct dirent *de;
+  for (;;) {
+    errno = 0;
+    if (!(de = readdir(h->dir))) break;
+    int64_t pid = pid_name(de->d_name);
+    if (pid <= 0) continue;
+    char rel[64], comm[64];
+    int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
+    memcpy(rel + len, "stat", 5);
+    uint64_t f[23] = {0};
+    ssize_t r = slurp(h, rel, &err);
+    if (r == RD_FAIL) { if (!gone(err)) note_fail(h, err); continue; }
+    if (r == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); continue; }
+    const char *st = strrchr(h->buf, ')');
+    int q = pop ? queue_role(h->buf, f[9]) : -1;
+    if (q >= 0) n[q]++;
+    if (!blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
+    memcpy(rel + len, "wchan", 6);
+    r = slurp(h, rel, &err);
+    if (r == RD_FAIL) { if (!unseeable(err)) note_fail(h, err); continue; }
+    if (r < 0) { note_bad(h); continue; }
+    int role = wchan_role(h->buf);
+    if (role >= 0) n[role]++;
+  }
+  if (errno) { note_fail(h, errno); return; }
+  for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+}
+
+/* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
+static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS,
+                                      MI_DOM_PROCESS, MI_DOM_GLOBAL, MI_DOM_PROCESS};
+
 /* Reads what is needed once (everything when full); returns the number of processes seen (or
- * kept). A group of files is read when its items are counted, when an ON of its domain is
- * under way (the ON's baselines), or on a full reading; the process table while anyone has
- * processes on. A group counted now that the previous refresh did not read starts from a new
- * baseline: what happened while nobody counted it is not added. Only a complete listing of the
- * root can show a death: when the directory cannot be opened or read to its end, nobody dies
- * this time. */
+ * kept). A group of files is read when its items are counted and the read under way returns
+ * them (mi_host_reading: a global GET does not read the process table), when an ON of its
+ * domain is under way (the ON's baselines), or on a full reading; the process table while
+ * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
+ * refresh neither read nor found counted starts from a new baseline: what happened while nobody
+ * counted it is not added; a group counted all along but left unread by other domains' reads
+ * adds everything since its last reading when it is read. Only a complete listing of the root can show a
+ * death: when the directory cannot be opened or read to its end, nobody dies this time. */
 static int refresh_all(mi_system *sys, host *h, int full) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -469,6 +747,11 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   int64_t ms = mono_ms();
   int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
   int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
+  int reading = full ? 0 : mi_host_reading(sys);
+  if (reading & 1 << MI_DOM_PROCESSOR) reading |= 1 << MI_DOM_GLOBAL;
+  struct timespec c0;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  h->files = 0;
   int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
   on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
@@ -476,24 +759,46 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL) || mi_lx_sys_active(sys, h, GR_DISK);
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
+  on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
+  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES);
+  on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
+  on[GR_SCAN] |= on[GR_RSS];
+  on[GR_SCAN] |= on[GR_SCHED];
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
   use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
   use[GR_VM] = full || wg == 2 || on[GR_VM];
   use[GR_DISK] = full || wi || on[GR_DISK] || house;
-  use[GR_SCAN] = full || wp || on[GR_SCAN];
-  use[GR_PIO] = full || wp == 2 || on[GR_PIO];
-  int rebase[NGROUP];
-  for (int g = 0; g < NGROUP; g++) rebase[g] = use[g] && on[g] && h->rd[g] + 1 != h->gen && h->gen > 1;
+  use[GR_SCAN] = full || wp == 2 ||
+                 ((wp || on[GR_SCAN]) && (h->proc_age_ms <= 0 || ms - h->scan_ms >= h->proc_age_ms || !h->scan_ms));
+  use[GR_PIO] = full || wp == 2 || (on[GR_PIO] && use[GR_SCAN]);
+  use[GR_SCHED] = full || wp == 2 || (on[GR_SCHED] && use[GR_SCAN]);
+  use[GR_RSS] = on[GR_RSS] && use[GR_SCAN];
+  use[GR_WHERE] = on[GR_WHERE];   /* levels: read when counted (an ON's refresh comes before) */
+  for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
+    if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
+  int rebase[NGROUP], kept_on[NGROUP];
+  for (int g = 0; g < NGROUP; g++) kept_on[g] = h->kept[g] + 1 == h->gen;
+  for (int g = 0; g < NGROUP; g++) {
+    rebase[g] = use[g] && on[g] && !kept_on[g] && h->gen > 1;
+    if (on[g] || use[g] || (g == GR_SCAN && wp)) h->kept[g] = h->gen;   /* read now, or counted: no gap */
+  }
   if (rebase[GR_INTR]) for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   if (rebase[GR_VM]) h->pgmajfault = UINT64_MAX;
   h->rebase_disks = rebase[GR_DISK];
-  int first = h->gen == 1 || (use[GR_SCAN] && h->rd[GR_SCAN] + 1 != h->gen);   /* (again) the first look at processes */
-  if (first || rebase[GR_PIO])
+  int first = h->gen == 1 || (use[GR_SCAN] && !kept_on[GR_SCAN]);   /* (again) the first look at processes */
+  if (first || rebase[GR_PIO] || rebase[GR_SCHED] || (on[GR_RSS] && !kept_on[GR_RSS]))
     for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++) {
       hproc *hp = &h->p[s];
+      if (on[GR_RSS] && !kept_on[GR_RSS]) hp->rss = 0;   /* a level enabled afresh starts from 0 in the store */
       if (first) hp->cpu = hp->majflt = UINT64_MAX;
-      hp->syscr = hp->syscw = hp->rbytes = hp->wbytes = UINT64_MAX;
+      if (first || rebase[GR_SCHED]) hp->runq = hp->launch = UINT64_MAX;
+      if (!first && !rebase[GR_PIO]) continue;
+      for (int k = 0; k < NIO; k++) hp->io[k] = UINT64_MAX;
+      memset(hp->owe, 0, sizeof hp->owe);
+      hp->owe_left = 0;
     }
+  h->sched = use[GR_SCHED];
+  h->rss = use[GR_RSS];
   if (house && !full) h->house_ms = ms;
   int rooted = open_root(h) == 0;
   mi_lx_read_stat(sys, h);
@@ -502,10 +807,14 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_VM]) mi_lx_read_vmstat(sys, h);
   if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
+  if (use[GR_WHERE] && rooted) read_where(sys, h);
   int seen = 0, listed = 0, inj = 0;
   if (use[GR_SCAN]) {
     for (int i = 0; i < NINJECT; i++)
       if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+    int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
+    if (retry) { h->nover = 0; h->over_ms = ms; }
+    h->nover_next = 0;
     if (!inj && rooted) {
       rewinddir(h->dir);
       struct dirent *de;
@@ -517,16 +826,32 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       }
       if (errno) note_fail(h, errno); else listed = 1;
     }
+    if (listed) {   /* the pids without a slot that are still there */
+      int64_t *t = h->over;
+      h->over = h->over_next; h->over_next = t;
+      h->nover = h->nover_next;
+      if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
+    }
     /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
     if (listed)
       for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
-        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s))
+        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
+          owe_parent(sys, h, s);
           mi_host_proc_exit(sys, s);
+        }
+    if (use[GR_PIO]) add_io(sys, h);
+    h->scan_ms = ms;
   }
   for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
+  struct timespec c1;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0.tv_sec) * 1000000000 + (c1.tv_nsec - c0.tv_nsec);
+  h->health.cpu_ns += h->health.last_cpu_ns;
+  h->health.last_files = h->files;
+  h->health.files_read += h->files;
   h->last_ms = mono_ms();
   h->layout = mi_host_layout_gen(sys);
   return use[GR_SCAN] ? seen : mi_host_proc_count(sys);
@@ -535,9 +860,14 @@ static int refresh_all(mi_system *sys, host *h, int full) {
 static void refresh(mi_system *sys, void *arg) {
   host *h = arg;
   /* fresh enough, unless someone enabled counters since (levels must not read 0 until the next
-   * age) or an ON is under way (its baselines are taken now) */
-  if (h->age_ms > 0 && mono_ms() - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
-      mi_host_wants(sys, -1) != 2) return;
+   * age) or an ON is under way (its baselines are taken now); a read of processes also wants
+   * the process table no older than the age */
+  int64_t ms = mono_ms();
+  int reading = mi_host_reading(sys);
+  if (h->age_ms > 0 && ms - h->last_ms < h->age_ms && mi_host_layout_gen(sys) == h->layout &&
+      mi_host_wants(sys, -1) != 2 &&
+      (!(reading >> MI_DOM_PROCESS & 1) || ms - h->scan_ms < (h->proc_age_ms > h->age_ms ? h->proc_age_ms : h->age_ms)))
+    return;
   refresh_all(sys, h, 0);
 }
 
@@ -557,6 +887,8 @@ static void host_free(void *arg) {
   if (!h) return;
   for (int k = 0; k < NKEPT; k++) if (h->kfd[k] >= 0) close(h->kfd[k]);
   if (h->dir) closedir(h->dir);
+  free(h->over);
+  free(h->over_next);
   free(h->buf);
   free(h);
 }
@@ -588,6 +920,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   open_root(h);   /* a root that cannot be opened now is tried again at each refresh */
   h->age_ms = age_ms < 0 ? 100 : age_ms;
   h->hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  h->page_kb = sysconf(_SC_PAGESIZE) >= 2048 ? sysconf(_SC_PAGESIZE) / 1024 : 4;
   for (int r = 0; r < NROLE; r++) h->c[r] = mi_host_counter(map[r].item);
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
@@ -606,7 +939,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   mi_host_config_text(sys, 3037, "LINUX   ");
   mi_source_attach(sys, &mi_source_host_ops, h);
   mi_host_begin(sys);
-  refresh_all(sys, h, 1);   /* baseline: counters start from what the kernel says now */
+  refresh_all(sys, h, 0);   /* baseline of what is always read; a group's own comes at its first ON */
   mi_host_publish(sys);
   return 0;
 }
@@ -633,6 +966,16 @@ int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
   if (!mi_linux_attached(sys) || !out) return -1;
   mi_host_begin(sys);   /* a write section: a publisher thread's refresh is not half-way through */
   *out = of(sys)->health;
+  mi_host_publish(sys);
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) out->self_cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return 0;
+}
+
+int mi_linux_set_process_age(mi_system *sys, int ms) {
+  if (!mi_linux_attached(sys)) return -1;
+  mi_host_begin(sys);
+  of(sys)->proc_age_ms = ms > 0 ? ms : 0;
   mi_host_publish(sys);
   return 0;
 }

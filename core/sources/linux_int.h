@@ -27,13 +27,26 @@ enum {
   C_IDLE, C_ICS, C_BS, C_CS, C_DS, C_INTR,
   P_TIME, P_RD, P_WT, P_RDSZ, P_WTSZ, P_PF,
   D_RDSZ, D_WTSZ, D_RDRTT, D_WTRTT, D_QCUR, D_SWRD, D_SWWT, D_CRD, D_CWR, D_COMPL,
+  P_RUNQ, P_LAUNCH,
+  W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG, P_RSS,
+  Q_AS, Q_BS, Q_CS, Q_DS, Q_ES,
   NROLE
 };
 
+/* The four figures of /proc/[pid]/io the host counts, in the order of roles P_RD..P_WTSZ. */
+enum { IO_SYSCR, IO_SYSCW, IO_RBYTES, IO_WBYTES, NIO };
+
 typedef struct hproc {
-  int64_t pid;
+  int64_t pid, ppid;            /* ppid: its parent at the last reading (who reaps it) */
   uint64_t gen;                 /* refresh that last saw it */
-  uint64_t cpu, majflt, syscr, syscw, rbytes, wbytes;
+  uint64_t cpu, majflt;
+  uint64_t runq, launch;        /* schedstat baselines: run_delay (ns), pcount */
+  int64_t rss;                  /* resident 2 KB pages last written to 25201 class 0 */
+  uint64_t io[NIO];             /* io figures counted so far (the baseline; UINT64_MAX none) */
+  uint64_t io_now[NIO];         /* io figures read by refresh io_gen, added after the deaths are known */
+  uint64_t io_gen;
+  uint64_t owe[NIO];            /* reaped children's figures Linux adds to this process's io: not its own */
+  int owe_left;                 /* readings of its io that grew left to pay them from (then they lapse) */
   int ptype;                    /* its process type (MI_PT_*), for its children's */
   uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
 } hproc;
@@ -46,11 +59,12 @@ typedef struct idname { uint32_t id; char name[12]; } idname;
 #define DEPTH_MAX 8             /* parents read ahead of a child at most (a parent not yet listed) */
 
 /* What a refresh reads besides /proc/stat: groups of files, each for its items. */
-enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, NGROUP };
+enum { GR_INTR, GR_MEM, GR_VM, GR_DISK, GR_SCAN, GR_PIO, GR_SCHED, GR_WHERE, GR_RSS, NGROUP };
 /* The system-wide files kept open between refreshes (read again with pread from 0). */
 enum { K_STAT, K_INTR, K_MEM, K_VM, K_DISK, K_SCHED, NKEPT };
 static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vmstat", "diskstats", "schedstat"};
 #define HOUSEKEEP_MS 1000       /* meminfo (memory size) and diskstats (devices) at least this often */
+#define OVER_RETRY_MS 5000      /* processes that found the table full are read again this often */
 
 #define NINJECT 4
 #define FILE_MAX (4u << 20)     /* the most read of one file: longer files are cut at a line end */
@@ -115,6 +129,16 @@ typedef struct host {
   int kfd[NKEPT];               /* kept system-wide files, -1 until opened */
   uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
   int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
+  uint64_t kept[NGROUP];        /* refresh (gen) that last found each group counted by someone */
+  int64_t scan_ms;              /* last reading of the process table (mono_ms) */
+  int proc_age_ms;              /* the process table is read at most this often (0: at every refresh) */
+  int64_t *over, *over_next;    /* pids without a slot (the table was full), sorted; being listed now */
+  int nover, nover_next, cover;
+  int64_t over_ms;              /* when the pids without a slot were last tried again */
+  int64_t files;                /* files read by the refresh under way */
+  int sched;                    /* this refresh reads each process's schedstat */
+  int rss;                      /* this refresh sets each process's resident pages */
+  long page_kb;                 /* the kernel's page size, KB */
   int rebase_disks;             /* this reading of diskstats is a baseline */
   hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
@@ -199,6 +223,7 @@ static inline ssize_t slurp_at(host *h, const char *path, const char *rel, int *
   *err = 0;
   if (h->cap) h->buf[0] = 0;
   if (injected(h, rel, err)) return RD_FAIL;
+  h->files++;
   int fd = open_rd(path[0] == '/' || h->rootfd < 0 ? AT_FDCWD : h->rootfd, path);
   if (fd < 0) { *err = errno; return RD_FAIL; }
   ssize_t n = slurp_fd(h, fd, h->procfs, err);
@@ -221,6 +246,7 @@ static inline ssize_t slurp_kept(host *h, int k, int *err) {
   if (h->cap) h->buf[0] = 0;
   if (injected(h, kept_rel[k], err)) return RD_FAIL;
   struct stat st;
+  if (h->kfd[k] >= 0 || h->rootfd >= 0) h->files++;   /* (else slurp counts it) */
   if (h->kfd[k] >= 0 && !h->procfs && (fstat(h->kfd[k], &st) != 0 || st.st_nlink == 0 || !S_ISREG(st.st_mode))) {
     close(h->kfd[k]);
     h->kfd[k] = -1;

@@ -109,6 +109,14 @@ void mi_sys_refresh_for(mi_system *sys, int domain) {
   __atomic_fetch_and(&sys->want_dom, ~(1 << domain), __ATOMIC_RELAXED);
 }
 
+/* mi_sys_refresh before a read of domain alone: the source may leave other domains for the
+ * reads that return them (mi_host_reading). */
+void mi_sys_refresh_read(mi_system *sys, int domain) {
+  __atomic_fetch_or(&sys->read_dom, 1 << domain, __ATOMIC_RELAXED);
+  mi_sys_refresh(sys);
+  __atomic_fetch_and(&sys->read_dom, ~(1 << domain), __ATOMIC_RELAXED);
+}
+
 /* The thread of mi_system_publish_every. */
 struct mi_publisher {
   pthread_t t;
@@ -665,6 +673,8 @@ int mi_host_wants(const mi_system *sys, int domain) {
   }
   return 0;
 }
+
+int mi_host_reading(const mi_system *sys) { return sys ? __atomic_load_n(&sys->read_dom, __ATOMIC_RELAXED) : 0; }
 
 uint64_t mi_host_layout_gen(const mi_system *sys) { return sys ? MI_LD(sys->seg->h.gen) : 0; }
 

@@ -433,6 +433,14 @@ local function mpe_short(name)
   return name:match("^([^%.]+)%.") or name   -- MPE names, the host's with _ and ? too (LUA5_4.BIN.USR)
 end
 
+-- The heading of a process's pmc_disc_read + pmc_disc_write per second on a system whose source
+-- is named source (s:info().source, a recording's info().source): on the Linux host those
+-- are read and write system calls (/proc/[pid]/io syscr + syscw: files, pipes, sockets,
+-- terminals), elsewhere disk I/Os (#30.10).
+function cli.io_heading(source)
+  return tostring(source or ""):find("host", 1, true) and "RW calls/s" or "I/O/s"
+end
+
 -- Per-process rates between two samples (tables pid -> s:get("process") record) ms apart:
 -- rows {pid, program, user, js, state, cpu_pct, io_s, faults_s}; io_s and faults_s are 0
 -- unless pmc_disc_read/write and pmc_pg_fault_objcl_ were sampled. A process born in the
