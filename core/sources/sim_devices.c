@@ -4,6 +4,50 @@
 
 static const int io_classes[6] = {7, 650, 695, 4, 2, 0};
 
+/* A disc request as the memory manager counts it (reads are prefetches into memory, writes
+ * posts out of it) and, with ion, its disc's object-class and request counts; x is the
+ * request's own draw. */
+static void mm_io(sim *s, const sproc *p, mi_host_row *ir, mi_host_row *pr, int ion, int write, int cls, int32_t bytes, uint64_t x, int64_t wait) {
+  mi_host_row *gr = &s->g0;
+  if (ion) {
+    ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
+    RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
+  }
+  int pages = bytes / 2048 ? bytes / 2048 : 1;
+  ROBJ(gr, write ? G_POST_C : G_PREF_C, cls, 1);
+  ROBJ(gr, write ? G_POST_LEN : G_PREF_LEN, cls, pages);
+  ROBJ(gr, write ? G_POST_PG : G_PREF_PG, cls, pages);
+  ROBJ(gr, write ? G_POST_IO : G_PREF_IO, cls, 1);
+  if (!write) stop_row(s, pr, p->cpu, K_PREFETCH, wait);
+  /* one in ten is asynchronous (21266, 21271); one read in twenty brings along a prefetch of
+   * never-touched pages, which needs memory but no I/O (21263: evicting under pressure 21264,
+   * else 21265). Drawn apart from the model's stream: counting them changes nothing else. */
+  if (x % 10 == 0) ROBJ(gr, write ? G_POST_UB : G_PREF_UB, cls, 1);
+  if (!write && x / 10 % 20 == 0) {
+    ROBJ(gr, G_PREF_C, cls, 1); ROBJ(gr, G_PREF_LEN, cls, pages);
+    ROBJ(gr, G_PREF_VIRGIN, cls, 1); ROBJ(gr, G_PREF_VIRGIN + (s->pressure > 0.8 ? 1 : 2), cls, 1);
+  }
+}
+
+/* The same disc request seen by the disc's volume manager: queue depth, waits and service by
+ * bands (only adds: nothing to do, not even the divisions, while nobody counts the discs). */
+static void volume_io(sim *s, mi_host_row *ir, int write, int cls, int32_t bytes, int depth, int64_t qwait, int64_t service) {
+  static const int band_ms[4] = {25, 50, 100, 200};
+  int64_t qw = qwait / s->tpm, sv = service / s->tpm;
+  int bq = 0, bs = 0;
+  while (bq < 4 && qw >= band_ms[bq]) bq++;
+  while (bs < 4 && sv >= band_ms[bs]) bs++;
+  RADD(ir, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
+  RMAX(ir, I_VQMAX, depth + 1);
+  RADD(ir, write ? I_VWQCUM : I_VRQCUM, 1);   /* requests queued (23075/23076) */
+  RADD(ir, (write ? I_VWQW : I_VRQW) + bq, 1);
+  RADD(ir, write ? I_VWQWT : I_VRQWT, qwait);
+  RADD(ir, (write ? I_VWSV : I_VRSV) + bs, 1);
+  RADD(ir, write ? I_VWSVT : I_VRSVT, service);
+  RADD(ir, I_REQ_SECS, qwait + service);
+  ROBJ(ir, write ? I_OBJ_WT : I_OBJ_RD, cls, bytes);
+}
+
 /* A process issues a disk I/O: device, process and global counters, then waits. */
 void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now, int cpu, int dev, int dev_write) {
   int disks = s->w.disks > 0 ? s->w.disks : 1;
@@ -17,7 +61,7 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now
   int64_t done = start + service;
   int depth = s->disk_out[ldev]++;
   s->disk_busy[ldev] = done;
-  mi_host_row irow, *ir = sim_row(s, &irow, MI_DOM_IO, ldev), *gr = &s->g0;
+  mi_host_row irow, *ir = sim_row(s, &irow, MI_DOM_IO, ldev);
   const int cnt = s->cnt, ion = IO_ON(s);
   /* every type of device: bytes and round trips (23040/23041, 23023/23024); a tape or a printer
    * counts a non-disk request and its completion (23004/23005, 23022), a disc the rest (the
@@ -38,45 +82,8 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now
   RADD(ir, I_QCUM, depth + 1);
   }
   uint64_t x = dev ? 0 : ev_hash(s, ++s->mmseq, 1 << 20);   /* (whether counted or not) */
-  if (!dev && cnt) {
-    if (ion) {
-      ROBJ(ir, write ? I_WT_OBJ : I_RD_OBJ, cls, 1);
-      RADD(ir, write ? I_SWWT : I_SWRD, 1);   /* 23009/23010: disk read and write requests */
-    }
-    /* the memory manager: reads are prefetches into memory, writes are posts out of it */
-    int pages = bytes / 2048 ? bytes / 2048 : 1;
-    ROBJ(gr, write ? G_POST_C : G_PREF_C, cls, 1);
-    ROBJ(gr, write ? G_POST_LEN : G_PREF_LEN, cls, pages);
-    ROBJ(gr, write ? G_POST_PG : G_PREF_PG, cls, pages);
-    ROBJ(gr, write ? G_POST_IO : G_PREF_IO, cls, 1);
-    if (!write) stop_row(s, pr, p->cpu, K_PREFETCH, done - now);
-    /* one in ten is asynchronous (21266, 21271); one read in twenty brings along a prefetch of
-     * never-touched pages, which needs memory but no I/O (21263: evicting under pressure 21264,
-     * else 21265). Drawn apart from the model's stream: counting them changes nothing else. */
-    if (x % 10 == 0) ROBJ(gr, write ? G_POST_UB : G_PREF_UB, cls, 1);
-    if (!write && x / 10 % 20 == 0) {
-      ROBJ(gr, G_PREF_C, cls, 1); ROBJ(gr, G_PREF_LEN, cls, pages);
-      ROBJ(gr, G_PREF_VIRGIN, cls, 1); ROBJ(gr, G_PREF_VIRGIN + (s->pressure > 0.8 ? 1 : 2), cls, 1);
-    }
-  }
-  /* the same request seen by the disc's volume manager: queue depth, waits and service by bands
-   * (only adds: nothing to do, not even the divisions, while nobody counts the discs) */
-  if (ion && !dev) {
-    static const int band_ms[4] = {25, 50, 100, 200};
-    int64_t qw = (start - now) / s->tpm, sv = service / s->tpm;
-    int bq = 0, bs = 0;
-    while (bq < 4 && qw >= band_ms[bq]) bq++;
-    while (bs < 4 && sv >= band_ms[bs]) bs++;
-    RADD(ir, I_VQD + (depth == 0 ? 0 : depth == 1 ? 1 : depth == 2 ? 2 : depth <= 4 ? 3 : depth <= 8 ? 4 : depth <= 16 ? 5 : depth <= 32 ? 6 : 7), 1);
-    RMAX(ir, I_VQMAX, depth + 1);
-    RADD(ir, write ? I_VWQCUM : I_VRQCUM, 1);   /* requests queued (23075/23076) */
-    RADD(ir, (write ? I_VWQW : I_VRQW) + bq, 1);
-    RADD(ir, write ? I_VWQWT : I_VRQWT, start - now);
-    RADD(ir, (write ? I_VWSV : I_VRSV) + bs, 1);
-    RADD(ir, write ? I_VWSVT : I_VRSVT, service);
-    RADD(ir, I_REQ_SECS, done - now);
-    ROBJ(ir, write ? I_OBJ_WT : I_OBJ_RD, cls, bytes);
-  }
+  if (!dev && cnt) mm_io(s, p, ir, pr, ion, write, cls, bytes, x, done - now);   /* (the memory manager) */
+  if (ion && !dev) volume_io(s, ir, write, cls, bytes, depth, start - now, service);
   if (!dev) {   /* disc I/O counters of the process and the stop reasons; tape and printer are other I/O */
     if (cnt) {
     RADD(pr, write ? P_DWRITE : P_DREAD, 1);
