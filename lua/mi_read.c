@@ -105,7 +105,7 @@ static void query_slot(lua_State *L, lqry *qu, int i, int32_t at, int map) {
     lua_rawseti(L, map, num);   /* number -> name for the records' __index */
   }
   int id = qu->domain == MI_DOM_PROCESS ? 20001 : qu->domain == MI_DOM_IO ? 20020 : qu->domain == MI_DOM_PROCESSOR ? 20040 : 0;
-  if (num == id && qu->id_slot < 0 && size >= (id == 20001 ? 8 : 4)) qu->id_slot = i;
+  if (id && num == id && qu->id_slot < 0 && size >= (id == 20001 ? 8 : 4)) qu->id_slot = i;
   if (num == 20005 && qu->start_slot < 0 && size == 8) qu->start_slot = i;
   if (qu->domain == MI_DOM_PROCESS && string_type(it->type) && qu->nstr < MAX_STR) {
     qu->stri[qu->nstr] = (int16_t)i;
@@ -478,7 +478,7 @@ static int qry_get(lua_State *L) {
   c.sys = mi_session_system(((lses *)lua_touserdata(L, -1))->s);
   lua_pop(L, 1);
   int n = qu->n;
-  luaL_checkstack(L, 2 * n + 24, "too many items");
+  luaL_checkstack(L, 2 * n + 40, "too many items");   /* keys, columns, and some 30 more at most */
   if (qu->domain == MI_DOM_PROCESS) { lua_pushliteral(L, "state"); lua_pushliteral(L, "dead"); lua_pushliteral(L, "alive"); }
   else if (qu->domain == MI_DOM_IO) { lua_pushliteral(L, "type"); lua_pushnil(L); lua_pushnil(L); }
   else lua_settop(L, 9);
