@@ -52,6 +52,12 @@ BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)
 $(shell printf '%s\n' '$(BUILD_ID)' | cmp -s - .build-flags || printf '%s\n' '$(BUILD_ID)' > .build-flags)
 CORE_HDR += .build-flags
 
+# the Lua binding mi.core, compiled once for lua/mish, lua/mi/core.so, examples/embed and spec/bench;
+# core.so exports luaopen_mi_core only (lua/core.map)
+LUA_SRC  = lua/mi_core.c lua/mi_system.c lua/mi_aif.c lua/mi_read.c lua/mi_catalog.c lua/mi_record.c
+LUA_OBJ  = $(LUA_SRC:.c=.o)
+LUA_HDR  = lua/mi_lua_int.h lua/mi_lua.h
+
 # fuzzing: clang and libFuzzer (Debian: clang, libclang-rt-dev); harnesses built from CORE_SRC
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -92,27 +98,30 @@ core/libmi.so: $(CORE_OBJ)
 spec/test_core: spec/test_core.c spec/test_record.c spec/test_store.c spec/test_rowhandle.c spec/record_fixture.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
-examples/embed: examples/embed.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -Icore -Ilua $(LUA_INC) examples/embed.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
+lua/%.o: lua/%.c $(LUA_HDR) $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) -c $< -o $@
+
+examples/embed: examples/embed.c $(LUA_OBJ) core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore -Ilua $(LUA_INC) examples/embed.c $(LUA_OBJ) core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 examples/%: examples/%.c examples/mish_env.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $< core/libmi.a $(LDLIBS) -o $@
 
-lua/mi/core.so: lua/mi_core.c core/libmi.a $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -shared -Icore $(LUA_INC) lua/mi_core.c core/libmi.a $(LDLIBS) -o $@
+lua/mi/core.so: $(LUA_OBJ) lua/core.map core/libmi.a
+	$(CC) $(ALLCFLAGS) -shared -Wl,--version-script=lua/core.map $(LUA_OBJ) core/libmi.a $(LDLIBS) -o $@
 
 lua/mi/%.luac: lua/mi/%.lua lua/bytecode.lua
 	$(LUA) lua/bytecode.lua $< $@
 
-lua/mish: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(MISH_SCRIPT_DIR)"' -Icore $(LUA_INC) lua/mish.c lua/mi_core.c \
+lua/mish: lua/mish.c $(LUA_OBJ) lua/mi_lua.h core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(MISH_SCRIPT_DIR)"' -Icore $(LUA_INC) lua/mish.c $(LUA_OBJ) \
 	  core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 
 # the mish that `make install` installs: built each time, for the PREFIX of that install
-lua/mish-installed: lua/mish.c lua/mi_core.c lua/mi_lua.h core/libmi.a $(CORE_HDR) FORCE
+lua/mish-installed: lua/mish.c $(LUA_OBJ) lua/mi_lua.h core/libmi.a $(CORE_HDR) FORCE
 	$(CC) $(ALLCFLAGS) -DMISH_READLINE -DMISH_SCRIPT_DIR='"$(PREFIX)/share/mish/scripts"' -DMISH_LUA_DIR='"$(LUA_LMOD)"' \
 	  -Icore $(LUA_INC) lua/mish.c \
-	  lua/mi_core.c core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
+	  $(LUA_OBJ) core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 FORCE:
 
 # a phase of `make test` named on a terminal (#16.13), nothing when the output is piped
@@ -145,8 +154,8 @@ endif
 examples: all
 	./spec/examples.sh
 
-spec/bench: spec/bench.c spec/bench_record.c spec/bench_common.h lua/mi_core.c core/libmi.a $(CORE_HDR)
-	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c lua/mi_core.c core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
+spec/bench: spec/bench.c spec/bench_record.c spec/bench_common.h $(LUA_OBJ) core/libmi.a $(CORE_HDR)
+	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c $(LUA_OBJ) core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 bench: spec/bench
 	./spec/bench
@@ -175,8 +184,12 @@ $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 $(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(FUZZ_POOL) $(LDLIBS) -o $@
 
-$(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR) lua/mi_lua.h
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore -Ilua $(LUA_INC) $< $(FUZZ_B)/lua/mi_core.o $(FUZZ_CORE) \
+$(FUZZ_B)/lua/%.o: lua/%.c $(FUZZ_HDR) $(LUA_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore $(LUA_INC) -c $< -o $@
+
+$(FUZZ_B)/fuzz_lua_workload: spec/fuzz/fuzz_lua_workload.c $(LUA_SRC:%.c=$(FUZZ_B)/%.o) $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR) $(LUA_HDR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore -Ilua $(LUA_INC) $< $(LUA_SRC:%.c=$(FUZZ_B)/%.o) $(FUZZ_CORE) \
 	  $(FUZZ_POOL) $(LUA_LIB) $(LDLIBS) -o $@
 
 install: all lua/mish-installed
@@ -218,5 +231,5 @@ echo:
 	@echo "FUZZ_CC=$(FUZZ_CC) FUZZ_SECONDS=$(FUZZ_SECONDS)"
 
 clean:
-	rm -f .test_c.rc .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench spec/bench_peers lua/mish lua/mish-installed lua/mi/core.so lua/mi/*.luac .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
+	rm -f .test_c.rc .build-flags core/*.o core/*/*.o core/libmi.a core/libmi.so spec/test_core spec/bench spec/bench_peers lua/mish lua/mish-installed lua/mi/core.so lua/*.o lua/mi/*.luac .test_*.out examples/testmiaif1 examples/testmiaif2 examples/embed
 	rm -rf core/gen $(FUZZ_B)

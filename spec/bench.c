@@ -735,7 +735,107 @@ static void bench_writers(void) {
   mi_system_free(sys);
 }
 
+/* #31.1: Lua reads against their floors, ratios from alternating rounds of one run. s:get of
+ * 2,700 processes x 10 items in the default form, refilling the caller's table (into) and as
+ * columns, against the pure-Lua floor (the same 2,700 tables, same keys and metatable, built
+ * in Lua from one array of their values) and against C MIPROCGET of the same items on the same
+ * system (called from Lua, one call per round's iteration); s:get('global') of 23 items
+ * against a 23-key table constructor (with the same metatable) from an array. */
+static mi_session *lua_cs;
+static uint8_t *lua_cbuf;
+/* cproc(n): n MIPROCGETs of the bench's 10 items, all processes; returns the last count. */
+static int lua_cproc(lua_State *L) {
+  static int32_t items[] = {20001, 25047, 25048, 25049, 25060, 25066, 25167, 25168, 25172, 25195, 0};
+  int32_t ps[10], n = 0;
+  status_type st;
+  for (lua_Integer i = luaL_checkinteger(L, 1); i > 0; i--)
+    mi_procget(lua_cs, &st, items, lua_cbuf, ps, (int32_t)(44 * 2700), 1, NULL, &n, NULL, 0);
+  lua_pushinteger(L, n);
+  return 1;
+}
+static void bench_lua_reads(void) {
+  mi_system_options o = {.registry = NULL};
+  mi_system *sys = mi_system_new(&o);
+  for (int p = 0; p < 2700; p++) {
+    mi_proc_desc d = {0};
+    d.pid = 1000 + p; d.program = "PROG"; d.user = "USER";
+    mi_host_proc_create(sys, &d);
+  }
+  lua_cs = mi_session_new(sys);
+  lua_cbuf = malloc(44 * 2700);
+  mi_session_set_priv(lua_cs, 1);
+  status_type st;
+  int32_t items[] = {20001, 25047, 25048, 25049, 25060, 25066, 25167, 25168, 25172, 25195, 0}, ps[10], map = 1;
+  mi_globinstall(lua_cs, &st, 666);
+  mi_accesson(lua_cs, &st, 666);
+  mi_procon(lua_cs, &st, items, ps, &map, NULL, 0);
+  for (int p = 0; p < 2700; p++)
+    for (int k = 1; k < 10; k++) mi_host_add(sys, mi_host_counter(items[k]), p, 1000 * p + k);
+  for (int k = 0; k < 23; k++) mi_host_add(sys, mi_host_counter(glob[k]), 0, 5000 + k);
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  mi_lua_push_system(L, sys);
+  lua_setglobal(L, "SYS");
+  lua_pushcfunction(L, lua_cproc);
+  lua_setglobal(L, "cproc");
+  const char *code =
+    "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
+    "local mi = require('mi') local s = mi.open{system = SYS}\n"
+    "assert(s:on('process', {20001,25047,25048,25049,25060,25066,25167,25168,25172,25195}).ok)\n"
+    "assert(s:on('global', {21176,21177,21178,21179,21180,21181,21182,21183,21184,21185,21186,21317,21187,21188,21189,21191,21192,21193,21233,21306,21307,21313,21314}).ok)\n"
+    /* the floors, built from the default form's own records */
+    "local function floor_of(recs)\n"
+    "  local keys, vals = {}, {}\n"
+    "  for k in pairs(recs[1]) do assert(type(k) == 'string') keys[#keys + 1] = k end table.sort(keys)\n"
+    "  for i, r in ipairs(recs) do for j, k in ipairs(keys) do vals[(i - 1) * #keys + j] = r[k] end end\n"
+    "  local src = {'local a, n, mt = ... local setmetatable = setmetatable return function() local out = {} for i = 1, n do local b = (i - 1) * ', #keys, ' out[i] = setmetatable({'}\n"
+    "  for j, k in ipairs(keys) do src[#src + 1] = k .. ' = a[b + ' .. j .. '], ' end\n"
+    "  src[#src + 1] = '}, mt) end return out end'\n"
+    "  return load(table.concat(src))(vals, #recs, getmetatable(recs[1])), #keys\n"
+    "end\n"
+    "local v = s:get('process') assert(#v == 2700, #v)\n"
+    "local pfloor, nkeys = floor_of(v)\n"
+    "local fv = pfloor() for i = 1, #v do for k, x in pairs(v[i]) do assert(fv[i][k] == x, k) end end\n"
+    "local gfloor, gkeys = floor_of({s:get('global')}) assert(gkeys == 23, gkeys)\n"
+    "local into, cols, gint = {}, {}, {}\n"
+    "local forms = {\n"
+    "  {'default', 20, function() local r = s:get('process') end},\n"
+    "  {'into', 20, function() local r = s:get('process', nil, {into = into}) end},\n"
+    "  {'columns', 20, function() local r = s:get('process', nil, {columns = true, into = cols}) end},\n"
+    "  {'columns, new', 20, function() local r = s:get('process', nil, {columns = true}) end},\n"
+    "  {'floor', 20, pfloor},\n"
+    "  {'C', 200, function() cproc(1) end},\n"
+    "  {'global', 100000, function() local r = s:get('global') end},\n"
+    "  {'global into', 100000, function() local r = s:get('global', nil, {into = gint}) end},\n"
+    "  {'gfloor', 100000, gfloor},\n"
+    "}\n"
+    "local best = {}\n"
+    "local only = os.getenv('MISH_BENCH_LUA') if only and only ~= '1' then\n"
+    "  for _, f in ipairs(forms) do if f[1] == only then for i = 1, f[2] * 10 do f[3]() end end end os.exit(0) end\n"
+    "for r = 1, 5 do for _, f in ipairs(forms) do\n"
+    "  collectgarbage() local t0 = os.clock() for i = 1, f[2] do f[3]() end\n"
+    "  local t = (os.clock() - t0) / f[2] * 1e6 if t < (best[f[1]] or math.huge) then best[f[1]] = t end\n"
+    "end end\n"
+    "assert(cproc(1) == 2700 and #into == 2700 and #cols.pid == 2700)\n"
+    "s:close() return best.default, best.into, best.columns, best['columns, new'], best.floor, best.C, best.global, best['global into'], best.gfloor, nkeys\n";
+  if (luaL_dostring(L, code) == LUA_OK) {
+    double d = lua_tonumber(L, -10), in = lua_tonumber(L, -9), co = lua_tonumber(L, -8), cn = lua_tonumber(L, -7);
+    double fl = lua_tonumber(L, -6), c = lua_tonumber(L, -5), g = lua_tonumber(L, -4), gi = lua_tonumber(L, -3), gf = lua_tonumber(L, -2);
+    printf("Lua reads 2700 x 10 (%d keys a record): default %.0f us, floor (the same tables built in Lua) %.0f us, ratio %.2f (target <= 1.1)\n",
+           (int)lua_tointeger(L, -1), d, fl, d / fl);
+    printf("  into %.0f us, columns (into) %.0f us, columns (new) %.0f us; C MIPROCGET %.1f us: ratios %.2f, %.2f, %.2f (target <= 3)\n",
+           in, co, cn, c, in / c, co / c, cn / c);
+    printf("Lua s:get('global') 23 items: %.2f us, into %.2f us; 23-key constructor %.2f us: ratios %.2f, %.2f (target <= 1.5; best of 5)\n",
+           g, gi, gf, g / gf, gi / gf);
+  } else printf("Lua reads bench failed: %s\n", lua_tostring(L, -1));
+  lua_close(L);
+  mi_session_free(lua_cs);
+  free(lua_cbuf);
+  mi_system_free(sys);
+}
+
 int main(void) {
+  if (getenv("MISH_BENCH_LUA")) { bench_lua_reads(); return 0; }   /* only the Lua reads (#31.1); =form: only that form, for a profiler */
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   if (getenv("MISH_BENCH_SIM")) { bench_sim(); return 0; }   /* only the simulator's figures */
   if (getenv("MISH_BENCH_READERS")) { bench_readers(); return 0; }   /* only the readers against a busy writer */
@@ -1105,6 +1205,7 @@ int main(void) {
     printf("Lua s:get('io') 100 disks x 8:    %8.2f us  (target <= 100 us; best of 3)\n", lua_tonumber(L, -2));
   } else printf("Lua s:get bench failed: %s\n", lua_tostring(L, -1));
   lua_close(L);
+  bench_lua_reads();
 
   bench_sim();
   bench_host();

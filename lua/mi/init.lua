@@ -643,6 +643,10 @@ function Session:get(domain, items, opts)
     if opts.mapping then map = M.mapping(opts.mapping, 2) end
     opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "get", "a pid (an integer) or nil", opts.pid)
     opt_check(opts.cpu == nil or math.type(opts.cpu) == "integer", "cpu", "get", "a CPU id (an integer) or nil", opts.cpu)
+    opt_check(opts.into == nil or type(opts.into) == "table", "into", "get", "a table to refill or nil", opts.into)
+    if (opts.into or opts.columns) and (opts.include or opts.exclude) then
+      error("bad option to 'get' (into and columns do not combine with include or exclude)", 2)
+    end
     if domain == "process" then sel = opts.pid or -1
     elseif domain == "io" then sel = ldev_of(opts.ldev, 2)
     elseif domain == "processor" then sel = opts.cpu or -1 end
@@ -670,7 +674,11 @@ function Session:get(domain, items, opts)
   elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
   elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
-  local rc, st, data = q:get(sel, 0, true)   -- (raises first on a closed session or system)
+  -- opts.into: refill that table (records of the same entities reused, the rest removed);
+  -- opts.columns: {[key] = {values...}}, the records' keys as columns (#31.1)
+  local rc, st, data
+  if opts then rc, st, data = q:get(sel, 0, true, opts.into, opts.columns)
+  else rc, st, data = q:get(sel, 0, true) end   -- (raises first on a closed session or system)
   if domain == "process" and data then READ_AT[data] = self.sys:now() end
   rc, st = in_callers_list(rc, st, nums, domain)
   local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)

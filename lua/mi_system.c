@@ -1,0 +1,526 @@
+/* mi_system.c — mi.core's systems and sessions: core.system / attach / open and the default
+ * system, the workload tables, a system userdata's methods (advance, info, close ...), and
+ * sessions, which close with their system. */
+#include "mi_lua_int.h"
+
+/* ---- systems ---- */
+
+/* The user-ID registry file of every system Lua creates: $MI_AIFKUF when the module was opened
+ * (the program reads the environment, never the core), else memory only. */
+static char lua_registry[512];
+
+/* The system options of a system Lua creates. */
+static mi_system_options lua_options(void) {
+  mi_system_options o = {0};
+  o.registry = lua_registry[0] ? lua_registry : NULL;
+  return o;
+}
+
+/* Why a store could not be created at a path, from mi_system_new's errno. */
+static const char *share_reason(int e) {
+  switch (e) {
+  case EBUSY: return "a live store is there";
+  case EEXIST: return "a file that is not a mish store is there (mish never replaces it)";
+  case ELOOP: return "it is a symbolic link (mish never follows or replaces one)";
+  case EISDIR: return "it is a directory";
+  case EPERM: return "a store of another user is there";
+  case 0: return "out of memory";
+  default: return strerror(e);
+  }
+}
+
+/* Creates an empty system with the module's options, private or shared at path share;
+ * raises if out of memory or the file cannot be made. */
+static mi_system *new_system(lua_State *L, const char *share) {
+  mi_system_options o = lua_options();
+  o.share = share;
+  errno = 0;
+  mi_system *sys = mi_system_new(&o);
+  if (!sys && share)
+    luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
+  if (!sys) luaL_error(L, "cannot create the system: out of memory");
+  return sys;
+}
+
+/* Returns the system userdata at i (raises if it is not one or is closed). */
+mi_system *mil_checksys(lua_State *L, int i) {
+  lsys *u = luaL_checkudata(L, i, SYS_MT);
+  if (!u->sys) luaL_argerror(L, i, "system is closed");
+  return u->sys;
+}
+
+/* Index of workload field `key`, or -1. */
+static int field_index(const char *key) {
+  const char *f;
+  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, NULL, NULL)); i++)
+    if (strcmp(f, key) == 0) return i;
+  return -1;
+}
+
+/* Sets workload field `key` from the value at the top of the stack; raises naming the field. */
+static void set_field(lua_State *L, mi_workload *w, const char *key) {
+  double v, lo = 0, hi = 0;
+  int kind = MI_WF_INTEGER;
+  mi_workload_field(field_index(key), &lo, &hi, &kind, NULL);
+  if (kind == MI_WF_DIST && lua_type(L, -1) == LUA_TSTRING) {
+    const char *d = lua_tostring(L, -1);
+    int k = 0;
+    while (mi_dist_name(k) && strcmp(mi_dist_name(k), d)) k++;
+    if (!mi_dist_name(k)) luaL_error(L, "workload field '%s': unknown distribution '%s' (exponential, constant, uniform)", key, d);
+    v = k;
+  } else if (lua_type(L, -1) == LUA_TNUMBER) v = lua_tonumber(L, -1);
+  else { luaL_error(L, "workload field '%s': number expected, got %s", key, luaL_typename(L, -1)); return; }
+  if (mi_workload_set(w, key, v) == -2) {
+    char range[80];
+    snprintf(range, sizeof range, "%.15g..%.15g", lo, hi);
+    luaL_error(L, "workload field '%s' must be %s in %s, got %s", key, kind == MI_WF_REAL ? "a number" : "an integer",
+               range, lua_tostring(L, -1));
+  }
+}
+
+/* Pushes field k of the table at i and returns its type; raises "bad argument #i to 'f'
+ * (field 'k': T expected, got X)" unless it is nil or of type t. */
+int mil_opt_field(lua_State *L, int i, const char *k, int t) {
+  int got = lua_getfield(L, i, k);
+  if (got != LUA_TNIL && got != t)
+    luaL_argerror(L, i, lua_pushfstring(L, "field '%s': %s expected, got %s", k, lua_typename(L, t), luaL_typename(L, -1)));
+  return got;
+}
+
+/* Reads integer field k of the table at i into *v if present (returns 1); raises on another
+ * type, a number without an integer value, or one outside lo..hi. */
+int mil_opt_field_int(lua_State *L, int i, const char *k, lua_Integer lo, lua_Integer hi, lua_Integer *v) {
+  int has = mil_opt_field(L, i, k, LUA_TNUMBER) != LUA_TNIL;
+  if (has) {
+    int ok;
+    *v = lua_tointegerx(L, -1, &ok);
+    if (!ok || *v < lo || *v > hi)
+      luaL_argerror(L, i, lua_pushfstring(L, "field '%s': %s integer expected", k, hi == INT32_MAX ? "a 32-bit" : "an"));
+  }
+  lua_pop(L, 1);
+  return has;
+}
+
+/* Reads the workload table at t into *out: the built-in `base` or `workload` (default "oltp") with
+ * any field of core.workload_fields() set over it; name (namelen bytes) receives its name. Raises
+ * on an unknown built-in or field (a typo must not silently run the default) or a value out of range. */
+static void table_workload(lua_State *L, int t, mi_workload *out, char *name, size_t namelen) {
+  lua_getfield(L, t, "base");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, t, "workload"); }
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "workload must be a built-in name here");
+  const char *wname = luaL_optstring(L, -1, "oltp");
+  const mi_workload *b = mi_workload_builtin(wname);
+  if (!b) {
+    luaL_Buffer lb;
+    luaL_buffinit(L, &lb);
+    for (int i = 0; mi_workload_name(i); i++) { luaL_addstring(&lb, mi_workload_name(i)); luaL_addstring(&lb, ", "); }
+    luaL_pushresult(&lb);
+    luaL_error(L, "unknown workload '%s' (try %sor a workload file)", wname, lua_tostring(L, -1));
+  }
+  mi_workload w = *b;
+  lua_pop(L, 1);
+  mil_opt_field(L, t, "name", LUA_TSTRING);
+  snprintf(name, namelen, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : w.name);
+  w.name = name;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "workload keys must be field names");
+    const char *k = lua_tostring(L, -2);
+    if (!strcmp(k, "workload") || !strcmp(k, "base") || !strcmp(k, "realtime") || !strcmp(k, "name") ||
+        !strcmp(k, "about") || !strcmp(k, "host") || !strcmp(k, "share")) { lua_pop(L, 1); continue; }
+    double dummy;
+    if (mi_workload_get(&w, k, &dummy) != 0) luaL_error(L, "unknown workload field '%s' (see mi.workload_fields())", k);
+    set_field(L, &w, k);
+    lua_pop(L, 1);
+  }
+  *out = w;
+}
+
+/* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
+ * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
+ * overrides it; an unknown key is an error (a typo must not silently run the default). */
+static int l_system(lua_State *L) {
+  lua_settop(L, 1);
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);           /* closed until the system exists */
+  luaL_setmetatable(L, SYS_MT);
+  if (lua_isnoneornil(L, 1) || (lua_type(L, 1) == LUA_TSTRING && strcmp(lua_tostring(L, 1), "default") == 0)) {
+    u->sys = mi_default_system();
+    if (!u->sys) return luaL_error(L, "cannot create the default system");
+    return 1;
+  }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_getfield(L, 1, "host");
+  int host = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  mil_opt_field(L, 1, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
+  const char *share = lua_tostring(L, -1);
+  lua_pop(L, 1);   /* the string stays alive in the table */
+  if (host) {   /* {host = true, proc = "/proc", age_ms = 100}: the live machine */
+    mil_opt_field(L, 1, "proc", LUA_TSTRING);
+    const char *root = lua_tostring(L, -1);
+    lua_Integer age = -1;
+    mil_opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
+    if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
+    mi_system *sys = new_system(L, share);
+    if (mi_linux_attach(sys, root, (int)age) != 0) { mi_system_free(sys); return luaL_error(L, "cannot create the host system"); }
+    u->sys = sys;
+    lua_pop(L, 1);
+    u->owned = 1;
+    if (share) mi_system_publish_every(u->sys, 100);
+    return 1;
+  }
+  mi_workload w;
+  char name[64];
+  table_workload(L, 1, &w, name, sizeof name);
+  lua_getfield(L, 1, "realtime");
+  int rt = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  mi_system *sys = new_system(L, share);
+  if (mi_sim_attach(sys, &w, rt) != 0) {
+    mi_system_free(sys);
+    char why[160];
+    if (mi_workload_check(&w, why, sizeof why) != 0) return luaL_error(L, "%s", why);
+    return luaL_error(L, "cannot create the system (out of memory)");
+  }
+  u->sys = sys;
+  u->owned = 1;
+  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  return 1;
+}
+
+/* core.attach(path [, trust]) -> system: the store another process shares at path (mi.system{share=},
+ * mish --share, examples/embed --share), with this module's registry; trust accepts a store file
+ * of another user. Raises with the reason if it cannot. */
+static int l_attach(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  mi_attach_options ao = {.registry = lua_registry[0] ? lua_registry : NULL, .trust = lua_toboolean(L, 2)};
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, SYS_MT);
+  int err = 0;
+  errno = 0;
+  u->sys = mi_system_attach_with(path, &ao, &err);
+  if (!u->sys) {
+    int e = errno;
+    const char *m = mi_status_message(err);
+    if (strncmp(m, "mish: ", 6) == 0) m += 6;   /* the caller's message already says whose it is */
+    if (err == MI_E_STORE_OPEN && e) return luaL_error(L, "cannot attach '%s': %s (%s)", path, m, strerror(e));
+    return luaL_error(L, "cannot attach '%s': %s", path, m);
+  }
+  u->owned = 1;
+  return 1;
+}
+
+/* core.open(spec [, {cpus=, workload=<table of core.system's form>, age_ms=, virtual=}]) -> system
+ * userdata: mi_system_open("sim", "sim:batch", "host", "host:/proc-root" or a registered NAME[:ARG])
+ * with the module's registry; a sim opened so runs in real time after a minute of history unless
+ * virtual is true. Raises with the core's reason, e.g. "unknown system 'x' (sim, host)". */
+static int l_open(lua_State *L) {
+  const char *spec = luaL_optstring(L, 1, "sim");
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  mi_source_args a = {0};
+  const char *share = NULL;
+  mi_workload w;
+  char name[64];
+  if (lua_istable(L, 2)) {
+    lua_Integer v;
+    if (mil_opt_field_int(L, 2, "cpus", INT32_MIN, INT32_MAX, &v)) a.cpus = (int)v;
+    if (mil_opt_field_int(L, 2, "age_ms", -1, INT32_MAX, &v)) a.age_ms = (int)v;
+    lua_getfield(L, 2, "virtual");
+    a.virtual_time = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    mil_opt_field(L, 2, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
+    share = lua_tostring(L, -1);
+    lua_pop(L, 1);   /* the string stays alive in the table */
+    mil_opt_field(L, 2, "window", LUA_TSTRING);  /* {window = "from=..,to=..,speed=.."}: a replay's (#13) */
+    a.window = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    if (mil_opt_field(L, 2, "workload", LUA_TTABLE) == LUA_TTABLE) {
+      table_workload(L, lua_gettop(L), &w, name, sizeof name);
+      a.workload = &w;
+    }
+    lua_pop(L, 1);
+  }
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, SYS_MT);
+  char err[256];
+  mi_system_options o = lua_options();
+  o.share = share;
+  errno = 0;
+  u->sys = mi_system_open(spec, &o, &a, err, sizeof err);
+  if (!u->sys && share && strcmp(err, "out of memory") == 0)
+    return luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
+  if (!u->sys) return luaL_error(L, "%s", err);
+  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  u->owned = 1;
+  return 1;
+}
+
+/* core.set_default(system): installs a system Lua created as THE default (of core.system("default"),
+ * the upper-case API and mi.open()); the core owns it from then on. Raises if another default exists. */
+static int l_set_default(lua_State *L) {
+  lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  if (!u->sys) luaL_argerror(L, 1, "system is closed");
+  if (mi_set_default_system(u->sys) != 0) return luaL_error(L, "a default system exists already");
+  u->owned = 0;   /* the core frees it at exit; this userdata is now a wrapper of the default */
+  return 0;
+}
+
+/* core.default_exists() -> true once the default system exists (installed or created by a use). */
+static int l_default_exists(lua_State *L) {
+  lua_pushboolean(L, mi_default_exists());
+  return 1;
+}
+
+/* core.sources() -> array of {name=, about=}: the sources mi_system_open knows, built-ins first. */
+static int l_sources(lua_State *L) {
+  lua_newtable(L);
+  const mi_source_ops *o;
+  for (int i = 0; (o = mi_source_at(i)); i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, o->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, o->about ? o->about : ""); lua_setfield(L, -2, "about");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* Pushes workload w as a table of its fields (distributions by name) plus name and about. */
+static void push_workload(lua_State *L, const mi_workload *w) {
+  lua_newtable(L);
+  const char *f;
+  int kind;
+  for (int i = 0; (f = mi_workload_field(i, NULL, NULL, &kind, NULL)); i++) {
+    double v = 0;
+    mi_workload_get(w, f, &v);
+    if (kind == MI_WF_DIST) lua_pushstring(L, mi_dist_name((int)v));
+    else if (kind == MI_WF_INTEGER) lua_pushinteger(L, (lua_Integer)v);
+    else lua_pushnumber(L, v);
+    lua_setfield(L, -2, f);
+  }
+  if (w->name) { lua_pushstring(L, w->name); lua_setfield(L, -2, "name"); }
+  if (w->about) { lua_pushstring(L, w->about); lua_setfield(L, -2, "about"); }
+}
+
+/* core.sleep(seconds): waits on the monotonic clock; returns early (false) if a signal arrives. */
+static int l_sleep(lua_State *L) {
+  double sec = luaL_checknumber(L, 1);
+  luaL_argcheck(L, sec >= 0 && sec < 1e7, 1, "seconds must be in 0..1e7");
+  struct timespec ts = {(time_t)sec, (long)((sec - (double)(time_t)sec) * 1e9)};
+  lua_pushboolean(L, nanosleep(&ts, NULL) == 0);
+  return 1;
+}
+
+/* core.clock() -> milliseconds of a monotonic clock (for interval arithmetic). */
+static int l_clock(lua_State *L) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6);
+  return 1;
+}
+
+/* core.workload(name) -> table of a built-in workload's fields, or nil if there is none. */
+static int l_workload(lua_State *L) {
+  const mi_workload *w = mi_workload_builtin(luaL_checkstring(L, 1));
+  if (!w) { lua_pushnil(L); return 1; }
+  push_workload(L, w);
+  return 1;
+}
+
+/* core.workload_fields() -> array of {name=, min=, max=, about=} for every settable field. */
+static int l_workload_fields(lua_State *L) {
+  lua_newtable(L);
+  double lo, hi;
+  const char *about, *f;
+  for (int i = 0; (f = mi_workload_field(i, &lo, &hi, NULL, &about)); i++) {
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, f); lua_setfield(L, -2, "name");
+    lua_pushnumber(L, lo); lua_setfield(L, -2, "min");
+    lua_pushnumber(L, hi); lua_setfield(L, -2, "max");
+    lua_pushstring(L, about); lua_setfield(L, -2, "about");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* Closes session e once: frees its C session (its system is still alive), unlinks it from its
+ * system userdata; by_system marks it closed by its system's close. Idempotent. */
+static void ses_release(lses *e, int by_system) {
+  if (e->s) mi_session_free(e->s);
+  e->s = NULL;
+  if (e->sys) {
+    if (e->prev) e->prev->next = e->next; else e->sys->sessions = e->next;
+    if (e->next) e->next->prev = e->prev;
+    e->prev = e->next = NULL;
+    e->sys = NULL;
+    if (by_system) e->sys_closed = 1;
+  }
+}
+
+/* __gc/__close/close of a system: closes the sessions opened on this userdata, then frees an
+ * owned system; a wrapper of the default (or an embedding program's) system leaves the system. */
+static int sys_close(lua_State *L) {
+  lsys *u = luaL_checkudata(L, 1, SYS_MT);
+  while (u->recorders) mil_rcd_release(u->recorders, 1);   /* their end marks, while the system is there */
+  while (u->sessions) ses_release(u->sessions, 1);
+  if (u->sys && u->owned) mi_system_free(u->sys);
+  u->sys = NULL;
+  return 0;
+}
+
+/* system:closed() -> true once the system userdata is closed. */
+static int sys_isclosed(lua_State *L) {
+  lua_pushboolean(L, ((lsys *)luaL_checkudata(L, 1, SYS_MT))->sys == NULL);
+  return 1;
+}
+
+/* system:advance(ms): runs the simulated model forward by ms of virtual time. */
+static int sys_advance(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  lua_Integer ms = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, ms >= 0, 2, "milliseconds must be >= 0");
+  if (!mi_sim_attached(sys)) return luaL_error(L, "this system is not simulated");
+  mi_sim_advance(sys, ms);
+  return 0;
+}
+
+/* system:now() -> the system's time in ticks since 1970 (a process's start_ticks is on this clock). */
+static int sys_now(lua_State *L) {
+  lua_pushinteger(L, mi_host_now(mil_checksys(L, 1)));
+  return 1;
+}
+
+/* system:refresh() -> processes seen: reads /proc now (host systems only). */
+static int sys_refresh(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  if (!mi_linux_attached(sys)) return luaL_error(L, "this system is not the host");
+  lua_pushinteger(L, mi_linux_refresh(sys));
+  return 1;
+}
+
+/* core.host_mapping() -> array of {item=, figure=} the host source drives. */
+static int l_host_mapping(lua_State *L) {
+  lua_newtable(L);
+  const char *fig;
+  int32_t item;
+  for (int i = 0; (item = mi_linux_mapping(i, &fig)) != 0; i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, item); lua_setfield(L, -2, "item");
+    lua_pushstring(L, fig); lua_setfield(L, -2, "figure");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* core.host_figure(item) -> the kernel figure behind an item on the host, or nil. */
+static int l_host_figure(lua_State *L) {
+  lua_Integer item = luaL_checkinteger(L, 1);
+  const char *f = item >= INT32_MIN && item <= INT32_MAX ? mi_linux_figure((int32_t)item) : NULL;
+  if (f) lua_pushstring(L, f); else lua_pushnil(L);
+  return 1;
+}
+
+/* system:realtime(on): keeps the model in step with the wall clock or not. */
+static int sys_realtime(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  mi_sim_set_realtime(sys, lua_toboolean(L, 2));
+  return 0;
+}
+
+/* system:info() -> {cpus=, processes=, ticks=, devices={[ldev]=type name}, transactions=, host= (the host's reading health)}. */
+static int sys_info(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, mi_host_cpus(sys)); lua_setfield(L, -2, "cpus");
+  lua_pushinteger(L, mi_host_proc_count(sys)); lua_setfield(L, -2, "processes");
+  lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
+  lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
+  lua_pushstring(L, mi_system_attached(sys) ? "attached" : mi_system_source_name(sys)); lua_setfield(L, -2, "source");
+  if (mi_system_share_path(sys)) { lua_pushstring(L, mi_system_share_path(sys)); lua_setfield(L, -2, "share"); }
+  if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
+  mi_linux_health hh;
+  if (mi_linux_health_get(sys, &hh) == 0) {   /* host = {refreshes, incomplete, failed_reads, malformed, errno, error, complete} */
+    lua_createtable(L, 0, 7);
+    lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
+    lua_pushinteger(L, hh.incomplete); lua_setfield(L, -2, "incomplete");
+    lua_pushinteger(L, hh.failed_reads); lua_setfield(L, -2, "failed_reads");
+    lua_pushinteger(L, hh.malformed); lua_setfield(L, -2, "malformed");
+    lua_pushinteger(L, hh.last_errno); lua_setfield(L, -2, "errno");
+    if (hh.last_errno) { lua_pushstring(L, strerror(hh.last_errno)); lua_setfield(L, -2, "error"); }
+    lua_pushboolean(L, hh.complete); lua_setfield(L, -2, "complete");
+    lua_newtable(L);   /* disks = {[ldev] = the kernel's name} */
+    for (int l = 1; mi_linux_disk_name(sys, l); l++) { lua_pushstring(L, mi_linux_disk_name(sys, l)); lua_rawseti(L, -2, l); }
+    lua_setfield(L, -2, "disks");
+    lua_setfield(L, -2, "host");
+  }
+  lua_newtable(L);
+  for (int l = 1; l <= MI_MAX_LDEV; l++)
+    if (mi_host_device(sys, l)) { lua_pushstring(L, mi_devtype(mi_host_device(sys, l))->name); lua_rawseti(L, -2, l); }
+  lua_setfield(L, -2, "devices");
+  return 1;
+}
+
+/* ---- sessions ---- */
+
+/* Returns the open session at i (raises if it is not one, or it or its system is closed). */
+lses *mil_checkses(lua_State *L, int i) {
+  lses *u = luaL_checkudata(L, i, SES_MT);
+  if (!u->s) luaL_argerror(L, i, u->sys_closed ? "system is closed" : "session is closed");
+  return u;
+}
+
+/* core.session(system) -> a new MI caller on that system, privileged mode off. */
+static int l_session(lua_State *L) {
+  lsys *y = luaL_checkudata(L, 1, SYS_MT);
+  if (!y->sys) luaL_argerror(L, 1, "system is closed");
+  lses *u = lua_newuserdatauv(L, sizeof *u, 2);
+  memset(u, 0, sizeof *u);          /* closed until the C session exists */
+  luaL_setmetatable(L, SES_MT);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);      /* keeps the system userdata alive while the session lives */
+  u->s = mi_session_new(y->sys);
+  if (!u->s) return luaL_error(L, "cannot create a session");
+  u->sys = y;
+  u->next = y->sessions;
+  if (y->sessions) y->sessions->prev = u;
+  y->sessions = u;
+  return 1;
+}
+
+/* __gc/__close/close of a session: turns off all it enabled and frees it, once. */
+static int ses_close(lua_State *L) {
+  lses *u = luaL_checkudata(L, 1, SES_MT);
+  ses_release(u, 0);
+  lua_pushnil(L);
+  lua_setiuservalue(L, 1, 2);       /* drops the cached GET buffer */
+  return 0;
+}
+
+static const luaL_Reg sys_methods[] = {
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"now", sys_now}, {"refresh", sys_refresh}, {"close", sys_close},
+  {"closed", sys_isclosed}, {"udef_install", mil_sys_udef_install}, {"udef_items", mil_sys_udef_items},
+  {"udef_count", mil_sys_udef_count}, {"udef", mil_sys_udef}, {NULL, NULL}};
+static const luaL_Reg ses_methods[] = {{"priv", mil_ses_priv}, {"close", ses_close}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {
+  {"system", l_system}, {"attach", l_attach}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
+  {"sources", l_sources}, {"session", l_session}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep},
+  {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {NULL, NULL}};
+
+/* Takes the program's registry ($MI_AIFKUF) for the systems Lua creates and a default not yet
+ * made; makes the system and session metatables; adds this file's functions to the module
+ * table at the top. */
+void mil_open_system(lua_State *L) {
+  const char *reg = getenv("MI_AIFKUF");
+  if (reg && !lua_registry[0]) {
+    snprintf(lua_registry, sizeof lua_registry, "%s", reg);
+    mi_system_options o = lua_options();
+    mi_default_configure(NULL, &o);   /* -1 when the program made its default already: it chose */
+  }
+  mil_new_mt(L, SYS_MT, sys_methods, sys_close);
+  mil_new_mt(L, SES_MT, ses_methods, ses_close);
+  luaL_setfuncs(L, funcs, 0);
+}
