@@ -157,14 +157,16 @@ static int l_system(lua_State *L) {
   mil_opt_field(L, 1, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
   const char *share = lua_tostring(L, -1);
   lua_pop(L, 1);   /* the string stays alive in the table */
-  if (host) {   /* {host = true, proc = "/proc", age_ms = 100}: the live machine */
+  if (host) {   /* {host = true, proc = "/proc", age_ms = 100, process_age_ms = 0}: the live machine */
     mil_opt_field(L, 1, "proc", LUA_TSTRING);
     const char *root = lua_tostring(L, -1);
-    lua_Integer age = -1;
+    lua_Integer age = -1, page = 0;
     mil_opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
+    mil_opt_field_int(L, 1, "process_age_ms", 0, INT32_MAX, &page);
     if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
     mi_system *sys = new_system(L, share);
     if (mi_linux_attach(sys, root, (int)age) != 0) { mi_system_free(sys); return luaL_error(L, "cannot create the host system"); }
+    mi_linux_set_process_age(sys, (int)page);
     u->sys = sys;
     lua_pop(L, 1);
     u->owned = 1;
@@ -443,8 +445,14 @@ static int sys_info(lua_State *L) {
   if (mi_system_share_path(sys)) { lua_pushstring(L, mi_system_share_path(sys)); lua_setfield(L, -2, "share"); }
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   mi_linux_health hh;
-  if (mi_linux_health_get(sys, &hh) == 0) {   /* host = {refreshes, incomplete, failed_reads, malformed, errno, error, complete} */
-    lua_createtable(L, 0, 7);
+  if (mi_linux_health_get(sys, &hh) == 0) {   /* host = {refreshes, incomplete, failed_reads, malformed, errno, error,
+                                                * complete, disks, and the cost: files_read, last_files, cpu_s, last_cpu_s, self_cpu_s} */
+    lua_createtable(L, 0, 13);
+    lua_pushinteger(L, hh.files_read); lua_setfield(L, -2, "files_read");
+    lua_pushinteger(L, hh.last_files); lua_setfield(L, -2, "last_files");
+    lua_pushnumber(L, hh.cpu_ns / 1e9); lua_setfield(L, -2, "cpu_s");
+    lua_pushnumber(L, hh.last_cpu_ns / 1e9); lua_setfield(L, -2, "last_cpu_s");
+    lua_pushnumber(L, hh.self_cpu_ns / 1e9); lua_setfield(L, -2, "self_cpu_s");
     lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
     lua_pushinteger(L, hh.incomplete); lua_setfield(L, -2, "incomplete");
     lua_pushinteger(L, hh.failed_reads); lua_setfield(L, -2, "failed_reads");

@@ -47,7 +47,7 @@ per_header() {
       echo "static fn volatile tab[] = { NULL,"; for f in $fns; do echo "  (fn)$f,"; done; echo "};"
       echo "int main(void) {"; echo "  int n = 0;"
       echo "  for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) n += tab[i] != NULL;"
-      echo "  printf(\"%d\\n\", n);"; echo "  return 0;"; echo "}"; } > "$c"
+      printf '  printf("%%d\\n", n);\n'; echo "  return 0;"; echo "}"; } > "$c"
     PKG_CONFIG_PATH="$D$P/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D" sh -c \
       'cd "$1" && ${CC:-cc} -std=c11 -Wall -Wextra -Werror -Wno-pedantic "$2" -o "$3" $(pkg-config --cflags --libs mi)' - \
       "$inst" "hdr_$b.c" "hdr_$b" || { echo "$b.h does not build alone"; return 1; }
