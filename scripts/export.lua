@@ -31,7 +31,11 @@ end
 if opts.openmetrics then
   mi.recording_state(file, io.stderr)   -- a recording that is not whole says so, never silently
   local ok, sys = pcall(mi.replay, file, { from = opts.from, to = opts.to, speed = "max" })
-  if not ok then io.stderr:write("export: ", tostring(sys), "\n") os.exit(1) end
+  if not ok then   -- a window that holds no sample is the caller's mistake (2), as for --csv and --json
+    io.stderr:write("export: ", tostring(sys), "\n")
+    local msg = tostring(sys)
+    os.exit((msg:find("holds no sample", 1, true) or msg:find("before it starts", 1, true)) and 2 or 1)
+  end
   local fams, order = {}, {}
   local n = 0
   mi.openmetrics(sys)   -- turns the counters on at the window's first sample: they count from there

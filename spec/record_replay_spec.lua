@@ -168,7 +168,8 @@ describe("#30.4 recording windows: times of day, dates, offsets from either end;
     for _, k in ipairs(cases) do
       for _, cmd in ipairs({ MISH .. " --replay " .. k[1] .. " " .. k[2] .. " -e 'print(1)'",
                              MISH .. " scripts/summary.lua " .. k[1] .. " " .. k[2],
-                             MISH .. " scripts/export.lua " .. k[1] .. " " .. k[2] }) do
+                             MISH .. " scripts/export.lua " .. k[1] .. " " .. k[2],
+                             MISH .. " scripts/export.lua --openmetrics " .. k[1] .. " " .. k[2] }) do
         local o, e, c = run(cmd)
         assert.equal(2, c, cmd .. "\n" .. e)
         assert.equal("", o, cmd)
