@@ -3,9 +3,10 @@
 -- room order below, and that order has no cycle. The checker is also fed a doctored copy of the
 -- real tables (an upward call, an upward include) and must report each: it can fail.
 
--- Rooms from the bottom up, with what each may use. record/reader.c (the file format, read) sits
--- below the sources (the replay source reads recordings); record/writer.c (the recorder) is a
--- reader of systems above the AIFs. The AIF room opens the default system through sources/.
+-- Rooms from the bottom up (one folder of core/ each), with what each may use. recfile/ (the
+-- recording format and its reader) sits below the sources (the replay source reads recordings);
+-- record/ (the recorder) is a reader of systems above the AIFs. The AIF room opens the default
+-- system through sources/.
 local ALLOWED = {
   base = {},
   catalog = { "base" },
@@ -14,14 +15,12 @@ local ALLOWED = {
   recfile = { "base", "catalog" },
   sources = { "base", "catalog", "store", "recfile" },
   aif = { "base", "catalog", "store", "query", "sources" },
-  recorder = { "base", "catalog", "store", "query", "aif", "recfile", "sources" },
+  record = { "base", "catalog", "store", "query", "aif", "recfile", "sources" },
   export = { "base", "catalog", "store", "query", "aif", "sources" },
 }
 
 -- The room of a core source or header path ("core/store/seg.c"), nil outside the rooms.
 local function room_of(path)
-  if path:match("core/record/reader%.c$") or path:match("core/record/format%.h$") then return "recfile" end
-  if path:match("core/record/") then return "recorder" end
   local d = path:match("^core/([%w_]+)/")
   if d == "gen" then return "catalog" end
   if d == "sim" then return "sources" end
@@ -137,10 +136,10 @@ describe("the core's rooms (#28.1)", function()
     assert.equal("core/aif/session.c", t.defs.mi_session_free)
     doctored.undef["core/store/store.c"] = { "mi_session_free" }         -- the call #28 removed
     doctored.incs["core/catalog/catalog.c"] = { "mi_internal.h" }        -- the include #28 removed
-    doctored.incs["core/query/query.c"] = { "record/format.h", "mi_query.h" }
+    doctored.incs["core/query/query.c"] = { "recfile/format.h", "mi_query.h" }
     assert.same({
       "core/catalog/catalog.c includes mi_internal.h (catalog -> store)",
-      "core/query/query.c includes record/format.h (query -> recfile)",
+      "core/query/query.c includes recfile/format.h (query -> recfile)",
       "core/store/store.c calls mi_session_free (store -> aif)",
     }, violations(doctored))
   end)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mi_userdef.h"
-#include "record/format.h"
+#include "recfile/format.h"
 static const mi_udef_desc ud_desc[9] = {
   {"orders_placed", MI_UDEF_ACCUM, "orders", "orders the shop took", 0, 1},
   {"proc_orders", MI_UDEF_ACCUM, NULL, "orders a process took", 1, 1},

@@ -15,7 +15,7 @@
 #include "mi_record.h"
 #include "mi_source.h"
 #include "mi_userdef.h"
-#include "format.h"
+#include "recfile/format.h"
 
 #define NCFG 46
 #define MAXENT_IO (MI_MAX_LDEV + 1)

@@ -9,7 +9,7 @@
 #include "fuzz_common.h"
 #include "mi_record.h"
 #include "mi_source.h"
-#include "record/format.h"
+#include "recfile/format.h"
 
 static char path[300];
 

@@ -12,7 +12,7 @@
 #include "mi_host.h"
 #include "mi_userdef.h"
 #include "mi_record.h"
-#include "record/format.h"
+#include "recfile/format.h"
 #include "../record_fixture.h"
 /* Writes the mode byte and n bytes to path. */
 static void spill(const char *path, int mode, const uint8_t *b, long n) {
