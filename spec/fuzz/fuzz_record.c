@@ -65,10 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           FZ_CHECK(keys[k] >= 0 && (k == 0 || keys[k] > keys[k - 1]), "present keys ascending");
           const int64_t *row = mi_rec_row(r, d, keys[k]);
           FZ_CHECK(row != NULL, "a present entity has a row");
-          for (int i = 0; row && i < ni; i++)   /* a recorded user-defined counter: in the table, read as a GET would */
-            if ((uint32_t)its[i].item - MI_UDEF_FIRST < MI_UDEF_MAX && r && mi_rec_info_get(r)->version >= 2) {
-              FZ_CHECK(its[i].it != NULL && its[i].item - MI_UDEF_FIRST < nu, "a recorded counter is in the table");
-              (void)mi_rec_udef_value(r, its[i].item, row + its[i].at, 0);
+          for (int c = 0; row && c < ni; c++)   /* a recorded user-defined counter: in the table, read as a GET would */
+            if ((uint32_t)its[c].item - MI_UDEF_FIRST < MI_UDEF_MAX && r && mi_rec_info_get(r)->version >= 2) {
+              FZ_CHECK(its[c].it != NULL && its[c].item - MI_UDEF_FIRST < nu, "a recorded counter is in the table");
+              (void)mi_rec_udef_value(r, its[c].item, row + its[c].at, 0);
             }
         }
       }
