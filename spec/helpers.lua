@@ -47,7 +47,6 @@ end
 function H.tmp_path(tag)
   return os.tmpname() .. "-" .. tag
 end
--- Runs a shell command; returns its output (stderr included) and whether it succeeded.
 -- Runs a shell command; returns its stdout, its stderr and its exit status (0 on success).
 function H.run_split(cmd)
   local out, err = os.tmpname(), os.tmpname()
@@ -57,12 +56,20 @@ function H.run_split(cmd)
   os.remove(out) os.remove(err)
   return o, e, ok and 0 or code
 end
-
+-- Runs a shell command; returns its output (stderr included) and whether it succeeded.
 function H.run(cmd)
   local f = io.popen(cmd .. " 2>&1")
   local out = f:read("a")
   local ok = f:close()
   return out, ok
+end
+-- Writes text to the file rel under root, creating its directory (fixture /proc trees).
+function H.put_file(root, rel, text)
+  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
+  os.execute("mkdir -p '" .. dir .. "'")
+  local f = assert(io.open(root .. "/" .. rel, "w"))
+  f:write(text)
+  f:close()
 end
 _G.H = H
 return H

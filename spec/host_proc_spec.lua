@@ -4,14 +4,7 @@
 -- and what measuring costs is readable.
 local mi = require("mi")
 
--- Writes a file under root (creating its directory).
-local function put(root, rel, text)
-  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
-  os.execute("mkdir -p '" .. dir .. "'")
-  local f = assert(io.open(root .. "/" .. rel, "w"))
-  f:write(text)
-  f:close()
-end
+local put = H.put_file   -- writes a fixture file (spec/helpers.lua)
 
 -- A process's stat line: pid, comm, ppid, utime (jiffies).
 local function stat(pid, comm, ppid, utime)

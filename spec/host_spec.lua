@@ -3,14 +3,7 @@
 -- smoke test reads the real machine.
 local mi = require("mi")
 
--- Writes a file (creating its directory).
-local function put(root, rel, text)
-  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
-  os.execute("mkdir -p '" .. dir .. "'")
-  local f = assert(io.open(root .. "/" .. rel, "w"))
-  f:write(text)
-  f:close()
-end
+local put = H.put_file   -- writes a fixture file (spec/helpers.lua)
 
 -- A /proc with two CPUs, one disk (plus a partition and a loop device) and processes.
 local function fixture(v)

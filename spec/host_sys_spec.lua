@@ -4,14 +4,7 @@
 -- and disk-queue watermarks, and a 64-CPU machine. Each fixture is removed in `finally`.
 local mi = require("mi")
 
--- Writes a file (creating its directory).
-local function put(root, rel, text)
-  local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")
-  os.execute("mkdir -p '" .. dir .. "'")
-  local f = assert(io.open(root .. "/" .. rel, "w"))
-  f:write(text)
-  f:close()
-end
+local put = H.put_file   -- writes a fixture file (spec/helpers.lua)
 
 -- A /proc/stat of n CPUs: cpu i has the 8 figures cpus[i + 1] (user nice system idle iowait
 -- irq softirq steal); the "cpu" line is their sum.
