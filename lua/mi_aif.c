@@ -583,6 +583,21 @@ static int l_scget(lua_State *L) {
   return 3;
 }
 
+/* Reads the table at idx of n configuration values for items nums into vals (zeroed first),
+ * pointed to by ptrs, as AIFSCPUT takes them; what names them in an error. */
+static void config_values(lua_State *L, int idx, int n, const int32_t *nums, uint8_t vals[][16], void **ptrs,
+                          const char *what) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  for (int k = 0; k < n; k++) {
+    const mi_config_info *c = mi_config_lookup(nums[k]);
+    ptrs[k] = vals[k];
+    memset(vals[k], 0, sizeof vals[k]);
+    lua_rawgeti(L, idx, k + 1);
+    if (c) to_config(L, lua_gettop(L), c, vals[k], what);
+    lua_pop(L, 1);
+  }
+}
+
 /* core.scput(session, items, values, user_id [, ver_items, ver_values]) -> overall, statuses, ver_statuses */
 static int l_scput(lua_State *L) {
   lses *u = mil_checkses(L, 1);
@@ -590,27 +605,11 @@ static int l_scput(lua_State *L) {
   uint8_t vals[MI_MAX_ITEMS][16], vvals[MI_MAX_ITEMS][16];
   void *ptrs[MI_MAX_ITEMS], *vptrs[MI_MAX_ITEMS];
   int n = mil_get_items(L, 2, nums);
-  luaL_checktype(L, 3, LUA_TTABLE);
-  for (int k = 0; k < n; k++) {
-    const mi_config_info *c = mi_config_lookup(nums[k]);
-    ptrs[k] = vals[k];
-    memset(vals[k], 0, sizeof vals[k]);
-    lua_rawgeti(L, 3, k + 1);
-    if (c) to_config(L, lua_gettop(L), c, vals[k], "value");
-    lua_pop(L, 1);
-  }
+  config_values(L, 3, n, nums, vals, ptrs, "value");
   int nv = 0, ver = !lua_isnoneornil(L, 5);
   if (ver) {
     nv = mil_get_items(L, 5, vnums);
-    luaL_checktype(L, 6, LUA_TTABLE);
-    for (int k = 0; k < nv; k++) {
-      const mi_config_info *c = mi_config_lookup(vnums[k]);
-      vptrs[k] = vvals[k];
-      memset(vvals[k], 0, sizeof vvals[k]);
-      lua_rawgeti(L, 6, k + 1);
-      if (c) to_config(L, lua_gettop(L), c, vvals[k], "expected value");
-      lua_pop(L, 1);
-    }
+    config_values(L, 6, nv, vnums, vvals, vptrs, "expected value");
   }
   memset(stats, 0, sizeof(int32_t) * (size_t)n);   /* a call failing before it checks the items writes none */
   if (ver) memset(vstats, 0, sizeof(int32_t) * (size_t)nv);
