@@ -52,6 +52,15 @@ static void br_tick(mi_system *sys, int np, const mi_ctr *pc, const mi_ctr *gc, 
   mi_host_publish(sys);
 }
 
+/* The items a bench recording records: every global item, then the 10 process counters pc;
+ * returns how many (items holds 1,200). */
+static int br_items(const mi_ctr pc[10], int32_t *items) {
+  int n = 0;
+  for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL); i++) items[n++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
+  for (int k = 0; k < 10; k++) items[n++] = mi_domain_item(MI_DOM_PROCESS, pc[k].id & (MI_HOST_INDEX_LIMIT - 1))->item;
+  return n;
+}
+
 /* CPU seconds (user + system) of the children waited for so far. */
 static double children_cpu_s(void) {
   struct rusage ru;
@@ -67,9 +76,7 @@ static void bench_summary(void) {
   int ng;
   mi_system *sys = br_system(NP, pc, gc, &ng);
   static int32_t items[1200];
-  int n = 0;
-  for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL); i++) items[n++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
-  for (int k = 0; k < 10; k++) items[n++] = mi_domain_item(MI_DOM_PROCESS, pc[k].id & (MI_HOST_INDEX_LIMIT - 1))->item;
+  int n = br_items(pc, items);
   char path[128], cmd[256], err[256];
   snprintf(path, sizeof path, "/tmp/mish_bench_sum_%d.mir", (int)getpid());
   unlink(path);
@@ -102,9 +109,7 @@ static void bench_record(void) {
   int ng;
   mi_system *sys = br_system(NP, pc, gc, &ng);
   static int32_t items[1200];
-  int n = 0;
-  for (int i = 0; i < mi_domain_counters(MI_DOM_GLOBAL); i++) items[n++] = mi_domain_item(MI_DOM_GLOBAL, i)->item;
-  for (int k = 0; k < 10; k++) items[n++] = mi_domain_item(MI_DOM_PROCESS, pc[k].id & (MI_HOST_INDEX_LIMIT - 1))->item;
+  int n = br_items(pc, items);
   char path[128], spec[160], err[256];
   snprintf(path, sizeof path, "/tmp/mish_bench_rec_%d.mir", (int)getpid());
   snprintf(spec, sizeof spec, "replay:%s", path);
