@@ -161,10 +161,8 @@ bench: spec/bench
 	./spec/bench
 
 # the host beside PCP's pmFetch through a local context (no pmcd), one run; skipped without libpcp3-dev
-bench-peers: core/libmi.a $(CORE_HDR)
-	@if [ -f /usr/include/pcp/pmapi.h ]; then \
-	  $(CC) $(ALLCFLAGS) -Icore spec/bench_peers.c core/libmi.a -lpcp $(LDLIBS) -o spec/bench_peers && ./spec/bench_peers; \
-	else echo "bench-peers: PCP (libpcp3-dev) is not installed: skipped"; fi
+bench-peers: core/libmi.a lua/mish $(CORE_HDR)
+	@CC="$(CC)" CFLAGS="$(ALLCFLAGS)" LDLIBS="$(LDLIBS)" ./spec/bench_peers.sh
 
 # the generated item-coverage report of the simulated system (deterministic; a spec keeps it current)
 coverage: lua/mish

@@ -300,6 +300,32 @@ describe("#32 the host reads what a GET returns", function()
     s:close()
   end)
 
+  it("the blocked-by-reason levels come from process files: read at most every process_age_ms too (--proc-interval)", function()
+    root = fixture({})
+    put(root, "301/stat", "301 (w1) S 1 301 301 0 -1 0 100 0 0 0 1 0 0 0 20 0 1 0 500 1000 10 0\n")
+    put(root, "301/status", "Name:\tw\nUid:\t0\t0\t0\t0\n")
+    put(root, "301/wchan", "do_wait")
+    local s, sys = host(root, { process_age_ms = 3600 * 1000 })
+    s:on("global", { "gmc_cur_blk_child_wait", "gmc_cur_blk_timer_wait" })
+    local g = s:get("global")
+    assert.same({ 1, 0 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_timer_wait }, "read when turned on")
+    put(root, "301/wchan", "hrtimer_nanosleep")
+    g = s:get("global")
+    assert.same({ 1, 0 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_timer_wait },
+      "younger than the process age: the levels of the last reading, no process file read")
+    assert.equal(1, sys:refresh(), "a forced refresh reads them")
+    g = s:get("global")
+    assert.same({ 0, 1 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_timer_wait })
+    s:close()
+    -- without a process age every global read reads them
+    local s2 = host(root)
+    s2:on("global", { "gmc_cur_blk_timer_wait" })
+    assert.equal(1, s2:get("global").gmc_cur_blk_timer_wait)
+    put(root, "301/wchan", "do_wait")
+    assert.equal(0, s2:get("global").gmc_cur_blk_timer_wait)
+    s2:close()
+  end)
+
   it("resident pages (25201 class 0) are a level: rss x page size in 2 KB pages, now", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })   -- rss 10 pages
     local page_kb = tonumber(io.popen("getconf PAGESIZE"):read("l")) // 1024

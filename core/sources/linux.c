@@ -773,7 +773,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   use[GR_PIO] = full || wp == 2 || (on[GR_PIO] && use[GR_SCAN]);
   use[GR_SCHED] = full || wp == 2 || (on[GR_SCHED] && use[GR_SCAN]);
   use[GR_RSS] = on[GR_RSS] && use[GR_SCAN];
-  use[GR_WHERE] = on[GR_WHERE];   /* levels: read when counted (an ON's refresh comes before) */
+  /* levels: read when counted (an ON's refresh comes before), from process files, so at most every
+   * proc_age_ms like the process table (mish --serve's --proc-interval: levels of the last reading) */
+  use[GR_WHERE] = on[GR_WHERE] && (full || h->proc_age_ms <= 0 || h->kept[GR_WHERE] + 1 != h->gen || ms - h->where_ms >= h->proc_age_ms);
   for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
     if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
   int rebase[NGROUP], kept_on[NGROUP];
@@ -807,7 +809,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_VM]) mi_lx_read_vmstat(sys, h);
   if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
-  if (use[GR_WHERE] && rooted) read_where(sys, h);
+  if (use[GR_WHERE] && rooted) { read_where(sys, h); h->where_ms = ms; }
   int seen = 0, listed = 0, inj = 0;
   if (use[GR_SCAN]) {
     for (int i = 0; i < NINJECT; i++)

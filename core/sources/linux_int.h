@@ -131,6 +131,7 @@ typedef struct host {
   int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
   uint64_t kept[NGROUP];        /* refresh (gen) that last found each group counted by someone */
   int64_t scan_ms;              /* last reading of the process table (mono_ms) */
+  int64_t where_ms;             /* last reading of the blocked-by-reason levels (mono_ms) */
   int proc_age_ms;              /* the process table is read at most this often (0: at every refresh) */
   int64_t *over, *over_next;    /* pids without a slot (the table was full), sorted; being listed now */
   int nover, nover_next, cover;
