@@ -58,6 +58,7 @@ int luaopen_mi_core(lua_State *L) {
   mil_open_read(L);
   mil_open_catalog(L);
   mil_open_record(L);
+  mil_open_stats(L);
   lua_pushinteger(L, MI_MAX_ITEMS); lua_setfield(L, -2, "MAX_ITEMS");
   return 1;
 }

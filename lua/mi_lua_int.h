@@ -127,5 +127,6 @@ void mil_open_catalog(lua_State *L);
 void mil_rcd_release(struct lrcd *c, int by_system);
 /* Adds the exporter and recording metatables and functions to the module table at the top. */
 void mil_open_record(lua_State *L);
+void mil_open_stats(lua_State *L);   /* core.stats: running statistics for the scripts (mi_stats.c) */
 
 #endif
