@@ -342,11 +342,25 @@ local said = unreadable > 0 and string.format(" (%d more unreadable after damage
 r:close()
 
 
+-- the items a recorded host never measures (outside its map: they were recorded as 0) are no data (#30)
+local undriven, dark = {}, 0
+if info.source == "host" then
+  local names = {}
+  for _, k in ipairs(order) do local d = stats[k].domain; names[d] = names[d] or {}; names[d][#names[d] + 1] = stats[k].item end
+  for d, list in pairs(names) do undriven[d] = cli.undriven("host", d, list) end
+end
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
     coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
+  if undriven[s.domain] and undriven[s.domain][s.item] then
+    row.kind = s.level and s.reading or "counter"
+    row.total, row.avg, row.twavg, row.min, row.max = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
+    dark = dark + 1
+    if opts.all then rows[#rows + 1] = row end
+    goto next_stat
+  end
   if s.level then
     row.kind = s.reading   -- level or watermark
     row.avg = s.nv > 0 and s.sumv / s.nv or 0
@@ -354,12 +368,16 @@ for _, k in ipairs(order) do
     row.min, row.min_at, row.max, row.max_at = s.minv, s.mint and rec.stamp(s.mint, info.tpm), s.maxv, s.maxt and rec.stamp(s.maxt, info.tpm)
   else
     row.kind = "counter"
-    row.total = s.total
-    row.avg = s.dt > 0 and s.total / s.dt or 0
+    row.total = s.dt > 0 and s.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
+    row.avg = s.dt > 0 and s.total / s.dt or cli.NONE
     row.min, row.min_at, row.max, row.max_at = s.minr, s.mint and rec.stamp(s.mint, info.tpm), s.maxr, s.maxt and rec.stamp(s.maxt, info.tpm)
   end
-  local zero = (row.total or 0) == 0 and (row.max or 0) == 0 and (row.min or 0) == 0
+  local zero = (row.total == cli.NONE or (row.total or 0) == 0) and (row.max or 0) == 0 and (row.min or 0) == 0
   if opts.all or not zero then rows[#rows + 1] = row end
+  ::next_stat::
+end
+if opts.all and dark > 0 then
+  io.stderr:write(string.format("summary: %d item(s) the recorded host never measures (outside its map) show as missing\n", dark))
 end
 
 local meta = { time = false, file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,

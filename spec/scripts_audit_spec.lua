@@ -209,6 +209,12 @@ describe("#30 every script on input with missing data prints no figure it did no
             if name == "summary" and what == "partial" then   -- the host lacked meminfo and diskstats: no row of them
               assert.falsy(out:find('"item":"gmc_cur_free_main_mem_pg"', 1, true), out)
               assert.falsy(out:find('"domain":"io"', 1, true), out)
+              -- --all shows what the host never measures (the response histogram) as missing, not 0, and says so
+              local all, e2 = run(MISH .. " scripts/summary.lua " .. rec.partial .. " --all --json")
+              local obj = all:match('{[^{}]*"item":"gmc_response_to_pt5"[^{}]*}')
+              assert.truthy(obj, all:sub(1, 2000))
+              assert.truthy(obj:find('"total":null', 1, true) and obj:find('"avg":null', 1, true), obj)
+              assert.truthy(e2:find("never measures", 1, true), e2)
             end
           end
         end)
