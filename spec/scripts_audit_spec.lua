@@ -206,6 +206,11 @@ describe("#30 every script on input with missing data prints no figure it did no
             if name == "export" then
               assert.equal(n, select(2, out:gsub(",global,0,,,gmt_idle,", "")), out:sub(1, 2000))   -- one line a sample
             end
+            if name == "export" and what == "partial" then   -- what the host never measures is written empty, and said
+              assert.truthy(out:find(",global,0,,,gmc_response_to_pt5,\n", 1, true), out:sub(1, 2000))
+              assert.falsy(out:find(",global,0,,,gmc_response_to_pt5,0\n", 1, true), out:sub(1, 2000))
+              assert.truthy(err:find("never measures", 1, true), err)
+            end
             if name == "summary" and what == "partial" then   -- the host lacked meminfo and diskstats: no row of them
               assert.falsy(out:find('"item":"gmc_cur_free_main_mem_pg"', 1, true), out)
               assert.falsy(out:find('"domain":"io"', 1, true), out)
