@@ -122,6 +122,25 @@ describe("#30 every script on input with missing data prints no figure it did no
     assert.equal(3, readable(rec.partial))
   end)
 
+  it("a recording damaged in its only key frame: a replay says the damage, not only that no sample is left (exit 2)", function()
+    local f = assert(io.open(rec.short, "rb"))
+    local bytes = f:read("a")
+    f:close()
+    local ruined = dir .. "/ruined.mir"
+    f = assert(io.open(ruined, "wb"))
+    local r, at = require("mi").core.rec_open(rec.short), nil
+    repeat local ev = r:next() if ev and ev.type == "sample" then at = ev.offset + 64 end until not ev or at
+    r:close()
+    assert.is_number(at)   -- inside the first sample, the key the others build on
+    f:write(bytes:sub(1, at), (bytes:sub(at + 1, at + 16):gsub(".", function(x) return string.char(x:byte() ~ 0x5a) end)), bytes:sub(at + 17))
+    f:close()
+    assert.equal(0, readable(ruined))
+    local out, err, code = run(MISH .. " --replay " .. ruined .. " scripts/cpu.lua --count 2 --json")
+    assert.equal(2, code, err)
+    assert.equal("", out)
+    assert.truthy(err:find("damaged region", 1, true), err)
+  end)
+
   local names = listed()
   it("lists the scripts (the audit covers each)", function()
     assert.is_true(#names >= 12, table.concat(names, " "))
