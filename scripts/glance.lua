@@ -132,8 +132,8 @@ local function frame(prev, cur, rows, cols, why)
     add("Mem -, free -  ready -  disk-blocked -")
   elseif free == 0 then   -- free memory not read (the host's /proc/meminfo, which gives its size too): not 0 MB
     rec.memory.free_mb = cli.NONE
-    if info.source == "host" then rec.memory.total_mb = cli.NONE end
-    rec.missing = "free memory was not read" .. (info.source == "host" and " (/proc/meminfo: memory size and free pages)" or "")
+    if cli.source(s) == "host" then rec.memory.total_mb = cli.NONE end
+    rec.missing = "free memory was not read" .. (cli.source(s) == "host" and " (/proc/meminfo: memory size and free pages)" or "")
     add(string.format("Mem %s, free -  ready %d  disk-blocked %d", rec.memory.total_mb == cli.NONE and "-" or rec.memory.total_mb .. " MB",
       rec.memory.ready, rec.memory.disk_blocked))
   else
@@ -151,7 +151,7 @@ local function frame(prev, cur, rows, cols, why)
   local nd = math.min(opts.n, #drows, math.max(disks and #drows > 0 and 1 or 0, left - math.ceil(left * 0.6)))
   local np = math.min(opts.n, #prows, math.max(1, left - nd))
   add("")
-  local ioh = cli.io_heading(info.source):upper()   -- what the host's process I/O is (#30.10)
+  local ioh = cli.io_heading(cli.source(s)):upper()   -- what the host's process I/O is (#30.10)
   local iw = math.max(7, #ioh)
   local pw = math.max(8, math.min(24, cols - 42 - iw))
   add(string.format("%8s  %-" .. pw .. "s %-8s %-5s %6s %" .. iw .. "s %8s", "PID", "PROGRAM", "USER", "JOB", "CPU%", ioh, "FAULTS/s"), "1")

@@ -533,6 +533,15 @@ function cli.watch(s)
   end
 end
 
+-- The source that measured what session s reads: s:info().source, but for mish's replay of a
+-- recording (--replay FILE, the default system) the source that recorded it (#30).
+function cli.source(s)
+  mi.arg_check(type(s) == "table" and type(s.info) == "function", 1, "cli.source", "session", s)
+  local src = s:info().source
+  if src == "replay" and mi._replay_source then return mi._replay_source end
+  return src
+end
+
 local host_driven
 -- The names among names (items of domain) that the system of session s (or the source named s:
 -- a recording's info().source) does not measure: on the Linux host those its map does not drive
@@ -543,7 +552,7 @@ function cli.undriven(s, domain, names)
   mi.arg_check(type(domain) == "string", 2, "cli.undriven", "domain", domain)
   mi.arg_check(type(names) == "table", 3, "cli.undriven", "list of item names", names)
   local set, list = {}, {}
-  if (type(s) == "string" and s or s:info().source) ~= "host" then return set, list end
+  if (type(s) == "string" and s or cli.source(s)) ~= "host" then return set, list end
   if not host_driven then
     host_driven = {}
     for _, r in ipairs(mi.core.host_mapping()) do host_driven[r.item] = true end

@@ -438,6 +438,8 @@ function M.set_default(o)
       error(sys, 0)
     end
     M.recording_state(replay, io.stderr)
+    local okr, rr = pcall(core.rec_open, replay)   -- what recorded it: a host recording's undriven items are no data (#30)
+    if okr then M._replay_source = rr:info().source rr:close() end
     core.set_default(sys)
     M.replay_drive(sys, o.speed)
     return sys
