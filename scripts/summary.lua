@@ -223,6 +223,9 @@ local function class_view(name)
       rows[#rows + 1] = row
     end
   end
+  if #rows == 0 then   -- an empty table is said, not left to read as a class with nothing in it
+    io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
+  end
   local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
   cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
     title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,

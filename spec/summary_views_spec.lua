@@ -177,5 +177,9 @@ describe("#30 summary --view: MONITOR's class views with cur, avg, min and max o
     o, e, c = run(MISH .. " scripts/summary.lua " .. hf .. " --view processes")
     assert.equal(0, c, e)
     assert.truthy(o:find("RW calls/s", 1, true), o)
+    o, e, c = run(MISH .. " scripts/summary.lua " .. hf .. " --view disk --json")   -- no diskstats: no disk, said
+    assert.equal(0, c, e)
+    assert.equal(0, #view_rows(o))
+    assert.truthy(e:find("no disk device in the window's samples", 1, true), e)
   end)
 end)
