@@ -4,7 +4,8 @@
 --   mish scripts/coverage.lua [--minutes N] [--workloads a,b,...] [--out FILE]
 -- With the simulated system (default) every listed workload runs in virtual time from a
 -- fixed seed, so the report is reproducible; with `--system host` the live machine is
--- sampled for --seconds instead.
+-- sampled for --seconds instead (a host sample that read nothing is left out; none at all: no
+-- report, exit 1). A replayed recording is refused (exit 2): it holds only what it recorded.
 local mi = require("mi")
 local cli = require("mi.cli")
 
@@ -136,29 +137,49 @@ local function counters(domain)
 end
 local G, P, IO, C = counters("global"), counters("process"), counters("io"), counters("processor")
 
--- Samples session s `n` times, calling step() between samples.
+-- Samples session s `n` times, calling step() between samples; returns the samples that measured
+-- something (a host reading that read nothing is no sample: its zeros drive nothing, #30).
 local names = {}
 local function survey(s, label, n, step, shown)
   assert(s:on("global", "*"), "global ON failed")
   s:on("process", "*")
   s:on("io", "*", { ldev = "all" })
+  local watch, measured = cli.watch(s), 0
+  watch()
   for k = 1, n do
     cli.progress("coverage: %s, sample %d of %d", shown or label, k, n)   -- on a terminal only
     step()
-    mark(s:get("global"), G, label)
-    for _, r in ipairs(s:get("process")) do mark(r, P, label) end
-    for _, r in ipairs(s:get("io") or {}) do mark(r, IO, label) end
-    for _, r in ipairs(s:get("processor") or {}) do mark(r, C, label) end
+    local g, p, io_, c = s:get("global"), s:get("process"), s:get("io"), s:get("processor")
+    local why = watch()
+    if why then cli.unmeasured("coverage", why)
+    else
+      measured = measured + 1
+      if g then mark(g, G, label) end
+      for _, r in ipairs(p or {}) do mark(r, P, label) end
+      for _, r in ipairs(io_ or {}) do mark(r, IO, label) end
+      for _, r in ipairs(c or {}) do mark(r, C, label) end
+    end
   end
   s:close()
+  return measured
 end
 
-local host = mi.default_system():info().source == "host"
+local source = mi.default_system():info().source
+if source == "replay" then   -- a recording holds the items scripts need, not the catalog: no coverage to find
+  io.stderr:write("coverage: a replayed recording holds only the items it recorded; run coverage on the simulator or --system host\n")
+  os.exit(2)
+end
+local host = source == "host"
 local title
 if host then
   title = "the live host"
   local s = mi.open()
-  survey(s, "host", opts.seconds, function() mi.sleep(1) end)
+  local n = survey(s, "host", opts.seconds, function() mi.sleep(1) end)
+  if n == 0 then   -- no report of zeros: nothing was measured, nothing can be said driven or not
+    cli.progress()
+    io.stderr:write("coverage: no sample of the host measured anything; no report\n")
+    os.exit(1)
+  end
 else
   local all = {}
   for w in opts.workloads:gmatch("[^,]+") do all[#all + 1] = w end

@@ -31,6 +31,20 @@ for _, p in ipairs(parts) do cols[#cols + 1] = { p[1], p[1] .. "%", "%.1f" } end
 cols[#cols + 1] = { "busy", "busy%", "%.1f" }
 cols[#cols + 1] = { "paused", "paused%", "%.1f" }
 local out = cli.output(opts, cols)
+-- the parts whose every item the source never measures (the host's dispatcher, memory manager,
+-- AS and ES queues) show as missing, not as 0% (#30)
+local dark, said = {}, {}
+do
+  local _, none = cli.undriven(s, "processor", items)
+  local set = {}
+  for _, n in ipairs(none) do set[n] = true end
+  for _, p in ipairs(parts) do
+    local all = true
+    for _, n in ipairs(p[2]) do all = all and set[n] end
+    if all then dark[p[1]] = true; said[#said + 1] = p[1] end
+  end
+end
+cli.undriven_said("cpu", said)
 
 local function sample() return { cpu = s:get("processor", items), g = s:get("global"), t = mi.clock() } end
 local watch = cli.watch(s)
@@ -70,6 +84,7 @@ cli.loop(opts, function(i)
   -- the global view splits the system's idle time into paused (a disk I/O pending) and idle
   sum.paused = mi.pct(g.gmt_paused, g.gmt_paused + g.gmt_idle) * sum.idle / 100
   rows[#rows + 1] = sum
+  for _, row in ipairs(rows) do for k in pairs(dark) do row[k] = cli.NONE end end
   if why then
     cli.unmeasured("cpu", why)
     cli.blank(rows, { "cpu" })
@@ -79,7 +94,7 @@ cli.loop(opts, function(i)
   -- the bands add to 100: paused and the rest of idle first, then where the busy time went
   if not why then   -- (a plot leaves an unmeasured interval out)
     local bands = { { "paused", sum.paused }, { "idle", sum.idle - sum.paused } }
-    for j = 2, #parts do bands[#bands + 1] = { parts[j][1], sum[parts[j][1]] } end
+    for j = 2, #parts do if not dark[parts[j][1]] then bands[#bands + 1] = { parts[j][1], sum[parts[j][1]] } end end
     plot.add(bands)
   end
   prev = cur

@@ -16,6 +16,8 @@ local items = { "imc_completed_read", "imc_completed_write", "imc_read_xfer_size
 local st, err = s:on("io", items, { ldev = "disk", mapping = "small" })
 if not st then io.stderr:write("disk: cannot enable disk counters: ", tostring(err), "\n") os.exit(1) end
 local names = mi.objcl_names("small")
+local dark_classes = opts.classes and cli.undriven(s, "io", { "imc_read_objcl_" }).imc_read_objcl_   -- the host: not measured
+if dark_classes then cli.undriven_said("disk", { "imc_read_objcl_ (reads per object class)" }) end
 
 local out = cli.output(opts, {
   { "ldev", "ldev" }, { "reads_s", "reads/s", "%.1f" }, { "writes_s", "writes/s", "%.1f" },
@@ -44,6 +46,7 @@ cli.loop(opts, function(i)
   end
   total.rtt_ms = ios > 0 and rtt / ios or 0
   rows[#rows + 1] = total
+  if not why and #rows == 1 then why = "no disk device was seen (no LDEV in both samples)" end   -- "all" of none is not 0 (#30)
   if why then
     cli.unmeasured("disk", why)
     cli.blank(rows, { "ldev" })
@@ -63,6 +66,7 @@ cli.loop(opts, function(i)
     end
     table.sort(crow, function(a, b) return a.reads > b.reads end)
     crow[#crow + 1] = { class = "all classes", reads = sum, share = sum > 0 and 100.0 or 0.0 }
+    if why or dark_classes then crow = { { class = "all classes", reads = cli.NONE, share = cli.NONE } } end   -- not 0 (#30)
     cls_out.write(crow, { sample = i, kind = "object_class", title = "reads per object class" })
   end
   prev = cur

@@ -3,7 +3,8 @@
 -- per sample and entity). Values are the recorded cumulative counters (class counters summed;
 -- MI_Time items in ticks as the store keeps them; see --help), or OpenMetrics with a timestamp
 -- on every sample (--openmetrics: the exporter's own families, replayed sample by sample), which
--- `promtool tsdb create-blocks-from openmetrics` loads into a Prometheus.
+-- `promtool tsdb create-blocks-from openmetrics` loads into a Prometheus. Items a recorded host
+-- never measures (outside its map, recorded as 0) are written empty (CSV) or null (JSON), said once.
 local mi = require("mi")
 local cli = require("mi.cli")
 local rec = require("mi.recording")
@@ -74,6 +75,8 @@ local r = rec.open("export", file)
 local info = r:info()
 local from, to = rec.window("export", r, opts.from, opts.to)
 local layout = {}
+local dark = {}   -- per domain, per layout index: an item the recorded host never measures (recorded as 0: no data, #30)
+local ndark = {}
 local out = io.stdout
 local nsamples = 0
 local unreadable = rec.walk(r, from, to, function(ev)
@@ -83,20 +86,36 @@ local unreadable = rec.walk(r, from, to, function(ev)
   for _, d in ipairs(rec.DOMAINS) do
     local its = layout[d]
     for _, row in ipairs(r:rows(d)) do
+      local dk = dark[d]
       if opts.json then
         local values = {}
-        for i, it in ipairs(its) do values[it.name or tostring(it.item)] = row[i] end
+        for i, it in ipairs(its) do values[it.name or tostring(it.item)] = dk[i] and cli.NONE or row[i] end
         out:write(cli.json({ timestamp = ts, time_ms = ms, domain = d, entity = row.key, pid = row.pid, program = row.program,
           values = values }), "\n")
       else
         for i, it in ipairs(its) do
           out:write(ts, ",", ms, ",", d, ",", row.key, ",", row.pid or "", ",", row.program or "", ",",
-            it.name or it.item, ",", row[i], "\n")
+            it.name or it.item, ",", dk[i] and "" or row[i], "\n")
         end
       end
     end
   end
-end, function() for _, d in ipairs(rec.DOMAINS) do layout[d] = r:layout(d) end end)
+end, function()
+  for _, d in ipairs(rec.DOMAINS) do
+    layout[d] = r:layout(d)
+    local names = {}
+    for i, it in ipairs(layout[d]) do names[i] = it.name or "" end
+    local set = info.source == "host" and cli.undriven("host", d, names) or {}
+    dark[d] = {}
+    for i, n in ipairs(names) do if set[n] then dark[d][i] = true; ndark[n .. "@" .. d] = true end end
+  end
+end)
+if next(ndark) then   -- said once: what the empty values are
+  local n = 0
+  for _ in pairs(ndark) do n = n + 1 end
+  io.stderr:write(string.format("export: %d item(s) the recorded host never measures (outside its map) are written %s\n", n,
+    opts.json and "null" or "empty"))
+end
 if nsamples == 0 and unreadable == 0 then rec.empty("export", r, from, to) end   -- a window between two samples
 if unreadable > 0 then   -- taken, but not data: said, as summary says it (#30.6)
   io.stderr:write(string.format("export: %d samples (%d more unreadable after damage)\n", nsamples, unreadable))

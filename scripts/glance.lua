@@ -130,6 +130,12 @@ local function frame(prev, cur, rows, cols, why)
   if why then   -- levels of a reading that read nothing: not zeros (#30)
     rec.memory = { total_mb = cli.NONE, free_mb = cli.NONE, ready = cli.NONE, disk_blocked = cli.NONE }
     add("Mem -, free -  ready -  disk-blocked -")
+  elseif free == 0 then   -- free memory not read (the host's /proc/meminfo, which gives its size too): not 0 MB
+    rec.memory.free_mb = cli.NONE
+    if cli.source(s) == "host" then rec.memory.total_mb = cli.NONE end
+    rec.missing = "free memory was not read" .. (cli.source(s) == "host" and " (/proc/meminfo: memory size and free pages)" or "")
+    add(string.format("Mem %s, free -  ready %d  disk-blocked %d", rec.memory.total_mb == cli.NONE and "-" or rec.memory.total_mb .. " MB",
+      rec.memory.ready, rec.memory.disk_blocked))
   else
     add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d", rec.memory.total_mb,
       free > 0 and string.format("%d MB free (%.0f%%)", rec.memory.free_mb, mi.pct(free, mem_pages)) or "free not measured",
@@ -145,7 +151,7 @@ local function frame(prev, cur, rows, cols, why)
   local nd = math.min(opts.n, #drows, math.max(disks and #drows > 0 and 1 or 0, left - math.ceil(left * 0.6)))
   local np = math.min(opts.n, #prows, math.max(1, left - nd))
   add("")
-  local ioh = cli.io_heading(info.source):upper()   -- what the host's process I/O is (#30.10)
+  local ioh = cli.io_heading(cli.source(s)):upper()   -- what the host's process I/O is (#30.10)
   local iw = math.max(7, #ioh)
   local pw = math.max(8, math.min(24, cols - 42 - iw))
   add(string.format("%8s  %-" .. pw .. "s %-8s %-5s %6s %" .. iw .. "s %8s", "PID", "PROGRAM", "USER", "JOB", "CPU%", ioh, "FAULTS/s"), "1")
@@ -172,6 +178,7 @@ end
 local plot = cli.recorder(opts, "glance", { title = "busy per CPU", ylabel = "% busy" })
 local watch = cli.watch(s)
 
+local frames = 0   -- frames shown
 local function run()
   local prev = sample()
   watch()
@@ -186,9 +193,8 @@ local function run()
     io.write("\27[H\27[J", table.concat(lines, "\n"))   -- no newline after the last: no scroll
     io.flush()
   end
-  local i = 0
-  while opts.count == 0 or i < opts.count do
-    i = i + 1
+  while opts.count == 0 or frames < opts.count do
+    local i = frames + 1
     if tty then
       -- wait out the interval a tenth of a second at a time, acting on keys
       local deadline, polls = mi.clock() + opts.interval * 1000, 0
@@ -212,6 +218,10 @@ local function run()
     last = { prev, cur, why }
     local rows, cols = term_size()
     local lines, rec = frame(prev, cur, tty and rows or 1000, tty and cols or 200, why)
+    if rec.missing then
+      if not tty then cli.unmeasured("glance", rec.missing) end
+      rec.missing = nil
+    end
     if rec.unmeasured then
       if not tty then cli.unmeasured("glance", rec.unmeasured) end   -- (a screen shows "-" where it has no figure)
       rec.unmeasured = nil
@@ -229,13 +239,20 @@ local function run()
     else io.write(table.concat(lines, "\n"), "\n\n") end
     io.flush()
     prev = cur
+    frames = i
   end
 end
 
--- screen_on inside the pcall: a signal while it switches still gets the terminal back
+-- screen_on inside the pcall: a signal while it switches still gets the terminal back; a replayed
+-- recording that ends before --count frames ends the run as the count would, said with the frames
+-- shown, as cli.loop says it (#30.4)
+local raises = mi._end_raises
+mi._end_raises = true
 local ok, err = pcall(function() if tty then screen_on() end run() end)
+mi._end_raises = raises
 if tty then screen_off() end
 s:close()
 plot.finish()
+if not ok and err == mi.REPLAY_END then cli.replay_ended(frames, math.floor(opts.count)) ok = true end
 local e = tostring(err)
 if not ok and not e:find("interrupted!", 1, true) and not e:find("terminated by signal", 1, true) then error(err, 0) end

@@ -1,6 +1,7 @@
 -- record.lua: records the measured system (sim, host, --attach PATH) into a file that
 -- `mish --replay FILE script.lua`, scripts/summary.lua, verify.lua and export.lua read.
 -- A recording holds the raw 64-bit cells, so rates come out the same live and replayed.
+-- A host that reads nothing (a --proc that is no proc root) is not recorded: exit 1, no file.
 local mi = require("mi")
 local cli = require("mi.cli")
 
@@ -28,6 +29,19 @@ if opts.items then
   items = {}
   for x in opts.items:gmatch("[^,]+") do items[#items + 1] = math.tointeger(tonumber(x)) or x end
 end
+-- a host that reads nothing (a --proc that is no proc root) gives no recording: its zeros would be
+-- read later as a measured idle machine (#30); checked before the file is made
+if mi.default_system():info().source == "host" then
+  local s = mi.open()
+  s:on("global", { "gmt_idle" })
+  s:get("global")
+  local why = cli.watch(s)()
+  s:close()
+  if why then
+    io.stderr:write("record: nothing measured: ", why, "; nothing recorded\n")
+    os.exit(1)
+  end
+end
 local ok, rec = pcall(mi.record, { path = opts.out, items = items, fsync = opts.fsync })
 if not ok then io.stderr:write("record: ", tostring(rec):gsub("^[^:]*:%d+: ", ""), "\n") os.exit(1) end
 
@@ -44,6 +58,8 @@ local function progress(final)
 end
 local i = 1   -- the first sample was written when the recording opened
 local stop = false
+local raises = mi._end_raises
+mi._end_raises = true   -- a replayed recording that ends first ends the run, said below (#30.4)
 local okl, err = pcall(function()
   while not stop and (n == 0 or i < n) do
     mi.sleep(opts.interval)
@@ -53,6 +69,8 @@ local okl, err = pcall(function()
     progress(false)
   end
 end)
+mi._end_raises = raises
+if not okl and err == mi.REPLAY_END then okl = true; cli.replay_ended(i, n) end
 -- interrupted (Ctrl-C, or mish --record's shell ending): one last sample of the system as it is now
 local interrupted = not okl and tostring(err):find("interrupted")
 if interrupted then pcall(function() if rec:sample() then i = i + 1 end end) end

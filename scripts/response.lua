@@ -60,13 +60,16 @@ local pct_out = cli.output(opts, {
 })
 local function fmt(v) return type(v) == "number" and string.format("%.2f", v) or v or "-" end
 
+-- a source that measures none of the histograms (the Linux host) shows them missing, not as 0 (#30)
+local dark = #select(2, cli.undriven(s, "global", items)) == #items and
+  "the host source does not measure the histograms (items 21000-21029)" or nil
 local start = s:get("global")
 local prev = start
 local watch = cli.watch(s)
 watch()
 cli.loop(opts, function(i)
   local cur = s:get("global")
-  local why = watch()   -- an interval that measured nothing shows its figures missing (#30)
+  local why = watch() or dark   -- an interval that measured nothing shows its figures missing (#30)
   local d = mi.delta(cur, opts.total and start or prev)
   local rows, prow = {}, {}
   local counts = {}

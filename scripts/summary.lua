@@ -19,7 +19,7 @@ local opts = cli.parse({
     { "to", "T", "end (as --from; +x counts from --from)" },
     { "items", "GLOB", "only items whose names match (e.g. 'gmt_*')" },
     { "all", nil, "also items that stayed 0" },
-    { "view", "CLASS", "a MONITOR-style class view instead: modes (per CPU), processes, disk or page" },
+    { "view", "CLASS", "a MONITOR class view instead (cur, avg, min, max of every figure): modes, processes, disk or page" },
   },
   footer = "usage: mish scripts/summary.lua FILE [--from T] [--to T] [--csv|--json]",
 }, argv)
@@ -31,6 +31,208 @@ local info = r:info()
 local from, to = rec.window("summary", r, opts.from, opts.to)
 local tps = info.tpm * 1000   -- ticks per second
 local pat = opts.items and ("^" .. opts.items:gsub("[%.%-%+%?]", "%%%0"):gsub("%*", ".*") .. "$")
+
+-- MONITOR's class views (#30): for every figure of the class, per entity, the statistics MONITOR
+-- shows — current (the last interval's), average (time-weighted over the window), minimum and
+-- maximum (of the interval rates, or of the levels) — from one walk of the window. A figure is
+-- a rate (its items summed, differenced per interval, per second; MI_Time items in seconds, so
+-- x100 is a percentage of one CPU), a share (MODES: its time over the time the CPU counted in all
+-- its modes, in %, as cpu.lua shows it) or a level (its items summed, as sampled). total is the
+-- window's count (seconds for MI_Time). A figure whose items the recording lacks, or the recorded
+-- host never measures, is missing, and said once.
+local CLASSES = {
+  modes = { domain = "processor", entity = "cpu", share = { "gmt_idle", "gmt_external_ics", "gmt_dispatcher_ics",
+    "gmt_mem_mgr_replenish_critical_pool_ics", "gmt_mem_mgr_sys_fetch_ics", "gmt_mem_mgr_swapin_ics", "gmt_mem_mgr_tos_trap_ics",
+    "gmt_as_process", "gmt_bs_process", "gmt_cs_process", "gmt_ds_process", "gmt_es_process" }, figures = {   -- every CPU mode the MI counts (Appendix I)
+    { "idle", { "gmt_idle" }, 100, "%" }, { "interrupts (external ICS)", { "gmt_external_ics" }, 100, "%" },
+    { "dispatcher ICS", { "gmt_dispatcher_ics" }, 100, "%" },
+    { "memory manager: replenish critical pool", { "gmt_mem_mgr_replenish_critical_pool_ics" }, 100, "%" },
+    { "memory manager: system fetch", { "gmt_mem_mgr_sys_fetch_ics" }, 100, "%" },
+    { "memory manager: swap in", { "gmt_mem_mgr_swapin_ics" }, 100, "%" },
+    { "memory manager: TOS trap", { "gmt_mem_mgr_tos_trap_ics" }, 100, "%" },
+    { "AS queue", { "gmt_as_process" }, 100, "%" }, { "BS queue", { "gmt_bs_process" }, 100, "%" },
+    { "CS queue", { "gmt_cs_process" }, 100, "%" }, { "DS queue", { "gmt_ds_process" }, 100, "%" },
+    { "ES queue", { "gmt_es_process" }, 100, "%" },
+    { "compatibility mode (within the queues)", { "gmt_cm_time" }, 100, "%" },
+  } },
+  processes = { domain = "process", entity = "process", figures = {
+    { "cpu", { "pmt_process_time" }, 100, "%" }, { "ready-queue wait", { "pmt_ready_queue" }, 100, "%" },
+    { "launches", { "pmc_launch" }, 1, "/s" }, { "priority changes", { "pmc_process_priority" }, 1, "/s" },
+    { "pages in memory", { "pmc_cur_main_mem_pg_objcl_" }, 1, "pages", level = true },
+    { "page faults", { "pmc_pg_fault_objcl_" }, 1, "/s" },
+    { "disc reads", { "pmc_disc_read" }, 1, "/s" }, { "disc writes", { "pmc_disc_write" }, 1, "/s" },
+    { cli.io_heading(info.source), { "pmc_disc_read", "pmc_disc_write" }, 1, "/s" },   -- the host's are read/write calls (#30.10)
+    { "KB read", { "pmc_disc_read_size" }, 1 / 1024, "KB/s" }, { "KB written", { "pmc_disc_write_size" }, 1 / 1024, "KB/s" },
+  } },
+  page = { domain = "global", entity = "system", figures = {   -- MONITOR's PAGE class in the MI's words
+    { "page faults", { "gmc_page_flt_count_objcl_" }, 1, "/s" },
+    { "faults on virgin pages (demand zero)", { "gmc_page_flt_on_virgin_objcl_" }, 1, "/s" },
+    { "overlay candidates recovered (free-list faults)", { "gmc_recover_oc_objcl_" }, 1, "/s" },
+    { "pages read in by faults", { "gmc_page_flt_len_objcl_" }, 1, "/s" },
+    { "page reads from disc", { "gmc_page_flt_io_pages_objcl_" }, 1, "/s" },
+    { "page read I/Os", { "gmc_page_flt_io_mibs_objcl_" }, 1, "/s" },
+    { "page writes (dirty overlay candidates)", { "gmc_make_oc_io_pages_objcl_" }, 1, "/s" },
+    { "page write I/Os", { "gmc_make_oc_io_mibs_objcl_" }, 1, "/s" },
+    { "pages posted to disc", { "gmc_post_io_pages_objcl_" }, 1, "/s" },
+    { "modified pages made overlay candidates", { "gmc_make_dirty_oc_objcl_" }, 1, "/s" },
+    { "free pages", { "gmc_cur_free_main_mem_pg" }, 1, "pages", level = true },
+    { "recoverable overlay candidates (modified list)", { "gmc_cur_roc_pages" }, 1, "pages", level = true },
+  } },
+  disk = { domain = "io", entity = "ldev", disks = true, figures = {
+    { "operations", { "imc_completed_read", "imc_completed_write" }, 1, "/s" },
+    { "reads", { "imc_completed_read" }, 1, "/s" }, { "writes", { "imc_completed_write" }, 1, "/s" },
+    { "KB transferred", { "imc_read_xfer_size", "imc_write_xfer_size" }, 1 / 1024, "KB/s" },
+    { "queue length", { "imc_q_current" }, 1, "requests", level = true },
+    { "longest queue", { "imc_q_maximum" }, 1, "requests", level = true },
+  } },
+}
+
+-- Walks the window for view name; prints its table (or CSV/JSON) and exits 0.
+local function class_view(name)
+  local V = CLASSES[name]
+  local d = V.domain
+  local disks   -- LDEV -> true for the disk devices (the replayed recording's device table)
+  if V.disks then
+    local ok, devs = pcall(function()
+      local sys = mi.replay(file, { speed = "max" })
+      local s = mi.open({ system = sys })
+      local t = s:info().devices or {}
+      s:close() sys:close()
+      return t
+    end)
+    if ok then disks = {} for l, kind in pairs(devs) do if kind == "disk" then disks[l] = true end end end
+  end
+  local dark = {}   -- item name -> "not recorded" / "not measured by the host"
+  local undriven = info.source == "host" and cli.undriven(info.source, d, (function()
+    local all = {}
+    for _, f in ipairs(V.figures) do for _, n in ipairs(f[2]) do all[#all + 1] = n end end
+    return all
+  end)()) or {}
+  local ents, eorder = {}, {}
+  local at = {}    -- per figure: the indices of its items in the segment's layout (nil: one is missing)
+  local den        -- MODES: the indices of the modes that partition a CPU's time
+  local nsamp, prev_t, prev_run = 0, nil, nil
+  local unread = rec.walk(r, from, to, function(ev, _, run)
+    nsamp = nsamp + 1
+    local t = ev.time
+    local before = prev_run == run and prev_t or nil
+    prev_t, prev_run = t, run
+    for _, row in ipairs(r:rows(d)) do
+      local key = row.key
+      if not disks or disks[key] then
+        local e = ents[key]
+        if d == "process" and e and (e.pid ~= row.pid or e.start ~= row.start) then e = nil end   -- another process in the slot
+        if not e then
+          e = { key = key, pid = row.pid, start = row.start, text = d == "process" and string.format("%d %s", row.pid, row.program)
+                or d == "global" and "system" or tostring(key), st = {} }
+          ents[key] = e
+          eorder[#eorder + 1] = e
+        end
+        e.last = t
+        local dden   -- MODES: the time the CPU counted in all its modes since the sample before
+        if V.share and den then
+          local v = 0
+          for _, i in ipairs(den) do v = v + (row[i] or 0) end
+          if e.drun == run and e.dv then dden = v - e.dv end
+          e.dv, e.drun = v, run
+        end
+        local born = before and e.start and e.start >= before and e.start < t
+        for j, f in ipairs(V.figures) do
+          local idx = at[j]
+          if idx then
+            local v = 0
+            for _, i in ipairs(idx) do v = v + (row[i] or 0) end
+            local st = e.st[j]
+            if not st then st = { sum = 0, dt = 0 } e.st[j] = st end
+            local x
+            if f.level then
+              x = v * f[3]
+              if st.run == run and st.pt and t > st.pt then st.sum = st.sum + (st.cur or x) * (t - st.pt) / tps; st.dt = st.dt + (t - st.pt) / tps end
+              st.cur, st.n = x, (st.n or 0) + 1
+            else
+              local dv, dt
+              if st.run == run and st.pv and t > st.pt then dv, dt = v - st.pv, (t - st.pt) / tps
+              elseif st.run ~= run and born then dv, dt = v, (t - e.start) / tps end
+              if dv and V.share then   -- a share of the counted time, not of the clock
+                if dden and dden > 0 then
+                  x = 100 * dv / dden
+                  st.sum, st.dt, st.cur, st.n, st.total = st.sum + 100 * dv, st.dt + dden, x, (st.n or 0) + 1, (st.total or 0) + dv / tps
+                end
+              elseif dv then
+                if f.time then dv = dv / tps end
+                x = dv / dt * f[3]
+                st.sum, st.dt, st.cur, st.n, st.total = st.sum + dv * f[3], st.dt + dt, x, (st.n or 0) + 1, (st.total or 0) + dv
+              end
+            end
+            if x then
+              if not st.min or x < st.min then st.min = x end
+              if not st.max or x > st.max then st.max = x end
+            end
+            st.pv, st.pt, st.run = v, t, run
+          end
+        end
+      end
+    end
+  end, function()
+    local pos = {}
+    for i, it in ipairs(r:layout(d)) do if it.name then pos[it.name] = i; pos[it.name .. ".unit"] = it.unit end end
+    if V.share then
+      den = {}
+      for _, n in ipairs(V.share) do if pos[n] then den[#den + 1] = pos[n] end end
+    end
+    for j, f in ipairs(V.figures) do
+      local idx = {}
+      for _, n in ipairs(f[2]) do
+        if undriven[n] then dark[n] = "not measured by the host source"; idx = nil break end
+        if not pos[n] then dark[n] = "not in the recording"; idx = nil break end
+        idx[#idx + 1] = pos[n]
+        f.time = pos[n .. ".unit"] == "mi_time"
+      end
+      at[j] = idx
+    end
+  end)
+  if nsamp == 0 then
+    if unread > 0 then io.stderr:write("summary: the window's ", unread, " sample(s) are all unreadable after damage: nothing to summarize\n") os.exit(2) end
+    rec.empty("summary", r, from, to)
+  end
+  r:close()
+  -- what is missing, said once: the figures' items the recording lacks or the host never measured
+  local why = {}
+  for _, f in ipairs(V.figures) do
+    for _, n in ipairs(f[2]) do if dark[n] then why[#why + 1] = f[1] .. " (" .. n .. ": " .. dark[n] .. ")" break end end
+  end
+  if #why > 0 then io.stderr:write("summary: not measured, shown as missing: ", table.concat(why, "; "), "\n") end
+  local cols = { { "entity", V.entity } }
+  if d == "process" then cols[#cols + 1] = { "state", "state" } end
+  for _, c in ipairs({ { "figure", "figure" }, { "cur", "cur", "%.6g" }, { "avg", "avg", "%.6g" }, { "min", "min", "%.6g" },
+    { "max", "max", "%.6g" }, { "unit", "unit" }, { "total", "total", "%.6g" } }) do cols[#cols + 1] = c end
+  local rows = {}
+  local last = prev_t
+  for _, e in ipairs(eorder) do
+    for j, f in ipairs(V.figures) do
+      local st = e.st[j]
+      local row = { entity = e.text, figure = f[1], unit = f[4] }
+      if d == "process" then row.state = e.last == last and "alive" or "gone" end
+      if d == "io" then row.entity = tonumber(e.text) or e.text end
+      if st and st.n then
+        row.cur, row.min, row.max, row.total = st.cur, st.min, st.max, st.total or cli.NONE
+        row.avg = st.dt > 0 and st.sum / st.dt or (f.level and st.cur) or cli.NONE
+      else
+        row.cur, row.avg, row.min, row.max, row.total = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
+      end
+      rows[#rows + 1] = row
+    end
+  end
+  if #rows == 0 then   -- an empty table is said, not left to read as a class with nothing in it
+    io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
+  end
+  local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
+  cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
+    title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,
+      said_, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
+  os.exit(0)
+end
+if opts.view then class_view(opts.view) end
 
 -- The walk's inner loop is keyed by entity and item index (#31.4): each segment's layout gives,
 -- per domain, the items shown (index, name, kind) once; each entity (a process is its slot, pid,
@@ -124,89 +326,26 @@ local taken = nsamples + unreadable   -- coverage is of the samples the recordin
 local said = unreadable > 0 and string.format(" (%d more unreadable after damage)", unreadable) or ""
 r:close()
 
--- A MONITOR-style class view over the window from the per-item totals.
-local function view(name)
-  local by = {}   -- entity -> item -> stat
-  local ents = {}
-  for _, k in ipairs(order) do
-    local st = stats[k]
-    local key = st.domain .. "|" .. st.entity
-    if not by[key] then by[key] = {}; ents[#ents + 1] = { domain = st.domain, entity = st.entity, key = key } end
-    by[key][st.item] = st
-  end
-  local function tot(key, item) local x = by[key][item] return x and x.total or 0 end
-  local function secs(key) local m = 0 for _, x in pairs(by[key]) do if not x.level and (x.dt or 0) > m then m = x.dt end end return m end
-  local rows, cols = {}, nil
-  if name == "modes" then
-    local parts = { { "idle", { "gmt_idle" } }, { "ics", { "gmt_external_ics" } }, { "disp", { "gmt_dispatcher_ics" } },
-      { "memmgr", { "gmt_mem_mgr_replenish_critical_pool_ics", "gmt_mem_mgr_sys_fetch_ics", "gmt_mem_mgr_swapin_ics", "gmt_mem_mgr_tos_trap_ics" } },
-      { "as", { "gmt_as_process" } }, { "bs", { "gmt_bs_process" } }, { "cs", { "gmt_cs_process" } },
-      { "ds", { "gmt_ds_process" } }, { "es", { "gmt_es_process" } } }
-    cols = { { "cpu", "cpu" } }
-    for _, p in ipairs(parts) do cols[#cols + 1] = { p[1], p[1] .. "%", "%.1f" } end
-    for _, e in ipairs(ents) do
-      if e.domain == "processor" then
-        local row, sum = { cpu = e.entity }, 0
-        for _, p in ipairs(parts) do local v = 0 for _, it in ipairs(p[2]) do v = v + tot(e.key, it) end row[p[1]] = v sum = sum + v end
-        for _, p in ipairs(parts) do row[p[1]] = sum > 0 and 100 * row[p[1]] / sum or 0 end
-        rows[#rows + 1] = row
-      end
-    end
-  elseif name == "processes" then
-    cols = { { "process", "process" }, { "cpu_s", "cpu s", "%.3f" }, { "cpu_pct", "cpu%", "%.1f" }, { "io_s", cli.io_heading(info.source), "%.2f" },
-             { "faults_s", "faults/s", "%.2f" }, { "coverage", "cover%", "%.0f" } }
-    for _, e in ipairs(ents) do
-      if e.domain == "process" then
-        local t = secs(e.key)
-        local cpu = tot(e.key, "pmt_process_time")
-        local any = next(by[e.key])
-        rows[#rows + 1] = { process = e.entity, cpu_s = cpu, cpu_pct = t > 0 and 100 * cpu / t or 0,
-          io_s = t > 0 and (tot(e.key, "pmc_disc_read") + tot(e.key, "pmc_disc_write")) / t or 0,
-          faults_s = t > 0 and tot(e.key, "pmc_pg_fault_objcl_") / t or 0, coverage = by[e.key][any].n * 100 / math.max(taken, 1) }
-      end
-    end
-    table.sort(rows, function(a, b) return a.cpu_s > b.cpu_s end)
-  elseif name == "disk" then
-    cols = { { "ldev", "ldev" }, { "reads_s", "reads/s", "%.2f" }, { "writes_s", "writes/s", "%.2f" }, { "kb_s", "KB/s", "%.1f" },
-             { "rtt_ms", "rtt ms", "%.2f" } }
-    for _, e in ipairs(ents) do
-      if e.domain == "io" then
-        local t = secs(e.key)
-        local rd, wt = tot(e.key, "imc_completed_read"), tot(e.key, "imc_completed_write")
-        local rtt = tot(e.key, "imt_rd_round_trip_time") + tot(e.key, "imt_wt_round_trip_time")
-        rows[#rows + 1] = { ldev = tonumber(e.entity), reads_s = t > 0 and rd / t or 0, writes_s = t > 0 and wt / t or 0,
-          kb_s = t > 0 and (tot(e.key, "imc_read_xfer_size") + tot(e.key, "imc_write_xfer_size")) / 1024 / t or 0,
-          rtt_ms = rd + wt > 0 and 1000 * rtt / (rd + wt) or 0 }
-      end
-    end
-  else   -- page: the fault and memory-manager counters of the system, per second
-    cols = { { "item", "item" }, { "per_s", "per second", "%.3f" }, { "total", "total", "%.6g" } }
-    for _, e in ipairs(ents) do
-      if e.domain == "global" then
-        for item, x in pairs(by[e.key]) do
-          if (item:find("fault") or item:find("mem_mgr") or item:find("page")) and not x.level and x.total ~= 0 then
-            rows[#rows + 1] = { item = item, per_s = x.dt > 0 and x.total / x.dt or 0, total = x.total }
-          end
-        end
-      end
-    end
-    table.sort(rows, function(a, b) return a.per_s > b.per_s end)
-  end
-  return rows, cols
-end
 
-if opts.view then
-  local vrows, vcols = view(opts.view)
-  cli.output(opts, vcols).write(vrows, { time = false, file = file, view = opts.view, window_samples = nsamples, unreadable = unreadable,
-    title = string.format("%s: %s, %d samples%s, %s .. %s", file, opts.view, nsamples, said, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
-  os.exit(0)
+-- the items a recorded host never measures (outside its map: they were recorded as 0) are no data (#30)
+local undriven, dark = {}, 0
+if info.source == "host" then
+  local names = {}
+  for _, k in ipairs(order) do local d = stats[k].domain; names[d] = names[d] or {}; names[d][#names[d] + 1] = stats[k].item end
+  for d, list in pairs(names) do undriven[d] = cli.undriven("host", d, list) end
 end
-
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
     coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
+  if undriven[s.domain] and undriven[s.domain][s.item] then
+    row.kind = s.level and s.reading or "counter"
+    row.total, row.avg, row.twavg, row.min, row.max = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
+    dark = dark + 1
+    if opts.all then rows[#rows + 1] = row end
+    goto next_stat
+  end
   if s.level then
     row.kind = s.reading   -- level or watermark
     row.avg = s.nv > 0 and s.sumv / s.nv or 0
@@ -214,12 +353,16 @@ for _, k in ipairs(order) do
     row.min, row.min_at, row.max, row.max_at = s.minv, s.mint and rec.stamp(s.mint, info.tpm), s.maxv, s.maxt and rec.stamp(s.maxt, info.tpm)
   else
     row.kind = "counter"
-    row.total = s.total
-    row.avg = s.dt > 0 and s.total / s.dt or 0
+    row.total = s.dt > 0 and s.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
+    row.avg = s.dt > 0 and s.total / s.dt or cli.NONE
     row.min, row.min_at, row.max, row.max_at = s.minr, s.mint and rec.stamp(s.mint, info.tpm), s.maxr, s.maxt and rec.stamp(s.maxt, info.tpm)
   end
-  local zero = (row.total or 0) == 0 and (row.max or 0) == 0 and (row.min or 0) == 0
+  local zero = (row.total == cli.NONE or (row.total or 0) == 0) and (row.max or 0) == 0 and (row.min or 0) == 0
   if opts.all or not zero then rows[#rows + 1] = row end
+  ::next_stat::
+end
+if opts.all and dark > 0 then
+  io.stderr:write(string.format("summary: %d item(s) the recorded host never measures (outside its map) show as missing\n", dark))
 end
 
 local meta = { time = false, file = file, from = rec.stamp(from, info.tpm), to = rec.stamp(to, info.tpm), window_samples = nsamples, segments = segments,

@@ -16,7 +16,7 @@ if not st then io.stderr:write("top: cannot enable process counters: ", tostring
 
 local out = cli.output(opts, {
   { "pid", "pid" }, { "program", "program" }, { "user", "user" }, { "js", "job/ses" }, { "state", "state" },
-  { "cpu_pct", "cpu%", "%.1f" }, { "io_s", cli.io_heading(s:info().source), "%.1f" }, { "faults_s", "faults/s", "%.1f" },
+  { "cpu_pct", "cpu%", "%.1f" }, { "io_s", cli.io_heading(cli.source(s)), "%.1f" }, { "faults_s", "faults/s", "%.1f" },
 })
 
 local function sample()

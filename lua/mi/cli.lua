@@ -273,11 +273,18 @@ function cli.loop(opts, fn)
     end
   end)
   mi._end_raises = raises
-  if not ok and err == mi.REPLAY_END then
-    io.stderr:write(string.format("mish: the recording ended after %d sample%s%s\n", i, i == 1 and "" or "s",
-      n > 0 and string.format(" of the %d asked for", n) or ""))
+  if not ok and err == mi.REPLAY_END then cli.replay_ended(i, n)
   elseif not ok and not tostring(err):find("interrupted!", 1, true) then error(err, 0) end
   return i
+end
+
+-- Says on stderr that a replayed recording ended after i samples (of the n asked for; 0: no count),
+-- the line every sampling script ends with when the recording is shorter than its run (#30.4).
+function cli.replay_ended(i, n)
+  mi.arg_check(math.type(i) == "integer", 1, "cli.replay_ended", "samples taken", i)
+  mi.arg_check(n == nil or math.type(n) == "integer", 2, "cli.replay_ended", "samples asked for or nil", n)
+  io.stderr:write(string.format("mish: the recording ended after %d sample%s%s\n", i, i == 1 and "" or "s",
+    (n or 0) > 0 and string.format(" of the %d asked for", n) or ""))
 end
 
 -- Distinct colours for plot series, one each (a qualitative palette, then darker variants).
@@ -526,6 +533,37 @@ function cli.watch(s)
   end
 end
 
+-- The source that measured what session s reads: s:info().source, but for mish's replay of a
+-- recording (--replay FILE, the default system) the source that recorded it (#30).
+function cli.source(s)
+  mi.arg_check(type(s) == "table" and type(s.info) == "function", 1, "cli.source", "session", s)
+  local src = s:info().source
+  if src == "replay" and mi._replay_source then return mi._replay_source end
+  return src
+end
+
+local host_driven
+-- The names among names (items of domain) that the system of session s (or the source named s:
+-- a recording's info().source) does not measure: on the Linux host those its map does not drive
+-- (they read 0 there, #30); on other sources none. Returns a set {name = true} and the names in
+-- the order given.
+function cli.undriven(s, domain, names)
+  mi.arg_check(type(s) == "string" or type(s) == "table" and type(s.info) == "function", 1, "cli.undriven", "session or source name", s)
+  mi.arg_check(type(domain) == "string", 2, "cli.undriven", "domain", domain)
+  mi.arg_check(type(names) == "table", 3, "cli.undriven", "list of item names", names)
+  local set, list = {}, {}
+  if (type(s) == "string" and s or cli.source(s)) ~= "host" then return set, list end
+  if not host_driven then
+    host_driven = {}
+    for _, r in ipairs(mi.core.host_mapping()) do host_driven[r.item] = true end
+  end
+  for _, n in ipairs(names) do
+    local it = mi.item(n, domain)
+    if it and not host_driven[it.item] and not set[n] then set[n] = true; list[#list + 1] = n end
+  end
+  return set, list
+end
+
 local said = false
 -- Says on stderr, once per run (the first reason), that the figures of an interval were not
 -- measured and why (name: the script's).
@@ -535,6 +573,17 @@ function cli.unmeasured(name, why)
   if said then return end
   said = true
   io.stderr:write(name, ": nothing measured: ", why, "; those figures show as missing\n")
+end
+
+local told = {}
+-- Says on stderr, once per run and script, which figures the source never measures (names, from
+-- cli.undriven): they show as missing, not as the 0 the store holds for them.
+function cli.undriven_said(name, names)
+  mi.arg_check(type(name) == "string", 1, "cli.undriven_said", "script name", name)
+  mi.arg_check(type(names) == "table", 2, "cli.undriven_said", "list of names", names)
+  if told[name] or #names == 0 then return end
+  told[name] = true
+  io.stderr:write(name, ": not measured by the host source: ", table.concat(names, ", "), "; shown as missing\n")
 end
 
 -- Marks every number of rows missing (cli.NONE) but the keys keep names (an entity's identity).

@@ -433,8 +433,13 @@ function M.set_default(o)
   if replay ~= nil then
     if o.share ~= nil then error("--replay and --share: not both", 0) end
     local ok, sys = pcall(M.replay, replay, { from = o.from, to = o.to, speed = o.speed })
-    if not ok then error(sys, 0) end
+    if not ok then   -- a file whose every sample damage left unreadable says so, not only "holds no sample" (#30)
+      M.recording_state(replay, io.stderr)
+      error(sys, 0)
+    end
     M.recording_state(replay, io.stderr)
+    local okr, rr = pcall(core.rec_open, replay)   -- what recorded it: a host recording's undriven items are no data (#30)
+    if okr then M._replay_source = rr:info().source rr:close() end
     core.set_default(sys)
     M.replay_drive(sys, o.speed)
     return sys
