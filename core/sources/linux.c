@@ -728,31 +728,12 @@ static void read_where(mi_system *sys, host *h) {
 static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS,
                                       MI_DOM_PROCESS, MI_DOM_GLOBAL, MI_DOM_PROCESS};
 
-/* Reads what is needed once (everything when full); returns the number of processes seen (or
- * kept). A group of files is read when its items are counted and the read under way returns
- * them (mi_host_reading: a global GET does not read the process table), when an ON of its
- * domain is under way (the ON's baselines), or on a full reading; the process table while
- * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
- * refresh neither read nor found counted starts from a new baseline: what happened while nobody
- * counted it is not added; a group counted all along but left unread by other domains' reads
- * adds everything since its last reading when it is read. Only a complete listing of the root can show a
- * death: when the directory cannot be opened or read to its end, nobody dies this time. */
-static int refresh_all(mi_system *sys, host *h, int full) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  int64_t tpm = mi_host_ticks_per_ms(sys);
-  mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
-  h->gen++;
-  h->trouble = 0;
-  int64_t ms = mono_ms();
+/* Which groups of files are counted now (on) and which this refresh reads (use): see
+ * refresh_all. house: the configuration's once-a-second reading is due. */
+static void plan_groups(mi_system *sys, host *h, int full, int house, int64_t ms, int on[NGROUP], int use[NGROUP]) {
   int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
-  int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
   int reading = full ? 0 : mi_host_reading(sys);
   if (reading & 1 << MI_DOM_PROCESSOR) reading |= 1 << MI_DOM_GLOBAL;
-  struct timespec c0;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-  h->files = 0;
-  int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
   on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
   on[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
@@ -776,7 +757,12 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   use[GR_WHERE] = on[GR_WHERE];   /* levels: read when counted (an ON's refresh comes before) */
   for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
     if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
-  int rebase[NGROUP], kept_on[NGROUP];
+}
+
+/* Marks the groups counted or read now and clears the baselines of those counted again after a
+ * gap (refresh_all); returns 1 when this is (again) the first look at the processes. */
+static int rebase_groups(mi_system *sys, host *h, const int on[NGROUP], const int use[NGROUP]) {
+  int rebase[NGROUP], kept_on[NGROUP], wp = mi_host_wants(sys, MI_DOM_PROCESS);
   for (int g = 0; g < NGROUP; g++) kept_on[g] = h->kept[g] + 1 == h->gen;
   for (int g = 0; g < NGROUP; g++) {
     rebase[g] = use[g] && on[g] && !kept_on[g] && h->gen > 1;
@@ -797,6 +783,86 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       memset(hp->owe, 0, sizeof hp->owe);
       hp->owe_left = 0;
     }
+  return first;
+}
+
+/* The process table: every listed pid read (births, figures, io when pio), then the deaths a
+ * complete listing shows and the io added; returns the processes seen (or kept). */
+static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, int64_t ms) {
+  int seen = 0, listed = 0, inj = 0;
+  for (int i = 0; i < NINJECT; i++)
+    if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+  int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
+  if (retry) { h->nover = 0; h->over_ms = ms; }
+  h->nover_next = 0;
+  if (!inj && rooted) {
+    rewinddir(h->dir);
+    struct dirent *de;
+    for (;;) {
+      errno = 0;
+      if (!(de = readdir(h->dir))) break;
+      int64_t pid = pid_name(de->d_name);
+      if (pid > 0) seen += read_proc(sys, h, pid, pio, first, 0);
+    }
+    if (errno) note_fail(h, errno); else listed = 1;
+  }
+  if (listed) {   /* the pids without a slot that are still there */
+    int64_t *t = h->over;
+    h->over = h->over_next; h->over_next = t;
+    h->nover = h->nover_next;
+    if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
+  }
+  /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
+  if (listed)
+    for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
+      if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
+        owe_parent(sys, h, s);
+        mi_host_proc_exit(sys, s);
+      }
+  if (pio) add_io(sys, h);
+  h->scan_ms = ms;
+  return seen;
+}
+
+/* The health figures of a refresh that began at thread CPU time c0. */
+static void close_health(mi_system *sys, host *h, const struct timespec *c0) {
+  h->health.refreshes++;
+  if (h->trouble) h->health.incomplete++;
+  h->health.complete = !h->trouble;
+  struct timespec c1;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0->tv_sec) * 1000000000 + (c1.tv_nsec - c0->tv_nsec);
+  h->health.cpu_ns += h->health.last_cpu_ns;
+  h->health.last_files = h->files;
+  h->health.files_read += h->files;
+  h->last_ms = mono_ms();
+  h->layout = mi_host_layout_gen(sys);
+}
+
+/* Reads what is needed once (everything when full); returns the number of processes seen (or
+ * kept). A group of files is read when its items are counted and the read under way returns
+ * them (mi_host_reading: a global GET does not read the process table), when an ON of its
+ * domain is under way (the ON's baselines), or on a full reading; the process table while
+ * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
+ * refresh neither read nor found counted starts from a new baseline: what happened while nobody
+ * counted it is not added; a group counted all along but left unread by other domains' reads
+ * adds everything since its last reading when it is read. Only a complete listing of the root can show a
+ * death: when the directory cannot be opened or read to its end, nobody dies this time. */
+static int refresh_all(mi_system *sys, host *h, int full) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
+  h->gen++;
+  h->trouble = 0;
+  int64_t ms = mono_ms();
+  int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
+  struct timespec c0;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  h->files = 0;
+  int on[NGROUP], use[NGROUP];
+  plan_groups(sys, h, full, house, ms, on, use);
+  int first = rebase_groups(sys, h, on, use);
   h->sched = use[GR_SCHED];
   h->rss = use[GR_RSS];
   if (house && !full) h->house_ms = ms;
@@ -808,52 +874,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
   if (use[GR_WHERE] && rooted) read_where(sys, h);
-  int seen = 0, listed = 0, inj = 0;
-  if (use[GR_SCAN]) {
-    for (int i = 0; i < NINJECT; i++)
-      if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
-    int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
-    if (retry) { h->nover = 0; h->over_ms = ms; }
-    h->nover_next = 0;
-    if (!inj && rooted) {
-      rewinddir(h->dir);
-      struct dirent *de;
-      for (;;) {
-        errno = 0;
-        if (!(de = readdir(h->dir))) break;
-        int64_t pid = pid_name(de->d_name);
-        if (pid > 0) seen += read_proc(sys, h, pid, use[GR_PIO], first, 0);
-      }
-      if (errno) note_fail(h, errno); else listed = 1;
-    }
-    if (listed) {   /* the pids without a slot that are still there */
-      int64_t *t = h->over;
-      h->over = h->over_next; h->over_next = t;
-      h->nover = h->nover_next;
-      if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
-    }
-    /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
-    if (listed)
-      for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
-        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
-          owe_parent(sys, h, s);
-          mi_host_proc_exit(sys, s);
-        }
-    if (use[GR_PIO]) add_io(sys, h);
-    h->scan_ms = ms;
-  }
+  int seen = use[GR_SCAN] ? scan_table(sys, h, rooted, use[GR_PIO], first, ms) : 0;
   for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
-  h->health.refreshes++;
-  if (h->trouble) h->health.incomplete++;
-  h->health.complete = !h->trouble;
-  struct timespec c1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0.tv_sec) * 1000000000 + (c1.tv_nsec - c0.tv_nsec);
-  h->health.cpu_ns += h->health.last_cpu_ns;
-  h->health.last_files = h->files;
-  h->health.files_read += h->files;
-  h->last_ms = mono_ms();
-  h->layout = mi_host_layout_gen(sys);
+  close_health(sys, h, &c0);
   return use[GR_SCAN] ? seen : mi_host_proc_count(sys);
 }
 
