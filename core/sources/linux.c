@@ -55,6 +55,13 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21161, "processes now: SCHED_OTHER at nice 0"},
   {21162, "processes now: nice > 0 or SCHED_BATCH"},
   {21163, "processes now: SCHED_IDLE"},
+  {21111, "processes sleeping in a terminal write (/proc/[pid]/wchan n_tty_write, tty_write...)"},
+  {21146, "processes sleeping for a signal (/proc/[pid]/wchan sigsuspend, pause, do_sigtimedwait)"},
+  {21116, "processes sleeping for a file lock (/proc/[pid]/wchan flock_lock_inode_wait, fcntl_setlk, locks_lock_inode_wait...)"},
+  {21319, "processes now: kernel threads and pid 1 (/proc/[pid]/stat flags)"},
+  {21320, "processes now: command interpreters (stat comm named in /etc/shells)"},
+  {21321, "processes now: others whose parent is a command interpreter (stat ppid)"},
+  {21322, "processes now: others whose parent is neither a system process nor a command interpreter"},
 };
 
 static const char *const io_key[NIO] = {"syscr", "syscw", "read_bytes", "write_bytes"};
@@ -655,10 +662,13 @@ static int open_root(host *h) {
  * poll or select on several descriptors, a kernel thread's own loop, no name). */
 static int wchan_role(const char *w) {
   static const struct { const char *part; int role; } rule[] = {
-    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD},
+    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD}, {"tty_write", W_TRMWT}, {"tty_wait_until_sent", W_TRMWT},
+    {"sigsuspend", W_SIGNAL}, {"sys_pause", W_SIGNAL}, {"sigtimedwait", W_SIGNAL},
+    {"flock_lock_inode_wait", W_RIN}, {"locks_lock_inode_wait", W_RIN}, {"fcntl_setlk", W_RIN},
+    {"posix_lock_inode_wait", W_RIN}, {"flock_lock_file_wait", W_RIN}, {"__do_sys_flock", W_RIN},
     {"nanosleep", W_TIMER},
     {"futex", W_SEM},
-    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD},
+    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD}, {"wait_for_vfork_done", W_CHILD},
     {"msgrcv", W_MSG}, {"mq_timedreceive", W_MSG}, {"wq_sleep", W_MSG},
     {"pipe_read", W_PORT}, {"pipe_write", W_PORT}, {"pipe_wait", W_PORT}, {"unix_stream", W_PORT},
     {"unix_dgram", W_PORT}, {"sk_wait_data", W_PORT}, {"inet_csk_accept", W_PORT}, {"skb_wait_for_more", W_PORT},
@@ -684,15 +694,56 @@ static int queue_role(const char *buf, uint64_t flags) {
   return p[1] == '-' ? Q_BS : p[1] == '0' && (p[2] == ' ' || p[2] == '\n') ? Q_CS : isdigit((unsigned char)p[1]) ? Q_DS : -1;
 }
 
-/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129) and the queue
- * populations (21159-21163): a pass over the listing reading each [pid]/stat (its state, nice,
- * policy, flags) and, for a process asleep (S) whose levels are counted, its wchan; each level
- * is set to the processes found waiting for its reason, each population to the processes of its
- * class. Kernel threads wait for no user (left out of the blocked levels; in AS). Levels are
- * set only after a complete listing. */
+/* A process of the type pass (read_where): its pid, its parent and its kind (KIND_*). */
+typedef struct wproc { int64_t pid, ppid; int kind; } wproc;
+enum { KIND_SYS, KIND_CI, KIND_OTHER };
+
+/* Compares two wproc by pid for qsort and bsearch. */
+static int wproc_cmp(const void *a, const void *b) {
+  int64_t x = ((const wproc *)a)->pid, y = ((const wproc *)b)->pid;
+  return (x > y) - (x < y);
+}
+
+/* The process-type levels 21319-21322 from the kinds of the processes listed (t[0..nt)): system,
+ * command interpreters, the others by their parent's kind (a command interpreter: 21321; another
+ * such process: 21322; a system process or one not listed: neither). */
+static void set_types(mi_system *sys, host *h, wproc *t, int nt) {
+  int n[4] = {0};
+  if (nt > 1) qsort(t, (size_t)nt, sizeof *t, wproc_cmp);
+  for (int i = 0; i < nt; i++) {
+    if (t[i].kind != KIND_OTHER) { n[t[i].kind]++; continue; }
+    wproc key = {t[i].ppid, 0, 0}, *par = bsearch(&key, t, (size_t)nt, sizeof *t, wproc_cmp);
+    if (par && par->kind == KIND_CI) n[2]++;
+    else if (par && par->kind == KIND_OTHER) n[3]++;
+  }
+  for (int k = 0; k < 4; k++) mi_host_set(sys, h->c[T_SYS + k], 0, n[k]);
+}
+
+/* Adds a process to the type pass's list (grown as needed); 0, or -1 out of memory. */
+static int wproc_add(wproc **t, int *nt, int *cap, int64_t pid, int64_t ppid, int kind) {
+  if (*nt == *cap) {
+    int c = *cap ? *cap * 2 : 512;
+    wproc *b = realloc(*t, sizeof *b * (size_t)c);
+    if (!b) return -1;
+    *t = b;
+    *cap = c;
+  }
+  (*t)[(*nt)++] = (wproc){pid, ppid, kind};
+  return 0;
+}
+
+/* The blocked-by-reason levels (21110, 21111, 21116, 21119, 21121, 21122, 21126, 21129, 21146),
+ * the queue populations (21159-21163) and the process-type levels (21319-21322): a pass over the
+ * listing reading each [pid]/stat (its state, nice, policy, flags, comm, parent) and, for a
+ * process asleep (S) whose levels are counted, its wchan; each level is set to the processes
+ * found waiting for its reason, each population to the processes of its class. Kernel threads
+ * wait for no user (left out of the blocked levels; in AS). Levels are set only after a
+ * complete listing. */
 static void read_where(mi_system *sys, host *h) {
-  int n[NROLE] = {0}, err;
-  int blk = any_active(sys, h, W_TRMRD, W_MSG), pop = any_active(sys, h, Q_AS, Q_ES);
+  int n[NROLE] = {0}, err, nt = 0, cap = 0, oom = 0;
+  int blk = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, W_TRMWT, W_RIN);
+  int pop = any_active(sys, h, Q_AS, Q_ES), typ = any_active(sys, h, T_SYS, T_USER) && read_shells(h) == 0;
+  wproc *t = NULL;
   if (h->rootfd < 0 || !h->dir) return;
   rewinddir(h->dir);
   struct dirent *de;
@@ -711,6 +762,10 @@ static void read_where(mi_system *sys, host *h) {
     const char *st = strrchr(h->buf, ')');
     int q = pop ? queue_role(h->buf, f[9]) : -1;
     if (q >= 0) n[q]++;
+    if (typ) {
+      int kind = (f[9] & PF_KTHREAD) || pid == 1 ? KIND_SYS : is_shell(h, comm) ? KIND_CI : KIND_OTHER;
+      oom |= wproc_add(&t, &nt, &cap, pid, (int64_t)f[4], kind) != 0;
+    }
     if (!blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
     memcpy(rel + len, "wchan", 6);
     r = slurp(h, rel, &err);
@@ -719,9 +774,12 @@ static void read_where(mi_system *sys, host *h) {
     int role = wchan_role(h->buf);
     if (role >= 0) n[role]++;
   }
-  if (errno) { note_fail(h, errno); return; }
+  if (errno || oom) { note_fail(h, errno ? errno : ENOMEM); free(t); return; }
   for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  for (int role = W_TRMWT; role <= W_RIN; role++) mi_host_set(sys, h->c[role], 0, n[role]);
   for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  if (typ) set_types(sys, h, t, nt);
+  free(t);
 }
 
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
@@ -741,7 +799,7 @@ static void plan_groups(mi_system *sys, host *h, int full, int house, int64_t ms
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
-  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES);
+  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES) || any_active(sys, h, W_TRMWT, T_USER);
   on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
   on[GR_SCAN] |= on[GR_RSS];
   on[GR_SCAN] |= on[GR_SCHED];
@@ -860,6 +918,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   struct timespec c0;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
   h->files = 0;
+  mi_lx_sys_levels(sys, h);
   int on[NGROUP], use[NGROUP];
   plan_groups(sys, h, full, house, ms, on, use);
   int first = rebase_groups(sys, h, on, use);

@@ -30,6 +30,7 @@ enum {
   P_RUNQ, P_LAUNCH,
   W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG, P_RSS,
   Q_AS, Q_BS, Q_CS, Q_DS, Q_ES,
+  W_TRMWT, W_SIGNAL, W_RIN, T_SYS, T_CI, T_CICHILD, T_USER,
   NROLE
 };
 
@@ -74,12 +75,13 @@ static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vm
 enum {
   S_ARRIVE, S_RQMAX, S_RQAREA, S_ALLOC, S_FREED, S_PRESSURE, S_EXAMINED, S_STEAL, S_PAGEOUT,
   S_SWAPIN, S_DEACT, S_ROC, S_LAUNCH, S_DSERVICE, S_DREQSECS, S_DQMAX, S_DCONTROL,
+  S_RECOVER, S_FROZEN, S_LRU,
   NSROLE
 };
 /* Cumulative figures of vmstat and schedstat the system-wide readers keep between readings
  * (UINT64_MAX: no baseline yet). */
 enum { V_ALLOC, V_FREE, V_STALL, V_SCAN, V_STEAL_ANON, V_STEAL_FILE, V_VMSCAN_WRITE, V_PSWPOUT, V_PSWPIN,
-       V_DEACT, NVM };
+       V_DEACT, V_ACT, NVM };
 typedef struct hsys {
   mi_ctr c[NSROLE];
   uint64_t vm[NVM];
@@ -94,6 +96,7 @@ typedef struct hsys {
   int64_t cg_mem_kb;            /* the lowest memory.max on mish's cgroup path, in KB; -1: no limit */
   int64_t cg_ms;                /* when the cgroup was last read (at most once a second) */
   int64_t page_2k;              /* 2 KB pages per kernel page */
+  int64_t frozen, lru[2];       /* object-class levels last written: 21285 class 0, 21294 classes 0 and 7 */
 } hsys;
 
 typedef struct host {
@@ -339,6 +342,9 @@ int32_t mi_lx_sys_mapping(int i, const char **figure);
 void mi_lx_read_stat(mi_system *sys, host *h);
 /* /proc/interrupts: interrupts taken per processor. */
 void mi_lx_read_interrupts(mi_system *sys, host *h);
+/* Forgets the object-class levels written while nobody counts them (each refresh): a level
+ * enabled afresh starts from 0 in the store. */
+void mi_lx_sys_levels(mi_system *sys, host *h);
 /* /proc/meminfo: memory size and free memory. */
 void mi_lx_read_memory(mi_system *sys, host *h);
 /* /proc/vmstat: page faults. */

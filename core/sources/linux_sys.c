@@ -25,6 +25,9 @@ static const struct { int32_t item; const char *figure; } sysmap[NSROLE] = {
   [S_DREQSECS] = {23043, "/proc/diskstats weighted ms doing I/Os"},
   [S_DQMAX] = {23033, "/proc/diskstats I/Os in progress, highest reading"},
   [S_DCONTROL] = {23039, "/proc/diskstats discards + flush requests completed"},
+  [S_RECOVER] = {21282, "/proc/vmstat pgactivate (class 0) (2 KB pages)"},
+  [S_FROZEN] = {21285, "/proc/meminfo Mlocked / 2 KB, now (class 0)"},
+  [S_LRU] = {21294, "/proc/meminfo Active(anon) + Inactive(anon) (class 0), Active(file) + Inactive(file) (class 7) / 2 KB, now"},
 };
 
 void mi_lx_sys_init(host *h) {
@@ -46,8 +49,8 @@ static int sys_any(mi_system *sys, const host *h, int from, int to) {
 
 int mi_lx_sys_active(mi_system *sys, const host *h, int g) {
   switch (g) {
-  case GR_MEM: return sys_any(sys, h, S_ROC, S_ROC);
-  case GR_VM: return sys_any(sys, h, S_ALLOC, S_DEACT);
+  case GR_MEM: return sys_any(sys, h, S_ROC, S_ROC) || sys_any(sys, h, S_FROZEN, S_LRU);
+  case GR_VM: return sys_any(sys, h, S_ALLOC, S_DEACT) || sys_any(sys, h, S_RECOVER, S_RECOVER);
   case GR_DISK: return sys_any(sys, h, S_DSERVICE, S_DCONTROL);
   default: return 0;
   }
@@ -333,6 +336,20 @@ void mi_lx_read_interrupts(mi_system *sys, host *h) {
   for (int c = 0; c < ncpu; c++) if (colof[c] >= 0) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
 }
 
+void mi_lx_sys_levels(mi_system *sys, host *h) {
+  if (!mi_host_active(sys, h->s.c[S_FROZEN])) h->s.frozen = 0;
+  if (!mi_host_active(sys, h->s.c[S_LRU])) h->s.lru[0] = h->s.lru[1] = 0;
+}
+
+/* Sets class cls of object-class level c (global) to kb KB as 2 KB pages: adds the difference
+ * from *written, what was last written, when someone counts it. */
+static void level_cls(mi_system *sys, mi_ctr c, int cls, uint64_t kb, int64_t *written) {
+  if (!mi_host_active(sys, c)) return;
+  int64_t pages = (int64_t)(kb / 2 > (uint64_t)INT32_MAX ? INT32_MAX : kb / 2);
+  if (pages != *written) mi_host_add_objcl(sys, c, 0, cls, pages - *written);
+  *written = pages;
+}
+
 /* /proc/meminfo: memory size (within mish's cgroup limit), free pages and the inactive (reclaimable, not yet reused) lists. */
 void mi_lx_read_memory(mi_system *sys, host *h) {
   uint64_t total, free_kb, ia, ifl;
@@ -345,6 +362,14 @@ void mi_lx_read_memory(mi_system *sys, host *h) {
     /* kernels since 2.6.28; an older one leaves 21310 undriven */
     if (keyed(h->buf, "Inactive(anon)", &ia) && keyed(h->buf, "Inactive(file)", &ifl))
       mi_host_set(sys, h->s.c[S_ROC], 0, (int64_t)(sum_sat(ia, ifl) / 2));
+    /* pinned pages (mlock: frozen), and the pages on the reclaim lists (replaceable now) */
+    uint64_t ml, aa, af;
+    if (keyed(h->buf, "Mlocked", &ml)) level_cls(sys, h->s.c[S_FROZEN], 0, ml, &h->s.frozen);
+    if (keyed(h->buf, "Active(anon)", &aa) && keyed(h->buf, "Active(file)", &af) &&
+        keyed(h->buf, "Inactive(anon)", &ia) && keyed(h->buf, "Inactive(file)", &ifl)) {
+      level_cls(sys, h->s.c[S_LRU], 0, sum_sat(aa, ia), &h->s.lru[0]);
+      level_cls(sys, h->s.c[S_LRU], 7, sum_sat(af, ifl), &h->s.lru[1]);
+    }
   }
 }
 
@@ -355,7 +380,7 @@ static const struct { const char *key; int slot; } vmkeys[] = {
   {"pageoutrun", V_STALL}, {"pgscan_kswapd", V_SCAN}, {"pgscan_direct", V_SCAN},
   {"pgscan_khugepaged", V_SCAN}, {"pgscan_proactive", V_SCAN}, {"pgsteal_anon", V_STEAL_ANON},
   {"pgsteal_file", V_STEAL_FILE}, {"nr_vmscan_write", V_VMSCAN_WRITE}, {"pswpout", V_PSWPOUT},
-  {"pswpin", V_PSWPIN}, {"pgdeactivate", V_DEACT}, {"pgmajfault", -1},
+  {"pswpin", V_PSWPIN}, {"pgdeactivate", V_DEACT}, {"pgactivate", V_ACT}, {"pgmajfault", -1},
 };
 #define NVMKEYS ((int)(sizeof vmkeys / sizeof vmkeys[0]))
 
@@ -401,6 +426,7 @@ void mi_lx_read_vmstat(mi_system *sys, host *h) {
   }
   if (have[V_PSWPIN]) bump_cls(sys, s->c[S_SWAPIN], 0, v[V_PSWPIN], &s->vm[V_PSWPIN], pg);
   if (have[V_DEACT]) bump_cls(sys, s->c[S_DEACT], 0, v[V_DEACT], &s->vm[V_DEACT], pg);
+  if (have[V_ACT]) bump_cls(sys, s->c[S_RECOVER], 0, v[V_ACT], &s->vm[V_ACT], pg);
 }
 
 /* Returns 1 for whole disks worth an LDEV: not loop/ram/zram, not a partition of a listed disk. */
