@@ -1062,6 +1062,16 @@ int mi_linux_set_process_age(mi_system *sys, int ms) {
   return 0;
 }
 
+int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max) {
+  if (!mi_linux_attached(sys) || (max > 0 && !out)) return -1;
+  mi_host_begin(sys);   /* a write section: not half-way through a publisher thread's refresh */
+  host *h = of(sys);
+  int32_t round = mi_host_config(sys, 3042);   /* MI_ROUND_FACTOR: ticks per MI_Time */
+  int n = mi_lx_cpus(h, (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz, round > 0 ? round : 1, out, max);
+  mi_host_publish(sys);
+  return n;
+}
+
 const char *mi_linux_disk_name(mi_system *sys, int ldev) {
   if (!mi_linux_attached(sys) || ldev < 1 || ldev > of(sys)->ndisks) return NULL;
   return of(sys)->disk[ldev - 1].name;
