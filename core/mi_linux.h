@@ -51,6 +51,17 @@ MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
 MI_API int mi_linux_set_process_age(mi_system *sys, int ms);
 /* Returns the kernel's name of the whole disk that is LDEV ldev ("vda"), NULL if none or sys is not the host. */
 MI_API const char *mi_linux_disk_name(mi_system *sys, int ldev);
+/* One processor's figures as the host counts them since it first read them: what its
+ * processor items (Appendix I) would hold, for every CPU, past the MI's 8 too. */
+typedef struct mi_linux_cpu {
+  int cpu;                          /* the kernel's CPU number ("cpu12") */
+  int64_t idle, ics, bs, cs, ds;    /* 27006, 27012, 27022, 27023, 27024: MI_Time, as a GET returns them */
+  int64_t interrupts, launches;     /* 27014, 27013: counts (while those files are read) */
+} mi_linux_cpu;
+/* Copies the figures of the first max processors (the CPUs of /proc/stat, or of mish's cpuset,
+ * in order: processor k is out[k]) into out; returns how many processors there are (at most
+ * 1024), -1 if sys is not the host. */
+MI_API int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max);
 /* Returns the kernel figure that drives item (e.g. "/proc/stat cpuN user"), NULL if none. */
 MI_API const char *mi_linux_figure(int32_t item);
 /* Describes mapped item i (0, 1, ...): returns its number and sets *figure; 0 past the end. */

@@ -426,6 +426,31 @@ static int l_host_figure(lua_State *L) {
   return 1;
 }
 
+/* system:host_cpus() -> every processor's figures on the host, past the MI's 8 too: an array
+ * ({cpu=, and the processor items' names: gmt_idle=, gmt_external_ics=, gmt_bs_process=,
+ * gmt_cs_process=, gmt_ds_process=, gmc_interrupt_handler=, gmc_launches=}, processor k at
+ * k + 1), counted since the host first read them; nil if the system is not the host. */
+static int sys_host_cpus(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  mi_linux_cpu c[1024];
+  int n = mi_linux_cpus(sys, c, 1024);
+  if (n < 0) { lua_pushnil(L); return 1; }
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n && i < 1024; i++) {
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, c[i].cpu); lua_setfield(L, -2, "cpu");
+    lua_pushinteger(L, c[i].idle); lua_setfield(L, -2, "gmt_idle");
+    lua_pushinteger(L, c[i].ics); lua_setfield(L, -2, "gmt_external_ics");
+    lua_pushinteger(L, c[i].bs); lua_setfield(L, -2, "gmt_bs_process");
+    lua_pushinteger(L, c[i].cs); lua_setfield(L, -2, "gmt_cs_process");
+    lua_pushinteger(L, c[i].ds); lua_setfield(L, -2, "gmt_ds_process");
+    lua_pushinteger(L, c[i].interrupts); lua_setfield(L, -2, "gmc_interrupt_handler");
+    lua_pushinteger(L, c[i].launches); lua_setfield(L, -2, "gmc_launches");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* system:realtime(on): keeps the model in step with the wall clock or not. */
 static int sys_realtime(lua_State *L) {
   mi_system *sys = mil_checksys(L, 1);
@@ -509,7 +534,7 @@ static int ses_close(lua_State *L) {
 }
 
 static const luaL_Reg sys_methods[] = {
-  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"now", sys_now}, {"refresh", sys_refresh}, {"close", sys_close},
+  {"advance", sys_advance}, {"realtime", sys_realtime}, {"info", sys_info}, {"host_cpus", sys_host_cpus}, {"now", sys_now}, {"refresh", sys_refresh}, {"close", sys_close},
   {"closed", sys_isclosed}, {"udef_install", mil_sys_udef_install}, {"udef_items", mil_sys_udef_items},
   {"udef_count", mil_sys_udef_count}, {"udef", mil_sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", mil_ses_priv}, {"close", ses_close}, {NULL, NULL}};

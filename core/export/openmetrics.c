@@ -84,6 +84,10 @@ struct mi_export {
   long scrapes;
   int32_t rf, tpm;         /* items 3042, 3043 at the last scrape */
   int64_t now;
+  /* the host's processors past the MI's 8 (mi_linux_cpus): latest, first seen, how many */
+  mi_linux_cpu *xc, *xbase;
+  uint8_t *xhave;
+  int nxc;
   /* global, processor and I/O "ever nonzero" bits; ldev first-seen ticks and types */
   uint64_t *gseen, *cseen, *lseen;
   int64_t lcreated[NLDEV];
@@ -387,6 +391,7 @@ static void free_state(mi_export *x) {
   for (int i = 0; i < x->np; i++) { free(x->p[i].base); free(x->p[i].seen); }
   free(x->g); free(x->gh); free(x->p); free(x->ph);
   free(x->gseen); free(x->cseen); free(x->lseen);
+  free(x->xc); free(x->xbase); free(x->xhave);
   free(x->out);
 }
 
@@ -662,6 +667,45 @@ static int run_all(mi_export *x, int d, int64_t sel) {
   return MI_E_BUFFER_PARTIAL;
 }
 
+#define NXCPU 1024   /* the host's processors the exporter shows at most (mi_linux_cpus) */
+
+/* Reads the figures of every host processor (none on another system); a processor seen for
+ * the first time counts from here. */
+static void host_cpus(mi_export *x) {
+  x->nxc = 0;
+  if (!mi_linux_attached(x->sys)) return;
+  if (!x->xc) {
+    x->xc = calloc(NXCPU, sizeof *x->xc);
+    x->xbase = calloc(NXCPU, sizeof *x->xbase);
+    x->xhave = calloc(NXCPU, 1);
+    if (!x->xc || !x->xbase || !x->xhave) return;   /* the MI's 8 only (no memory for the rest) */
+  }
+  int n = mi_linux_cpus(x->sys, x->xc, NXCPU);
+  if (n > NXCPU) n = NXCPU;
+  for (int k = 0; k < n; k++)
+    if (!x->xhave[k] || x->xc[k].cs < x->xbase[k].cs || x->xc[k].idle < x->xbase[k].idle) {   /* new, or restarted */
+      x->xbase[k] = x->xc[k];
+      x->xhave[k] = 1;
+    }
+  x->nxc = n < 0 ? 0 : n;
+}
+
+/* The value of processor item `item` of host processor k since the exporter first saw it; 0 for
+ * an item the host does not drive. */
+static int64_t host_cpu_value(const mi_export *x, int k, int32_t item) {
+  const mi_linux_cpu *c = &x->xc[k], *b = &x->xbase[k];
+  switch (item) {
+  case 27006: return c->idle - b->idle;
+  case 27012: return c->ics - b->ics;
+  case 27022: return c->bs - b->bs;
+  case 27023: return c->cs - b->cs;
+  case 27024: return c->ds - b->ds;
+  case 27014: return c->interrupts - b->interrupts;
+  case 27013: return c->launches - b->launches;
+  default: return 0;
+  }
+}
+
 int mi_export_scrape(mi_export *x) {
   if (!x || !x->s) return MI_E_INTERNAL_NO_CALLER;
   if (MI_UNLIKELY(mi_udef_count(x->sys) != x->udef_n)) {
@@ -681,6 +725,7 @@ int mi_export_scrape(mi_export *x) {
   x->ncpu = mi_host_cpus(x->sys);
   if (x->ncpu > NCPU) x->ncpu = NCPU;
   if ((rc = run_all(x, MI_DOM_PROCESSOR, -1)) < 0) return rc;
+  host_cpus(x);
   if (x->d[MI_DOM_IO].q) {
     if ((rc = run_all(x, MI_DOM_IO, -1)) < 0) return rc;
     xdom *D = &x->d[MI_DOM_IO];
@@ -945,7 +990,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   int64_t tmp[MI_MAX_ITEMS > 720 ? MI_MAX_ITEMS : 720];
   fam f;
   labels l;
-  char cpu[8], ldev[8], pid[24];
+  char cpu[12], ldev[8], pid[24];
   /* global */
   const xdom *G = &x->d[MI_DOM_GLOBAL];
   if (x->scraped)
@@ -970,6 +1015,13 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
         snprintf(cpu, sizeof cpu, "%d", id);
         l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
         entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), x->cseen + (size_t)id * cw, 1, x->enabled);
+      }
+      for (int k = NCPU; k < x->nxc && xi->n == 1; k++) {   /* the host's processors past the MI's 8 */
+        int64_t v = host_cpu_value(x, k, xi->it->item);
+        memset(&l, 0, sizeof l);
+        snprintf(cpu, sizeof cpu, "%d", k);
+        l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
+        entity(x, &f, xi, &l, &v, NULL, 1, x->enabled);
       }
     }
   /* I/O */

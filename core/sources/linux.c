@@ -55,6 +55,13 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
   {21161, "processes now: SCHED_OTHER at nice 0"},
   {21162, "processes now: nice > 0 or SCHED_BATCH"},
   {21163, "processes now: SCHED_IDLE"},
+  {21111, "processes sleeping in a terminal write (/proc/[pid]/wchan n_tty_write, tty_write...)"},
+  {21146, "processes sleeping for a signal (/proc/[pid]/wchan sigsuspend, pause, do_sigtimedwait)"},
+  {21116, "processes sleeping for a file lock (/proc/[pid]/wchan flock_lock_inode_wait, fcntl_setlk, locks_lock_inode_wait...)"},
+  {21319, "processes now: kernel threads and pid 1 (/proc/[pid]/stat flags)"},
+  {21320, "processes now: command interpreters (stat comm named in /etc/shells)"},
+  {21321, "processes now: others whose parent is a command interpreter (stat ppid)"},
+  {21322, "processes now: others whose parent is neither a system process nor a command interpreter"},
 };
 
 static const char *const io_key[NIO] = {"syscr", "syscw", "read_bytes", "write_bytes"};
@@ -655,10 +662,13 @@ static int open_root(host *h) {
  * poll or select on several descriptors, a kernel thread's own loop, no name). */
 static int wchan_role(const char *w) {
   static const struct { const char *part; int role; } rule[] = {
-    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD},
+    {"n_tty_read", W_TRMRD}, {"tty_read", W_TRMRD}, {"tty_write", W_TRMWT}, {"tty_wait_until_sent", W_TRMWT},
+    {"sigsuspend", W_SIGNAL}, {"sys_pause", W_SIGNAL}, {"sigtimedwait", W_SIGNAL},
+    {"flock_lock_inode_wait", W_RIN}, {"locks_lock_inode_wait", W_RIN}, {"fcntl_setlk", W_RIN},
+    {"posix_lock_inode_wait", W_RIN}, {"flock_lock_file_wait", W_RIN}, {"__do_sys_flock", W_RIN},
     {"nanosleep", W_TIMER},
     {"futex", W_SEM},
-    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD},
+    {"do_wait", W_CHILD}, {"kernel_wait4", W_CHILD}, {"kernel_waitid", W_CHILD}, {"wait_for_vfork_done", W_CHILD},
     {"msgrcv", W_MSG}, {"mq_timedreceive", W_MSG}, {"wq_sleep", W_MSG},
     {"pipe_read", W_PORT}, {"pipe_write", W_PORT}, {"pipe_wait", W_PORT}, {"unix_stream", W_PORT},
     {"unix_dgram", W_PORT}, {"sk_wait_data", W_PORT}, {"inet_csk_accept", W_PORT}, {"skb_wait_for_more", W_PORT},
@@ -684,15 +694,56 @@ static int queue_role(const char *buf, uint64_t flags) {
   return p[1] == '-' ? Q_BS : p[1] == '0' && (p[2] == ' ' || p[2] == '\n') ? Q_CS : isdigit((unsigned char)p[1]) ? Q_DS : -1;
 }
 
-/* The blocked-by-reason levels (21110, 21119, 21121, 21122, 21126, 21129) and the queue
- * populations (21159-21163): a pass over the listing reading each [pid]/stat (its state, nice,
- * policy, flags) and, for a process asleep (S) whose levels are counted, its wchan; each level
- * is set to the processes found waiting for its reason, each population to the processes of its
- * class. Kernel threads wait for no user (left out of the blocked levels; in AS). Levels are
- * set only after a complete listing. */
+/* A process of the type pass (read_where): its pid, its parent and its kind (KIND_*). */
+typedef struct wproc { int64_t pid, ppid; int kind; } wproc;
+enum { KIND_SYS, KIND_CI, KIND_OTHER };
+
+/* Compares two wproc by pid for qsort and bsearch. */
+static int wproc_cmp(const void *a, const void *b) {
+  int64_t x = ((const wproc *)a)->pid, y = ((const wproc *)b)->pid;
+  return (x > y) - (x < y);
+}
+
+/* The process-type levels 21319-21322 from the kinds of the processes listed (t[0..nt)): system,
+ * command interpreters, the others by their parent's kind (a command interpreter: 21321; another
+ * such process: 21322; a system process or one not listed: neither). */
+static void set_types(mi_system *sys, host *h, wproc *t, int nt) {
+  int n[4] = {0};
+  if (nt > 1) qsort(t, (size_t)nt, sizeof *t, wproc_cmp);
+  for (int i = 0; i < nt; i++) {
+    if (t[i].kind != KIND_OTHER) { n[t[i].kind]++; continue; }
+    wproc key = {t[i].ppid, 0, 0}, *par = bsearch(&key, t, (size_t)nt, sizeof *t, wproc_cmp);
+    if (par && par->kind == KIND_CI) n[2]++;
+    else if (par && par->kind == KIND_OTHER) n[3]++;
+  }
+  for (int k = 0; k < 4; k++) mi_host_set(sys, h->c[T_SYS + k], 0, n[k]);
+}
+
+/* Adds a process to the type pass's list (grown as needed); 0, or -1 out of memory. */
+static int wproc_add(wproc **t, int *nt, int *cap, int64_t pid, int64_t ppid, int kind) {
+  if (*nt == *cap) {
+    int c = *cap ? *cap * 2 : 512;
+    wproc *b = realloc(*t, sizeof *b * (size_t)c);
+    if (!b) return -1;
+    *t = b;
+    *cap = c;
+  }
+  (*t)[(*nt)++] = (wproc){pid, ppid, kind};
+  return 0;
+}
+
+/* The blocked-by-reason levels (21110, 21111, 21116, 21119, 21121, 21122, 21126, 21129, 21146),
+ * the queue populations (21159-21163) and the process-type levels (21319-21322): a pass over the
+ * listing reading each [pid]/stat (its state, nice, policy, flags, comm, parent) and, for a
+ * process asleep (S) whose levels are counted, its wchan; each level is set to the processes
+ * found waiting for its reason, each population to the processes of its class. Kernel threads
+ * wait for no user (left out of the blocked levels; in AS). Levels are set only after a
+ * complete listing. */
 static void read_where(mi_system *sys, host *h) {
-  int n[NROLE] = {0}, err;
-  int blk = any_active(sys, h, W_TRMRD, W_MSG), pop = any_active(sys, h, Q_AS, Q_ES);
+  int n[NROLE] = {0}, err, nt = 0, cap = 0, oom = 0;
+  int blk = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, W_TRMWT, W_RIN);
+  int pop = any_active(sys, h, Q_AS, Q_ES), typ = any_active(sys, h, T_SYS, T_USER) && read_shells(h) == 0;
+  wproc *t = NULL;
   if (h->rootfd < 0 || !h->dir) return;
   rewinddir(h->dir);
   struct dirent *de;
@@ -711,6 +762,10 @@ static void read_where(mi_system *sys, host *h) {
     const char *st = strrchr(h->buf, ')');
     int q = pop ? queue_role(h->buf, f[9]) : -1;
     if (q >= 0) n[q]++;
+    if (typ) {
+      int kind = (f[9] & PF_KTHREAD) || pid == 1 ? KIND_SYS : is_shell(h, comm) ? KIND_CI : KIND_OTHER;
+      oom |= wproc_add(&t, &nt, &cap, pid, (int64_t)f[4], kind) != 0;
+    }
     if (!blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
     memcpy(rel + len, "wchan", 6);
     r = slurp(h, rel, &err);
@@ -719,40 +774,24 @@ static void read_where(mi_system *sys, host *h) {
     int role = wchan_role(h->buf);
     if (role >= 0) n[role]++;
   }
-  if (errno) { note_fail(h, errno); return; }
+  if (errno || oom) { note_fail(h, errno ? errno : ENOMEM); free(t); return; }
   for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  for (int role = W_TRMWT; role <= W_RIN; role++) mi_host_set(sys, h->c[role], 0, n[role]);
   for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, n[role]);
+  if (typ) set_types(sys, h, t, nt);
+  free(t);
 }
 
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
 static const int group_dom[NGROUP] = {MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_GLOBAL, MI_DOM_IO, MI_DOM_PROCESS, MI_DOM_PROCESS,
                                       MI_DOM_PROCESS, MI_DOM_GLOBAL, MI_DOM_PROCESS};
 
-/* Reads what is needed once (everything when full); returns the number of processes seen (or
- * kept). A group of files is read when its items are counted and the read under way returns
- * them (mi_host_reading: a global GET does not read the process table), when an ON of its
- * domain is under way (the ON's baselines), or on a full reading; the process table while
- * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
- * refresh neither read nor found counted starts from a new baseline: what happened while nobody
- * counted it is not added; a group counted all along but left unread by other domains' reads
- * adds everything since its last reading when it is read. Only a complete listing of the root can show a
- * death: when the directory cannot be opened or read to its end, nobody dies this time. */
-static int refresh_all(mi_system *sys, host *h, int full) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  int64_t tpm = mi_host_ticks_per_ms(sys);
-  mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
-  h->gen++;
-  h->trouble = 0;
-  int64_t ms = mono_ms();
+/* Which groups of files are counted now (on) and which this refresh reads (use): see
+ * refresh_all. house: the configuration's once-a-second reading is due. */
+static void plan_groups(mi_system *sys, host *h, int full, int house, int64_t ms, int on[NGROUP], int use[NGROUP]) {
   int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
-  int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
   int reading = full ? 0 : mi_host_reading(sys);
   if (reading & 1 << MI_DOM_PROCESSOR) reading |= 1 << MI_DOM_GLOBAL;
-  struct timespec c0;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-  h->files = 0;
-  int on[NGROUP], use[NGROUP];
   on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
   on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
   on[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
@@ -760,7 +799,7 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
   on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
   on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
-  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES);
+  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES) || any_active(sys, h, W_TRMWT, T_USER);
   on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
   on[GR_SCAN] |= on[GR_RSS];
   on[GR_SCAN] |= on[GR_SCHED];
@@ -778,7 +817,12 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   use[GR_WHERE] = on[GR_WHERE] && (full || h->proc_age_ms <= 0 || h->kept[GR_WHERE] + 1 != h->gen || ms - h->where_ms >= h->proc_age_ms);
   for (int g = 0; g < NGROUP; g++)   /* not for this read: left for the reads that return it */
     if (reading && !(reading >> group_dom[g] & 1) && !(house && (g == GR_MEM || g == GR_DISK))) use[g] = 0;
-  int rebase[NGROUP], kept_on[NGROUP];
+}
+
+/* Marks the groups counted or read now and clears the baselines of those counted again after a
+ * gap (refresh_all); returns 1 when this is (again) the first look at the processes. */
+static int rebase_groups(mi_system *sys, host *h, const int on[NGROUP], const int use[NGROUP]) {
+  int rebase[NGROUP], kept_on[NGROUP], wp = mi_host_wants(sys, MI_DOM_PROCESS);
   for (int g = 0; g < NGROUP; g++) kept_on[g] = h->kept[g] + 1 == h->gen;
   for (int g = 0; g < NGROUP; g++) {
     rebase[g] = use[g] && on[g] && !kept_on[g] && h->gen > 1;
@@ -799,6 +843,87 @@ static int refresh_all(mi_system *sys, host *h, int full) {
       memset(hp->owe, 0, sizeof hp->owe);
       hp->owe_left = 0;
     }
+  return first;
+}
+
+/* The process table: every listed pid read (births, figures, io when pio), then the deaths a
+ * complete listing shows and the io added; returns the processes seen (or kept). */
+static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, int64_t ms) {
+  int seen = 0, listed = 0, inj = 0;
+  for (int i = 0; i < NINJECT; i++)
+    if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
+  int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
+  if (retry) { h->nover = 0; h->over_ms = ms; }
+  h->nover_next = 0;
+  if (!inj && rooted) {
+    rewinddir(h->dir);
+    struct dirent *de;
+    for (;;) {
+      errno = 0;
+      if (!(de = readdir(h->dir))) break;
+      int64_t pid = pid_name(de->d_name);
+      if (pid > 0) seen += read_proc(sys, h, pid, pio, first, 0);
+    }
+    if (errno) note_fail(h, errno); else listed = 1;
+  }
+  if (listed) {   /* the pids without a slot that are still there */
+    int64_t *t = h->over;
+    h->over = h->over_next; h->over_next = t;
+    h->nover = h->nover_next;
+    if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
+  }
+  /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
+  if (listed)
+    for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
+      if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
+        owe_parent(sys, h, s);
+        mi_host_proc_exit(sys, s);
+      }
+  if (pio) add_io(sys, h);
+  h->scan_ms = ms;
+  return seen;
+}
+
+/* The health figures of a refresh that began at thread CPU time c0. */
+static void close_health(mi_system *sys, host *h, const struct timespec *c0) {
+  h->health.refreshes++;
+  if (h->trouble) h->health.incomplete++;
+  h->health.complete = !h->trouble;
+  struct timespec c1;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0->tv_sec) * 1000000000 + (c1.tv_nsec - c0->tv_nsec);
+  h->health.cpu_ns += h->health.last_cpu_ns;
+  h->health.last_files = h->files;
+  h->health.files_read += h->files;
+  h->last_ms = mono_ms();
+  h->layout = mi_host_layout_gen(sys);
+}
+
+/* Reads what is needed once (everything when full); returns the number of processes seen (or
+ * kept). A group of files is read when its items are counted and the read under way returns
+ * them (mi_host_reading: a global GET does not read the process table), when an ON of its
+ * domain is under way (the ON's baselines), or on a full reading; the process table while
+ * anyone has processes on, at most every proc_age_ms. A group counted now that the previous
+ * refresh neither read nor found counted starts from a new baseline: what happened while nobody
+ * counted it is not added; a group counted all along but left unread by other domains' reads
+ * adds everything since its last reading when it is read. Only a complete listing of the root can show a
+ * death: when the directory cannot be opened or read to its end, nobody dies this time. */
+static int refresh_all(mi_system *sys, host *h, int full) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t tpm = mi_host_ticks_per_ms(sys);
+  mi_host_set_now(sys, (int64_t)ts.tv_sec * 1000 * tpm + ts.tv_nsec / 1000000 * tpm);
+  h->gen++;
+  h->trouble = 0;
+  int64_t ms = mono_ms();
+  int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
+  struct timespec c0;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  h->files = 0;
+  mi_lx_sys_levels(sys, h);
+  int on[NGROUP], use[NGROUP];
+  plan_groups(sys, h, full, house, ms, on, use);
+  int first = rebase_groups(sys, h, on, use);
   h->sched = use[GR_SCHED];
   h->rss = use[GR_RSS];
   if (house && !full) h->house_ms = ms;
@@ -810,52 +935,9 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
   if (use[GR_WHERE] && rooted) { read_where(sys, h); h->where_ms = ms; }
-  int seen = 0, listed = 0, inj = 0;
-  if (use[GR_SCAN]) {
-    for (int i = 0; i < NINJECT; i++)
-      if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
-    int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
-    if (retry) { h->nover = 0; h->over_ms = ms; }
-    h->nover_next = 0;
-    if (!inj && rooted) {
-      rewinddir(h->dir);
-      struct dirent *de;
-      for (;;) {
-        errno = 0;
-        if (!(de = readdir(h->dir))) break;
-        int64_t pid = pid_name(de->d_name);
-        if (pid > 0) seen += read_proc(sys, h, pid, use[GR_PIO], first, 0);
-      }
-      if (errno) note_fail(h, errno); else listed = 1;
-    }
-    if (listed) {   /* the pids without a slot that are still there */
-      int64_t *t = h->over;
-      h->over = h->over_next; h->over_next = t;
-      h->nover = h->nover_next;
-      if (h->nover > 1) qsort(h->over, (size_t)h->nover, sizeof *h->over, pid_cmp);
-    }
-    /* deaths: live MI processes a complete listing did not show, or whose stat is gone */
-    if (listed)
-      for (int s = 0, hi = mi_host_proc_hi(sys); s < hi; s++)
-        if (mi_host_proc_alive(sys, s) && h->p[s].gen != h->gen && h->p[s].pid == mi_host_proc_pid(sys, s)) {
-          owe_parent(sys, h, s);
-          mi_host_proc_exit(sys, s);
-        }
-    if (use[GR_PIO]) add_io(sys, h);
-    h->scan_ms = ms;
-  }
+  int seen = use[GR_SCAN] ? scan_table(sys, h, rooted, use[GR_PIO], first, ms) : 0;
   for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
-  h->health.refreshes++;
-  if (h->trouble) h->health.incomplete++;
-  h->health.complete = !h->trouble;
-  struct timespec c1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0.tv_sec) * 1000000000 + (c1.tv_nsec - c0.tv_nsec);
-  h->health.cpu_ns += h->health.last_cpu_ns;
-  h->health.last_files = h->files;
-  h->health.files_read += h->files;
-  h->last_ms = mono_ms();
-  h->layout = mi_host_layout_gen(sys);
+  close_health(sys, h, &c0);
   return use[GR_SCAN] ? seen : mi_host_proc_count(sys);
 }
 
@@ -980,6 +1062,16 @@ int mi_linux_set_process_age(mi_system *sys, int ms) {
   of(sys)->proc_age_ms = ms > 0 ? ms : 0;
   mi_host_publish(sys);
   return 0;
+}
+
+int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max) {
+  if (!mi_linux_attached(sys) || (max > 0 && !out)) return -1;
+  mi_host_begin(sys);   /* a write section: not half-way through a publisher thread's refresh */
+  host *h = of(sys);
+  int32_t round = mi_host_config(sys, 3042);   /* MI_ROUND_FACTOR: ticks per MI_Time */
+  int n = mi_lx_cpus(h, (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz, round > 0 ? round : 1, out, max);
+  mi_host_publish(sys);
+  return n;
 }
 
 const char *mi_linux_disk_name(mi_system *sys, int ldev) {

@@ -17,6 +17,7 @@
 #include "mi_source.h"
 
 #define NCPU_MI 8
+#define NCPU_ALL 1024           /* CPUs whose figures the host keeps for mi_linux_cpus (the MI shows 8) */
 #define MAX_DISKS 64
 #define DISK_FIELDS 17          /* /proc/diskstats figures kept per disk (11 required, 17 since Linux 5.5) */
 #define BUF 8192
@@ -30,6 +31,7 @@ enum {
   P_RUNQ, P_LAUNCH,
   W_TRMRD, W_TIMER, W_SEM, W_CHILD, W_PORT, W_MSG, P_RSS,
   Q_AS, Q_BS, Q_CS, Q_DS, Q_ES,
+  W_TRMWT, W_SIGNAL, W_RIN, T_SYS, T_CI, T_CICHILD, T_USER,
   NROLE
 };
 
@@ -74,12 +76,15 @@ static const char *const kept_rel[NKEPT] = {"stat", "interrupts", "meminfo", "vm
 enum {
   S_ARRIVE, S_RQMAX, S_RQAREA, S_ALLOC, S_FREED, S_PRESSURE, S_EXAMINED, S_STEAL, S_PAGEOUT,
   S_SWAPIN, S_DEACT, S_ROC, S_LAUNCH, S_DSERVICE, S_DREQSECS, S_DQMAX, S_DCONTROL,
+  S_RECOVER, S_FROZEN, S_LRU,
   NSROLE
 };
+/* The figures kept per processor for mi_linux_cpus. */
+enum { F_IDLE, F_ICS, F_BS, F_CS, F_DS, F_INTR, F_LAUNCH, NCPUF };
 /* Cumulative figures of vmstat and schedstat the system-wide readers keep between readings
  * (UINT64_MAX: no baseline yet). */
 enum { V_ALLOC, V_FREE, V_STALL, V_SCAN, V_STEAL_ANON, V_STEAL_FILE, V_VMSCAN_WRITE, V_PSWPOUT, V_PSWPIN,
-       V_DEACT, NVM };
+       V_DEACT, V_ACT, NVM };
 typedef struct hsys {
   mi_ctr c[NSROLE];
   uint64_t vm[NVM];
@@ -90,10 +95,16 @@ typedef struct hsys {
   uint64_t sched_gen;           /* refresh that last read schedstat */
   int ncpu_all;                 /* CPUs /proc/stat lists (all of them; the MI shows the first 8) */
   int ncg;                      /* CPUs of mish's cpuset (cgroup v2 cpuset.cpus.effective), 0: none read */
-  uint16_t cg_cpu[NCPU_MI];     /* the kernel numbers of its first 8 CPUs: processors 0-7 */
+  uint16_t cg_cpu[NCPU_ALL];    /* the kernel numbers of its CPUs, in order: processors 0, 1, ... */
   int64_t cg_mem_kb;            /* the lowest memory.max on mish's cgroup path, in KB; -1: no limit */
   int64_t cg_ms;                /* when the cgroup was last read (at most once a second) */
   int64_t page_2k;              /* 2 KB pages per kernel page */
+  int64_t frozen, lru[2];       /* object-class levels last written: 21285 class 0, 21294 classes 0 and 7 */
+  /* every processor's figures, the MI's 8 and the rest (mi_linux_cpus): the first reading and
+   * the latest of idle+iowait, irq+softirq+steal, system, user, nice (jiffies), interrupts,
+   * timeslices; UINT64_MAX: none yet */
+  struct { uint64_t first[NCPUF], now[NCPUF]; } all[NCPU_ALL];
+  int nall;                     /* processors listed: the cpuset's CPUs, or every CPU of /proc/stat */
 } hsys;
 
 typedef struct host {
@@ -338,8 +349,14 @@ const char *mi_lx_sys_figure(int32_t item);
 int32_t mi_lx_sys_mapping(int i, const char **figure);
 /* /proc/stat: CPU times per processor and overall, running and blocked counts, boot time. */
 void mi_lx_read_stat(mi_system *sys, host *h);
+/* Every processor's figures since the host first read them (mi_linux_cpus); returns how many
+ * processors there are, filling out[0..max). tick: MI ticks per jiffy; round: ticks per MI_Time. */
+int mi_lx_cpus(const host *h, int64_t tick, int64_t round, mi_linux_cpu *out, int max);
 /* /proc/interrupts: interrupts taken per processor. */
 void mi_lx_read_interrupts(mi_system *sys, host *h);
+/* Forgets the object-class levels written while nobody counts them (each refresh): a level
+ * enabled afresh starts from 0 in the store. */
+void mi_lx_sys_levels(mi_system *sys, host *h);
 /* /proc/meminfo: memory size and free memory. */
 void mi_lx_read_memory(mi_system *sys, host *h);
 /* /proc/vmstat: page faults. */

@@ -25,6 +25,9 @@ static const struct { int32_t item; const char *figure; } sysmap[NSROLE] = {
   [S_DREQSECS] = {23043, "/proc/diskstats weighted ms doing I/Os"},
   [S_DQMAX] = {23033, "/proc/diskstats I/Os in progress, highest reading"},
   [S_DCONTROL] = {23039, "/proc/diskstats discards + flush requests completed"},
+  [S_RECOVER] = {21282, "/proc/vmstat pgactivate (class 0) (2 KB pages)"},
+  [S_FROZEN] = {21285, "/proc/meminfo Mlocked / 2 KB, now (class 0)"},
+  [S_LRU] = {21294, "/proc/meminfo Active(anon) + Inactive(anon) (class 0), Active(file) + Inactive(file) (class 7) / 2 KB, now"},
 };
 
 void mi_lx_sys_init(host *h) {
@@ -32,6 +35,7 @@ void mi_lx_sys_init(host *h) {
   for (int r = 0; r < NSROLE; r++) s->c[r] = mi_host_counter(sysmap[r].item);
   for (int k = 0; k < NVM; k++) s->vm[k] = UINT64_MAX;
   for (int c = 0; c < NCPU_MI; c++) s->launch[c] = UINT64_MAX;
+  memset(s->all, 0xff, sizeof s->all);
   s->arrive = s->rqarea = s->forks = UINT64_MAX;
   s->cg_mem_kb = -1;
   long pg = sysconf(_SC_PAGESIZE);
@@ -46,8 +50,8 @@ static int sys_any(mi_system *sys, const host *h, int from, int to) {
 
 int mi_lx_sys_active(mi_system *sys, const host *h, int g) {
   switch (g) {
-  case GR_MEM: return sys_any(sys, h, S_ROC, S_ROC);
-  case GR_VM: return sys_any(sys, h, S_ALLOC, S_DEACT);
+  case GR_MEM: return sys_any(sys, h, S_ROC, S_ROC) || sys_any(sys, h, S_FROZEN, S_LRU);
+  case GR_VM: return sys_any(sys, h, S_ALLOC, S_DEACT) || sys_any(sys, h, S_RECOVER, S_RECOVER);
   case GR_DISK: return sys_any(sys, h, S_DSERVICE, S_DCONTROL);
   default: return 0;
   }
@@ -90,6 +94,38 @@ static int proc_of(const host *h, uint64_t cpu) {
   return -1;
 }
 
+/* The processor (0, 1, ... up to NCPU_ALL) that kernel CPU cpu is, -1 if none: as proc_of
+ * without the MI's limit of 8. */
+static int all_of(const host *h, uint64_t cpu) {
+  if (h->s.ncg == 0) return cpu < NCPU_ALL ? (int)cpu : -1;
+  for (int k = 0; k < h->s.ncg; k++) if (h->s.cg_cpu[k] == cpu) return k;
+  return -1;
+}
+
+/* Keeps figure f of processor a (all_of) read now: the latest, and the first ever. */
+static void cpu_fig(host *h, int a, int f, uint64_t v) {
+  if (a < 0) return;
+  h->s.all[a].now[f] = v;
+  if (h->s.all[a].first[f] == UINT64_MAX) h->s.all[a].first[f] = v;
+}
+
+int mi_lx_cpus(const host *h, int64_t tick, int64_t round, mi_linux_cpu *out, int max) {
+  int n = h->s.nall;
+  for (int a = 0; a < n && a < max; a++) {
+    mi_linux_cpu *o = &out[a];
+    memset(o, 0, sizeof *o);
+    o->cpu = h->s.ncg ? h->s.cg_cpu[a] : a;
+    int64_t v[NCPUF];
+    for (int f = 0; f < NCPUF; f++) {
+      uint64_t x = h->s.all[a].now[f], y = h->s.all[a].first[f];
+      v[f] = x == UINT64_MAX || y == UINT64_MAX || x < y ? 0 : f < F_INTR ? scaled(x - y, tick) / round : (int64_t)(x - y);
+    }
+    o->idle = v[F_IDLE]; o->ics = v[F_ICS]; o->bs = v[F_BS]; o->cs = v[F_CS]; o->ds = v[F_DS];
+    o->interrupts = v[F_INTR]; o->launches = v[F_LAUNCH];
+  }
+  return n;
+}
+
 /* /proc/schedstat (kernels with CONFIG_SCHEDSTATS; absent: nothing, and no failure): per cpuN
  * line, field 5 ttwu_count (wake-ups onto this CPU's run queue), 8 run_delay (ns waited on
  * it) and 9 pcount (timeslices: times a task was given the CPU). Read when its items are
@@ -124,6 +160,7 @@ static void read_schedstat(mi_system *sys, host *h, uint64_t forks) {
     delay = sum_sat(delay, v[7]);
     int c = proc_of(h, idx);
     if (c >= 0) { pcount[c] = v[8]; present[c] = 1; }
+    cpu_fig(h, all_of(h, idx), F_LAUNCH, v[8]);
     ncpu++;
   }
   if (bad || ncpu == 0) { note_bad(h); return; }   /* one bad line spoils the reading, as in /proc/stat */
@@ -166,7 +203,7 @@ static void read_cgroup(host *h) {
   char dir[1024], rel[512];
   int err;
   s->cg_mem_kb = -1;
-  uint16_t cpu[NCPU_MI];
+  uint16_t cpu[NCPU_ALL];
   int ncg = 0, total = 0;
   ssize_t n = slurp(h, "self/cgroup", &err);
   const char *line = n > 0 ? h->buf : NULL;
@@ -190,7 +227,7 @@ static void read_cgroup(host *h) {
       b = a;
       if (*p == '-') { p++; if (!cpu_num(&p, &b) || b < a) { total = 0; break; } }
       if (b >= 65536) { total = 0; break; }
-      for (uint64_t c = a; c <= b; c++) { if (ncg < NCPU_MI) cpu[ncg++] = (uint16_t)c; total++; }
+      for (uint64_t c = a; c <= b; c++) { if (ncg < NCPU_ALL) cpu[ncg++] = (uint16_t)c; total++; }
       if (*p == ',') p++;
       else break;
     }
@@ -202,6 +239,7 @@ static void read_cgroup(host *h) {
       h->intr[c] = UINT64_MAX;
       s->launch[c] = UINT64_MAX;
     }
+    memset(s->all, 0xff, sizeof s->all);
     memcpy(s->cg_cpu, cpu, sizeof cpu[0] * (size_t)ncg);
     s->ncg = ncg;
   }
@@ -248,10 +286,15 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
       } else {
         /* processors 0-7 are CPUs 0-7; CPUs 8 and up are in the global figures only (the
          * "cpu" line), never folded onto another processor (core/README.md) */
-        int c = proc_of(h, idx);
+        int c = proc_of(h, idx), a = all_of(h, idx);
         if (c >= 0) {
           memcpy(sum[c], v, sizeof sum[c]);
           present[c] = 1;
+        }
+        if (a >= 0) {   /* every processor's figures, for mi_linux_cpus */
+          cpu_fig(h, a, F_IDLE, sum_sat(v[3], v[4]));
+          cpu_fig(h, a, F_ICS, sum_sat(sum_sat(v[5], v[6]), v[7]));
+          cpu_fig(h, a, F_BS, v[2]); cpu_fig(h, a, F_CS, v[0]); cpu_fig(h, a, F_DS, v[1]);
         }
         if ((int)idx + 1 > ncpu) ncpu = (int)idx + 1;
       }
@@ -279,6 +322,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
   bump(sys, h, G_IDLE, 0, all[3], &h->cpu[NCPU_MI][3], tick);
   bump(sys, h, G_PAUSED, 0, all[4], &h->cpu[NCPU_MI][4], tick);
   h->s.ncpu_all = ncpu;
+  h->s.nall = h->s.ncg > 0 ? h->s.ncg : ncpu < NCPU_ALL ? ncpu : NCPU_ALL;
   int nproc = h->s.ncg > 0 ? h->s.ncg : ncpu;
   if (nproc > NCPU_MI) nproc = NCPU_MI;
   if (nproc > 0 && mi_host_cpus(sys) != nproc) mi_host_set_cpus(sys, nproc);
@@ -304,18 +348,17 @@ void mi_lx_read_interrupts(mi_system *sys, host *h) {
   if (!slurp_noted(h, K_INTR)) return;
   const char *line = h->buf, *eol = strchr(line, '\n');
   int ncol = 0, bad = 0;
-  uint64_t sum[NCPU_MI] = {0}, cpu;
-  int colof[NCPU_MI];   /* the column of each processor's CPU ("CPU5" in the header), -1: none */
-  for (int c = 0; c < NCPU_MI; c++) colof[c] = -1;
-  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol); ncol++) {
+  int colall[NCPU_ALL];         /* the processor (all_of) of each column, -1: none */
+  uint64_t sum[NCPU_ALL], row[NCPU_ALL];
+  uint64_t cpu, x;
+  for (const char *p = line; (p = strstr(p, "CPU")) && (!eol || p < eol) && ncol < NCPU_ALL; ncol++) {
     p += 3;
-    int c = num(&p, &cpu) ? proc_of(h, cpu) : -1;
-    if (c >= 0) colof[c] = ncol;
+    colall[ncol] = num(&p, &cpu) ? all_of(h, cpu) : -1;
+    sum[ncol] = 0;
   }
   for (line = eol ? eol + 1 : NULL; ncol > 0 && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     const char *p = strchr(line, ':'), *end = strchr(line, '\n');
     if (!p || (end && p > end)) continue;
-    uint64_t v[NCPU_MI] = {0}, x;
     int k = 0;
     for (p++; k < ncol; k++) {
       while (*p == ' ' || *p == '\t') p++;
@@ -323,14 +366,33 @@ void mi_lx_read_interrupts(mi_system *sys, host *h) {
       const char *q = p;
       while (isdigit((unsigned char)*q)) q++;
       if (!num(&p, &x)) { bad |= !*q || *q == ' ' || *q == '\t' || *q == '\n'; break; }   /* too big; "5-edge" ends the counts */
-      for (int c = 0; c < NCPU_MI; c++) if (colof[c] == k) v[c] = x;
+      row[k] = x;
     }
     if (k == ncol)   /* a row with a count for every CPU */
-      for (int c = 0; c < NCPU_MI; c++) sum[c] = sum_sat(sum[c], v[c]);
+      for (int c = 0; c < ncol; c++) sum[c] = sum_sat(sum[c], row[c]);
   }
   if (bad || ncol == 0) { note_bad(h); return; }
   int ncpu = mi_host_cpus(sys);
-  for (int c = 0; c < ncpu; c++) if (colof[c] >= 0) bump(sys, h, C_INTR, c, sum[c], &h->intr[c], 1);
+  for (int c = 0; c < ncol; c++) {
+    int a = colall[c];
+    if (a < 0) continue;
+    cpu_fig(h, a, F_INTR, sum[c]);
+    if (a < NCPU_MI && a < ncpu) bump(sys, h, C_INTR, a, sum[c], &h->intr[a], 1);
+  }
+}
+
+void mi_lx_sys_levels(mi_system *sys, host *h) {
+  if (!mi_host_active(sys, h->s.c[S_FROZEN])) h->s.frozen = 0;
+  if (!mi_host_active(sys, h->s.c[S_LRU])) h->s.lru[0] = h->s.lru[1] = 0;
+}
+
+/* Sets class cls of object-class level c (global) to kb KB as 2 KB pages: adds the difference
+ * from *written, what was last written, when someone counts it. */
+static void level_cls(mi_system *sys, mi_ctr c, int cls, uint64_t kb, int64_t *written) {
+  if (!mi_host_active(sys, c)) return;
+  int64_t pages = (int64_t)(kb / 2 > (uint64_t)INT32_MAX ? INT32_MAX : kb / 2);
+  if (pages != *written) mi_host_add_objcl(sys, c, 0, cls, pages - *written);
+  *written = pages;
 }
 
 /* /proc/meminfo: memory size (within mish's cgroup limit), free pages and the inactive (reclaimable, not yet reused) lists. */
@@ -345,6 +407,14 @@ void mi_lx_read_memory(mi_system *sys, host *h) {
     /* kernels since 2.6.28; an older one leaves 21310 undriven */
     if (keyed(h->buf, "Inactive(anon)", &ia) && keyed(h->buf, "Inactive(file)", &ifl))
       mi_host_set(sys, h->s.c[S_ROC], 0, (int64_t)(sum_sat(ia, ifl) / 2));
+    /* pinned pages (mlock: frozen), and the pages on the reclaim lists (replaceable now) */
+    uint64_t ml, aa, af;
+    if (keyed(h->buf, "Mlocked", &ml)) level_cls(sys, h->s.c[S_FROZEN], 0, ml, &h->s.frozen);
+    if (keyed(h->buf, "Active(anon)", &aa) && keyed(h->buf, "Active(file)", &af) &&
+        keyed(h->buf, "Inactive(anon)", &ia) && keyed(h->buf, "Inactive(file)", &ifl)) {
+      level_cls(sys, h->s.c[S_LRU], 0, sum_sat(aa, ia), &h->s.lru[0]);
+      level_cls(sys, h->s.c[S_LRU], 7, sum_sat(af, ifl), &h->s.lru[1]);
+    }
   }
 }
 
@@ -355,7 +425,7 @@ static const struct { const char *key; int slot; } vmkeys[] = {
   {"pageoutrun", V_STALL}, {"pgscan_kswapd", V_SCAN}, {"pgscan_direct", V_SCAN},
   {"pgscan_khugepaged", V_SCAN}, {"pgscan_proactive", V_SCAN}, {"pgsteal_anon", V_STEAL_ANON},
   {"pgsteal_file", V_STEAL_FILE}, {"nr_vmscan_write", V_VMSCAN_WRITE}, {"pswpout", V_PSWPOUT},
-  {"pswpin", V_PSWPIN}, {"pgdeactivate", V_DEACT}, {"pgmajfault", -1},
+  {"pswpin", V_PSWPIN}, {"pgdeactivate", V_DEACT}, {"pgactivate", V_ACT}, {"pgmajfault", -1},
 };
 #define NVMKEYS ((int)(sizeof vmkeys / sizeof vmkeys[0]))
 
@@ -401,6 +471,7 @@ void mi_lx_read_vmstat(mi_system *sys, host *h) {
   }
   if (have[V_PSWPIN]) bump_cls(sys, s->c[S_SWAPIN], 0, v[V_PSWPIN], &s->vm[V_PSWPIN], pg);
   if (have[V_DEACT]) bump_cls(sys, s->c[S_DEACT], 0, v[V_DEACT], &s->vm[V_DEACT], pg);
+  if (have[V_ACT]) bump_cls(sys, s->c[S_RECOVER], 0, v[V_ACT], &s->vm[V_ACT], pg);
 }
 
 /* Returns 1 for whole disks worth an LDEV: not loop/ram/zram, not a partition of a listed disk. */

@@ -557,7 +557,11 @@ function Session:on(domain, items, opts)
     self.lists[domain] = self.lists[domain] or { nums = nums, its = its }
     self.map = m
     if domain == "global" then
-      for _, n in ipairs(nums) do if n == 21164 then self.cpus_on = true end end
+      for _, n in ipairs(nums) do
+        if n == 21164 and not self.cpus_on then   -- the host's processors past 8 count from here too
+          self.cpus_on, self.cpu_base = true, self.sys.host_cpus and self.sys:host_cpus() or nil
+        end
+      end
     end
   end
   if r.code < 0 then return nil, r end
@@ -570,7 +574,7 @@ function Session:off(domain, opts)
   opts = opts_of(opts, 2, "off")
   opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "off", "a pid (an integer) or nil", opts.pid)
   local rc
-  if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on = nil
+  if domain == "global" then rc = core.globoff(self.s, 0); self.cpus_on, self.cpu_base = nil, nil
   elseif domain == "process" then rc = core.procoff(self.s, opts.pid, 0)
   elseif domain == "io" then rc = core.iooff(self.s, ldev_of(opts.ldev, 2), 0)
   else error("unknown domain '" .. tostring(domain) .. "' (global, process or io)", 2) end
@@ -625,6 +629,29 @@ function Session:query(domain, nums, map)
     qs[key], qs.n = q, (qs.n or 0) + 1
   end
   return q
+end
+
+-- The host's processors past the MI's 8 (core/README.md, "Processors beyond 8"): appends to a
+-- processor GET's data (records, or opts.columns' columns) one record per processor from 8 on
+-- (only processor sel when sel >= 0) with the items nums, counted since this session's ON of
+-- 21164 (sys:host_cpus()); items the host does not drive read 0. Returns data.
+local function more_cpus(self, data, nums, sel, columns)
+  local cur = self.cpu_base and self.sys:host_cpus()
+  if not cur or #cur <= 8 or not data then return data end
+  local base, meta = self.cpu_base, getmetatable(data[1] or {})
+  for k = 9, #cur do
+    if sel < 0 or sel == k - 1 then
+      local rec, b = { processor_id = k - 1 }, base[k] or {}
+      for _, n in ipairs(nums) do
+        local it = BY_NUM[n]
+        if it and it.name ~= "processor_id" then rec[it.name] = (cur[k][it.name] or 0) - (b[it.name] or 0) end
+      end
+      if columns then
+        for key, col in pairs(data) do if type(col) == "table" then col[#col + 1] = rec[key] or 0 end end
+      else data[#data + 1] = setmetatable(rec, meta) end
+    end
+  end
+  return data
 end
 
 -- Raises the error of a session method called on something that is not a session: most often
@@ -682,8 +709,16 @@ function Session:get(domain, items, opts)
   -- opts.into: refill that table (records of the same entities reused, the rest removed);
   -- opts.columns: {[key] = {values...}}, the records' keys as columns (#31.1)
   local rc, st, data
-  if opts then rc, st, data = q:get(sel, 0, true, opts.into, opts.columns)
+  local past8 = domain == "processor" and sel >= 8 and self.cpu_base   -- a host processor past the MI's 8
+  if opts then rc, st, data = q:get(past8 and -1 or sel, 0, true, opts.into, opts.columns)
   else rc, st, data = q:get(sel, 0, true) end   -- (raises first on a closed session or system)
+  if domain == "processor" and rc >= 0 and self.cpu_base then
+    if past8 then   -- only that processor: the MI's rows are not it
+      if opts.columns then for _, col in pairs(data) do if type(col) == "table" then for i = #col, 1, -1 do col[i] = nil end end end
+      else for i = #data, 1, -1 do data[i] = nil end end
+    end
+    data = more_cpus(self, data, nums, sel, opts and opts.columns)
+  end
   if domain == "process" and data then READ_AT[data] = self.sys:now() end
   rc, st = in_callers_list(rc, st, nums, domain)
   local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)

@@ -1,0 +1,114 @@
+-- host_cpus_spec.lua: a host with more CPUs than the MI's 8 processors (#32): the friendly
+-- layer's processor GET shows every CPU, the literal MIPRCSRGET the first 8, on a 64-CPU
+-- fixture (spec/fixtures/host_cpu64, copied to a temporary directory and removed in `finally`).
+local mi = require("mi")
+
+local put = H.put_file   -- writes a fixture file (spec/helpers.lua)
+local N = 64
+
+-- A temporary copy of the 64-CPU fixture; returns its proc root and the directory to remove.
+local function copy()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "' && cp -r spec/fixtures/host_cpu64/. '" .. dir .. "'"))
+  return dir .. "/proc", dir
+end
+
+-- The second reading: CPU k ran k + 1 more jiffies of user time, 2 of system, 1 of nice, 1 of
+-- softirq and 100 - (k + 5) idle; took k + 3 more interrupts and k more timeslices. early:
+-- the reading before the counting starts instead (every CPU 500 jiffies of user time more than
+-- the fixture's), which the final reading includes too.
+local function second_reading(root, early)
+  local all, lines, hdr, row = { 0, 0, 0, 0, 0, 0, 0, 0 }, {}, { "     " }, { "LOC:" }
+  local sched = { "version 15\ntimestamp 4295000100\n" }
+  for k = 0, N - 1 do
+    local v = early and { 1500 + k, 10, 500, 80000, 20, 5, 5, 0 } or { 1500 + k + (k + 1), 11, 502, 80000 + 100 - (k + 5), 20, 5, 6, 0 }
+    for i = 1, 8 do all[i] = all[i] + v[i] end
+    lines[#lines + 1] = string.format("cpu%d %d %d %d %d %d %d %d %d 0 0\n", k, table.unpack(v))
+    hdr[#hdr + 1] = string.format("  CPU%-5d", k)
+    row[#row + 1] = string.format(" %9d", 100 * k + 7 + (early and 0 or k + 3))
+    sched[#sched + 1] = string.format("cpu%d 0 0 0 0 0 0 0 0 %d\n", k, 1000 + k + 9 + (early and 0 or k))
+  end
+  put(root, "stat", string.format("cpu  %d %d %d %d %d %d %d %d 0 0\n", table.unpack(all)) .. table.concat(lines) ..
+    "intr 1\nctxt 5000\nbtime 1700000000\nprocesses 900\nprocs_running 3\nprocs_blocked 0\n")
+  put(root, "interrupts", table.concat(hdr) .. "\n" .. table.concat(row) .. "   Local timer interrupts\nERR:          0\n")
+  put(root, "schedstat", table.concat(sched))
+end
+
+-- MI ticks per jiffy on this machine (8 ticks per ms).
+local function tick()
+  local p = io.popen("getconf CLK_TCK")
+  local hz = math.tointeger(tonumber(p:read("l")))
+  p:close()
+  return 8 * 1000 // hz
+end
+
+local ITEMS = { "gmc_pauses", "gmt_idle" }   -- 21164 turns the processors on
+
+describe("a host with 64 CPUs", function()
+  it("shows every CPU in the friendly processor GET, each one's states partitioning its time", function()
+    local root, dir = copy()
+    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
+    second_reading(root, true)
+    assert(s:on("global", ITEMS))
+    second_reading(root)
+    local recs = assert(s:get("processor"))
+    assert.equal(N, #recs)
+    local t = tick()
+    for k = 0, N - 1 do
+      local r = recs[k + 1]
+      assert.equal(k, r.processor_id)
+      assert.equal((k + 1) * t, r.gmt_cs_process)
+      assert.same({ 2 * t, t, t }, { r.gmt_bs_process, r.gmt_ds_process, r.gmt_external_ics })
+      -- each CPU ran 100 jiffies: its states add up to them
+      assert.equal(100 * t, r.gmt_idle + r.gmt_external_ics + r.gmt_bs_process + r.gmt_cs_process + r.gmt_ds_process,
+        "cpu " .. k)
+      assert.equal(k + 3, r.gmc_interrupt_handler, "cpu " .. k)
+      assert.equal(k, r.gmc_launches, "cpu " .. k)
+      assert.equal(0, r.gmc_stop_disc_io)   -- an item the host does not drive
+    end
+    -- one CPU past the eighth on its own, and an item list
+    local one = assert(s:get("processor", { "gmt_cs_process" }, { cpu = 40 }))
+    assert.equal(1, #one)
+    assert.same({ 40, 41 * t }, { one[1].processor_id, one[1].gmt_cs_process })
+    -- as columns
+    local cols = assert(s:get("processor", { "gmt_cs_process" }, { columns = {} }))
+    assert.equal(N, #cols.gmt_cs_process)
+    assert.equal(64 * t, cols.gmt_cs_process[64])
+    s:close()
+  end)
+
+  it("gives the literal MIPRCSRGET the first 8 processors (the MI's limit), status 0", function()
+    local root, dir = copy()
+    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
+    second_reading(root, true)
+    assert(s:on("global", ITEMS))
+    second_reading(root)
+    local rc, st, recs, n = mi.literal.MIPRCSRGET(s, { 27023, 0 }, 0, -1)
+    assert.equal(0, rc)
+    assert.equal(8, n or #recs)
+    assert.equal(8, s:info().cpus)
+    assert.equal(N, #s.sys:host_cpus())
+    s:close()
+  end)
+
+  it("exports every CPU's series, each counting from the exporter's start", function()
+    local root, dir = copy()
+    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local sys = mi.system({ host = true, proc = root, age_ms = 0 })
+    second_reading(root, true)
+    mi.openmetrics(sys, { processes = false, io = false })   -- the exporter starts counting
+    second_reading(root)
+    local text = mi.openmetrics(sys, { processes = false, io = false })
+    local t, n = tick(), 0
+    for cpu, v in text:gmatch('mish_cpu_gmt_cs_process_seconds_total{cpu="(%d+)"} (%S+)') do
+      n = n + 1
+      assert.near((tonumber(cpu) + 1) * t / 8000, tonumber(v), 1e-9, "cpu " .. cpu)
+    end
+    assert.equal(N, n)
+    assert.truthy(text:find('mish_cpu_gmc_interrupt_handler_total{cpu="63"} 66\n', 1, true))
+    sys:close()
+  end)
+end)
