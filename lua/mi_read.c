@@ -161,14 +161,20 @@ static int l_query(lua_State *L) {
   return 1;
 }
 
+/* The 64-bit value of the longint_type at p (mi_longint_get's, inline: a read calls it three
+ * times a record). */
+static inline int64_t rd_long(const uint8_t *p) {
+  longint_type l;
+  memcpy(&l, p, 8);
+  return (int64_t)(((uint64_t)(uint32_t)l.left << 32) | (uint32_t)l.right);
+}
+
 /* Finds (or makes) the cache entry of the process record at rec; sets *fresh when its strings
  * must be decoded (a new entity, a pid reused by another, a changed name). -1: the cache is
  * full (the caller clears it) or the record names no pid. */
 static int ic_entry(icache *ic, const lqry *qu, const uint8_t *rec, int *fresh) {
-  longint_type l;
-  memcpy(&l, rec + qu->sl[qu->id_slot].at, 8);
-  int64_t pid = mi_longint_get(&l), start = 0;
-  if (qu->start_slot >= 0) { memcpy(&l, rec + qu->sl[qu->start_slot].at, 8); start = mi_longint_get(&l); }
+  int64_t pid = rd_long(rec + qu->sl[qu->id_slot].at), start = 0;
+  if (qu->start_slot >= 0) start = rd_long(rec + qu->sl[qu->start_slot].at);
   uint64_t u = (uint64_t)pid;   /* pids near each other land in entries near each other: a read walks the cache in order */
   uint32_t mask = ic->cap - 1, h = (uint32_t)(u ^ u >> 13 ^ u >> 26) & mask;
   ientry *x;
@@ -234,10 +240,10 @@ static void ic_put(lua_State *L, const rdctx *c) {
 
 /* Pushes the value of slot i of the record at rec, of cache entry e (-1: none): a string
  * item's interned copy, decoded and stored first when the entry is fresh. */
-static void push_slot(lua_State *L, const rdctx *c, int i, const uint8_t *rec, int e, int fresh) {
+static inline void push_slot(lua_State *L, const rdctx *c, int i, const uint8_t *rec, int e, int fresh) {
   const slot *sl = &c->qu->sl[i];
   if (sl->kind == 0) { int32_t v; memcpy(&v, rec + sl->at, 4); lua_pushinteger(L, v); return; }   /* the most of them */
-  if (sl->kind == 1) { longint_type l; memcpy(&l, rec + sl->at, 8); lua_pushinteger(L, mi_longint_get(&l)); return; }
+  if (sl->kind == 1) { lua_pushinteger(L, rd_long(rec + sl->at)); return; }
   if (sl->str < 0 || e < 0) { mil_push_value(L, sl, rec + sl->at); return; }
   lua_Integer k = (lua_Integer)e * c->qu->nstr + sl->str + 1;
   if (!fresh) { lua_rawgeti(L, c->kbase - 1, k); return; }
@@ -308,7 +314,7 @@ static int rawfield(lua_State *L, const rdctx *c, int t, int i) {
 
 /* The identity value of slot i in the record at rec (pid and start as 64 bits, else 32). */
 static int64_t id_value(const slot *sl, const uint8_t *rec) {
-  if (sl->size == 8) { longint_type l; memcpy(&l, rec + sl->at, 8); return mi_longint_get(&l); }
+  if (sl->size == 8) return rd_long(rec + sl->at);
   int32_t v;
   memcpy(&v, rec + sl->at, 4);
   return v;

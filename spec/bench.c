@@ -753,6 +753,20 @@ static int lua_cproc(lua_State *L) {
   lua_pushinteger(L, n);
   return 1;
 }
+/* colfloor(list, n): the Lua API's floor of a columns read: for each position 1..n, an
+ * integer into each column table of list (lua_pushinteger + lua_rawseti, record by record as
+ * the columns form writes them), nothing gathered or decoded. */
+static int lua_colfloor(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  int nc = (int)lua_rawlen(L, 1), base = lua_gettop(L) + 1;
+  luaL_checkstack(L, nc + 2, "too many columns");
+  for (int j = 1; j <= nc; j++) lua_rawgeti(L, 1, j);
+  for (lua_Integer pos = 1; pos <= n; pos++)
+    for (int j = 0; j < nc; j++) { lua_pushinteger(L, pos); lua_rawseti(L, base + j, pos); }
+  return 0;
+}
+
 static void bench_lua_reads(void) {
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
@@ -778,6 +792,8 @@ static void bench_lua_reads(void) {
   lua_setglobal(L, "SYS");
   lua_pushcfunction(L, lua_cproc);
   lua_setglobal(L, "cproc");
+  lua_pushcfunction(L, lua_colfloor);
+  lua_setglobal(L, "colfloor");
   const char *code =
     "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
     "local mi = require('mi') local s = mi.open{system = SYS}\n"
@@ -798,6 +814,7 @@ static void bench_lua_reads(void) {
     "local fv = pfloor() for i = 1, #v do for k, x in pairs(v[i]) do assert(fv[i][k] == x, k) end end\n"
     "local gfloor, gkeys = floor_of({s:get('global')}) assert(gkeys == 23, gkeys)\n"
     "local into, cols, gint = {}, {}, {}\n"
+    "local cv = s:get('process', nil, {columns = true}) local clist = {} for _, col in pairs(cv) do clist[#clist + 1] = col end\n"
     "local forms = {\n"
     "  {'default', 20, function() local r = s:get('process') end},\n"
     "  {'into', 20, function() local r = s:get('process', nil, {into = into}) end},\n"
@@ -805,6 +822,7 @@ static void bench_lua_reads(void) {
     "  {'columns, new', 20, function() local r = s:get('process', nil, {columns = true}) end},\n"
     "  {'floor', 20, pfloor},\n"
     "  {'C', 200, function() cproc(1) end},\n"
+    "  {'api floor', 20, function() colfloor(clist, 2700) end},\n"
     "  {'global', 100000, function() local r = s:get('global') end},\n"
     "  {'global into', 100000, function() local r = s:get('global', nil, {into = gint}) end},\n"
     "  {'gfloor', 100000, gfloor},\n"
@@ -817,7 +835,7 @@ static void bench_lua_reads(void) {
     "  local t = (os.clock() - t0) / f[2] * 1e6 if t < (best[f[1]] or math.huge) then best[f[1]] = t end\n"
     "end end\n"
     "assert(cproc(1) == 2700 and #into == 2700 and #cols.pid == 2700)\n"
-    "s:close() return best.default, best.into, best.columns, best['columns, new'], best.floor, best.C, best.global, best['global into'], best.gfloor, nkeys\n";
+    "s:close() return best['api floor'], #clist, best.default, best.into, best.columns, best['columns, new'], best.floor, best.C, best.global, best['global into'], best.gfloor, nkeys\n";
   if (luaL_dostring(L, code) == LUA_OK) {
     double d = lua_tonumber(L, -10), in = lua_tonumber(L, -9), co = lua_tonumber(L, -8), cn = lua_tonumber(L, -7);
     double fl = lua_tonumber(L, -6), c = lua_tonumber(L, -5), g = lua_tonumber(L, -4), gi = lua_tonumber(L, -3), gf = lua_tonumber(L, -2);
@@ -827,6 +845,9 @@ static void bench_lua_reads(void) {
            in, co, cn, c, in / c, co / c, cn / c);
     printf("Lua s:get('global') 23 items: %.2f us, into %.2f us; 23-key constructor %.2f us: ratios %.2f, %.2f (target <= 1.5; best of 5)\n",
            g, gi, gf, g / gf, gi / gf);
+    double af = lua_tonumber(L, -12);
+    printf("  the Lua API's floor of a columns read (lua_pushinteger + lua_rawseti of %d x 2700 integers, in the read's order): %.0f us,"
+           " %.2fx the C MIPROCGET; columns (into) %.2fx this floor\n", (int)lua_tointeger(L, -11), af, af / c, co / af);
   } else printf("Lua reads bench failed: %s\n", lua_tostring(L, -1));
   lua_close(L);
   mi_session_free(lua_cs);

@@ -167,6 +167,7 @@ void sim_resolve(sim *s) {
     }
   for (int k = 0; k < NREASON; k++)
     for (int place = 0; place < 5; place++) s->rs[k][place] = sim_inst_counter(reason_item(k, place));
+  for (int b = 0; b < 3; b++) { s->semq[0][b] = mi_host_counter(21088 + b); s->semq[1][b] = mi_host_counter(25261 + b); }
   for (int i = 0; i < NEVROW; i++) {
     s->ev[i][0] = sim_inst_counter(evrows[i].gitem); s->ev[i][1] = sim_inst_counter(evrows[i].pitem);
     const mi_item_info *it = mi_item_lookup(evrows[i].gitem);
@@ -247,6 +248,8 @@ int sim_sync_layout(mi_system *sys, sim *s) {
   }
   for (int k = 0; k < NREASON; k++)
     for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, s->rs[k][place]);
+  for (int d = 0; d < 2; d++)
+    for (int b = 0; b < 3; b++) s->semcol[d][b] = word_of(s, s->semq[d][b]);
   for (int i = 0; i < NEVROW; i++) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, s->ev[i][1]);

@@ -105,8 +105,7 @@ void sim_issue_io(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int64_t now
   if (rnd(s) < 0.2) {
     static const int sem[4] = {19, 20, 23, 59};
     int cls_s = sem[(int)(rnd(s) * 4) % 4];
-    mi_host_sem_block(sys, MI_DOM_GLOBAL, 0, cls_s, depth + 1);
-    mi_host_sem_block(sys, MI_DOM_PROCESS, p->slot, cls_s, depth + 1);
+    sem_block_row(s, pr, cls_s, depth + 1);
   }
   p->disk = ldev;
   p->wake = done;

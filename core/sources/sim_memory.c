@@ -153,7 +153,7 @@ int64_t sim_faults(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int cpu, i
     sim_room_events(sys, s, pr, R_MEM, cls);
     t += s->tpm_5;   /* 0.2 ms of memory manager per fault */
   }
-  if (n) { RADD(gr, G_PRESS, n > 1); mi_host_max(sys, s->c[G_MAX_PF_DEPTH], 0, n); }
+  if (n) { RADD(gr, G_PRESS, n > 1); RMAX(gr, G_MAX_PF_DEPTH, n); }
   *waits = 0;
   if (wait_k >= 0) { sim_wait_on(sys, s, p, wait_k, at, expo(s, sys, s->w.disk_ms) + 1); *waits = 1; }
   else if (n && sim_room_op(sys, s, p, pr, R_MEM, at)) *waits = 1;

@@ -226,6 +226,8 @@ typedef struct sim {
   mi_host_row g0;           /* the global row (refused while nobody counts the domain) */
   mi_host_row crow[8];      /* each processor's row (...) */
   int32_t rsset[NREASON];   /* stop reason -> its global cur_blk level's word (simple counters only), -1 */
+  mi_ctr semq[2][3];        /* the semaphore-queue buckets 21088-21090 (global) and 25261-25263 (process) */
+  int32_t semcol[2][3];     /* ... their first words (a class's cell is the word + the class), -1 */
   mi_system *sys;           /* the system the model drives */
   int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
@@ -322,6 +324,16 @@ static inline void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t t
   mi_host_row pr;   /* (not opened, so not marked, while it would write nothing to the process) */
   sim_row(s, &pr, (w[RS_P_STOP] & w[RS_P_TIME]) < 0 ? MI_DOM_COUNT : MI_DOM_PROCESS, p->slot);
   stop_row(s, &pr, p->cpu, k, ticks);
+}
+
+/* Counts a block of p's on a semaphore of class cls (0-255) with queue length qlen (>= 1) in
+ * the 1-3, 4-6 or 7+ bucket of the global row and p's row pr (mi_host_sem_block's counts,
+ * through the step's rows: nothing while nobody counts them). */
+static inline void sem_block_row(sim *s, mi_host_row *pr, int cls, int qlen) {
+  int b = qlen <= 3 ? 0 : qlen <= 6 ? 1 : 2;
+  if ((unsigned)cls >= 256u || qlen < 1) return;
+  if (s->semcol[0][b] >= 0) mi_host_row_addw(&s->g0, s->semcol[0][b] + cls, 1);
+  if (s->semcol[1][b] >= 0) mi_host_row_addw(pr, s->semcol[1][b] + cls, 1);
 }
 
 /* Notes that the count of processes blocked for reason k changed (sim_levels() writes it). */

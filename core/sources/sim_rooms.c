@@ -59,9 +59,10 @@ static int64_t ev_depth(uint64_t x) {
   return 2 + __builtin_ctz(y);
 }
 
-/* 1 if anybody counts the global or process domain now (else the event rows are skipped). */
-static int counting(const mi_system *sys) {
-  return (mi_host_domains(sys) & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0;
+/* 1 if anybody counts the global or process domain in this step (else the event rows are
+ * skipped; the step's s->cnt, read at its start: the domains cannot change within a step). */
+static int counting(const sim *s) {
+  return (s->cnt & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0;
 }
 
 /* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
@@ -81,7 +82,8 @@ static inline void ev_count(sim *s, mi_host_row *gr, mi_host_row *pr, int i, int
 void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
-  if (!counting(sys)) return;
+  (void)sys;
+  if (!counting(s)) return;
   mi_host_row *gr = &s->g0;
   for (int k = 0; k < s->nwhole[room]; k++) {
     int i = s->whole[room][k];
@@ -136,8 +138,7 @@ int sim_room_op(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int room, int
   for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
     if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
       int cls = semrows[i].cls[(int)(rnd(s) * 6) % 6], q = 1 + (int)(rnd(s) * 8);
-      mi_host_sem_block(sys, MI_DOM_GLOBAL, 0, cls, q);
-      mi_host_sem_block(sys, MI_DOM_PROCESS, p->slot, cls, q);
+      sem_block_row(s, pr, cls, q);
     }
   double u = rnd(s), acc = 0;
   for (int i = s->wt_lo[room]; i < s->wt_hi[room]; i++) {

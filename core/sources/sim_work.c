@@ -130,20 +130,27 @@ void sim_terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
   int64_t think = now - p->think_start;
   histo(sys, s, G_THINK, think_bounds, think);
   if (think < 100 * s->tpm) ADD(sys, s, G_THINK_UNDER, 0, 1);   /* under 21030's 100 ms */
-  ADD(sys, s, P_THINK_T, p->slot, think);
-  stop(sys, s, p, K_TERM_READ, think);
-  ADD(sys, s, P_TERM_READS, p->slot, 1);
+  /* p's row and its terminal's, opened once (p's only when one of its words here is counted:
+   * a row opened is marked changed) */
+  const int32_t *w = s->rscol[K_TERM_READ], *c = s->col;
+  int pon = (w[RS_P_STOP] & w[RS_P_TIME] & c[P_THINK_T] & c[P_TERM_READS] & c[P_TRD_SZ] & c[P_TIMED_C] & c[P_TIMED_T]
+             & c[P_LTRD] & c[P_TREAD]) >= 0;
+  mi_host_row prw, *pr = sim_row(s, &prw, pon ? MI_DOM_PROCESS : MI_DOM_COUNT, p->slot);
+  mi_host_row irw, *ir = sim_row(s, &irw, MI_DOM_IO, p->term);
+  RADD(pr, P_THINK_T, think);
+  stop_row(s, pr, p->cpu, K_TERM_READ, think);
+  RADD(pr, P_TERM_READS, 1);
   int64_t rd_bytes = 8 + (int64_t)(72 * rnd(s));   /* drawn whether counted or not: the model's stream */
-  ADD(sys, s, P_TRD_SZ, p->slot, rd_bytes);
+  RADD(pr, P_TRD_SZ, rd_bytes);
   sim_term_io(s, p, 0, rd_bytes);
   if (rnd(s) < 0.05) {   /* the read's timer popped: the user typed nothing */
-    ADD(sys, s, P_TIMED_C, p->slot, 1); ADD(sys, s, P_TIMED_T, p->slot, think);
-    ADD(sys, s, I_TIMED_C, p->term, 1); ADD(sys, s, I_TIMED_T, p->term, think);
+    RADD(pr, P_TIMED_C, 1); RADD(pr, P_TIMED_T, think);
+    RADD(ir, I_TIMED_C, 1); RADD(ir, I_TIMED_T, think);
   }
-  ADD(sys, s, P_LTRD, p->slot, 1);
-  ADD(sys, s, P_TREAD, p->slot, 1);
-  ADD(sys, s, I_TTHINK, p->term, think);
-  ADD(sys, s, I_TREADS, p->term, 1);
+  RADD(pr, P_LTRD, 1);
+  RADD(pr, P_TREAD, 1);
+  RADD(ir, I_TTHINK, think);
+  RADD(ir, I_TREADS, 1);
   p->txn_start = now;
   p->first_done = 0;
   p->ios_left = (int)(s->w.txn_ios * 2 * rnd(s) + 0.5);
