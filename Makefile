@@ -154,7 +154,7 @@ endif
 examples: all
 	./spec/examples.sh
 
-spec/bench: spec/bench.c spec/bench_record.c spec/bench_common.h $(LUA_OBJ) core/libmi.a $(CORE_HDR)
+spec/bench: spec/bench.c spec/bench_record.c spec/bench_host.c spec/bench_common.h $(LUA_OBJ) core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore $(LUA_INC) spec/bench.c $(LUA_OBJ) core/libmi.a $(LUA_LIB) $(LDLIBS) -o $@
 
 bench: spec/bench
