@@ -3,6 +3,7 @@
 #ifndef MISH_BENCH_COMMON_H
 #define MISH_BENCH_COMMON_H
 
+#include <dirent.h>
 #include <time.h>
 #include "mi.h"
 #include "mi_linux.h"
@@ -12,6 +13,16 @@ static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The processes /proc lists now. */
+static int host_count(void) {
+  DIR *d = opendir("/proc");
+  int n = 0;
+  struct dirent *de;
+  while (d && (de = readdir(d))) n += de->d_name[0] >= '1' && de->d_name[0] <= '9';
+  if (d) closedir(d);
+  return n;
 }
 
 /* A session of a fresh host system (age 0: every GET reads /proc) with one ON: the global items

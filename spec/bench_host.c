@@ -5,15 +5,6 @@
  * reads /proc) against C floors reading exactly the files the refresh needs, at >= 500 and
  * 2,000 processes (sleeping children of a nursery fill up a quiet machine), and against ps ---- */
 
-/* The processes /proc lists now. */
-static int host_count(void) {
-  DIR *d = opendir("/proc");
-  int n = 0;
-  struct dirent *de;
-  while (d && (de = readdir(d))) n += de->d_name[0] >= '1' && de->d_name[0] <= '9';
-  if (d) closedir(d);
-  return n;
-}
 
 /* The nursery: a child that forks sleeping children on request. The parent writes a count of
  * children wanted and reads it back when they exist; at end of input the nursery ends them. */

@@ -43,22 +43,13 @@ static const char *pnames[] = {"proc.psinfo.utime", "proc.psinfo.stime", "proc.i
                                "proc.io.read_bytes", "proc.io.write_bytes"};
 static char tmpdir[64];   /* this run's scratch directory (removed at the end) */
 
-/* The processes /proc lists now. */
-static int count_procs(void) {
-  DIR *d = opendir("/proc");
-  int n = 0;
-  struct dirent *de;
-  while (d && (de = readdir(d))) n += de->d_name[0] >= '1' && de->d_name[0] <= '9';
-  if (d) closedir(d);
-  return n;
-}
 
 static pid_t kids[3000];
 static int nkids;
 
 /* Forks sleeping children until /proc lists at least n processes (or 3,000 children). */
 static void fill_procs(int n) {
-  while (count_procs() < n && nkids < (int)(sizeof kids / sizeof kids[0])) {
+  while (host_count() < n && nkids < (int)(sizeof kids / sizeof kids[0])) {
     pid_t k = fork();
     if (k == 0) { pause(); _exit(0); }
     if (k < 0) break;
@@ -179,7 +170,7 @@ static void peers_pmcd_at(int np) {
   }
   double m = median(tm, N), q = median(tp, N);
   printf("23 global items with process counters on, %d processes: mish MIGLOBGET %.1f us  pmFetch through pmcd %.1f us  ratio %.2f  (target <= 0.3)\n",
-         count_procs(), m / 1e3, q / 1e3, m / q);
+         host_count(), m / 1e3, q / 1e3, m / q);
   mi_system_free(hs);
   pmDestroyContext(ctx);
 }
@@ -250,7 +241,7 @@ static void peers_summary(void) {
   snprintf(a0, sizeof a0, "%s.0", arch);
   long ab = stat(a0, &a) == 0 ? (long)a.st_size : -1, rb = stat(rec, &b) == 0 ? (long)b.st_size : -1;
   printf("summary of 120 samples, %d processes x 10 figures + 23 global: summary.lua %.3f s CPU  pmlogsummary -a %.3f s CPU  ratio %.2f  (target <= 1.0); "
-         "recording %ld bytes, archive %ld bytes\n", count_procs(), bm, bp, bm / bp, rb, ab);
+         "recording %ld bytes, archive %ld bytes\n", host_count(), bm, bp, bm / bp, rb, ab);
 }
 
 /* A free TCP port on the loopback (bound and closed: the server takes it a moment later). */
@@ -345,7 +336,7 @@ static void peers_scrape(void) {
     }
     double m = (proc_cpu_s(km) - m0) / N, n = (proc_cpu_s(kn) - n0) / N;
     printf("scrape at %d processes: mish --serve %.2f ms CPU (%ld bytes)  node_exporter %.2f ms CPU (%ld bytes)  ratio %.2f  (target <= 1.0)\n",
-           count_procs(), m * 1e3, bm, n * 1e3, bn, n > 0 ? m / n : 0.0);
+           host_count(), m * 1e3, bm, n * 1e3, bn, n > 0 ? m / n : 0.0);
   }
   if (km > 0) { kill(km, SIGTERM); waitpid(km, NULL, 0); }
   if (kn > 0) { kill(kn, SIGTERM); waitpid(kn, NULL, 0); }
