@@ -3844,6 +3844,7 @@ static void test_export_source_kinds(void) {
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
+#include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
 
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
  * row since: a random history of writes (some that leave the record as it was), sets to the
@@ -4628,6 +4629,7 @@ int main(void) {
   test_query_enable_set();
   test_query_api();
   test_doors();
+  test_i28_sources_model();
   test_status_names();
   test_host_emfile();
   test_host_read_errors();
