@@ -1029,12 +1029,12 @@ static int run_chunks(lua_State *L, mish_run *r) {
  * standard input run as a chunk when nothing ran. Returns the exit status. */
 static int run_rest(lua_State *L, const mish_run *r) {
   if (r->interactive || (!r->ran && isatty(0))) {
-    if (isatty(1)) {
-      char banner[512];
-      snprintf(banner, sizeof banner, "print(string.format(require('mi.shell').banner, '%s', "
-               "((s:info().source == 'host' and 'this Linux host' or s:info().source == 'attached' and "
-               "'the store at ' .. s:info().share or 'a simulated HP 3000') .. ' (%%d CPUs, %%d processes)')"
-               ":format(s:info().cpus, s:info().processes)))", MISH_VERSION);
+    if (isatty(1)) {   /* what is measured: the source's own line (the registry's), or the attached store */
+      char banner[768];
+      snprintf(banner, sizeof banner, "local i = s:info() local what = i.source == 'attached' and 'the store at ' .. i.share or i.source\n"
+               "for _, src in ipairs(require('mi.core').sources()) do if src.name == i.source then what = src.about:gsub(' %%(.*', '') end end\n"
+               "print(string.format(require('mi.shell').banner, '%s', what .. (' (%%d CPUs, %%d processes)'):format(i.cpus, i.processes)))",
+               MISH_VERSION);
       dostring(L, banner, "=mish");
     }
     repl(L);
