@@ -95,7 +95,7 @@ core/libmi.a: $(CORE_OBJ)
 core/libmi.so: $(CORE_OBJ)
 	$(CC) -shared -Wl,-soname,libmi.so.$(SOMAJOR) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-spec/test_core: spec/test_core.c $(filter-out spec/test_core.c,$(wildcard spec/test_*.c)) spec/record_fixture.h core/libmi.a $(CORE_HDR)
+spec/test_core: spec/test_core.c $(filter-out spec/test_core.c,$(wildcard spec/test_*.c)) examples/mish_env.h spec/record_fixture.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
 lua/%.o: lua/%.c $(LUA_HDR) $(CORE_HDR)

@@ -31,6 +31,35 @@ typedef struct mi_source_args {
   const char *window;                   /* replay: "from=T,to=T,speed=N|max" (mi_record.h; NULL = all, max) */
 } mi_source_args;
 
+/* ---- a source's options (#28.2): each source says once what a program may choose of it; mish's
+ * options and --help, mi.open_system's and mi.set_default's options and the examples' MISH_*
+ * variables are read from these tables, so a new source's options need no code in them. ---- */
+/* The type of an option's value. */
+enum {
+  MI_SOPT_TEXT = 0,   /* any text */
+  MI_SOPT_INT,        /* a whole number in min..max */
+  MI_SOPT_PATH,       /* a file or directory that must be readable */
+  MI_SOPT_WORKLOAD    /* a built-in workload's name (mi_sim.h); a program that reads workload files
+                       * may take a file instead and pass the workload in mi_source_args.workload */
+};
+/* Where an option's value goes when a system is opened (mi_source_choose). */
+enum {
+  MI_SOPT_TO_ARG = 1, /* the spec's ARG: NAME:VALUE (one such option per source: it conflicts with an ARG in the spec) */
+  MI_SOPT_TO_CPUS,    /* mi_source_args.cpus */
+  MI_SOPT_TO_WINDOW   /* a part "option=VALUE" of mi_source_args.window */
+};
+/* One option of a source. Its name is the program's word for it: mish --NAME, $MISH_NAME (upper
+ * case, '-' as '_'), mi.open_system's opts.NAME. An option given with a system whose source does
+ * not list it is a conflict (the sources that list it are the system kinds it applies to). */
+typedef struct mi_source_option {
+  const char *name;   /* letters, digits and '-'; NULL ends a source's list */
+  int type;           /* MI_SOPT_TEXT, _INT, _PATH, _WORKLOAD */
+  int to;             /* MI_SOPT_TO_ARG, _CPUS, _WINDOW */
+  long min, max;      /* an MI_SOPT_INT's range */
+  const char *value;  /* what the value is called in help texts: "N", "DIR", "T" */
+  const char *help;   /* one line for help texts */
+} mi_source_option;
+
 /* A source: what it is called, one line for people, and its operations. */
 typedef struct mi_source_ops {
   const char *name;    /* letters, digits, '_' and '-'; what mi_system_open's spec names */
@@ -43,6 +72,8 @@ typedef struct mi_source_ops {
   void (*refresh)(mi_system *sys, void *state);
   /* Frees the state when the system is freed or gets another source (may be NULL). */
   void (*close)(void *state);
+  /* The options a program may give this source, ended by one with a NULL name (NULL: none). */
+  const mi_source_option *options;
 } mi_source_ops;
 
 /* Registers a source (the table must outlive its use; it is not copied). 0; -1 NULL ops, no open
@@ -52,6 +83,33 @@ MI_API int mi_source_register(const mi_source_ops *ops);   /* at startup, before
 MI_API const mi_source_ops *mi_source_find(const char *name);
 /* Returns registered source i (0, 1, ...: the built-ins first), NULL past the end: for help texts. */
 MI_API const mi_source_ops *mi_source_at(int i);
+/* Returns option i (0, 1, ...) of ops, NULL past the end. */
+MI_API const mi_source_option *mi_source_option_at(const mi_source_ops *ops, int i);
+/* Returns the option called name of ops, NULL if ops has none so called. */
+MI_API const mi_source_option *mi_source_option_find(const mi_source_ops *ops, const char *name);
+/* Returns the first registered source (from mi_source_at(*i), *i then its index) with an option
+ * called name, or NULL: the system kinds an option applies to, one call each. */
+MI_API const mi_source_ops *mi_source_option_owner(const char *name, int *i);
+/* Checks value against option o's type: 0, or -1 with why in err (an MI_SOPT_INT: "<help> must be
+ * a whole number MIN-MAX"; a workload must be built in, or with files_ok a readable file). */
+MI_API int mi_source_option_check(const mi_source_option *o, const char *value, int files_ok, char *err, size_t errlen);
+
+/* What mi_source_choose makes of a system and its options: the spec and the source's arguments
+ * to pass to mi_system_open (args.window points into window; c must outlive the open). */
+typedef struct mi_source_choice {
+  char spec[4200];
+  char window[640];
+  mi_source_args args;
+  const mi_source_ops *ops;   /* the source spec names */
+} mi_source_choice;
+/* Folds n options (names[k] = values[k]) into a spec and arguments for the system spec (NULL or
+ * "" = "sim"): each option must be one of the source's and pass mi_source_option_check (a workload
+ * built in), an ARG option not be given twice (an ARG in spec too). A NULL value is an option the
+ * caller passes in c->args itself (a workload read from a file): checked for its source and
+ * conflicts only. 0; -1 with why in err, naming the option ("'cpus' goes with sim, not host"). */
+MI_API int mi_source_choose(mi_source_choice *c, const char *spec, const char *const names[], const char *const values[],
+                            int n, char *err, size_t errlen);
+
 /* Creates a system measuring spec: "sim", "sim:WORKLOAD", "host", "host:/path/to/proc-root" or
  * a registered "NAME[:ARG]" (NULL or "" = "sim"); opt are the system's limits and registry, a the
  * source's arguments (either may be NULL). NULL on failure, with the reason in err (may be NULL),

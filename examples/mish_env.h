@@ -3,22 +3,22 @@
  * examples does, opens the system with mi_system_open and installs it as the default that the
  * upper-case API measures:
  *   MISH_SYSTEM   sim (default), host, or any spec of mi_system_open (sim:batch, host:/proc-root)
- *   MISH_WORKLOAD a built-in workload for sim (idle, oltp, batch, memory, disk, image, sql, ipc, ...)
- *   MISH_CPUS     simulated processors, 1-8
- *   MISH_PROC     the proc root the host system reads (default /proc)
- *   MISH_REPLAY   a recording to measure played back (= MISH_SYSTEM=replay:FILE); MISH_FROM,
- *                 MISH_TO and MISH_SPEED its window and pace (default 1: the recording follows the
- *                 wall clock; max: each mish_env_pause steps it; see core/RECORDING.md), the same
- *                 for MISH_SYSTEM=replay:FILE; without a recording they are an error
+ *   MISH_REPLAY   a recording to measure played back (= MISH_SYSTEM=replay:FILE), paced by the
+ *                 wall clock unless MISH_SPEED says (max: each mish_env_pause steps it; see
+ *                 core/RECORDING.md)
+ *   MISH_<OPTION> each option of the sources' tables (mi_source_option), upper case: MISH_WORKLOAD
+ *                 and MISH_CPUS (sim), MISH_PROC (host), MISH_FROM, MISH_TO, MISH_SPEED (replay)
  *   MI_AIFKUF     the user-ID registry file (default: memory only)
- * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (MISH_WORKLOAD
- * or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with sim) is an error naming it: exit status 2.
+ * A value that names nothing (MISH_SYSTEM=vax) or that does not fit the others (an option of a
+ * source other than the system's: MISH_WORKLOAD or MISH_CPUS with MISH_SYSTEM=host, MISH_PROC with
+ * sim, MISH_SPEED without a recording) is an error naming it: exit status 2.
  * The examples wait with mish_env_pause and read their interval timer with mish_env_clock_ms, so
  * on a replay they see each recorded sample with its recorded interval at any MISH_SPEED, and
  * end (exit 0) at the end of the recording, as `mish --replay` scripts do. */
 #ifndef MISH_ENV_H
 #define MISH_ENV_H
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,64 +28,72 @@
 
 static double mish_env_speed_ = -1;   /* the replay's pace: -1 no replay, 0 max, else N (MISH_SPEED) */
 
+#define MISH_ENV_MAX 32   /* source options read from the environment */
+
+/* Collects the sources' options set in the environment ($MISH_<OPTION>, each name once) into
+ * names/values/vars (var: the variable, for messages); returns how many. */
+static int mish_env_options(const char *names[], const char *values[], char vars[][48]) {
+  int n = 0;
+  const mi_source_ops *ops;
+  const mi_source_option *o;
+  for (int i = 0; (ops = mi_source_at(i)); i++)
+    for (int k = 0; (o = mi_source_option_at(ops, k)) && n < MISH_ENV_MAX; k++) {
+      int seen = 0;
+      for (int j = 0; j < n; j++) seen |= strcmp(names[j], o->name) == 0;
+      snprintf(vars[n], sizeof vars[n], "MISH_%s", o->name);
+      for (char *c = vars[n]; *c; c++) *c = *c == '-' ? '_' : (char)toupper((unsigned char)*c);
+      const char *v = getenv(vars[n]);
+      if (seen || !v || !v[0]) continue;
+      names[n] = o->name;
+      values[n++] = v;
+    }
+  return n;
+}
+
 /* Installs the default system the environment describes and returns its number of processors;
  * prints why and exits 2 if it cannot. */
 static int mish_env_default(const char *prog) {
-  const char *system = getenv("MISH_SYSTEM"), *workload = getenv("MISH_WORKLOAD");
-  const char *cpus = getenv("MISH_CPUS"), *proc = getenv("MISH_PROC"), *registry = getenv("MI_AIFKUF");
-  char spec[1024], err[256];
-  mi_source_args a = {0};
-  mi_system_options o = {0};
+  const char *system = getenv("MISH_SYSTEM"), *registry = getenv("MI_AIFKUF");
   const char *replay = getenv("MISH_REPLAY"), *replay_var = "MISH_REPLAY";
-  const char *from = getenv("MISH_FROM"), *to = getenv("MISH_TO"), *speed = getenv("MISH_SPEED");
-  char window[512] = "";
+  char err[256], rspec[1024], vars[MISH_ENV_MAX + 1][48];
+  const char *names[MISH_ENV_MAX + 1], *values[MISH_ENV_MAX + 1];
+  int n = mish_env_options(names, values, vars);
   if ((!replay || !replay[0]) && system && strncmp(system, "replay:", 7) == 0) {   /* MISH_SYSTEM=replay:FILE */
     replay = system + 7;
     replay_var = "MISH_SYSTEM";
   } else if (replay && replay[0]) {
-    static char rspec[1024];
     snprintf(rspec, sizeof rspec, "replay:%s", replay);
     system = rspec;
   }
-  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
-    snprintf(window, sizeof window, "speed=%s%s%s%s%s", speed && speed[0] ? speed : "1", from && from[0] ? ",from=" : "",
-             from && from[0] ? from : "", to && to[0] ? ",to=" : "", to && to[0] ? to : "");
-    a.window = window;
-    mish_env_speed_ = speed && speed[0] && strcmp(speed, "max") == 0 ? 0 : speed && speed[0] ? atof(speed) : 1;
-  }
   if (!system || !system[0]) system = "sim";
-  const char *pace = speed && speed[0] ? "MISH_SPEED" : from && from[0] ? "MISH_FROM" : to && to[0] ? "MISH_TO" : NULL;
-  if (pace && !(replay && replay[0])) {   /* never silently ignored (#16.3) */
-    fprintf(stderr, "%s: %s=%s needs a recording to replay (MISH_REPLAY=FILE)\n", prog, pace, getenv(pace));
+  const mi_source_ops *ops = mi_source_find(system);
+  int speed = -1;
+  for (int k = 0; k < n; k++) {   /* an option of another source than the system's: never silently ignored (#16.3) */
+    if (strcmp(names[k], "speed") == 0) speed = k;
+    const mi_source_ops *owner = mi_source_option_owner(names[k], NULL);
+    if (!ops || !owner || mi_source_option_find(ops, names[k])) continue;
+    if (strcmp(owner->name, "replay") == 0) fprintf(stderr, "%s: %s=%s needs a recording to replay (MISH_REPLAY=FILE)\n", prog, vars[k], values[k]);
+    else fprintf(stderr, "%s: %s=%s needs the %s system, not MISH_SYSTEM=%s\n", prog, vars[k], values[k], owner->name, system);
     exit(2);
   }
-  if (workload && workload[0] && strcmp(system, "sim") != 0) {
-    fprintf(stderr, "%s: MISH_WORKLOAD=%s needs the simulated system, not MISH_SYSTEM=%s\n", prog, workload, system);
+  if (replay && replay[0]) {   /* #13: a recording, paced by the wall clock unless MISH_SPEED says */
+    if (speed < 0) { snprintf(vars[n], sizeof vars[n], "MISH_SPEED"); names[n] = "speed"; values[n++] = "1"; }
+    const char *sp = speed >= 0 ? values[speed] : "1";
+    mish_env_speed_ = strcmp(sp, "max") == 0 ? 0 : atof(sp);
+  }
+  mi_source_choice c;
+  if (mi_source_choose(&c, system, names, values, n, err, sizeof err) != 0) {
+    int k = 0;   /* name the variable the bad option came from */
+    while (k < n && !(strncmp(err + 1, names[k], strlen(names[k])) == 0 && err[1 + strlen(names[k])] == '\'')) k++;
+    fprintf(stderr, "%s: %s: %s\n", prog, k < n ? vars[k] : "MISH_SYSTEM", err);
     exit(2);
   }
-  if (cpus && cpus[0] && strncmp(system, "host", 4) == 0 && (system[4] == 0 || system[4] == ':')) {
-    fprintf(stderr, "%s: MISH_CPUS=%s: the host has the processors it has (MISH_SYSTEM=%s)\n", prog, cpus, system);
-    exit(2);
-  }
-  if (proc && proc[0] && strcmp(system, "host") != 0) {
-    fprintf(stderr, "%s: MISH_PROC=%s needs MISH_SYSTEM=host, not '%s'\n", prog, proc, system);
-    exit(2);
-  }
-  if (strcmp(system, "sim") == 0 && workload && workload[0]) snprintf(spec, sizeof spec, "sim:%s", workload);
-  else if (strcmp(system, "host") == 0 && proc && proc[0]) snprintf(spec, sizeof spec, "host:%s", proc);
-  else snprintf(spec, sizeof spec, "%s", system);
-  if (cpus && cpus[0]) {
-    char *end;
-    long n = strtol(cpus, &end, 10);
-    if (*end || n < 1 || n > 8) { fprintf(stderr, "%s: MISH_CPUS must be 1-8, got '%s'\n", prog, cpus); exit(2); }
-    a.cpus = (int)n;
-  }
+  mi_system_options o = {0};
   o.registry = registry && registry[0] ? registry : NULL;
-  mi_system *sys = mi_system_open(spec, &o, &a, err, sizeof err);
+  mi_system *sys = mi_system_open(c.spec, &o, &c.args, err, sizeof err);
   if (!sys) {   /* name the variable the bad part came from */
-    const char *var = strncmp(spec, "sim:", 4) == 0 && workload && workload[0] ? "MISH_WORKLOAD"
-                    : strncmp(spec, "host:", 5) == 0 && proc && proc[0] ? "MISH_PROC" : replay && replay[0] ? (strncmp(err, "bad speed", 9) == 0 ? "MISH_SPEED" : strncmp(err, "bad time", 8) == 0 ? "MISH_FROM or MISH_TO" : replay_var)
-                    : "MISH_SYSTEM";
+    const char *var = !(replay && replay[0]) ? "MISH_SYSTEM" : strncmp(err, "bad speed", 9) == 0 ? "MISH_SPEED"
+                    : strncmp(err, "bad time", 8) == 0 ? "MISH_FROM or MISH_TO" : replay_var;
     fprintf(stderr, "%s: %s: %s\n", prog, var, err);
     exit(2);
   }

@@ -29,19 +29,6 @@ static const char *share_reason(int e) {
   }
 }
 
-/* Creates an empty system with the module's options, private or shared at path share;
- * raises if out of memory or the file cannot be made. */
-static mi_system *new_system(lua_State *L, const char *share) {
-  mi_system_options o = lua_options();
-  o.share = share;
-  errno = 0;
-  mi_system *sys = mi_system_new(&o);
-  if (!sys && share)
-    luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
-  if (!sys) luaL_error(L, "cannot create the system: out of memory");
-  return sys;
-}
-
 /* Returns the system userdata at i (raises if it is not one or is closed). */
 mi_system *mil_checksys(lua_State *L, int i) {
   lsys *u = luaL_checkudata(L, i, SYS_MT);
@@ -137,15 +124,80 @@ static void table_workload(lua_State *L, int t, mi_workload *out, char *name, si
   *out = w;
 }
 
-/* core.system([{workload=NAME|base=NAME, <fields>, realtime=}] | "default") -> system userdata.
- * The built-in workload NAME (default "oltp") is the start; any field of core.workload_fields()
- * overrides it; an unknown key is an error (a typo must not silently run the default). */
+#define MAX_CHOSEN 32   /* source options one open may name */
+
+/* Collects the sources' options present in the table at t (every registered source's, by name:
+ * mi_source_option) into names/values, leaving their texts on the stack; a workload given as a
+ * table is read into *w (name in wname) and *wl points to it (its value NULL: passed in the
+ * arguments). Returns how many. Raises on a value that is neither text, number nor such a table. */
+static int table_options(lua_State *L, int t, const char **names, const char **values, const mi_workload **wl,
+                         mi_workload *w, char *wname, size_t wlen) {
+  int n = 0;
+  const mi_source_ops *ops;
+  const mi_source_option *o;
+  for (int i = 0; (ops = mi_source_at(i)); i++)
+    for (int k = 0; (o = mi_source_option_at(ops, k)) && n < MAX_CHOSEN; k++) {
+      int seen = 0;
+      for (int j = 0; j < n; j++) seen |= strcmp(names[j], o->name) == 0;
+      if (seen) continue;   /* two sources with an option of one name: given once */
+      int type = lua_getfield(L, t, o->name);
+      if (type == LUA_TNIL) { lua_pop(L, 1); continue; }
+      luaL_checkstack(L, 4, "too many options");
+      names[n] = o->name;
+      if (type == LUA_TTABLE && o->type == MI_SOPT_WORKLOAD) {
+        table_workload(L, lua_gettop(L), w, wname, wlen);
+        *wl = w;
+        values[n++] = NULL;
+      } else if (type == LUA_TNUMBER) {   /* a whole number as one ("3", not "3.0") */
+        int isint;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        values[n++] = isint ? lua_pushfstring(L, "%I", (LUAI_UACINT)v) : lua_tostring(L, -1);
+      } else if (type == LUA_TSTRING) values[n++] = lua_tostring(L, -1);
+      else luaL_error(L, "option '%s': text or number expected, got %s", o->name, luaL_typename(L, -1));
+    }
+  return n;
+}
+
+/* Opens spec with the source options of the table at t (0: none) and the arguments a (a caller's
+ * age_ms, virtual time, workload and window), in the store file share if not NULL: pushes the
+ * system userdata, or raises with the core's reason. */
+static lsys *open_with(lua_State *L, const char *spec, int t, const mi_source_args *a, const char *share) {
+  const char *names[MAX_CHOSEN], *values[MAX_CHOSEN];
+  const mi_workload *wl = a->workload;
+  mi_workload w;
+  char wname[64], err[256];
+  int n = t ? table_options(L, t, names, values, &wl, &w, wname, sizeof wname) : 0;
+  mi_source_choice c;
+  if (mi_source_choose(&c, spec, names, values, n, err, sizeof err) != 0) luaL_error(L, "%s", err);
+  c.args.age_ms = a->age_ms;
+  c.args.virtual_time = a->virtual_time;
+  c.args.workload = wl;
+  if (!c.args.window) c.args.window = a->window;
+  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+  memset(u, 0, sizeof *u);
+  luaL_setmetatable(L, SYS_MT);
+  mi_system_options o = lua_options();
+  o.share = share;
+  errno = 0;
+  u->sys = mi_system_open(c.spec, &o, &c.args, err, sizeof err);
+  if (!u->sys && share && strcmp(err, "out of memory") == 0)
+    luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
+  if (!u->sys) luaL_error(L, "%s", err);
+  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  u->owned = 1;
+  return u;
+}
+
+/* core.system([{workload=NAME|base=NAME, <fields>, realtime=, share=}] | {host=true, proc=, age_ms=,
+ * process_age_ms=, share=} | "default") -> system userdata. The built-in workload NAME (default "oltp")
+ * is the start; any field of core.workload_fields() overrides it; an unknown key is an error (a typo
+ * must not silently run the default). Both are opened as core.open opens a source. */
 static int l_system(lua_State *L) {
   lua_settop(L, 1);
-  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
-  memset(u, 0, sizeof *u);           /* closed until the system exists */
-  luaL_setmetatable(L, SYS_MT);
   if (lua_isnoneornil(L, 1) || (lua_type(L, 1) == LUA_TSTRING && strcmp(lua_tostring(L, 1), "default") == 0)) {
+    lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);           /* closed until the system exists */
+    luaL_setmetatable(L, SYS_MT);
     u->sys = mi_default_system();
     if (!u->sys) return luaL_error(L, "cannot create the default system");
     return 1;
@@ -157,20 +209,14 @@ static int l_system(lua_State *L) {
   mil_opt_field(L, 1, "share", LUA_TSTRING);   /* {share = PATH}: the store lives in that file (#12) */
   const char *share = lua_tostring(L, -1);
   lua_pop(L, 1);   /* the string stays alive in the table */
-  if (host) {   /* {host = true, proc = "/proc", age_ms = 100, process_age_ms = 0}: the live machine */
-    mil_opt_field(L, 1, "proc", LUA_TSTRING);
-    const char *root = lua_tostring(L, -1);
+  mi_source_args a = {0};
+  if (host) {   /* the live machine: the table's host options (proc) as core.open takes them */
     lua_Integer age = -1, page = 0;
     mil_opt_field_int(L, 1, "age_ms", -1, INT32_MAX, &age);
     mil_opt_field_int(L, 1, "process_age_ms", 0, INT32_MAX, &page);
-    if (root && access(root, R_OK) != 0) return luaL_error(L, "cannot read proc root '%s'", root);
-    mi_system *sys = new_system(L, share);
-    if (mi_linux_attach(sys, root, (int)age) != 0) { mi_system_free(sys); return luaL_error(L, "cannot create the host system"); }
-    mi_linux_set_process_age(sys, (int)page);
-    u->sys = sys;
-    lua_pop(L, 1);
-    u->owned = 1;
-    if (share) mi_system_publish_every(u->sys, 100);
+    a.age_ms = age == -1 ? 0 : age == 0 ? -1 : (int)age;   /* here -1 is the default and 0 every call */
+    lsys *u = open_with(L, "host", 1, &a, share);
+    mi_linux_set_process_age(u->sys, (int)page);
     return 1;
   }
   mi_workload w;
@@ -179,16 +225,10 @@ static int l_system(lua_State *L) {
   lua_getfield(L, 1, "realtime");
   int rt = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  mi_system *sys = new_system(L, share);
-  if (mi_sim_attach(sys, &w, rt) != 0) {
-    mi_system_free(sys);
-    char why[160];
-    if (mi_workload_check(&w, why, sizeof why) != 0) return luaL_error(L, "%s", why);
-    return luaL_error(L, "cannot create the system (out of memory)");
-  }
-  u->sys = sys;
-  u->owned = 1;
-  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  a.workload = &w;
+  a.virtual_time = 1;   /* a model the program steps, unless realtime */
+  lsys *u = open_with(L, "sim", 0, &a, share);
+  if (rt) mi_sim_set_realtime(u->sys, 1);
   return 1;
 }
 
@@ -215,21 +255,20 @@ static int l_attach(lua_State *L) {
   return 1;
 }
 
-/* core.open(spec [, {cpus=, workload=<table of core.system's form>, age_ms=, virtual=}]) -> system
- * userdata: mi_system_open("sim", "sim:batch", "host", "host:/proc-root" or a registered NAME[:ARG])
- * with the module's registry; a sim opened so runs in real time after a minute of history unless
- * virtual is true. Raises with the core's reason, e.g. "unknown system 'x' (sim, host)". */
+/* core.open(spec [, {<a source option by name: workload=, cpus=, proc=, from=, ...>, age_ms=,
+ * virtual=, share=, window=}]) -> system userdata: mi_system_open("sim", "sim:batch", "host",
+ * "host:/proc-root" or a registered NAME[:ARG]) with the source options folded in (mi_source_choose:
+ * a workload may be a table of core.system's form) and the module's registry; a sim opened so runs
+ * in real time after a minute of history unless virtual is true. Raises with the core's reason,
+ * e.g. "unknown system 'x' (sim, host, replay)" or "'cpus' goes with sim, not host". */
 static int l_open(lua_State *L) {
   const char *spec = luaL_optstring(L, 1, "sim");
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   lua_settop(L, 2);
   mi_source_args a = {0};
   const char *share = NULL;
-  mi_workload w;
-  char name[64];
   if (lua_istable(L, 2)) {
     lua_Integer v;
-    if (mil_opt_field_int(L, 2, "cpus", INT32_MIN, INT32_MAX, &v)) a.cpus = (int)v;
     if (mil_opt_field_int(L, 2, "age_ms", -1, INT32_MAX, &v)) a.age_ms = (int)v;
     lua_getfield(L, 2, "virtual");
     a.virtual_time = lua_toboolean(L, -1);
@@ -240,25 +279,8 @@ static int l_open(lua_State *L) {
     mil_opt_field(L, 2, "window", LUA_TSTRING);  /* {window = "from=..,to=..,speed=.."}: a replay's (#13) */
     a.window = lua_tostring(L, -1);
     lua_pop(L, 1);
-    if (mil_opt_field(L, 2, "workload", LUA_TTABLE) == LUA_TTABLE) {
-      table_workload(L, lua_gettop(L), &w, name, sizeof name);
-      a.workload = &w;
-    }
-    lua_pop(L, 1);
   }
-  lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
-  memset(u, 0, sizeof *u);
-  luaL_setmetatable(L, SYS_MT);
-  char err[256];
-  mi_system_options o = lua_options();
-  o.share = share;
-  errno = 0;
-  u->sys = mi_system_open(spec, &o, &a, err, sizeof err);
-  if (!u->sys && share && strcmp(err, "out of memory") == 0)
-    return luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
-  if (!u->sys) return luaL_error(L, "%s", err);
-  if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
-  u->owned = 1;
+  open_with(L, spec, lua_istable(L, 2) ? 2 : 0, &a, share);
   return 1;
 }
 
@@ -278,14 +300,36 @@ static int l_default_exists(lua_State *L) {
   return 1;
 }
 
-/* core.sources() -> array of {name=, about=}: the sources mi_system_open knows, built-ins first. */
+/* Pushes source option o as {name=, type="text"|"int"|"path"|"workload", to="arg"|"cpus"|"window",
+ * min=, max= (an int's), value=, help=, source=}. */
+static void push_option(lua_State *L, const mi_source_option *o, const char *source) {
+  static const char *const types[] = {"text", "int", "path", "workload"}, *const tos[] = {"?", "arg", "cpus", "window"};
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, o->name); lua_setfield(L, -2, "name");
+  lua_pushstring(L, o->type >= 0 && o->type <= MI_SOPT_WORKLOAD ? types[o->type] : "text"); lua_setfield(L, -2, "type");
+  lua_pushstring(L, o->to >= 1 && o->to <= MI_SOPT_TO_WINDOW ? tos[o->to] : "?"); lua_setfield(L, -2, "to");
+  if (o->type == MI_SOPT_INT) {
+    lua_pushinteger(L, o->min); lua_setfield(L, -2, "min");
+    lua_pushinteger(L, o->max); lua_setfield(L, -2, "max");
+  }
+  lua_pushstring(L, o->value ? o->value : "VALUE"); lua_setfield(L, -2, "value");
+  lua_pushstring(L, o->help ? o->help : ""); lua_setfield(L, -2, "help");
+  lua_pushstring(L, source); lua_setfield(L, -2, "source");
+}
+
+/* core.sources() -> array of {name=, about=, options={...}}: the sources mi_system_open knows,
+ * built-ins first, each with its options (push_option's tables, in the source's order). */
 static int l_sources(lua_State *L) {
   lua_newtable(L);
   const mi_source_ops *o;
   for (int i = 0; (o = mi_source_at(i)); i++) {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushstring(L, o->name); lua_setfield(L, -2, "name");
     lua_pushstring(L, o->about ? o->about : ""); lua_setfield(L, -2, "about");
+    lua_newtable(L);
+    const mi_source_option *opt;
+    for (int k = 0; (opt = mi_source_option_at(o, k)); k++) { push_option(L, opt, o->name); lua_rawseti(L, -2, k + 1); }
+    lua_setfield(L, -2, "options");
     lua_rawseti(L, -2, i + 1);
   }
   return 1;

@@ -2,6 +2,7 @@
  * module built in. REPL with line editing, history and completion; batch scripts,
  * -e, stdin (Lua source only, never precompiled chunks); Ctrl-C interrupts a running loop
  * through a count hook and cancels a half-typed line at the prompt. */
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,63 +487,59 @@ static int serve(const char *addr, double min_interval, long pids, double proc_i
   return rc ? 1 : 0;
 }
 
-static void usage(void) {
-  printf("usage: %s [options] [script [args]]\n"
-         "  -e code          run code\n"
-         "  -i               enter the prompt after running the script\n"
-         "  -                run standard input\n"
-         "  -l [NAME]        list the scripts (mish NAME runs one), or show script NAME's options\n"
-         "  --system SPEC    system to measure: sim (the simulated HP 3000, default), sim:WORKLOAD,\n"
-         "                   host (this Linux machine, from /proc), host:/path/to/proc-root\n"
-         "                   or replay:FILE (the same as --replay FILE)\n"
-         "  --workload W     simulated workload: idle, oltp (default), batch, memory, disk,\n"
-         "                   or a Lua file returning a workload table (see examples/workloads/)\n"
-         "  --cpus N         simulated processors (1-8)\n"
-         "  --share PATH     publish this shell's system in PATH for other processes\n"
-         "                   (removed at exit)\n"
-         "  --attach PATH    measure the system another process shares in PATH\n"
-         "  --proc DIR       the proc root the host system reads (default /proc)\n"
-         "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
-         "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
-         "                   (0.5) between reads and --pids N (per-PID series, 0); the host's\n"
-         "                   process files at most every --proc-interval SECONDS (5)\n"
-         "  --replay FILE    measure a recording (scripts/record.lua) played back; with\n"
-         "  --from T --to T  its window (ISO 8601, a date, a time of day such as 10:51, +10m\n"
-         "                   from the start or -1m from the end) and\n"
-         "  --speed N|max    its pace (default max: a script's sleep steps the recording;\n"
-         "                   with --serve, 1: the recording's own intervals)\n"
-         "  --record FILE    record the system to FILE while mish runs (scripts/record.lua in\n"
-         "                   a process of its own: a sample every --record-interval SECONDS,\n"
-         "                   default 1, and one at exit); appends to an existing recording\n"
-         "  (unset options come from $MISH_SYSTEM, $MISH_WORKLOAD, $MISH_CPUS, $MISH_PROC; the\n"
-         "   command line wins, and a variable that conflicts with it is ignored. A bad option,\n"
-         "   value or variable is an error naming it, exit status 2; --opt=VALUE works too)\n"
-         "  --version        print the version\n"
-         "  --help           print this help\n", progname);
-}
-
 /* ---- options ----
- * The options that choose the measured system, one row each: the flag, the environment
- * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
- * mi.set_default reads). A new option is a new row (and a check in check_options if it
- * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED,
-       O_RECORD, O_RECINT, O_PROCINT, NOPTS };
-static const struct { const char *flag, *env, *key; } options[NOPTS] = {
-  {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
-  {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
-  {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
-  {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
-  {"--replay", NULL, "replay"}, {"--from", NULL, "from"}, {"--to", NULL, "to"}, {"--speed", NULL, "speed"},   /* #13 */
-  {"--record", NULL, NULL}, {"--record-interval", NULL, NULL},   /* the recorder's (not the system's) */
-  {"--proc-interval", NULL, NULL},   /* the exporter's on the host (#32) */
+ * mish's own options, one row each: the flag, the environment variable that gives it when the
+ * flag is absent (NULL: none), the key of mish_options (what mi.set_default reads). The options
+ * of the measured systems (--workload, --cpus, --proc, --from ...) are not typed here: at start
+ * every registered source's options (mi_source_option) are added after these rows as --NAME,
+ * $MISH_NAME and key NAME, with their help, type and the system kinds they apply to. A new
+ * option of mish is a new row (and a rule in opts_conflict if it conflicts with others). A bad
+ * value or a conflict is one line naming what the user typed, exit 2. */
+enum { O_SYSTEM, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_RECORD, O_RECINT, O_PROCINT, NOWN };
+#define MAX_OPTS (NOWN + 32)
+typedef struct {
+  const char *flag, *env, *key;
+  const mi_source_option *src;   /* a system's option: the first source's that has it; NULL: mish's own */
+} opt_row;
+static opt_row options[MAX_OPTS] = {
+  {"--system", "MISH_SYSTEM", "system", NULL}, {"--share", NULL, "share", NULL}, {"--attach", NULL, "attach", NULL},
+  {"--serve", NULL, NULL, NULL}, {"--min-interval", NULL, NULL, NULL}, {"--pids", NULL, NULL, NULL},   /* the exporter's (no key: not the system's) */
+  {"--replay", NULL, "replay", NULL},   /* #13 */
+  {"--record", NULL, NULL, NULL}, {"--record-interval", NULL, NULL, NULL},   /* the recorder's (not the system's) */
+  {"--proc-interval", NULL, NULL, NULL},   /* the exporter's on the host (#32) */
 };
+static int nopts = NOWN;              /* mish's own and then the sources' */
+static char src_names[MAX_OPTS - NOWN][2][48];   /* the sources' options' flags and variables */
 static double serve_interval = 0.5;   /* --min-interval, checked */
 static long serve_pids;               /* --pids, checked */
 static double serve_proc_interval = 5;   /* --proc-interval: the host's process files at most this often, checked */
-static const char *optval[NOPTS];   /* each option's value (NULL: not given) */
-static int optcmd[NOPTS];           /* 1 if it came from the command line, 0 from the environment */
-static char optname[NOPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
+static const char *optval[MAX_OPTS];   /* each option's value (NULL: not given) */
+static int optcmd[MAX_OPTS];           /* 1 if it came from the command line, 0 from the environment */
+static char optname[MAX_OPTS][160];    /* how the user gave it: "--cpus 9" or "MISH_CPUS=9" */
+
+/* Adds every registered source's options to the table (once per name): --NAME, $MISH_NAME. */
+static void add_source_options(void) {
+  const mi_source_ops *ops;
+  const mi_source_option *o;
+  for (int i = 0; (ops = mi_source_at(i)); i++)
+    for (int k = 0; (o = mi_source_option_at(ops, k)) && nopts < MAX_OPTS; k++) {
+      int seen = 0;
+      for (int j = NOWN; j < nopts; j++) seen |= strcmp(options[j].key, o->name) == 0;
+      if (seen) continue;
+      char *flag = src_names[nopts - NOWN][0], *env = src_names[nopts - NOWN][1];
+      snprintf(flag, sizeof src_names[0][0], "--%s", o->name);
+      snprintf(env, sizeof src_names[0][1], "MISH_%s", o->name);
+      for (char *c = env; *c; c++) *c = *c == '-' ? '_' : (char)toupper((unsigned char)*c);
+      options[nopts++] = (opt_row){flag, env, o->name, o};
+    }
+}
+
+/* The index of the option whose key is key, or -1. */
+static int opt_index(const char *key) {
+  for (int k = 0; k < nopts; k++)
+    if (options[k].key && strcmp(options[k].key, key) == 0) return k;
+  return -1;
+}
 
 /* Names option k as the user gave it (for error messages). */
 static const char *opt_said(int k) {
@@ -562,18 +559,20 @@ static int opt_error(const char *fmt, ...) {
   return 2;
 }
 
-/* Returns 1 if options a and b, both given, cannot go together. */
+/* Returns 1 if options a and b, both given, cannot go together. A system's option goes with the
+ * systems whose source has it (its table says), an ARG option not with a spec that has one. */
 static int opts_conflict(int a, int b) {
   if (a > b) { int t = a; a = b; b = t; }
-  const char *sys = optval[O_SYSTEM] ? optval[O_SYSTEM] : "sim";
-  size_t n = strcspn(sys, ":");
-  if (a == O_SYSTEM && b == O_WORKLOAD) return strcmp(sys, "sim") != 0;   /* sim:W and a workload: twice */
-  if (a == O_SYSTEM && b == O_CPUS) return n == 4 && strncmp(sys, "host", 4) == 0;
-  if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
-  if (b == O_ATTACH && a < O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
-  if (b == O_REPLAY && a <= O_ATTACH) return 1;   /* a recording is the system: nothing else chooses it */
+  if (b == O_ATTACH) return a == O_SYSTEM || a == O_SHARE;   /* the attached system is another's: nothing else chooses it */
+  if (b == O_REPLAY) return a <= O_ATTACH;   /* a recording is the system: nothing else chooses it */
   if (a == O_REPLAY && b == O_RECORD) return 1;   /* a recording of a replay: scripts/export.lua cuts one */
-  return 0;
+  if (b < NOWN) return 0;
+  if (a == O_ATTACH) return 1;
+  if (a != O_SYSTEM && a != O_REPLAY) return 0;
+  const mi_source_ops *ops = mi_source_find(a == O_REPLAY ? "replay" : optval[O_SYSTEM]);
+  if (!ops) return 0;   /* no such system: check_options says so */
+  const mi_source_option *o = mi_source_option_find(ops, options[b].key);
+  return !o || (a == O_SYSTEM && o->to == MI_SOPT_TO_ARG && strchr(optval[O_SYSTEM], ':'));   /* sim:W and a workload: twice */
 }
 
 /* Returns 1 if the measured system is a recording: --replay FILE or --system replay:FILE (#30.3). */
@@ -581,32 +580,43 @@ static int replaying(void) {
   return optval[O_REPLAY] || (optval[O_SYSTEM] && strncmp(optval[O_SYSTEM], "replay:", 7) == 0);
 }
 
-/* Checks the options once gathered: an environment value that conflicts with a command-line
- * option gives way to it; any other conflict or a bad value is an error. Returns 0 or 2. */
-static int check_options(void) {
-  for (int a = 0; a < NOPTS; a++)
-    for (int b = 0; b < NOPTS; b++)
-      if (a != b && optval[a] && optval[b] && optcmd[a] && !optcmd[b] && opts_conflict(a, b)) optval[b] = NULL;
-  for (int a = 0; a < NOPTS; a++)
-    for (int b = a + 1; b < NOPTS; b++)
-      if (optval[a] && optval[b] && opts_conflict(a, b)) {
-        char sa[160];
-        snprintf(sa, sizeof sa, "%s", opt_said(a));
-        return opt_error("'%s' and '%s' do not go together", sa, opt_said(b));
-      }
-  if (optval[O_PROC] && !optval[O_SYSTEM]) {   /* a proc root and the default system (sim) */
-    if (!optcmd[O_PROC] && optcmd[O_WORKLOAD]) optval[O_PROC] = NULL;
-    else return opt_error("'%s' needs the host system (--system host)", opt_said(O_PROC));
+/* Parses option k as seconds in lo..hi into *v; 0, or 2 with the error printed. */
+static int opt_seconds(int k, double lo, double hi, double *v) {
+  char *end;
+  *v = strtod(optval[k], &end);
+  if (end == optval[k] || *end || !(*v >= lo && *v <= hi)) return opt_error("'%s': the interval is seconds, %g-%g", opt_said(k), lo, hi);
+  return 0;
+}
+
+/* Checks the systems' options given without --system or --replay: those of the default system
+ * (sim) stand; another's is an error, unless it came from the environment and the command line
+ * chose the default system's options (then it gives way). Returns 0 or 2. */
+static int check_default_system(void) {
+  if (optval[O_SYSTEM] || optval[O_REPLAY]) return 0;
+  const mi_source_ops *def = mi_source_find("sim");
+  int cmd_default = 0;
+  for (int j = NOWN; j < nopts; j++) cmd_default |= optval[j] && optcmd[j] && mi_source_option_find(def, options[j].key);
+  for (int k = NOWN; k < nopts; k++) {
+    if (!optval[k] || mi_source_option_find(def, options[k].key)) continue;
+    if (!optcmd[k] && cmd_default) { optval[k] = NULL; continue; }
+    const mi_source_ops *owner = mi_source_option_owner(options[k].key, NULL);
+    if (strcmp(owner->name, "replay") != 0) return opt_error("'%s' needs the %s system (--system %s)", opt_said(k), owner->name, owner->name);
+    char flags[160] = "";   /* a recording's options: --from, --to and --speed */
+    const mi_source_option *o;
+    for (int i = 0; (o = mi_source_option_at(owner, i)); i++)
+      snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s--%s", !i ? "" : mi_source_option_at(owner, i + 1) ? ", " : " and ", o->name);
+    return opt_error("'%s' needs a recording: %s go with --replay FILE", opt_said(k), flags);
   }
-  for (int k = 0; k < NOPTS; k++)
-    if (optval[k] && !optval[k][0]) return opt_error("%s is empty", optcmd[k] ? options[k].flag : options[k].env);
-  if (optval[O_CPUS]) {
-    char *end;
-    errno = 0;
-    long n = strtol(optval[O_CPUS], &end, 10);
-    if (end == optval[O_CPUS] || *end || errno || n < 1 || n > 8)
-      return opt_error("'%s': the number of CPUs must be a whole number 1-8", opt_said(O_CPUS));
-  }
+  return 0;
+}
+
+/* Checks the values of the systems' options by their types (a workload: built in or a file) and
+ * that --system names a source. Returns 0 or 2. */
+static int check_system_values(void) {
+  char err[256];
+  for (int k = NOWN; k < nopts; k++)
+    if (optval[k] && mi_source_option_check(options[k].src, optval[k], 1, err, sizeof err) != 0)
+      return opt_error("'%s': %s", opt_said(k), err);
   if (optval[O_SYSTEM]) {
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)strcspn(optval[O_SYSTEM], ":"), optval[O_SYSTEM]);
@@ -617,40 +627,39 @@ static int check_options(void) {
       return opt_error("'%s': no system '%s' (%s)", opt_said(O_SYSTEM), name, known);
     }
   }
-  const char *w = optval[O_WORKLOAD];
-  if (w && !mi_workload_builtin(w) && access(w, R_OK) != 0) {
-    char known[256] = "";
-    for (int i = 0; mi_workload_name(i); i++)
-      snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ", mi_workload_name(i));
-    return opt_error("'%s': no such workload (%sor a readable .lua file)", opt_said(O_WORKLOAD), known);
-  }
+  return 0;
+}
+
+/* Checks the options once gathered: an environment value that conflicts with a command-line
+ * option gives way to it; any other conflict or a bad value is an error. Returns 0 or 2. */
+static int check_options(void) {
+  for (int a = 0; a < nopts; a++)
+    for (int b = 0; b < nopts; b++)
+      if (a != b && optval[a] && optval[b] && optcmd[a] && !optcmd[b] && opts_conflict(a, b)) optval[b] = NULL;
+  for (int a = 0; a < nopts; a++)
+    for (int b = a + 1; b < nopts; b++)
+      if (optval[a] && optval[b] && opts_conflict(a, b)) {
+        char sa[160];
+        snprintf(sa, sizeof sa, "%s", opt_said(a));
+        return opt_error("'%s' and '%s' do not go together", sa, opt_said(b));
+      }
+  int rc = check_default_system();
+  if (rc) return rc;
+  for (int k = 0; k < nopts; k++)
+    if (optval[k] && !optval[k][0]) return opt_error("%s is empty", optcmd[k] ? options[k].flag : options[k].env);
+  if ((rc = check_system_values())) return rc;
   if ((optval[O_MININT] || optval[O_PIDS]) && !optval[O_SERVE]) return opt_error("--min-interval and --pids go with --serve");
-  if ((optval[O_FROM] || optval[O_TO] || optval[O_SPEED]) && !replaying()) return opt_error("--from, --to and --speed go with --replay FILE");
   if (optval[O_RECINT] && !optval[O_RECORD]) return opt_error("--record-interval goes with --record FILE");
-  if (optval[O_RECINT]) {
-    char *end;
-    double v = strtod(optval[O_RECINT], &end);
-    if (end == optval[O_RECINT] || *end || !(v >= 0.01 && v <= 3600))
-      return opt_error("'%s': the interval is seconds, 0.01-3600", opt_said(O_RECINT));
-  }
+  double v;
+  if (optval[O_RECINT] && (rc = opt_seconds(O_RECINT, 0.01, 3600, &v))) return rc;
   if (optval[O_REPLAY] && access(optval[O_REPLAY], R_OK) != 0) return opt_error("'%s': %s", opt_said(O_REPLAY), strerror(errno));
   if (optval[O_SERVE]) {
     char err[256];
     if (mi_serve_check_listen(optval[O_SERVE], err, sizeof err) < 0) return opt_error("--serve: %s", err);
   }
-  if (optval[O_MININT]) {
-    char *end;
-    serve_interval = strtod(optval[O_MININT], &end);
-    if (end == optval[O_MININT] || *end || !(serve_interval >= 0 && serve_interval <= 3600))
-      return opt_error("'%s': the interval is seconds, 0-3600", opt_said(O_MININT));
-  }
+  if (optval[O_MININT] && (rc = opt_seconds(O_MININT, 0, 3600, &serve_interval))) return rc;
   if (optval[O_PROCINT] && !optval[O_SERVE]) return opt_error("--proc-interval goes with --serve");
-  if (optval[O_PROCINT]) {
-    char *end;
-    serve_proc_interval = strtod(optval[O_PROCINT], &end);
-    if (end == optval[O_PROCINT] || *end || !(serve_proc_interval >= 0 && serve_proc_interval <= 3600))
-      return opt_error("'%s': the interval is seconds, 0-3600", opt_said(O_PROCINT));
-  }
+  if (optval[O_PROCINT] && (rc = opt_seconds(O_PROCINT, 0, 3600, &serve_proc_interval))) return rc;
   if (optval[O_PIDS]) {
     char *end;
     errno = 0;
@@ -659,6 +668,46 @@ static int check_options(void) {
       return opt_error("'%s': per-PID series are a count, 0-100000", opt_said(O_PIDS));
   }
   return 0;
+}
+
+/* Prints the help: mish's own options, then every source's (from the registry, as parsed). */
+static void usage(void) {
+  printf("usage: %s [options] [script [args]]\n"
+         "  -e code          run code\n"
+         "  -i               enter the prompt after running the script\n"
+         "  -                run standard input\n"
+         "  -l [NAME]        list the scripts (mish NAME runs one), or show script NAME's options\n"
+         "  --system SPEC    system to measure, NAME[:ARG] (default sim):\n", progname);
+  const mi_source_ops *ops;
+  for (int i = 0; (ops = mi_source_at(i)); i++) printf("                     %-7s %s\n", ops->name, ops->about ? ops->about : "");
+  printf("  --share PATH     publish this shell's system in PATH for other processes\n"
+         "                   (removed at exit)\n"
+         "  --attach PATH    measure the system another process shares in PATH\n"
+         "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
+         "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
+         "                   (0.5) between reads and --pids N (per-PID series, 0); the host's\n"
+         "                   process files at most every --proc-interval SECONDS (5)\n"
+         "  --replay FILE    measure a recording (scripts/record.lua) played back (= --system\n"
+         "                   replay:FILE; paced by a script's sleeps, with --serve by its intervals)\n"
+         "  --record FILE    record the system to FILE while mish runs (scripts/record.lua in\n"
+         "                   a process of its own: a sample every --record-interval SECONDS,\n"
+         "                   default 1, and one at exit); appends to an existing recording\n"
+         "  the systems' own options (each source's table; a workload may also be a Lua file\n"
+         "  returning a workload table, see examples/workloads/):\n");
+  for (int k = NOWN; k < nopts; k++) {
+    const mi_source_option *o = options[k].src;
+    char left[64], range[40] = "";
+    snprintf(left, sizeof left, "%s %s", options[k].flag, o->value ? o->value : "VALUE");
+    if (o->type == MI_SOPT_INT) snprintf(range, sizeof range, " (%ld-%ld)", o->min, o->max);
+    const mi_source_ops *owner = mi_source_option_owner(o->name, NULL);
+    printf("  %-16s %s: %s%s\n", left, owner ? owner->name : "?", o->help ? o->help : "", range);
+  }
+  printf("  (unset options come from $MISH_SYSTEM and $MISH_<OPTION> of the systems' options, e.g.\n"
+         "   $MISH_CPUS; the command line wins, and a variable that conflicts with it is ignored.\n"
+         "   A bad option, value or variable is an error naming it, exit status 2; --opt=VALUE\n"
+         "   works too)\n"
+         "  --version        print the version\n"
+         "  --help           print this help\n");
 }
 
 /* Finds the scripts: next to the executable's folder (lua/mish -> scripts/) or installed
@@ -750,7 +799,6 @@ static int is_flag(const char *a) {
   return strncmp(a, "--", 2) == 0 || (a[0] == '-' && strchr("eihvl", a[1]) && a[1] && !a[2]);
 }
 
-/* The protected main: parses arguments, sets up `mi`, `s`, `help`, then runs. */
 /* A searcher ahead of Lua's file searcher: the module's source as package.path finds it, loaded
  * from the bytecode `make` compiled beside it (mi/init.lua -> mi/init.luac) when that file is at
  * least as new as the source; otherwise (no bytecode, an edited source, another Lua's bytecode)
@@ -790,12 +838,17 @@ static void add_bytecode_searcher(lua_State *L) {
   lua_pop(L, 2);
 }
 
-static int pmain(lua_State *L) {
-  int argc = (int)lua_tointeger(L, 1);
-  char **argv = (char **)lua_touserdata(L, 2);
-  int interactive = 0, script = 0, ran = 0;
-  const char *share = NULL, *list = NULL;
-  char sdir[PATH_MAX];
+/* What pmain learns from the command line. */
+typedef struct {
+  int argc;
+  char **argv;
+  int interactive, script, ran;   /* -i; the script's index in argv (0: none); something ran */
+  const char *list;               /* -l [NAME]: "" or NAME; NULL: not asked */
+} mish_run;
+
+/* Opens Lua's libraries, preloads mi.core and finds the mi modules (beside the executable, and
+ * where make install put them), their bytecode first. */
+static void open_libs(lua_State *L) {
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_mi_core);
@@ -811,151 +864,204 @@ static int pmain(lua_State *L) {
   lua_setfield(L, -2, "path");
   lua_pop(L, 1);
 #endif
-  for (int k = 0; k < NOPTS; k++) { optval[k] = options[k].env ? getenv(options[k].env) : NULL; optcmd[k] = 0; }
-  int i;
-  for (i = 1; i < argc; i++) {
-    const char *a = argv[i];
+}
+
+/* Reads option k's value at argv[*i] (--flag VALUE or --flag=VALUE, a is the word); 0 or 2. */
+static int take_value(mish_run *r, int *i, int k, size_t fl) {
+  const char *a = r->argv[*i];
+  if (a[fl] == '=') optval[k] = a + fl + 1;
+  else if (*i + 1 < r->argc && !is_flag(r->argv[*i + 1])) optval[k] = r->argv[++*i];
+  else return opt_error("%s needs a value", options[k].flag);
+  optcmd[k] = 1;
+  return 0;
+}
+
+/* Parses the command line (options, then the script and its arguments) over the environment's
+ * values. Returns -1 to go on, or the exit status (0 after --help or --version, 2 for a bad option). */
+static int parse_args(mish_run *r) {
+  for (int k = 0; k < nopts; k++) { optval[k] = options[k].env ? getenv(options[k].env) : NULL; optcmd[k] = 0; }
+  for (int i = 1; i < r->argc; i++) {
+    const char *a = r->argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(); return 0; }
     if (strcmp(a, "--version") == 0 || strcmp(a, "-v") == 0) { printf("mish %s (Lua 5.4, MI A.00.00)\n", MISH_VERSION); return 0; }
-    if (strcmp(a, "-i") == 0) { interactive = 1; continue; }
+    if (strcmp(a, "-i") == 0) { r->interactive = 1; continue; }
     if (strcmp(a, "-l") == 0) {   /* mish -l [NAME]: the scripts, or one's help (#16.9) */
-      list = "";
-      if (i + 1 < argc && !is_flag(argv[i + 1])) list = argv[++i];
+      r->list = "";
+      if (i + 1 < r->argc && !is_flag(r->argv[i + 1])) r->list = r->argv[++i];
       continue;
     }
     if (strcmp(a, "-e") == 0) {
-      if (i + 1 >= argc) { lua_pushinteger(L, opt_error("-e needs Lua code after it")); return 1; }
+      if (i + 1 >= r->argc) return opt_error("-e needs Lua code after it");
       i++; continue;
     }
     int k;
     size_t fl = 0;
-    for (k = 0; k < NOPTS; k++) {
+    for (k = 0; k < nopts; k++) {
       fl = strlen(options[k].flag);
       if (strncmp(a, options[k].flag, fl) == 0 && (a[fl] == 0 || a[fl] == '=')) break;
     }
-    if (k < NOPTS) {   /* --flag VALUE or --flag=VALUE */
-      if (a[fl] == '=') optval[k] = a + fl + 1;
-      else if (i + 1 < argc && !is_flag(argv[i + 1])) optval[k] = argv[++i];
-      else { lua_pushinteger(L, opt_error("%s needs a value", options[k].flag)); return 1; }
-      optcmd[k] = 1;
+    if (k < nopts) {   /* --flag VALUE or --flag=VALUE */
+      if (take_value(r, &i, k, fl)) return 2;
       continue;
     }
-    if (a[0] == '-' && a[1]) { lua_pushinteger(L, opt_error("unknown option '%s'", a)); return 1; }
-    script = i;
+    if (a[0] == '-' && a[1]) return opt_error("unknown option '%s'", a);
+    r->script = i;
     break;
   }
-  int rc = check_options();
-  if (rc) { lua_pushinteger(L, rc); return 1; }
+  return -1;
+}
+
+/* After the options are checked: --record without --share/--attach shares this shell's store
+ * in a private directory for the recorder; --serve runs alone; a served replay is paced by the
+ * recording's own intervals unless --speed says otherwise (#30.3: nothing else would step it,
+ * and /metrics would show its first sample forever). Returns 0 or the exit status. */
+static int settle_options(const mish_run *r) {
   if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
     /* a private directory, never a guessable name in a shared /tmp (another user could plant a store there) */
     const char *tmp = getenv("TMPDIR");
     snprintf(rec_dir, sizeof rec_dir, "%s/mish-record-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     if (!mkdtemp(rec_dir)) {
       rec_dir[0] = 0;
-      lua_pushinteger(L, opt_error("--record: cannot make a private directory for the shell's store (%s)", strerror(errno)));
-      return 1;
+      return opt_error("--record: cannot make a private directory for the shell's store (%s)", strerror(errno));
     }
     snprintf(rec_share, sizeof rec_share, "%s/shell.store", rec_dir);
     optval[O_SHARE] = rec_share;
     optcmd[O_SHARE] = 1;
   }
-  share = optval[O_SHARE];
-  if (optval[O_SERVE] && (script || interactive || list))
-    { lua_pushinteger(L, opt_error("--serve serves until stopped: no script or prompt with it, nor -l")); return 1; }
-  /* a served replay is paced by the recording's own intervals unless --speed says otherwise (#30.3):
-   * nothing else would step it, and /metrics would show its first sample forever */
-  if (optval[O_SERVE] && replaying() && !optval[O_SPEED]) { optval[O_SPEED] = "1"; optcmd[O_SPEED] = 1; }
-  /* mish_options: what the Lua side builds the one default system from (mi.set_default) */
-  lua_createtable(L, 0, NOPTS);
-  for (int k = 0; k < NOPTS; k++)
+  if (optval[O_SERVE] && (r->script || r->interactive || r->list))
+    return opt_error("--serve serves until stopped: no script or prompt with it, nor -l");
+  int speed = opt_index("speed");   /* the replay source's pace */
+  if (optval[O_SERVE] && replaying() && speed >= 0 && !optval[speed]) { optval[speed] = "1"; optcmd[speed] = 1; }
+  return 0;
+}
+
+/* Sets the global mish_options (what the Lua side builds the one default system from,
+ * mi.set_default) and loads mi with the shell's helpers; mi.shell (help, printing results,
+ * completion) is loaded when first used: a script or -e that never asks for help does not parse
+ * it (#17.3). Returns the status of the load. */
+static int load_mi(lua_State *L) {
+  lua_createtable(L, 0, nopts);
+  for (int k = 0; k < nopts; k++)
     if (optval[k] && options[k].key) { lua_pushstring(L, optval[k]); lua_setfield(L, -2, options[k].key); }
   lua_pushstring(L, MISH_VERSION);   /* what a recording's header says wrote it (#13) */
   lua_setfield(L, -2, "version");
   lua_setglobal(L, "mish_options");
-  /* mi.shell (help, printing results, completion) is loaded when first used: a script or -e
-   * that never asks for help does not parse it (#17.3) */
-  if (dostring(L, "mi = require('mi'); local function sh() return require('mi.shell') end\n"
-                  "help = function(...) return sh().help(...) end\n"
-                  "__mish_print = function(...) local t, p = table.pack(...), sh().pretty for i = 1, t.n do print(p(t[i])) end end\n"
-                  "__mish_complete = function(w, before) return sh().complete(w, _G, before) end", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
-  if (list) {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "mi.shell");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "list_scripts");
-    lua_pushstring(L, scripts_dir(sdir, sizeof sdir));
-    if (list[0]) lua_pushstring(L, list); else lua_pushnil(L);
-    lua_pushinteger(L, report(L, docall(L, 2, 0)) == LUA_OK ? 0 : 2);
-    return 1;
-  }
-  /* no option at all (#17.2): the default system is the core's built-in one, the very machine
-   * mi.set_default({}) would build; it and the global s are made at their first use, so a
-   * script that never measures does not pay for a minute of simulated history */
+  return dostring(L, "mi = require('mi'); local function sh() return require('mi.shell') end\n"
+                     "help = function(...) return sh().help(...) end\n"
+                     "__mish_print = function(...) local t, p = table.pack(...), sh().pretty for i = 1, t.n do print(p(t[i])) end end\n"
+                     "__mish_complete = function(w, before) return sh().complete(w, _G, before) end", "=mish");
+}
+
+/* mish -l [NAME]: lists the scripts, or shows one's options; the exit status. */
+static int list_scripts(lua_State *L, const char *list) {
+  char sdir[PATH_MAX];
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "mi.shell");
+  lua_call(L, 1, 1);
+  lua_getfield(L, -1, "list_scripts");
+  lua_pushstring(L, scripts_dir(sdir, sizeof sdir));
+  if (list[0]) lua_pushstring(L, list); else lua_pushnil(L);
+  return report(L, docall(L, 2, 0)) == LUA_OK ? 0 : 2;
+}
+
+/* Makes the default system and the global s. With no option at all (#17.2) it is the core's
+ * built-in one, the very machine mi.set_default({}) would build, made at its first use (a script
+ * that never measures does not pay for a minute of simulated history); else the one the options
+ * describe (a bad one is one line, not a traceback), then --record's recorder starts and --serve
+ * serves. Returns -1 to go on, or the exit status. */
+static int make_default(lua_State *L) {
   int plain = 1;
-  for (int k = 0; k < NOPTS; k++) if (optval[k] && optval[k][0]) plain = 0;
-  if (plain) {
-    if (dostring(L, "setmetatable(_G, {__index = function(g, k) if k == 's' then setmetatable(g, nil)\n"
-                    "  local v = mi.open() rawset(g, 's', v) return v end end})", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
-  } else {
-  /* the one default system, from the options; a bad option is one line, not a traceback */
+  for (int k = 0; k < nopts; k++) if (optval[k] && optval[k][0]) plain = 0;
+  if (plain)
+    return dostring(L, "setmetatable(_G, {__index = function(g, k) if k == 's' then setmetatable(g, nil)\n"
+                       "  local v = mi.open() rawset(g, 's', v) return v end end})", "=mish") != LUA_OK ? 1 : -1;
   lua_getglobal(L, "mi");
   lua_getfield(L, -1, "set_default");
   lua_getglobal(L, "mish_options");
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     fprintf(stderr, "%s: %s\n", progname, lua_isstring(L, -1) ? lua_tostring(L, -1) : "cannot build the system");
-    lua_pushinteger(L, 2); return 1;
+    return 2;
   }
   lua_pop(L, 1);
+  const char *share = optval[O_SHARE];
   if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
-    { lua_pushinteger(L, 1); return 1; }
-  if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids, serve_proc_interval)); return 1; }
-  if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
-  }
-  /* arg table as lua.c does */
+    return 1;
+  if (optval[O_SERVE]) return serve(optval[O_SERVE], serve_interval, serve_pids, serve_proc_interval);
+  return dostring(L, "s = mi.open()", "=mish") != LUA_OK ? 1 : -1;
+}
+
+/* Sets arg as lua.c does, runs every -e and then the script (a name of mish -l's found among
+ * the scripts). Returns -1 to go on, or the exit status after an error. */
+static int run_chunks(lua_State *L, mish_run *r) {
+  int script = r->script, argc = r->argc;
+  char **argv = r->argv;
   lua_createtable(L, argc, 1);
   for (int k = 0; k < argc; k++) { lua_pushstring(L, argv[k]); lua_rawseti(L, -2, k - (script ? script : argc)); }
   lua_setglobal(L, "arg");
   for (int k = 1; k < (script ? script : argc); k++)
     if (strcmp(argv[k], "-e") == 0 && k + 1 < argc) {
-      if (dostring(L, argv[++k], "=(command line)") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
-      ran = 1;
+      if (dostring(L, argv[++k], "=(command line)") != LUA_OK) return 1;
+      r->ran = 1;
     }
-  if (script) {
-    const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
-    char byname[PATH_MAX + 300];   /* "mish cpu" (or scripts/cpu.lua from elsewhere): a script of mish -l */
-    if (fname && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
-      const char *base = strrchr(fname, '/') ? strrchr(fname, '/') + 1 : fname;
-      snprintf(byname, sizeof byname, "%s/%s%s", sdir, base, strstr(base, ".lua") ? "" : ".lua");
-      if ((base == fname || strncmp(fname, "scripts/", 8) == 0) && access(byname, R_OK) == 0) fname = byname;
-    }
-    int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
-    if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");
-    if (status == LUA_OK) {
-      int n = argc - script - 1;
-      luaL_checkstack(L, n, "too many arguments");
-      for (int k = script + 1; k < argc; k++) lua_pushstring(L, argv[k]);
-      status = docall(L, n, 0);
-    }
-    if (report(L, status) != LUA_OK) { lua_pushinteger(L, 1); return 1; }
-    ran = 1;
+  if (!script) return -1;
+  char sdir[PATH_MAX];
+  const char *fname = strcmp(argv[script], "-") == 0 ? NULL : argv[script];
+  char byname[PATH_MAX + 300];   /* "mish cpu" (or scripts/cpu.lua from elsewhere): a script of mish -l */
+  if (fname && access(fname, F_OK) != 0 && scripts_dir(sdir, sizeof sdir)[0]) {
+    const char *base = strrchr(fname, '/') ? strrchr(fname, '/') + 1 : fname;
+    snprintf(byname, sizeof byname, "%s/%s%s", sdir, base, strstr(base, ".lua") ? "" : ".lua");
+    if ((base == fname || strncmp(fname, "scripts/", 8) == 0) && access(byname, R_OK) == 0) fname = byname;
   }
-  if (interactive || (!ran && isatty(0))) {
-    if (isatty(1)) {
-      char banner[512];
-      snprintf(banner, sizeof banner, "print(string.format(require('mi.shell').banner, '%s', "
-               "((s:info().source == 'host' and 'this Linux host' or s:info().source == 'attached' and "
-               "'the store at ' .. s:info().share or 'a simulated HP 3000') .. ' (%%d CPUs, %%d processes)')"
-               ":format(s:info().cpus, s:info().processes)))", MISH_VERSION);
+  int status = luaL_loadfilex(L, fname, "t");   /* text only: precompiled chunks can crash Lua */
+  if (status != LUA_OK) name_binary(L, status, fname ? fname : "stdin");
+  if (status == LUA_OK) {
+    int n = argc - script - 1;
+    luaL_checkstack(L, n, "too many arguments");
+    for (int k = script + 1; k < argc; k++) lua_pushstring(L, argv[k]);
+    status = docall(L, n, 0);
+  }
+  if (report(L, status) != LUA_OK) return 1;
+  r->ran = 1;
+  return -1;
+}
+
+/* The prompt (with the banner on a terminal) after -i or when nothing ran on a terminal, else
+ * standard input run as a chunk when nothing ran. Returns the exit status. */
+static int run_rest(lua_State *L, const mish_run *r) {
+  if (r->interactive || (!r->ran && isatty(0))) {
+    if (isatty(1)) {   /* what is measured: the source's own line (the registry's), or the attached store */
+      char banner[768];
+      snprintf(banner, sizeof banner, "local i = s:info() local what = i.source == 'attached' and 'the store at ' .. i.share or i.source\n"
+               "for _, src in ipairs(require('mi.core').sources()) do if src.name == i.source then what = src.about:gsub(' %%(.*', '') end end\n"
+               "print(string.format(require('mi.shell').banner, '%s', what .. (' (%%d CPUs, %%d processes)'):format(i.cpus, i.processes)))",
+               MISH_VERSION);
       dostring(L, banner, "=mish");
     }
     repl(L);
-  } else if (!ran) {
+  } else if (!r->ran) {
     int status = luaL_loadfilex(L, NULL, "t");
     if (status != LUA_OK) name_binary(L, status, "stdin");
     if (status == LUA_OK) status = docall(L, 0, 0);
-    if (report(L, status) != LUA_OK) { lua_pushinteger(L, 1); return 1; }
+    if (report(L, status) != LUA_OK) return 1;
   }
-  lua_pushinteger(L, 0);
+  return 0;
+}
+
+/* The protected main, in the manner of lua.c's: parses arguments, sets up `mi`, `s`, `help`,
+ * then runs -e chunks, the script, the prompt or standard input. Leaves the exit status. */
+static int pmain(lua_State *L) {
+  mish_run r = {(int)lua_tointeger(L, 1), (char **)lua_touserdata(L, 2), 0, 0, 0, NULL};
+  open_libs(L);
+  add_source_options();   /* the systems' options, from the sources' tables (#28.2) */
+  int rc = parse_args(&r);   /* -1: go on; else the exit status */
+  if (rc < 0) rc = check_options() ? 2 : -1;
+  if (rc < 0) rc = settle_options(&r) ? 2 : -1;
+  if (rc < 0 && load_mi(L) != LUA_OK) rc = 1;
+  if (rc < 0 && r.list) rc = list_scripts(L, r.list);
+  if (rc < 0) rc = make_default(L);
+  if (rc < 0) rc = run_chunks(L, &r);
+  if (rc < 0) rc = run_rest(L, &r);
+  lua_pushinteger(L, rc);
   return 1;
 }
 

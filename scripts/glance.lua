@@ -84,20 +84,9 @@ local HELP = {
   "waiting for a CPU; disk-blocked: processes waiting on a disk I/O.",
 }
 
--- Builds one frame from two samples for a rows x cols screen: a list of (painted) lines, and a
--- record for --json/--csv. Lines are cut to cols; processes and disks share the rows left.
-local function frame(prev, cur, rows, cols, why)
-  local ms = cur.t - prev.t
-  local lines, rec = {}, { cpus = {}, top = {}, disks = {} }
-  local function add(text, code)
-    local n = utf8.len(text) or #text   -- cut to the screen's width in characters, not bytes
-    if n > cols then text = text:sub(1, (utf8.offset(text, cols + 1) or #text + 1) - 1) end
-    lines[#lines + 1] = code and paint(code, text) or text
-  end
-  local w = info.workload
-  add(string.format("glance %s by %s%s — %s, %d CPU%s, every %gs", os.date("%H:%M:%S"), opts.by,
-    tty and " — h help, q quits" or "", w and ("simulated HP 3000, " .. w.name) or info.source, info.cpus,
-    info.cpus > 1 and "s" or "", opts.interval), "1;7")
+-- Adds one bar per CPU to lines (cut to cols) and its figures to rec.cpus: user and system
+-- time between samples prev and cur; none for a CPU that counted nothing or a reading that failed (why).
+local function cpu_lines(prev, cur, cols, why, lines, rec)
   local width = math.max(10, math.min(40, cols - 42))
   for c = 1, info.cpus do
     local d = mi.delta(cur.cpu[c] or {}, prev.cpu[c] or {})
@@ -123,6 +112,23 @@ local function frame(prev, cur, rows, cols, why)
     rec.cpus[c] = { cpu = c - 1, busy = busy, user = user, system = sys }
     ::next_cpu::
   end
+end
+
+-- Builds one frame from two samples for a rows x cols screen: a list of (painted) lines, and a
+-- record for --json/--csv. Lines are cut to cols; processes and disks share the rows left.
+local function frame(prev, cur, rows, cols, why)
+  local ms = cur.t - prev.t
+  local lines, rec = {}, { cpus = {}, top = {}, disks = {} }
+  local function add(text, code)
+    local n = utf8.len(text) or #text   -- cut to the screen's width in characters, not bytes
+    if n > cols then text = text:sub(1, (utf8.offset(text, cols + 1) or #text + 1) - 1) end
+    lines[#lines + 1] = code and paint(code, text) or text
+  end
+  local w = info.workload
+  add(string.format("glance %s by %s%s — %s, %d CPU%s, every %gs", os.date("%H:%M:%S"), opts.by,
+    tty and " — h help, q quits" or "", w and ("simulated HP 3000, " .. w.name) or info.source, info.cpus,
+    info.cpus > 1 and "s" or "", opts.interval), "1;7")
+  cpu_lines(prev, cur, cols, why, lines, rec)
   local g = cur.g
   local free = g.gmc_cur_free_main_mem_pg or 0
   rec.memory = { total_mb = mem_pages * 2 // 1024, free_mb = free * 2 // 1024, ready = g.gmc_cur_ready_queue or 0,

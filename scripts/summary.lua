@@ -87,21 +87,122 @@ local CLASSES = {
   } },
 }
 
+-- The disk LDEVs of the recording (the replayed recording's device table), or nil when it cannot be replayed.
+local function disk_ldevs()
+  local ok, devs = pcall(function()
+    local sys = mi.replay(file, { speed = "max" })
+    local s = mi.open({ system = sys })
+    local t = s:info().devices or {}
+    s:close() sys:close()
+    return t
+  end)
+  if not ok then return nil end
+  local disks = {}
+  for l, kind in pairs(devs) do if kind == "disk" then disks[l] = true end end
+  return disks
+end
+
+-- Adds one row's figures to entity e of view V at time t (run: the stretch of the clock; born: the
+-- entity was born since the sample before; at: each figure's item indices in the row; dden: MODES'
+-- time the CPU counted in all its modes since the sample before).
+local function view_add(V, e, row, at, t, run, born, dden)
+  for j, f in ipairs(V.figures) do
+    local idx = at[j]
+    if idx then
+      local v = 0
+      for _, i in ipairs(idx) do v = v + (row[i] or 0) end
+      local st = e.st[j]
+      if not st then st = { sum = 0, dt = 0 } e.st[j] = st end
+      local x
+      if f.level then
+        x = v * f[3]
+        if st.run == run and st.pt and t > st.pt then st.sum = st.sum + (st.cur or x) * (t - st.pt) / tps; st.dt = st.dt + (t - st.pt) / tps end
+        st.cur, st.n = x, (st.n or 0) + 1
+      else
+        local dv, dt
+        if st.run == run and st.pv and t > st.pt then dv, dt = v - st.pv, (t - st.pt) / tps
+        elseif st.run ~= run and born then dv, dt = v, (t - e.start) / tps end
+        if dv and V.share then   -- a share of the counted time, not of the clock
+          if dden and dden > 0 then
+            x = 100 * dv / dden
+            st.sum, st.dt, st.cur, st.n, st.total = st.sum + 100 * dv, st.dt + dden, x, (st.n or 0) + 1, (st.total or 0) + dv / tps
+          end
+        elseif dv then
+          if f.time then dv = dv / tps end
+          x = dv / dt * f[3]
+          st.sum, st.dt, st.cur, st.n, st.total = st.sum + dv * f[3], st.dt + dt, x, (st.n or 0) + 1, (st.total or 0) + dv
+        end
+      end
+      if x then
+        if not st.min or x < st.min then st.min = x end
+        if not st.max or x > st.max then st.max = x end
+      end
+      st.pv, st.pt, st.run = v, t, run
+    end
+  end
+end
+
+-- Resolves view V's figures in a segment's layout of domain d: at[j] = the indices of figure j's
+-- items (nil when one is missing: dark says why); returns MODES' indices of the modes that
+-- partition a CPU's time (nil for other views).
+local function view_layout(V, d, undriven, dark, at)
+  local pos = {}
+  for i, it in ipairs(r:layout(d)) do if it.name then pos[it.name] = i; pos[it.name .. ".unit"] = it.unit end end
+  local den
+  if V.share then
+    den = {}
+    for _, n in ipairs(V.share) do if pos[n] then den[#den + 1] = pos[n] end end
+  end
+  for j, f in ipairs(V.figures) do
+    local idx = {}
+    for _, n in ipairs(f[2]) do
+      if undriven[n] then dark[n] = "not measured by the host source"; idx = nil break end
+      if not pos[n] then dark[n] = "not in the recording"; idx = nil break end
+      idx[#idx + 1] = pos[n]
+      f.time = pos[n .. ".unit"] == "mi_time"
+    end
+    at[j] = idx
+  end
+  return den
+end
+
+-- Prints view name's table (or CSV/JSON) of the entities in eorder (last: the window's last sample time).
+local function view_print(name, V, eorder, last, nsamp, unread)
+  local d = V.domain
+  local cols = { { "entity", V.entity } }
+  if d == "process" then cols[#cols + 1] = { "state", "state" } end
+  for _, c in ipairs({ { "figure", "figure" }, { "cur", "cur", "%.6g" }, { "avg", "avg", "%.6g" }, { "min", "min", "%.6g" },
+    { "max", "max", "%.6g" }, { "unit", "unit" }, { "total", "total", "%.6g" } }) do cols[#cols + 1] = c end
+  local rows = {}
+  for _, e in ipairs(eorder) do
+    for j, f in ipairs(V.figures) do
+      local st = e.st[j]
+      local row = { entity = e.text, figure = f[1], unit = f[4] }
+      if d == "process" then row.state = e.last == last and "alive" or "gone" end
+      if d == "io" then row.entity = tonumber(e.text) or e.text end
+      if st and st.n then
+        row.cur, row.min, row.max, row.total = st.cur, st.min, st.max, st.total or cli.NONE
+        row.avg = st.dt > 0 and st.sum / st.dt or (f.level and st.cur) or cli.NONE
+      else
+        row.cur, row.avg, row.min, row.max, row.total = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
+      end
+      rows[#rows + 1] = row
+    end
+  end
+  if #rows == 0 then   -- an empty table is said, not left to read as a class with nothing in it
+    io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
+  end
+  local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
+  cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
+    title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,
+      said_, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
+end
+
 -- Walks the window for view name; prints its table (or CSV/JSON) and exits 0.
 local function class_view(name)
   local V = CLASSES[name]
   local d = V.domain
-  local disks   -- LDEV -> true for the disk devices (the replayed recording's device table)
-  if V.disks then
-    local ok, devs = pcall(function()
-      local sys = mi.replay(file, { speed = "max" })
-      local s = mi.open({ system = sys })
-      local t = s:info().devices or {}
-      s:close() sys:close()
-      return t
-    end)
-    if ok then disks = {} for l, kind in pairs(devs) do if kind == "disk" then disks[l] = true end end end
-  end
+  local disks = V.disks and disk_ldevs()   -- LDEV -> true for the disk devices
   local dark = {}   -- item name -> "not recorded" / "not measured by the host"
   local undriven = info.source == "host" and cli.undriven(info.source, d, (function()
     local all = {}
@@ -136,61 +237,10 @@ local function class_view(name)
           if e.drun == run and e.dv then dden = v - e.dv end
           e.dv, e.drun = v, run
         end
-        local born = before and e.start and e.start >= before and e.start < t
-        for j, f in ipairs(V.figures) do
-          local idx = at[j]
-          if idx then
-            local v = 0
-            for _, i in ipairs(idx) do v = v + (row[i] or 0) end
-            local st = e.st[j]
-            if not st then st = { sum = 0, dt = 0 } e.st[j] = st end
-            local x
-            if f.level then
-              x = v * f[3]
-              if st.run == run and st.pt and t > st.pt then st.sum = st.sum + (st.cur or x) * (t - st.pt) / tps; st.dt = st.dt + (t - st.pt) / tps end
-              st.cur, st.n = x, (st.n or 0) + 1
-            else
-              local dv, dt
-              if st.run == run and st.pv and t > st.pt then dv, dt = v - st.pv, (t - st.pt) / tps
-              elseif st.run ~= run and born then dv, dt = v, (t - e.start) / tps end
-              if dv and V.share then   -- a share of the counted time, not of the clock
-                if dden and dden > 0 then
-                  x = 100 * dv / dden
-                  st.sum, st.dt, st.cur, st.n, st.total = st.sum + 100 * dv, st.dt + dden, x, (st.n or 0) + 1, (st.total or 0) + dv / tps
-                end
-              elseif dv then
-                if f.time then dv = dv / tps end
-                x = dv / dt * f[3]
-                st.sum, st.dt, st.cur, st.n, st.total = st.sum + dv * f[3], st.dt + dt, x, (st.n or 0) + 1, (st.total or 0) + dv
-              end
-            end
-            if x then
-              if not st.min or x < st.min then st.min = x end
-              if not st.max or x > st.max then st.max = x end
-            end
-            st.pv, st.pt, st.run = v, t, run
-          end
-        end
+        view_add(V, e, row, at, t, run, before and e.start and e.start >= before and e.start < t, dden)
       end
     end
-  end, function()
-    local pos = {}
-    for i, it in ipairs(r:layout(d)) do if it.name then pos[it.name] = i; pos[it.name .. ".unit"] = it.unit end end
-    if V.share then
-      den = {}
-      for _, n in ipairs(V.share) do if pos[n] then den[#den + 1] = pos[n] end end
-    end
-    for j, f in ipairs(V.figures) do
-      local idx = {}
-      for _, n in ipairs(f[2]) do
-        if undriven[n] then dark[n] = "not measured by the host source"; idx = nil break end
-        if not pos[n] then dark[n] = "not in the recording"; idx = nil break end
-        idx[#idx + 1] = pos[n]
-        f.time = pos[n .. ".unit"] == "mi_time"
-      end
-      at[j] = idx
-    end
-  end)
+  end, function() den = view_layout(V, d, undriven, dark, at) end)
   if nsamp == 0 then
     if unread > 0 then io.stderr:write("summary: the window's ", unread, " sample(s) are all unreadable after damage: nothing to summarize\n") os.exit(2) end
     rec.empty("summary", r, from, to)
@@ -202,34 +252,7 @@ local function class_view(name)
     for _, n in ipairs(f[2]) do if dark[n] then why[#why + 1] = f[1] .. " (" .. n .. ": " .. dark[n] .. ")" break end end
   end
   if #why > 0 then io.stderr:write("summary: not measured, shown as missing: ", table.concat(why, "; "), "\n") end
-  local cols = { { "entity", V.entity } }
-  if d == "process" then cols[#cols + 1] = { "state", "state" } end
-  for _, c in ipairs({ { "figure", "figure" }, { "cur", "cur", "%.6g" }, { "avg", "avg", "%.6g" }, { "min", "min", "%.6g" },
-    { "max", "max", "%.6g" }, { "unit", "unit" }, { "total", "total", "%.6g" } }) do cols[#cols + 1] = c end
-  local rows = {}
-  local last = prev_t
-  for _, e in ipairs(eorder) do
-    for j, f in ipairs(V.figures) do
-      local st = e.st[j]
-      local row = { entity = e.text, figure = f[1], unit = f[4] }
-      if d == "process" then row.state = e.last == last and "alive" or "gone" end
-      if d == "io" then row.entity = tonumber(e.text) or e.text end
-      if st and st.n then
-        row.cur, row.min, row.max, row.total = st.cur, st.min, st.max, st.total or cli.NONE
-        row.avg = st.dt > 0 and st.sum / st.dt or (f.level and st.cur) or cli.NONE
-      else
-        row.cur, row.avg, row.min, row.max, row.total = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
-      end
-      rows[#rows + 1] = row
-    end
-  end
-  if #rows == 0 then   -- an empty table is said, not left to read as a class with nothing in it
-    io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
-  end
-  local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
-  cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
-    title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,
-      said_, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
+  view_print(name, V, eorder, prev_t, nsamp, unread)
   os.exit(0)
 end
 if opts.view then class_view(opts.view) end

@@ -2,10 +2,6 @@
  * Part of spec/test_core.c (#included there: one program, its helpers and statics shared; included
  * in order of definition). */
 
-#include "test_record.c"   /* recordings (#13) */
-#include "test_store.c"    /* a shared store under attack (#27) */
-#include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
-
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
  * row since: a random history of writes (some that leave the record as it was), sets to the
  * same value, births, deaths, a slot reused, another user's ON/OFF moving the rows and a new

@@ -79,6 +79,11 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_export_udef.c"
 
+#include "test_record.c"   /* recordings (#13) */
+#include "test_store.c"    /* a shared store under attack (#27) */
+#include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
+#include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
+
 #include "test_changed.c"
 
 #include "test_host_identity.c"
@@ -152,6 +157,7 @@ int main(void) {
   test_query_enable_set();
   test_query_api();
   test_doors();
+  test_i28_sources_model();
   test_status_names();
   test_host_emfile();
   test_host_read_errors();

@@ -461,6 +461,76 @@ static struct mi_ra *ra_for(mi_session *s, int d, const int32_t *nums, int n, in
   return ra;
 }
 
+/* CHANGED over processes, before the read: the cache of the records this caller was last given
+ * (by slot, made anew when the record size changes) and this read's epoch. Returns the list the
+ * read gathers the changed rows into. */
+static const int32_t *changed_cache(mi_session *s, struct mi_ra *ra, int32_t rec) {
+  if (ra->cache_rec != rec) {   /* the records this caller was last given, by slot */
+    free(ra->cache);
+    ra->cache = rec > 0 ? malloc((size_t)MI_MAX_PROCESSES * (size_t)rec) : NULL;
+    ra->cache_rec = ra->cache ? rec : 0;
+    memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
+    memset(ra->seen_word, 0, sizeof ra->seen_word);
+  }
+  /* this read's epoch: writes it may miss come later and mark their rows with it or later */
+  ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
+  return ra->gat;
+}
+
+/* Deaths reported by this read are forgotten for this caller, as MIPROCGET's are (the write lock
+ * busy: they are told again next time). */
+static void release_told(mi_session *s, struct mi_ra *ra) {
+  int any = 0;
+  for (int w = 0; w < MI_PROC_WORDS; w++) any |= ra->told[w] != 0;
+  if (any && mi_wlock_bounded(s->sys) == 0) {   /* busy: they are told again next time */
+    for (int w = 0; w < MI_PROC_WORDS; w++)
+      for (uint64_t b = ra->told[w]; b; b &= b - 1) {
+        int slot = w * 64 + __builtin_ctzll(b);
+        if (mi_bit(s->u->dead, slot)) mi_proc_release_user(s->sys, s, slot);
+      }
+    mi_wunlock(s->sys);
+  }
+}
+
+/* CHANGED over processes, after the read: copies the unchanged runs from the cache, flags the
+ * gathered records that differ from what this caller saw, and remembers them. */
+static void changed_procs(struct mi_ra *ra, void *buf, int32_t rec, int32_t count, int32_t *rec_flags) {
+  if (rec_flags) memset(rec_flags, 0, sizeof(int32_t) * (size_t)count);
+  for (int32_t k = 0; k < ra->ncp; k++)
+    memcpy((uint8_t *)buf + (size_t)ra->cp_pos[k] * (size_t)rec, ra->cache + (size_t)ra->cp_slot[k] * (size_t)rec,
+           (size_t)ra->cp_len[k] * (size_t)rec);
+  for (int32_t k = 0; k < ra->ngat; k++) {
+    int32_t r = ra->gat[k];
+    int e = ra->ents[r];
+    const uint8_t *out = (const uint8_t *)buf + (size_t)r * (size_t)rec;
+    uint64_t born = ra->key[r], h = rec_hash(out, rec);
+    int flag = !(ra->seen_born[e] == born && ra->seen_hash[e] == h);
+    ra->seen_born[e] = born;
+    ra->seen_hash[e] = h;
+    if (ra->cache) memcpy(ra->cache + (size_t)e * (size_t)rec, out, (size_t)rec);
+    ra->seen_epoch[e] = ra->epoch;
+    if (rec_flags) rec_flags[r] = flag;
+  }
+  for (int w = 0; w < MI_PROC_WORDS; w++)
+    if (ra->wfull[w >> 6] >> (w & 63) & 1) ra->seen_word[w] = ra->epoch;
+}
+
+/* The record flags of any other read: 1 each, or under CHANGED (LDEVs: every record gathered)
+ * whether a record differs from what this caller saw. */
+static void flag_records(struct mi_ra *ra, const void *buf, int32_t rec, int32_t count, int32_t mode, int32_t *rec_flags) {
+  for (int32_t r = 0; r < count; r++) {
+    int flag = 1;
+    if (mode == MI_RA_CHANGED) {   /* LDEVs: every record gathered and compared */
+      int e = ra->ents[r];
+      uint64_t h = rec_hash((const uint8_t *)buf + (size_t)r * (size_t)rec, rec);
+      flag = !(ra->seen_born[e] == 1 && ra->seen_hash[e] == h);
+      ra->seen_born[e] = 1;
+      ra->seen_hash[e] = h;
+    }
+    if (rec_flags) rec_flags[r] = flag;
+  }
+}
+
 void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
                    int32_t mapping, int32_t type, int32_t mode, const mi_entity_desc *descs, int32_t n,
                    int32_t *num_of_recs, int32_t *rec_flags, longint_type *context, int32_t user_id) {
@@ -494,65 +564,14 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
   ra->after = pos;
   int32_t rec = mi_query_record_size(&ra->q);
   const int32_t *gat = NULL;
-  if (mode == MI_RA_CHANGED && procs) {
-    if (ra->cache_rec != rec) {   /* the records this caller was last given, by slot */
-      free(ra->cache);
-      ra->cache = rec > 0 ? malloc((size_t)MI_MAX_PROCESSES * (size_t)rec) : NULL;
-      ra->cache_rec = ra->cache ? rec : 0;
-      memset(ra->seen_epoch, 0, sizeof ra->seen_epoch);
-      memset(ra->seen_word, 0, sizeof ra->seen_word);
-    }
-    /* this read's epoch: writes it may miss come later and mark their rows with it or later */
-    ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
-    gat = ra->gat;
-  }
+  if (mode == MI_RA_CHANGED && procs) gat = changed_cache(s, ra, rec);
   mi_sys_refresh_read(s->sys, procs ? MI_DOM_PROCESS : MI_DOM_IO);
   int32_t count = 0;
   rc = mi_query_exec_pick(&ra->q, buf, size, procs ? pick_procs : pick_ldevs, ra, ra->ents, gat, &ra->ngat, &count, stats);
   if (rc < 0) { MI_STATUS(st, rc); return; }
-  if (procs) {   /* deaths reported here are forgotten for this caller, as MIPROCGET's are */
-    int any = 0;
-    for (int w = 0; w < MI_PROC_WORDS; w++) any |= ra->told[w] != 0;
-    if (any && mi_wlock_bounded(s->sys) == 0) {   /* busy: they are told again next time */
-      for (int w = 0; w < MI_PROC_WORDS; w++)
-        for (uint64_t b = ra->told[w]; b; b &= b - 1) {
-          int slot = w * 64 + __builtin_ctzll(b);
-          if (mi_bit(s->u->dead, slot)) mi_proc_release_user(s->sys, s, slot);
-        }
-      mi_wunlock(s->sys);
-    }
-  }
-  if (gat) {   /* CHANGED over processes: copy the unchanged runs, look at the records gathered */
-    if (rec_flags) memset(rec_flags, 0, sizeof(int32_t) * (size_t)count);
-    for (int32_t k = 0; k < ra->ncp; k++)
-      memcpy((uint8_t *)buf + (size_t)ra->cp_pos[k] * (size_t)rec, ra->cache + (size_t)ra->cp_slot[k] * (size_t)rec,
-             (size_t)ra->cp_len[k] * (size_t)rec);
-    for (int32_t k = 0; k < ra->ngat; k++) {
-      int32_t r = ra->gat[k];
-      int e = ra->ents[r];
-      const uint8_t *out = (const uint8_t *)buf + (size_t)r * (size_t)rec;
-      uint64_t born = ra->key[r], h = rec_hash(out, rec);
-      int flag = !(ra->seen_born[e] == born && ra->seen_hash[e] == h);
-      ra->seen_born[e] = born;
-      ra->seen_hash[e] = h;
-      if (ra->cache) memcpy(ra->cache + (size_t)e * (size_t)rec, out, (size_t)rec);
-      ra->seen_epoch[e] = ra->epoch;
-      if (rec_flags) rec_flags[r] = flag;
-    }
-    for (int w = 0; w < MI_PROC_WORDS; w++)
-      if (ra->wfull[w >> 6] >> (w & 63) & 1) ra->seen_word[w] = ra->epoch;
-  } else
-    for (int32_t r = 0; r < count; r++) {
-      int flag = 1;
-      if (mode == MI_RA_CHANGED) {   /* LDEVs: every record gathered and compared */
-        int e = ra->ents[r];
-        uint64_t h = rec_hash((const uint8_t *)buf + (size_t)r * (size_t)rec, rec);
-        flag = !(ra->seen_born[e] == 1 && ra->seen_hash[e] == h);
-        ra->seen_born[e] = 1;
-        ra->seen_hash[e] = h;
-      }
-      if (rec_flags) rec_flags[r] = flag;
-    }
+  if (procs) release_told(s, ra);
+  if (gat) changed_procs(ra, buf, rec, count, rec_flags);
+  else flag_records(ra, buf, rec, count, mode, rec_flags);
   /* (a position beyond 2^40 births cannot be carried: the iteration ends there) */
   mi_longint_set(context, ra->complete || ra->next > CTX_POS_MASK ? 0 : (int64_t)(tag << CTX_POS_BITS | ra->next));
   if (num_of_recs) *num_of_recs = count;

@@ -979,27 +979,20 @@ static void self_seconds(mi_export *x, int om, const char *name, const char *hel
   x->series++;
 }
 
-const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
-  if (len) *len = 0;
-  if (!x) return NULL;
-  if (!x->scraped && mi_export_scrape(x) < 0 && !x->scraped) {
-    /* nothing read yet: an exposition with the exporter's own figures only */
-  }
-  int om = fmt == MI_EXPORT_OPENMETRICS;
-  x->len = 0; x->oom = 0; x->series = 0;
-  int64_t tmp[MI_MAX_ITEMS > 720 ? MI_MAX_ITEMS : 720];
+#define XTMP (MI_MAX_ITEMS > 720 ? MI_MAX_ITEMS : 720)   /* the values of one item of one entity */
+
+/* Writes the global items and the processors' (one series per CPU). */
+static void format_global(mi_export *x, int om, int64_t *tmp) {
   fam f;
   labels l;
-  char cpu[12], ldev[8], pid[24];
-  /* global */
+  char cpu[12];
   const xdom *G = &x->d[MI_DOM_GLOBAL];
-  if (x->scraped)
-    for (int i = 0; i < G->nx; i++) {
-      const xitem *xi = &G->x[i];
-      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
-      memset(&l, 0, sizeof l);
-      entity(x, &f, xi, &l, rec_vals(G->buf, xi, tmp), x->gseen, 1, x->enabled);
-    }
+  for (int i = 0; i < G->nx; i++) {
+    const xitem *xi = &G->x[i];
+    fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
+    memset(&l, 0, sizeof l);
+    entity(x, &f, xi, &l, rec_vals(G->buf, xi, tmp), x->gseen, 1, x->enabled);
+  }
   /* processors */
   const xdom *C = &x->d[MI_DOM_PROCESSOR];
   size_t cw = (size_t)C->ncell / 64 + 1;
@@ -1024,57 +1017,72 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
         entity(x, &f, xi, &l, &v, NULL, 1, x->enabled);
       }
     }
-  /* I/O */
+}
+
+/* Writes the I/O items: one series per LDEV, with its device type. */
+static void format_io(mi_export *x, int om, int64_t *tmp) {
+  fam f;
+  labels l;
+  char ldev[8];
   const xdom *D = &x->d[MI_DOM_IO];
   size_t lw = (size_t)D->ncell / 64 + 1;
-  if (x->scraped && D->q)
-    for (int i = 0; i < D->nx; i++) {
-      const xitem *xi = &D->x[i];
-      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
-      for (int r = 0; r < D->nrec; r++) {
-        const uint8_t *rec = D->buf + (size_t)r * (size_t)D->rec;
-        int ld = ld32(rec);
-        if (ld < 1 || ld >= NLDEV) continue;
-        const mi_devtype_info *dt = mi_devtype(x->ltype[ld]);
-        memset(&l, 0, sizeof l);
-        snprintf(ldev, sizeof ldev, "%d", ld);
-        l.k[0] = "ldev"; l.v[0] = ldev; l.k[1] = "type"; l.v[1] = dt ? dt->name : "none"; l.n = 2;
-        entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), x->lseen + (size_t)ld * lw, 0, x->lcreated[ld]);
-      }
+  for (int i = 0; i < D->nx; i++) {
+    const xitem *xi = &D->x[i];
+    fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
+    for (int r = 0; r < D->nrec; r++) {
+      const uint8_t *rec = D->buf + (size_t)r * (size_t)D->rec;
+      int ld = ld32(rec);
+      if (ld < 1 || ld >= NLDEV) continue;
+      const mi_devtype_info *dt = mi_devtype(x->ltype[ld]);
+      memset(&l, 0, sizeof l);
+      snprintf(ldev, sizeof ldev, "%d", ld);
+      l.k[0] = "ldev"; l.v[0] = ldev; l.k[1] = "type"; l.v[1] = dt ? dt->name : "none"; l.n = 2;
+      entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), x->lseen + (size_t)ld * lw, 0, x->lcreated[ld]);
     }
-  /* processes: per program and kind, then per PID */
+  }
+}
+
+/* Writes the process items: per program and kind, then per PID (when asked for). */
+static void format_processes(mi_export *x, int om, int64_t *tmp) {
+  fam f;
+  labels l;
+  char pid[24];
   const xdom *P = &x->d[MI_DOM_PROCESS];
-  if (x->scraped && P->q) {
+  for (int i = 0; i < P->nx; i++) {
+    const xitem *xi = &P->x[i];
+    fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
+    for (int gi = 0; gi < x->ng; gi++) {
+      const group *g = &x->g[gi];
+      memset(&l, 0, sizeof l);
+      l.k[0] = "program"; l.v[0] = g->program; l.k[1] = "kind"; l.v[1] = kind_name[g->kind]; l.n = 2;
+      for (int c = 0; c < xi->n; c++)   /* counters: the dead's totals too; levels: the live only */
+        tmp[c] = g->live[xi->cell + c] + (xi->gauge ? 0 : g->dead[xi->cell + c]);
+      entity(x, &f, xi, &l, tmp, g->seen, 0, g->created);
+    }
+  }
+  if (x->pids)
     for (int i = 0; i < P->nx; i++) {
       const xitem *xi = &P->x[i];
-      fam_begin(&f, "", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
-      for (int gi = 0; gi < x->ng; gi++) {
-        const group *g = &x->g[gi];
+      fam_begin(&f, "pid_", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
+      for (int k = 0; k < x->np; k++) {
+        const pstate *p = &x->p[k];
+        if (!p->selected || p->group < 0 || p->rec < 0) continue;
+        const uint8_t *rec = P->buf + (size_t)p->rec * (size_t)P->rec;
         memset(&l, 0, sizeof l);
-        l.k[0] = "program"; l.v[0] = g->program; l.k[1] = "kind"; l.v[1] = kind_name[g->kind]; l.n = 2;
-        for (int c = 0; c < xi->n; c++)   /* counters: the dead's totals too; levels: the live only */
-          tmp[c] = g->live[xi->cell + c] + (xi->gauge ? 0 : g->dead[xi->cell + c]);
-        entity(x, &f, xi, &l, tmp, g->seen, 0, g->created);
+        snprintf(pid, sizeof pid, "%lld", (long long)p->pid);
+        l.k[0] = "pid"; l.v[0] = pid; l.k[1] = "program"; l.v[1] = p->program;
+        l.k[2] = "kind"; l.v[2] = kind_name[x->g[p->group].kind]; l.n = 3;
+        entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), p->seen, 1, p->start > x->enabled ? p->start : x->enabled);
       }
     }
-    if (x->pids)
-      for (int i = 0; i < P->nx; i++) {
-        const xitem *xi = &P->x[i];
-        fam_begin(&f, "pid_", xi->name, XHELP(xi), !xi->gauge, xi->time, om);
-        for (int k = 0; k < x->np; k++) {
-          const pstate *p = &x->p[k];
-          if (!p->selected || p->group < 0 || p->rec < 0) continue;
-          const uint8_t *rec = P->buf + (size_t)p->rec * (size_t)P->rec;
-          memset(&l, 0, sizeof l);
-          snprintf(pid, sizeof pid, "%lld", (long long)p->pid);
-          l.k[0] = "pid"; l.v[0] = pid; l.k[1] = "program"; l.v[1] = p->program;
-          l.k[2] = "kind"; l.v[2] = kind_name[x->g[p->group].kind]; l.n = 3;
-          entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), p->seen, 1, p->start > x->enabled ? p->start : x->enabled);
-        }
-      }
-  }
+}
+
+/* Writes the exporter's own figures: what is measured, its reads, and what measuring the host costs. */
+static void format_self(mi_export *x, int om) {
   {   /* what is measured and the mapping that names the classes */
     static const char *const maps[3] = {"large", "small", "standard"};
+    fam f;
+    labels l;
     fam_begin(&f, "", "exporter_info", "the measured system's source (an attached store: its owner's too) and the object-class mapping in use", 0, 0, om);
     memset(&l, 0, sizeof l);
     l.k[l.n] = "source"; l.v[l.n++] = mi_system_source_name(x->sys);   /* sim, host, replay, attached, custom, a registered name */
@@ -1093,6 +1101,21 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
     self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
     self_seconds(x, om, "cpu_seconds", "CPU time of the program measuring the host (every thread)", hh.self_cpu_ns);
   }
+}
+
+const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
+  if (len) *len = 0;
+  if (!x) return NULL;
+  if (!x->scraped && mi_export_scrape(x) < 0 && !x->scraped) {
+    /* nothing read yet: an exposition with the exporter's own figures only */
+  }
+  int om = fmt == MI_EXPORT_OPENMETRICS;
+  x->len = 0; x->oom = 0; x->series = 0;
+  int64_t tmp[XTMP];
+  if (x->scraped) format_global(x, om, tmp);
+  if (x->scraped && x->d[MI_DOM_IO].q) format_io(x, om, tmp);
+  if (x->scraped && x->d[MI_DOM_PROCESS].q) format_processes(x, om, tmp);
+  format_self(x, om);
   if (om) PUTS(x, "# EOF\n");
   if (x->oom) return NULL;
   if (grow(x, 1) < 0) return NULL;

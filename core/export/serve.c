@@ -39,6 +39,48 @@ static void copy_cut(char *dst, size_t n, const char *p, const char *e) {
   dst[l] = 0;
 }
 
+/* Reads the header fields in [p, e) into r (Accept, Connection, Content-Length,
+ * Transfer-Encoding); *keep is set by "Connection: keep-alive". 0, or -1 for a bad field. */
+static int parse_fields(const char *p, const char *e, mi_http_req *r, int *keep) {
+  size_t an = 0;
+  while (p < e) {
+    const char *ls = p, *le = memchr(p, '\n', (size_t)(e - p));
+    if (!le) le = e;
+    const char *lend = le > ls && le[-1] == '\r' ? le - 1 : le;
+    p = le + 1;
+    if (lend == ls) continue;
+    const char *c = ls;
+    while (c < lend && tchar((unsigned char)*c)) c++;
+    if (c == ls || c >= lend || *c != ':') return -1;   /* no name, obs-fold or a bad character */
+    const char *v = c + 1, *ve = lend;
+    while (v < ve && (*v == ' ' || *v == '\t')) v++;
+    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
+    for (const char *k = v; k < ve; k++)
+      if (((unsigned char)*k < 0x20 && *k != '\t') || *k == 0x7F) return -1;
+    size_t nl = (size_t)(c - ls);
+    if (nl == 6 && strncasecmp(ls, "accept", 6) == 0) {
+      if (an && an < sizeof r->accept - 1) r->accept[an++] = ',';
+      size_t l = (size_t)(ve - v);
+      if (l > sizeof r->accept - 1 - an) l = sizeof r->accept - 1 - an;
+      memcpy(r->accept + an, v, l);
+      an += l;
+      r->accept[an] = 0;
+    } else if (nl == 10 && strncasecmp(ls, "connection", 10) == 0) {
+      for (const char *k = v; k + 5 <= ve; k++) {
+        if (strncasecmp(k, "close", 5) == 0) r->close = 1;
+        if (k + 10 <= ve && strncasecmp(k, "keep-alive", 10) == 0) *keep = 1;
+      }
+    } else if (nl == 14 && strncasecmp(ls, "content-length", 14) == 0) {
+      if (v == ve) return -1;
+      for (const char *k = v; k < ve; k++) {
+        if (*k < '0' || *k > '9') return -1;
+        if (*k != '0') r->has_body = 1;
+      }
+    } else if (nl == 17 && strncasecmp(ls, "transfer-encoding", 17) == 0) r->has_body = 1;
+  }
+  return 0;
+}
+
 int mi_http_parse(const char *buf, size_t n, mi_http_req *r) {
   if (!buf || !r) return -1;
   memset(r, 0, sizeof *r);
@@ -83,42 +125,7 @@ int mi_http_parse(const char *buf, size_t n, mi_http_req *r) {
   if (p >= e || *p != '\n') return -1;
   p++;
   /* header fields */
-  size_t an = 0;
-  while (p < e) {
-    const char *ls = p, *le = memchr(p, '\n', (size_t)(e - p));
-    if (!le) le = e;
-    const char *lend = le > ls && le[-1] == '\r' ? le - 1 : le;
-    p = le + 1;
-    if (lend == ls) continue;
-    const char *c = ls;
-    while (c < lend && tchar((unsigned char)*c)) c++;
-    if (c == ls || c >= lend || *c != ':') return -1;   /* no name, obs-fold or a bad character */
-    const char *v = c + 1, *ve = lend;
-    while (v < ve && (*v == ' ' || *v == '\t')) v++;
-    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
-    for (const char *k = v; k < ve; k++)
-      if (((unsigned char)*k < 0x20 && *k != '\t') || *k == 0x7F) return -1;
-    size_t nl = (size_t)(c - ls);
-    if (nl == 6 && strncasecmp(ls, "accept", 6) == 0) {
-      if (an && an < sizeof r->accept - 1) r->accept[an++] = ',';
-      size_t l = (size_t)(ve - v);
-      if (l > sizeof r->accept - 1 - an) l = sizeof r->accept - 1 - an;
-      memcpy(r->accept + an, v, l);
-      an += l;
-      r->accept[an] = 0;
-    } else if (nl == 10 && strncasecmp(ls, "connection", 10) == 0) {
-      for (const char *k = v; k + 5 <= ve; k++) {
-        if (strncasecmp(k, "close", 5) == 0) r->close = 1;
-        if (k + 10 <= ve && strncasecmp(k, "keep-alive", 10) == 0) keep = 1;
-      }
-    } else if (nl == 14 && strncasecmp(ls, "content-length", 14) == 0) {
-      if (v == ve) return -1;
-      for (const char *k = v; k < ve; k++) {
-        if (*k < '0' || *k > '9') return -1;
-        if (*k != '0') r->has_body = 1;
-      }
-    } else if (nl == 17 && strncasecmp(ls, "transfer-encoding", 17) == 0) r->has_body = 1;
-  }
+  if (parse_fields(p, e, r, &keep) < 0) return -1;
   if (v10 && !keep) r->close = 1;
   r->http10 = v10;
   return (int)body;

@@ -616,6 +616,166 @@ static mi_recorder *fail_open(mi_recorder *r, const char *path, int created) {
   return NULL;
 }
 
+/* Sorts the items asked for into lists by domain (each once; pseudo-items left out; every
+ * user-defined counter for MI_REC_USERDEF_ALL; the processor domain brings 21164 into the global
+ * one). 0, or -1 with err set for a number the catalog or the system does not know. */
+static int gather_items(mi_recorder *r, const int32_t *items, int n, int32_t lists[][MI_MAX_ITEMS], int ln[],
+                        char *err, size_t errlen) {
+  mi_system *sys = r->sys;
+  int want_cpu = 0;
+  for (int i = 0; i < n; i++) if (items[i] == MI_REC_USERDEF_ALL) r->udef_all = 1;
+  for (int k = 0; r->udef_all && k < r->udef_n; k++) {   /* every user-defined counter: as if listed */
+    const mi_udef_info *u = mi_udef_at(sys, k);
+    int d = u->item.domain;
+    if (ln[d] < MI_MAX_ITEMS - 2) lists[d][ln[d]++] = u->item.item;
+  }
+  for (int i = 0; i < n; i++) {
+    if (items[i] == MI_REC_USERDEF_ALL) continue;
+    const mi_item_info *it = mi_sys_item(sys, items[i]);
+    if (!it && (uint32_t)items[i] - MI_UDEF_FIRST < MI_UDEF_MAX) {
+      snprintf(err, errlen, "item %d is not a user-defined counter of this system (it has %d: %d..)", (int)items[i], r->udef_n, MI_UDEF_FIRST);
+      return -1;
+    }
+    if (!it) { snprintf(err, errlen, "item %d is not in the catalog", (int)items[i]); return -1; }
+    if (it->kind == MI_KIND_PSEUDO) continue;
+    if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX && it->item - MI_UDEF_FIRST >= r->udef_n)
+      r->udef_n = it->item - MI_UDEF_FIRST + 1;   /* installed a moment ago: the header's table describes it */
+    int d = it->domain, dup = 0;
+    for (int k = 0; k < ln[d]; k++) dup |= lists[d][k] == it->item;
+    if (dup || ln[d] >= MI_MAX_ITEMS - 2) continue;
+    lists[d][ln[d]++] = it->item;
+    if (d == MI_DOM_PROCESSOR) want_cpu = 1;
+  }
+  if (want_cpu) {
+    int dup = 0;
+    for (int k = 0; k < ln[0]; k++) dup |= lists[0][k] == 21164;
+    if (!dup) lists[0][ln[0]++] = 21164;
+  }
+  return 0;
+}
+
+/* Turns the listed items on for the recorder's own MI user, domain by domain, and keeps in the
+ * lists those that went on; sets r->mapping to the one the store keeps. 0, or -1 with err set. */
+static int enable_items(mi_recorder *r, int32_t lists[][MI_MAX_ITEMS], int ln[], char *err, size_t errlen) {
+  status_type st;
+  int32_t stats[MI_MAX_ITEMS], mapping = r->mapping;
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    if (!ln[d] || d == MI_DOM_PROCESSOR) continue;
+    lists[d][ln[d]] = 0;
+    memset(stats, 0, sizeof stats);
+    if (d == MI_DOM_GLOBAL) mi_globon(r->s, &st, lists[d], stats, &mapping, 0);
+    else if (d == MI_DOM_PROCESS) mi_procon(r->s, &st, lists[d], stats, &mapping, NULL, 0);
+    else { int32_t all = -1; mi_ioon(r->s, &st, lists[d], stats, &mapping, &all, 0); }
+    int code = mi_status_info(st);
+    if (code < 0 && code != MI_E_BAD_ITEM) {
+      snprintf(err, errlen, "cannot enable the %s items: %s", mi_domain_name(d), mi_status_message(code));
+      return -1;
+    }
+    /* keep the items that went on (an item status of 0) */
+    int k = 0;
+    for (int i = 0; i < ln[d]; i++) if (stats[i] == 0) lists[d][k++] = lists[d][i];
+    ln[d] = k;
+  }
+  r->mapping = mapping < 0 || mapping > 2 ? r->mapping : mapping;
+  return 0;
+}
+
+/* Lays out the recorded items of each domain (their words in a row), the entity keys and rows,
+ * and the configuration items the header and marks carry. 0, or -1 out of memory. */
+static int layout_items(mi_recorder *r, int32_t lists[][MI_MAX_ITEMS], const int ln[]) {
+  for (int d = 0; d < MI_DOM_COUNT; d++) {
+    r->nit[d] = ln[d];
+    r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));
+    int at = 0;
+    for (int i = 0; r->it[d] && i < ln[d]; i++) {
+      const mi_item_info *it = mi_sys_item(r->sys, lists[d][i]);
+      witem *w = &r->it[d][i];
+      w->item = it->item; w->index = it->index; w->words = mi_counter_words(r->sys, d, it->index, r->mapping); w->at = at;
+      at += w->words;
+    }
+    r->keys[d] = calloc((size_t)max_entities(d), sizeof(int32_t));
+    if (!r->it[d] || !r->keys[d] || alloc_rows(r, d, at) < 0) return -1;
+  }
+  int nc = 0;
+  for (int item = 3001; item <= 3046 && nc < NCFG; item++) {
+    const mi_config_info *c = mi_config_lookup(item);
+    if (!c) continue;
+    r->cfgnums[nc] = item;
+    r->cfgsize[nc] = mi_config_size(c);
+    if (r->cfgsize[nc] > 12) r->cfgsize[nc] = 12;
+    nc++;
+  }
+  for (; nc <= NCFG; nc++) r->cfgnums[nc] = 0;
+  return 0;
+}
+
+/* Opens the file: created, or an existing recording; never through a symbolic link, never
+ * anything but a regular file; one writer (a lock). Sets r->fd, r->open_off and *created;
+ * returns the file's size, or -1 with err set. */
+static int64_t open_file(mi_recorder *r, const char *path, int *created, char *err, size_t errlen) {
+  *created = 1;
+  r->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (r->fd < 0 && errno == EEXIST) { *created = 0; r->fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); }
+  if (r->fd < 0) {
+    if (errno == ELOOP) snprintf(err, errlen, "'%s' is a symbolic link: a recorder writes only to the file it is given", path);
+    else snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat sb;
+  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); return -1; }
+  if (!S_ISREG(sb.st_mode)) { snprintf(err, errlen, "'%s' is not a regular file", path); return -1; }
+  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
+    snprintf(err, errlen, "'%s' is being recorded by another recorder", path);
+    return -1;
+  }
+  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); return -1; }
+  r->open_off = sb.st_size;
+  return sb.st_size;
+}
+
+/* Starts the segment this recorder writes in the open file of size bytes: a torn header cut
+ * (nothing had been recorded), or an existing recording prepared for appending and a restart
+ * mark; then the header and the first sample. A failure cuts the file back to what it was (no
+ * segment without a sample). Returns r, or NULL with err set and r freed. */
+static mi_recorder *start_segment(mi_recorder *r, const char *path, int created, int64_t size, char *err, size_t errlen) {
+  int restart = 0;
+  int64_t torn = size > 0 ? torn_header(r->fd, size) : 0;
+  if (torn > 0) {   /* nothing was recorded: the file starts again, a mark says what was cut */
+    if (ftruncate(r->fd, 0) != 0 || lseek(r->fd, 0, SEEK_SET) != 0) {
+      snprintf(err, errlen, "cannot cut the torn header of '%s': %s", path, strerror(errno));
+      destroy(r);
+      return NULL;
+    }
+    r->open_off = 0;
+  } else if (size > 0) {
+    if (prepare_append(r, path, err, errlen) < 0) return fail_open(r, path, 0);
+    restart = 1;
+  }
+  r->last_sync_ms = mono_ms();
+  mi_sys_refresh(r->sys);
+  read_config(r);
+  memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
+  r->now = mi_host_now(r->sys);
+  /* a failure from here on cuts the file back to what it was: no segment without a sample */
+  if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return fail_open(r, path, created);
+  }
+  if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
+  if (torn > 0) {
+    char note[96];
+    snprintf(note, sizeof note, "torn header of %lld bytes at offset 0 cut (nothing had been recorded)", (long long)torn);
+    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) {
+      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+      return fail_open(r, path, created);
+    }
+  }
+  r->ncpu = -1;
+  memset(r->dev, 0, sizeof r->dev);
+  if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
+  return r;
+}
+
 mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *items, int n,
                               const mi_rec_options *o, char *err, size_t errlen) {
   char dummy[8];
@@ -637,147 +797,23 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   r->pend = calloc((size_t)r->o.index_every + 1, sizeof *r->pend);
   /* the items, by domain (each once; pseudo-items and unknown numbers left out) */
   int32_t lists[MI_DOM_COUNT][MI_MAX_ITEMS];
-  int ln[MI_DOM_COUNT] = {0}, want_cpu = 0;
+  int ln[MI_DOM_COUNT] = {0};
   r->udef_n = mi_udef_count(sys);   /* the table the header gives */
   int known_n = r->udef_n;          /* counters installed from here on are followed */
-  for (int i = 0; i < n; i++) if (items[i] == MI_REC_USERDEF_ALL) r->udef_all = 1;
-  for (int k = 0; r->udef_all && k < r->udef_n; k++) {   /* every user-defined counter: as if listed */
-    const mi_udef_info *u = mi_udef_at(sys, k);
-    int d = u->item.domain;
-    if (ln[d] < MI_MAX_ITEMS - 2) lists[d][ln[d]++] = u->item.item;
-  }
-  for (int i = 0; i < n; i++) {
-    if (items[i] == MI_REC_USERDEF_ALL) continue;
-    const mi_item_info *it = mi_sys_item(sys, items[i]);
-    if (!it && (uint32_t)items[i] - MI_UDEF_FIRST < MI_UDEF_MAX) {
-      snprintf(err, errlen, "item %d is not a user-defined counter of this system (it has %d: %d..)", (int)items[i], r->udef_n, MI_UDEF_FIRST);
-      destroy(r);
-      return NULL;
-    }
-    if (!it) { snprintf(err, errlen, "item %d is not in the catalog", (int)items[i]); destroy(r); return NULL; }
-    if (it->kind == MI_KIND_PSEUDO) continue;
-    if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX && it->item - MI_UDEF_FIRST >= r->udef_n)
-      r->udef_n = it->item - MI_UDEF_FIRST + 1;   /* installed a moment ago: the header's table describes it */
-    int d = it->domain, dup = 0;
-    for (int k = 0; k < ln[d]; k++) dup |= lists[d][k] == it->item;
-    if (dup || ln[d] >= MI_MAX_ITEMS - 2) continue;
-    lists[d][ln[d]++] = it->item;
-    if (d == MI_DOM_PROCESSOR) want_cpu = 1;
-  }
-  if (want_cpu) {
-    int dup = 0;
-    for (int k = 0; k < ln[0]; k++) dup |= lists[0][k] == 21164;
-    if (!dup) lists[0][ln[0]++] = 21164;
-  }
+  if (gather_items(r, items, n, lists, ln, err, errlen) < 0) { destroy(r); return NULL; }
   if (!r->pend) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
   /* the recorder's own MI user */
   r->s = rec_session(r, err, errlen);
-  if (!r->s) { destroy(r); return NULL; }
-  status_type st;
-  int32_t stats[MI_MAX_ITEMS], mapping = r->mapping;
-  for (int d = 0; d < MI_DOM_COUNT; d++) {
-    if (!ln[d] || d == MI_DOM_PROCESSOR) continue;
-    lists[d][ln[d]] = 0;
-    memset(stats, 0, sizeof stats);
-    if (d == MI_DOM_GLOBAL) mi_globon(r->s, &st, lists[d], stats, &mapping, 0);
-    else if (d == MI_DOM_PROCESS) mi_procon(r->s, &st, lists[d], stats, &mapping, NULL, 0);
-    else { int32_t all = -1; mi_ioon(r->s, &st, lists[d], stats, &mapping, &all, 0); }
-    int code = mi_status_info(st);
-    if (code < 0 && code != MI_E_BAD_ITEM) {
-      snprintf(err, errlen, "cannot enable the %s items: %s", mi_domain_name(d), mi_status_message(code));
-      destroy(r);
-      return NULL;
-    }
-    /* keep the items that went on (an item status of 0) */
-    int k = 0;
-    for (int i = 0; i < ln[d]; i++) if (stats[i] == 0) lists[d][k++] = lists[d][i];
-    ln[d] = k;
-  }
-  r->mapping = mapping < 0 || mapping > 2 ? r->mapping : mapping;
+  if (!r->s || enable_items(r, lists, ln, err, errlen) < 0) { destroy(r); return NULL; }
   /* counters installed from now on (and since the lists were made) count from their install */
   if (r->udef_all && mi_session_follow_udefs(r->s, known_n) != 0) {
     snprintf(err, errlen, "cannot follow new user-defined counters: no MI user record free");
     destroy(r);
     return NULL;
   }
-  for (int d = 0; d < MI_DOM_COUNT; d++) {
-    r->nit[d] = ln[d];
-    r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));
-    int at = 0;
-    for (int i = 0; i < ln[d]; i++) {
-      const mi_item_info *it = mi_sys_item(sys, lists[d][i]);
-      witem *w = &r->it[d][i];
-      w->item = it->item; w->index = it->index; w->words = mi_counter_words(sys, d, it->index, r->mapping); w->at = at;
-      at += w->words;
-    }
-    r->keys[d] = calloc((size_t)max_entities(d), sizeof(int32_t));
-    if (!r->it[d] || !r->keys[d] || alloc_rows(r, d, at) < 0) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
-  }
-  int nc = 0;
-  for (int item = 3001; item <= 3046 && nc < NCFG; item++) {
-    const mi_config_info *c = mi_config_lookup(item);
-    if (!c) continue;
-    r->cfgnums[nc] = item;
-    r->cfgsize[nc] = mi_config_size(c);
-    if (r->cfgsize[nc] > 12) r->cfgsize[nc] = 12;
-    nc++;
-  }
-  for (; nc <= NCFG; nc++) r->cfgnums[nc] = 0;
-  /* the file: created, or an existing recording appended to; never through a symbolic link, never
-   * anything but a regular file; one writer (a lock) */
-  int created = 1;
-  r->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (r->fd < 0 && errno == EEXIST) { created = 0; r->fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); }
-  if (r->fd < 0) {
-    if (errno == ELOOP) snprintf(err, errlen, "'%s' is a symbolic link: a recorder writes only to the file it is given", path);
-    else snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-    destroy(r);
-    return NULL;
-  }
-  struct stat sb;
-  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
-  if (!S_ISREG(sb.st_mode)) { snprintf(err, errlen, "'%s' is not a regular file", path); destroy(r); return NULL; }
-  if (flock(r->fd, LOCK_EX | LOCK_NB) != 0) {
-    snprintf(err, errlen, "'%s' is being recorded by another recorder", path);
-    destroy(r);
-    return NULL;
-  }
-  if (fstat(r->fd, &sb) != 0) { snprintf(err, errlen, "cannot stat '%s'", path); destroy(r); return NULL; }
-  r->open_off = sb.st_size;
-  int restart = 0;
-  int64_t torn = sb.st_size > 0 ? torn_header(r->fd, sb.st_size) : 0;
-  if (torn > 0) {   /* nothing was recorded: the file starts again, a mark says what was cut */
-    if (ftruncate(r->fd, 0) != 0 || lseek(r->fd, 0, SEEK_SET) != 0) {
-      snprintf(err, errlen, "cannot cut the torn header of '%s': %s", path, strerror(errno));
-      destroy(r);
-      return NULL;
-    }
-    r->open_off = 0;
-  } else if (sb.st_size > 0) {
-    if (prepare_append(r, path, err, errlen) < 0) return fail_open(r, path, 0);
-    restart = 1;
-  }
-  r->last_sync_ms = mono_ms();
-  mi_sys_refresh(sys);
-  read_config(r);
-  memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
-  r->now = mi_host_now(sys);
-  /* a failure from here on cuts the file back to what it was: no segment without a sample */
-  if (restart && write_mark(r, MI_MARK_RESTART, 0, 0, "recording resumed") < 0) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    return fail_open(r, path, created);
-  }
-  if (write_header(r, 0) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
-  if (torn > 0) {
-    char note[96];
-    snprintf(note, sizeof note, "torn header of %lld bytes at offset 0 cut (nothing had been recorded)", (long long)torn);
-    if (write_mark(r, MI_MARK_TORN, 0, torn, note) < 0) {
-      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-      return fail_open(r, path, created);
-    }
-  }
-  r->ncpu = -1;
-  memset(r->dev, 0, sizeof r->dev);
-  if (mi_recorder_sample(r) < 0) { snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno)); return fail_open(r, path, created); }
-  return r;
+  if (layout_items(r, lists, ln) < 0) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+  int created;
+  int64_t size = open_file(r, path, &created, err, errlen);
+  if (size < 0) { destroy(r); return NULL; }
+  return start_segment(r, path, created, size, err, errlen);
 }

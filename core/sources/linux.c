@@ -1109,7 +1109,13 @@ static int host_open(mi_system *sys, const char *arg, const mi_source_args *a, c
   return 0;
 }
 
+/* What a program may choose of the host: another proc root. */
+static const mi_source_option host_options[] = {
+  {"proc", MI_SOPT_PATH, MI_SOPT_TO_ARG, 0, 0, "DIR", "the proc root the host system reads (default /proc)"},
+  {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 /* The live Linux host as a source. */
 const mi_source_ops mi_source_host_ops = {
-  "host", "this Linux machine from /proc (host:/path reads another proc root)", host_open, refresh, host_free,
+  "host", "this Linux machine from /proc (host:/path reads another proc root)", host_open, refresh, host_free, host_options,
 };

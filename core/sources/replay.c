@@ -449,8 +449,16 @@ static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a,
   return 0;
 }
 
+/* What a program may choose of a replay: its window and pace (mi_source_args.window). */
+static const mi_source_option replay_options[] = {
+  {"from", MI_SOPT_TEXT, MI_SOPT_TO_WINDOW, 0, 0, "T", "the window's start: ISO 8601, a date, a time of day (10:51), +10m from the start"},
+  {"to", MI_SOPT_TEXT, MI_SOPT_TO_WINDOW, 0, 0, "T", "the window's end: as --from, or -1m from the end"},
+  {"speed", MI_SOPT_TEXT, MI_SOPT_TO_WINDOW, 0, 0, "N|max", "the pace: N times the recorded one, or max (each sleep steps the recording)"},
+  {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 const mi_source_ops mi_source_replay_ops = {"replay", "a recording played back (replay:PATH, mish --replay)", replay_open,
-                                             replay_refresh, replay_close};
+                                             replay_refresh, replay_close, replay_options};
 
 /* The replay state of sys, or NULL. */
 static rstate *state_of(mi_system *sys) {

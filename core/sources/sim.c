@@ -213,7 +213,15 @@ static int sim_open(mi_system *sys, const char *arg, const mi_source_args *a, ch
   return 0;
 }
 
+/* What a program may choose of the simulated machine. */
+static const mi_source_option sim_options[] = {
+  {"workload", MI_SOPT_WORKLOAD, MI_SOPT_TO_ARG, 0, 0, "W", "the simulated workload: idle, oltp (default), batch, memory, disk, ..."},
+  {"cpus", MI_SOPT_INT, MI_SOPT_TO_CPUS, 1, 8, "N", "the number of CPUs"},
+  {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 /* The simulated HP 3000 as a source. */
 const mi_source_ops mi_source_sim_ops = {
   "sim", "the simulated HP 3000 (sim:WORKLOAD: idle, oltp, batch, memory, disk, image, sql, ipc, memory-pressure)", sim_open, refresh, sim_release,
+  sim_options,
 };

@@ -142,6 +142,105 @@ function cli.sample_time() return math.floor(cli.now()) end
 -- The time of a sample (default: cli.sample_time()) as ISO 8601 with the UTC offset (CSV column and JSON key "time").
 function cli.stamp(t) return os.date("%Y-%m-%dT%H:%M:%S%z", t or cli.sample_time()) end
 
+-- Prints rows as an aligned text table of columns cols on out, under title (nil: none).
+local function table_out(out, cols, rows, title)
+  local width, left = {}, {}
+  for j, c in ipairs(cols) do
+    width[j] = #c[2]
+    for _, r in ipairs(rows) do   -- text columns align left, numbers right
+      if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+    end
+  end
+  local text = {}
+  for i, r in ipairs(rows) do
+    text[i] = {}
+    for j, c in ipairs(cols) do
+      text[i][j] = cell(r[c[1]], c[3])
+      if #text[i][j] > width[j] then width[j] = #text[i][j] end
+    end
+  end
+  if title then out:write(title, "\n") end
+  local h = {}
+  local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
+  for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
+  out:write(table.concat(h, "  "), "\n")
+  for i = 1, #rows do
+    local line = {}
+    for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
+    out:write(table.concat(line, "  "), "\n")
+  end
+  out:write("\n")
+end
+
+-- Writes one sample as a JSON object on out: its time, the meta fields, and the rows' columns.
+local function json_out(out, cols, rows, meta, stamp)
+  local obj = { time = stamp }
+  for k, v in pairs(meta) do if k ~= "title" and k ~= "time" then obj[k] = v end end
+  local list = {}
+  for i, r in ipairs(rows) do
+    local x = {}
+    for _, c in ipairs(cols) do x[c[1]] = r[c[1]] end
+    list[i] = x
+  end
+  obj.rows = list
+  out:write(cli.json(obj), "\n")
+end
+
+-- Writes one sample as CSV lines on out (the header line first, once per stream o): the time and
+-- the meta fields in front of each row's columns.
+local function csv_out(o, out, cols, rows, meta, stamp)
+  local mkeys = {}
+  for k in pairs(meta) do if k ~= "title" and k ~= "time" then mkeys[#mkeys + 1] = k end end
+  table.sort(mkeys)
+  if stamp then table.insert(mkeys, 1, "time") end
+  meta.time = stamp
+  if not o.header_done then
+    local h = {}
+    for _, k in ipairs(mkeys) do h[#h + 1] = csv_field(k) end
+    for _, c in ipairs(cols) do h[#h + 1] = csv_field(c[1]) end
+    out:write(table.concat(h, ","), "\n")
+    o.header_done = true
+  end
+  for _, r in ipairs(rows) do
+    local line = {}
+    for _, k in ipairs(mkeys) do line[#line + 1] = csv_field(meta[k]) end
+    for _, c in ipairs(cols) do line[#line + 1] = csv_field(r[c[1]]) end
+    out:write(table.concat(line, ","), "\n")
+  end
+end
+
+-- Adds the rows of one sample to the running sums of stream o's Average (rows matched by their
+-- first column; numbers summed, text kept while it does not change, cli.NONE not averaged).
+local function add_average(o, cols, rows)
+  for _, r in ipairs(rows) do
+    local id = tostring(r[cols[1][1]])
+    local a = o.avg[id]
+    if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, cnt = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
+    a.n = a.n + 1
+    for _, c in ipairs(cols) do
+      local v = r[c[1]]
+      if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v; a.cnt[c[1]] = (a.cnt[c[1]] or 0) + 1
+      elseif v == cli.NONE then if a.text[c[1]] == nil then a.text[c[1]] = cli.NONE end   -- not measured: not averaged
+      elseif a.text[c[1]] == nil then a.text[c[1]] = v == nil and false or v
+      elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
+    end
+  end
+end
+
+-- The rows of stream o's Average over its samples (rows matched by their first column).
+local function average_rows(o, cols)
+  local rows = {}
+  for _, id in ipairs(o.order) do
+    local a, r = o.avg[id], {}
+    for _, c in ipairs(cols) do
+      if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.cnt[c[1]] else r[c[1]] = a.text[c[1]] or nil end
+    end
+    r[cols[1][1]] = a.id
+    rows[#rows + 1] = r
+  end
+  return rows
+end
+
 -- An output stream for one script: rows of named columns, printed as a table, CSV or JSON.
 -- cols = {{key, title, fmt}...}; write(rows, meta) prints one sample (meta: fields shown once)
 -- with its time (table: in the title line; CSV: a "time" column; JSON: a "time" key; the recorded
@@ -153,102 +252,26 @@ function cli.output(opts, cols, out)
   mi.arg_check(type(cols) == "table", 2, "cli.output", "list of columns {key, heading [, format]}", cols)
   out = out or io.stdout
   local o = { header_done = false, samples = 0, avg = {}, order = {} }
-  -- Prints rows as an aligned text table under title (nil: none).
-  local function table_out(rows, title)
-    local width, left = {}, {}
-    for j, c in ipairs(cols) do
-      width[j] = #c[2]
-      for _, r in ipairs(rows) do   -- text columns align left, numbers right
-        if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
-      end
-    end
-    local text = {}
-    for i, r in ipairs(rows) do
-      text[i] = {}
-      for j, c in ipairs(cols) do
-        text[i][j] = cell(r[c[1]], c[3])
-        if #text[i][j] > width[j] then width[j] = #text[i][j] end
-      end
-    end
-    if title then out:write(title, "\n") end
-    local h = {}
-    local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
-    for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
-    out:write(table.concat(h, "  "), "\n")
-    for i = 1, #rows do
-      local line = {}
-      for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
-      out:write(table.concat(line, "  "), "\n")
-    end
-    out:write("\n")
-  end
+  -- Writes one sample (see above).
   function o.write(rows, meta)
     meta = meta or {}
     local now = cli.sample_time()
     o.first, o.last = o.first or now, now
     o.samples = o.samples + 1
     local stamp = meta.time ~= false and (meta.time or cli.stamp(now)) or nil
-    if opts.json then
-      local obj = { time = stamp }
-      for k, v in pairs(meta) do if k ~= "title" and k ~= "time" then obj[k] = v end end
-      local list = {}
-      for i, r in ipairs(rows) do
-        local x = {}
-        for _, c in ipairs(cols) do x[c[1]] = r[c[1]] end
-        list[i] = x
-      end
-      obj.rows = list
-      out:write(cli.json(obj), "\n")
-    elseif opts.csv then
-      local mkeys = {}
-      for k in pairs(meta) do if k ~= "title" and k ~= "time" then mkeys[#mkeys + 1] = k end end
-      table.sort(mkeys)
-      if stamp then table.insert(mkeys, 1, "time") end
-      meta.time = stamp
-      if not o.header_done then
-        local h = {}
-        for _, k in ipairs(mkeys) do h[#h + 1] = csv_field(k) end
-        for _, c in ipairs(cols) do h[#h + 1] = csv_field(c[1]) end
-        out:write(table.concat(h, ","), "\n")
-        o.header_done = true
-      end
-      for _, r in ipairs(rows) do
-        local line = {}
-        for _, k in ipairs(mkeys) do line[#line + 1] = csv_field(meta[k]) end
-        for _, c in ipairs(cols) do line[#line + 1] = csv_field(r[c[1]]) end
-        out:write(table.concat(line, ","), "\n")
-      end
+    if opts.json then json_out(out, cols, rows, meta, stamp)
+    elseif opts.csv then csv_out(o, out, cols, rows, meta, stamp)
     else
-      for _, r in ipairs(rows) do   -- the running sums of the Average
-        local id = tostring(r[cols[1][1]])
-        local a = o.avg[id]
-        if not a then a = { id = r[cols[1][1]], n = 0, sum = {}, cnt = {}, text = {} }; o.avg[id] = a; o.order[#o.order + 1] = id end
-        a.n = a.n + 1
-        for _, c in ipairs(cols) do
-          local v = r[c[1]]
-          if type(v) == "number" then a.sum[c[1]] = (a.sum[c[1]] or 0) + v; a.cnt[c[1]] = (a.cnt[c[1]] or 0) + 1
-          elseif v == cli.NONE then if a.text[c[1]] == nil then a.text[c[1]] = cli.NONE end   -- not measured: not averaged
-          elseif a.text[c[1]] == nil then a.text[c[1]] = v == nil and false or v
-          elseif a.text[c[1]] ~= v then a.text[c[1]] = "" end
-        end
-      end
+      add_average(o, cols, rows)
       local when = stamp and os.date("%H:%M:%S", now) or ""
-      table_out(rows, meta.title and (when ~= "" and when .. "  " .. meta.title or meta.title) or when)
+      table_out(out, cols, rows, meta.title and (when ~= "" and when .. "  " .. meta.title or meta.title) or when)
     end
     out:flush()
   end
+  -- Ends a table run with the Average of every row over the samples.
   function o.finish()
     if opts.json or opts.csv or o.samples == 0 then return end
-    local rows = {}
-    for _, id in ipairs(o.order) do
-      local a, r = o.avg[id], {}
-      for _, c in ipairs(cols) do
-        if a.sum[c[1]] then r[c[1]] = a.sum[c[1]] / a.cnt[c[1]] else r[c[1]] = a.text[c[1]] or nil end
-      end
-      r[cols[1][1]] = a.id
-      rows[#rows + 1] = r
-    end
-    table_out(rows, string.format("Average of %d sample%s, %s to %s", o.samples, o.samples > 1 and "s" or "",
+    table_out(out, cols, average_rows(o, cols), string.format("Average of %d sample%s, %s to %s", o.samples, o.samples > 1 and "s" or "",
       os.date("%H:%M:%S", o.first), os.date("%H:%M:%S", o.last)))
     out:flush()
   end

@@ -379,10 +379,25 @@ function M.attach(path, opts)
   return sys
 end
 
+-- The sources' options by name (core.sources(): each source describes its options once, #28.2):
+-- {name = {source =, type =, to =, min =, max =, value =, help =}}, made at first use.
+local SOURCE_OPTIONS
+local function source_options()
+  if not SOURCE_OPTIONS then
+    SOURCE_OPTIONS = {}
+    for _, src in ipairs(core.sources()) do
+      for _, o in ipairs(src.options) do SOURCE_OPTIONS[o.name] = SOURCE_OPTIONS[o.name] or o end
+    end
+  end
+  return SOURCE_OPTIONS
+end
+
 -- Opens the system a spec names — "sim", "sim:WORKLOAD", "host", "host:/proc-root" or a registered
 -- NAME[:ARG] — as a program measures it (a sim in real time after a minute of history).
--- opts: {workload = name|file|table (sim only), cpus = 1-8, age_ms = (host), virtual = true (sim
--- without real time or history), share = PATH (the store in that file, for mi.attach elsewhere)}.
+-- opts: any source's option by name (core.sources(): workload = name|file|table and cpus = 1-8 for
+-- sim, proc = a proc root for host, from/to/speed for replay; one given to a system whose source
+-- has no such option is an error), age_ms = (host), virtual = true (sim without real time or
+-- history), share = PATH (the store in that file, for mi.attach elsewhere).
 -- Raises with the reason (level 0 leaves the position out).
 function M.open_system(spec, opts, level)
   arg_check(opts == nil or type(opts) == "table", 2, "open_system", "options table or nil", opts)
@@ -391,29 +406,24 @@ function M.open_system(spec, opts, level)
   if type(spec) ~= "string" then error("bad argument #1 to 'open_system' (string expected, got " .. type(spec) .. ")", 2) end
   level = level or 2
   local args = { age_ms = opts.age_ms, virtual = opts.virtual, share = opts.share }
-  if opts.cpus ~= nil then
-    args.cpus = math.tointeger(tonumber(opts.cpus))
-    if not args.cpus or args.cpus < 1 or args.cpus > 8 then error("cpus must be 1-8, got " .. tostring(opts.cpus), level) end
-  end
-  local w = opts.workload
-  if w ~= nil then
-    local name = spec:match("^[^:]*")
-    if name ~= "sim" then error("a workload runs on the simulated system, not on '" .. name .. "'", level) end
-    if spec ~= "sim" then error("the workload is given twice: '" .. spec .. "' and '" .. tostring(w) .. "'", level) end
-    if type(w) == "string" and core.workload(w) then spec = "sim:" .. w
-    else
-      local ok, t = pcall(M.workload, w)
+  for name, o in pairs(source_options()) do
+    local v = opts[name]
+    -- a workload file or table is read here (the core knows the built-in ones only)
+    if o.type == "workload" and v ~= nil and not (type(v) == "string" and core.workload(v)) then
+      local ok, t = pcall(M.workload, v)
       if not ok then error(t, level) end
-      args.workload = t
+      v = t
     end
+    args[name] = v
   end
   local ok, sys = pcall(core.open, spec, args)
   if not ok then error(sys, level) end
   return sys
 end
 
--- Builds the system a program's options describe ({system = spec, workload =, cpus =, proc = host
--- root, share = PATH to publish it in; or attach = PATH: the store another process shares}) once
+-- Builds the system a program's options describe ({system = spec, any source's option by name
+-- (workload =, cpus =, proc = host root, from =, to =, speed =), share = PATH to publish it in;
+-- replay = FILE for system replay:FILE; or attach = PATH: the store another process shares}) once
 -- and installs it as THE default, so mi.default_system(), mi.open(), the literal
 -- layer and core.system("default") all measure it. Returns it.
 function M.set_default(o)
@@ -426,17 +436,19 @@ function M.set_default(o)
     core.set_default(sys)
     return sys
   end
-  -- mish --replay FILE or --system replay:FILE [--from --to --speed]: the recording is the default
-  -- (#13), stepped by the program's sleeps either way (#30.3)
-  local replay = o.replay
-  if replay == nil and type(o.system) == "string" then replay = o.system:match("^replay:(.+)$") end
-  if replay ~= nil then
-    if o.share ~= nil then error("--replay and --share: not both", 0) end
-    local ok, sys = pcall(M.replay, replay, { from = o.from, to = o.to, speed = o.speed })
-    if not ok then   -- a file whose every sample damage left unreadable says so, not only "holds no sample" (#30)
-      M.recording_state(replay, io.stderr)
-      error(sys, 0)
-    end
+  local spec = o.system or "sim"
+  if spec == "default" then spec = "sim" end
+  if o.replay ~= nil then spec = "replay:" .. o.replay end   -- mish --replay FILE (#13)
+  local replay = spec:match("^replay:(.+)$")
+  if replay and o.share ~= nil then error("--replay and --share: not both", 0) end
+  local opts = { share = o.share }
+  for name in pairs(source_options()) do opts[name] = o[name] end
+  local ok, sys = pcall(M.open_system, spec, opts, 0)
+  if not ok then
+    if replay then M.recording_state(replay, io.stderr) end   -- a file whose every sample damage left unreadable says so, not only "holds no sample" (#30)
+    error(sys, 0)
+  end
+  if replay then   -- the recording is the default (#13), stepped by the program's sleeps either way (#30.3)
     M.recording_state(replay, io.stderr)
     local okr, rr = pcall(core.rec_open, replay)   -- what recorded it: a host recording's undriven items are no data (#30)
     if okr then M._replay_source = rr:info().source rr:close() end
@@ -444,13 +456,6 @@ function M.set_default(o)
     M.replay_drive(sys, o.speed)
     return sys
   end
-  local spec = o.system or "sim"
-  if spec == "default" then spec = "sim" end
-  if o.proc ~= nil then
-    if spec ~= "host" then error("a proc root (--proc) needs the host system, not '" .. spec .. "'", 0) end
-    spec = "host:" .. o.proc
-  end
-  local sys = M.open_system(spec, { workload = o.workload, cpus = o.cpus, share = o.share }, 0)
   core.set_default(sys)
   return sys
 end
@@ -1244,15 +1249,11 @@ end
 function M.replay(path, o)
   if type(path) ~= "string" then error("bad argument #1 to 'replay' (path expected, got " .. type(path) .. ")", 2) end
   o = o or {}
-  local w = {}
-  for _, k in ipairs({ "from", "to", "speed" }) do
-    if o[k] ~= nil then
-      local v = tostring(o[k])
-      if v:find(",") then error("bad " .. k .. " '" .. v .. "'", 2) end
-      w[#w + 1] = k .. "=" .. v
-    end
+  local args = {}
+  for name, so in pairs(source_options()) do   -- the replay source's options (#28.2): from, to, speed
+    if so.source == "replay" and o[name] ~= nil then args[name] = tostring(o[name]) end
   end
-  local ok, sys = pcall(core.open, "replay:" .. path, { window = table.concat(w, ",") })
+  local ok, sys = pcall(core.open, "replay:" .. path, args)
   if not ok then error(sys, 2) end
   return sys
 end
