@@ -148,12 +148,14 @@ static int table_options(lua_State *L, int t, const char **names, const char **v
         table_workload(L, lua_gettop(L), w, wname, wlen);
         *wl = w;
         values[n++] = NULL;
-      } else if (type == LUA_TNUMBER) {   /* a whole number as one ("3", not "3.0") */
+      } else if (type == LUA_TNUMBER && (o->type == MI_SOPT_INT || o->type == MI_SOPT_TEXT)) {   /* a whole number as one ("3", not "3.0") */
         int isint;
         lua_Integer v = lua_tointegerx(L, -1, &isint);
         values[n++] = isint ? lua_pushfstring(L, "%I", (LUAI_UACINT)v) : lua_tostring(L, -1);
       } else if (type == LUA_TSTRING) values[n++] = lua_tostring(L, -1);
-      else luaL_error(L, "option '%s': text or number expected, got %s", o->name, luaL_typename(L, -1));
+      else   /* a path or a workload's name is text (a workload may be a table too) */
+        luaL_argerror(L, t, lua_pushfstring(L, "field '%s': %s expected, got %s", o->name,
+                                            o->type == MI_SOPT_INT ? "number" : "string", luaL_typename(L, -1)));
     }
   return n;
 }
