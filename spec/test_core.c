@@ -3844,6 +3844,7 @@ static void test_export_source_kinds(void) {
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
+#include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
 
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
  * row since: a random history of writes (some that leave the record as it was), sets to the
@@ -4603,6 +4604,7 @@ int main(void) {
   test_h32_sys_files_read_for_their_items();
   test_h17_writer_handle();
   test_i31_row_handle();
+  test_on_room_once();
   test_i14_descriptors();
   test_i14_proconsel();
   test_i14_readactive_list();
