@@ -328,6 +328,8 @@ int mi_pid_alive(int64_t pid, uint64_t start);   /* 1 if pid runs and started at
 
 /* store.c */
 int mi_store_enable(mi_system *sys, int domain, int index);   /* 0 or -20004 */
+int mi_store_reserve(mi_system *sys, int domain, int64_t words);   /* room for words more per row in one regrowth:
+                                                         0, or -1 when the cell limit or the arena has none */
 void mi_store_disable(mi_system *sys, int domain, int index);
 void mi_store_reset_if_idle(mi_system *sys);
 void mi_proc_release_user(mi_system *sys, mi_session *s, int slot);

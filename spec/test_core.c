@@ -83,6 +83,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_store.c"    /* a shared store under attack (#27) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
 #include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
+#include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
 
 #include "test_changed.c"
 
@@ -132,6 +133,7 @@ int main(void) {
   test_h32_sys_files_read_for_their_items();
   test_h17_writer_handle();
   test_i31_row_handle();
+  test_on_room_once();
   test_i14_descriptors();
   test_i14_proconsel();
   test_i14_readactive_list();

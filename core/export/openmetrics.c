@@ -860,12 +860,16 @@ static void put_label(mi_export *x, const char *s) {
   }
 }
 
-/* Writes HELP text: \ and newline escaped. */
+/* Writes HELP text: \ and newline escaped (the runs between them copied whole). */
 static void put_help(mi_export *x, const char *s) {
-  for (; *s; s++) {
+  for (;;) {
+    size_t n = strcspn(s, "\\\n");
+    put(x, s, n);
+    s += n;
+    if (!*s) return;
     if (*s == '\\') PUTS(x, "\\\\");
-    else if (*s == '\n') PUTS(x, "\\n");
-    else put(x, s, 1);
+    else PUTS(x, "\\n");
+    s++;
   }
 }
 
@@ -877,7 +881,14 @@ typedef struct fam {
 } fam;
 
 static void fam_begin(fam *f, const char *prefix, const char *base, const char *help, int counter, int time, int om) {
-  snprintf(f->name, sizeof f->name, "mish_%s%s", prefix, base);
+  /* "mish_" prefix base, cut to the buffer (no snprintf: one per family and format) */
+  size_t lp = strlen(prefix), lb = strlen(base), room = sizeof f->name - 6;
+  if (lp > room) lp = room;
+  if (lb > room - lp) lb = room - lp;
+  memcpy(f->name, "mish_", 5);
+  memcpy(f->name + 5, prefix, lp);
+  memcpy(f->name + 5 + lp, base, lb);
+  f->name[5 + lp + lb] = 0;
   f->help = help; f->counter = counter; f->time = time; f->open = 0; f->om = om;
 }
 

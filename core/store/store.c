@@ -254,6 +254,16 @@ static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   return 0;
 }
 
+int mi_store_reserve(mi_system *sys, int domain, int64_t words) {
+  mi_seg *g = sys->seg;
+  mi_store *st = &g->dom[domain];
+  mi_host_lane *ln = &g->blk.lane[domain];
+  if (words <= 0 || st->used + words <= ln->stride) return 0;
+  if (st->used + words > INT32_MAX / 2 || g->cells_used + words * ln->nent > g->max_cells) return -1;
+  MI_ST(g->h.gen, g->h.gen + 1);
+  return grow(sys, ln, st->used, (int32_t)(st->used + words));
+}
+
 int mi_store_enable(mi_system *sys, int domain, int index) {
   mi_seg *g = sys->seg;
   mi_store *st = &g->dom[domain];

@@ -125,7 +125,7 @@ static void shadow_ident(const tree *t, fproc *p) {
   char exe[128];
   memset(p->prog48, ' ', 48);
   int have = f_exe(p, exe, sizeof exe);
-  const char *base = p->comm;
+  const char *prog = p->comm;
   if (have) {
     size_t n = strlen(exe);
     if (p->pid % 11 == 0) exe[n -= 10] = 0;   /* " (deleted)" */
@@ -134,7 +134,7 @@ static void shadow_ident(const tree *t, fproc *p) {
       const char *s = end;
       while (s > exe && s[-1] != '/') s--;
       mpe16(p->prog48 + 16 * k, s, (size_t)(end - s));
-      if (k == 0) base = s;
+      if (k == 0) prog = s;
       end = s > exe ? s - 1 : exe;
     }
   } else mpe16(p->prog48, p->comm, strlen(p->comm));
@@ -150,7 +150,7 @@ static void shadow_ident(const tree *t, fproc *p) {
   int jt = sys || sid <= 0 ? 0 : strcmp(f_tty(p), "0") ? 1 : 2;
   p->js = jt ? (uint32_t)(jt << 14 | (int)((sid - 1) % 16383 + 1)) : 0;
   /* the comm the reader compares is the cleaned one; a shell's name has no odd character */
-  p->ptype = sys ? MI_PT_SYSTEM : p->pid == sid ? MI_PT_JSMAIN : !strcmp(base, "sh") || !strcmp(base, "abc") ? MI_PT_CI : MI_PT_USER;
+  p->ptype = sys ? MI_PT_SYSTEM : p->pid == sid ? MI_PT_JSMAIN : !strcmp(prog, "sh") || !strcmp(prog, "abc") ? MI_PT_CI : MI_PT_USER;
   (void)t;
 }
 
