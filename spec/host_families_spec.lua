@@ -111,3 +111,37 @@ describe("the memory manager's levels and reuse on the host", function()
     s:close()
   end)
 end)
+
+describe("a host inside a container: its CPU and memory limits as mish's configuration", function()
+  it("honours cpu.max (the smallest share on the path) with the cpuset, and memory.max", function()
+    local s = host(FIX .. "host_container/proc")
+    local lim = s:info().host.limits
+    -- cpuset 2-3,6: 3 CPUs; cpu.max 150000/100000 in the leaf, 400000/100000 above: 1.5 CPUs' worth
+    assert.same({ 3, 2, 1.5, 536870912 }, { lim.cpuset, lim.cpus, lim.cpu_max, lim.memory_max })
+    assert.equal(536870912 // 2048, s:config("MEMORY_SIZE").MEMORY_SIZE)
+    assert.equal(3, s:info().cpus)   -- the processors are the cpuset's CPUs (a share of time is no processor)
+    s:close()
+  end)
+
+  it("takes a limit higher up the path when it is the smaller, and every CPU without a cpuset", function()
+    local root, dir = copy("host_container")
+    finally(function() remove(dir) end)
+    local cg = dir .. "/sys/fs/cgroup/system.slice/"
+    os.remove(cg .. "box.scope/cpuset.cpus.effective")
+    put(dir, "sys/fs/cgroup/system.slice/box.scope/cpu.max", "max 100000\n")
+    put(dir, "sys/fs/cgroup/system.slice/cpu.max", "250000 100000\n")
+    local s = host(root)
+    local lim = s:info().host.limits
+    assert.same({ 8, 3, 2.5 }, { lim.cpuset, lim.cpus, lim.cpu_max })
+    s:close()
+  end)
+
+  it("reports no limit outside a limiting cgroup", function()
+    local s = host(FIX .. "host_where/proc")
+    local lim = s:info().host.limits
+    assert.same({ 2, 2 }, { lim.cpuset, lim.cpus })
+    assert.is_nil(lim.cpu_max)
+    assert.is_nil(lim.memory_max)
+    s:close()
+  end)
+end)

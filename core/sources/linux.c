@@ -1062,6 +1062,14 @@ int mi_linux_set_process_age(mi_system *sys, int ms) {
   return 0;
 }
 
+int mi_linux_limits_get(mi_system *sys, mi_linux_limits *out) {
+  if (!mi_linux_attached(sys) || !out) return -1;
+  mi_host_begin(sys);
+  mi_lx_limits(of(sys), out);
+  mi_host_publish(sys);
+  return 0;
+}
+
 int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max) {
   if (!mi_linux_attached(sys) || (max > 0 && !out)) return -1;
   mi_host_begin(sys);   /* a write section: not half-way through a publisher thread's refresh */

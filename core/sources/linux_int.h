@@ -97,6 +97,8 @@ typedef struct hsys {
   int ncg;                      /* CPUs of mish's cpuset (cgroup v2 cpuset.cpus.effective), 0: none read */
   uint16_t cg_cpu[NCPU_ALL];    /* the kernel numbers of its CPUs, in order: processors 0, 1, ... */
   int64_t cg_mem_kb;            /* the lowest memory.max on mish's cgroup path, in KB; -1: no limit */
+  int64_t cg_quota, cg_period;  /* the tightest cpu.max on the path (quota/period, µs); 0 0: no limit */
+  int64_t cg_mem_b;             /* that memory.max in bytes; -1: no limit */
   int64_t cg_ms;                /* when the cgroup was last read (at most once a second) */
   int64_t page_2k;              /* 2 KB pages per kernel page */
   int64_t frozen, lru[2];       /* object-class levels last written: 21285 class 0, 21294 classes 0 and 7 */
@@ -351,6 +353,8 @@ void mi_lx_read_stat(mi_system *sys, host *h);
 /* Every processor's figures since the host first read them (mi_linux_cpus); returns how many
  * processors there are, filling out[0..max). tick: MI ticks per jiffy; round: ticks per MI_Time. */
 int mi_lx_cpus(const host *h, int64_t tick, int64_t round, mi_linux_cpu *out, int max);
+/* mish's container limits as the host reads them (mi_linux_limits_get). */
+void mi_lx_limits(const host *h, mi_linux_limits *out);
 /* /proc/interrupts: interrupts taken per processor. */
 void mi_lx_read_interrupts(mi_system *sys, host *h);
 /* Forgets the object-class levels written while nobody counts them (each refresh): a level
