@@ -42,6 +42,10 @@ typedef struct mi_linux_health {
   int64_t cpu_ns;        /* CPU time of the refreshes (the thread that ran them), nanoseconds */
   int64_t last_cpu_ns;   /* CPU time of the latest refresh */
   int64_t self_cpu_ns;   /* CPU time of the whole program so far (every thread), when copied */
+  /* tasks born and gone between two readings of the process table (never seen): /proc/stat's
+   * fork count (which counts threads too) less the processes seen born and the threads added
+   * to the live ones, since the table was first read; an upper bound of the processes lost */
+  int64_t short_lived;
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);

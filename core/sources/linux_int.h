@@ -51,6 +51,7 @@ typedef struct hproc {
   int owe_left;                 /* readings of its io that grew left to pay them from (then they lapse) */
   int ptype;                    /* its process type (MI_PT_*), for its children's */
   uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
+  uint64_t threads;             /* its thread count (stat num_threads) at the last reading */
 } hproc;
 
 /* A user or group name cached by id: the MPE form (mpe_name) or the number. */
@@ -90,7 +91,7 @@ typedef struct hsys {
   uint64_t vm[NVM];
   uint64_t vm_gen;              /* refresh that last read vmstat */
   uint64_t arrive, rqarea;      /* sums over every CPU: ttwu_count + forks, run_delay (ticks) */
-  uint64_t forks;               /* /proc/stat processes at the last reading */
+  uint64_t forks;               /* /proc/stat processes (forks, threads' too) at the last reading; UINT64_MAX: none */
   uint64_t launch[NCPU_MI];     /* schedstat pcount of processors 0-7 */
   uint64_t sched_gen;           /* refresh that last read schedstat */
   int ncpu_all;                 /* CPUs /proc/stat lists (all of them; the MI shows the first 8) */
@@ -153,6 +154,9 @@ typedef struct host {
   int rss;                      /* this refresh sets each process's resident pages */
   long page_kb;                 /* the kernel's page size, KB */
   int rebase_disks;             /* this reading of diskstats is a baseline */
+  /* short-lived tasks (mi_linux_health.short_lived): /proc/stat's fork count at the last scan of
+   * the table, the forks and the tasks seen born (processes, threads added) counted since */
+  uint64_t scan_forks, forks_sum, born_sum, born_scan;
   hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
 

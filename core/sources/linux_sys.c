@@ -344,6 +344,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
       if (num(&p, &x)) forks = x; else bad = 1;
     }
   }
+  if (!bad && forks != UINT64_MAX) h->s.forks = forks;
   read_schedstat(sys, h, bad ? UINT64_MAX : forks);
   if (bad || !have_all || ncpu == 0) { note_bad(h); if (bad || !have_all) return; }
   bump(sys, h, G_CS, 0, all[0], &h->cpu[NCPU_MI][0], tick);
