@@ -979,6 +979,19 @@ static void self_seconds(mi_export *x, int om, const char *name, const char *hel
   x->series++;
 }
 
+/* The samples of processor item xi for the host's processors past the MI's 8. */
+static void host_cpu_rows(mi_export *x, fam *f, const xitem *xi) {
+  char cpu[12];
+  labels l;
+  for (int k = NCPU; k < x->nxc && xi->n == 1; k++) {
+    int64_t v = host_cpu_value(x, k, xi->it->item);
+    memset(&l, 0, sizeof l);
+    snprintf(cpu, sizeof cpu, "%d", k);
+    l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
+    entity(x, f, xi, &l, &v, NULL, 1, x->enabled);
+  }
+}
+
 const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   if (len) *len = 0;
   if (!x) return NULL;
@@ -990,7 +1003,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   int64_t tmp[MI_MAX_ITEMS > 720 ? MI_MAX_ITEMS : 720];
   fam f;
   labels l;
-  char cpu[12], ldev[8], pid[24];
+  char cpu[8], ldev[8], pid[24];
   /* global */
   const xdom *G = &x->d[MI_DOM_GLOBAL];
   if (x->scraped)
@@ -1016,13 +1029,7 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
         l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
         entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), x->cseen + (size_t)id * cw, 1, x->enabled);
       }
-      for (int k = NCPU; k < x->nxc && xi->n == 1; k++) {   /* the host's processors past the MI's 8 */
-        int64_t v = host_cpu_value(x, k, xi->it->item);
-        memset(&l, 0, sizeof l);
-        snprintf(cpu, sizeof cpu, "%d", k);
-        l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
-        entity(x, &f, xi, &l, &v, NULL, 1, x->enabled);
-      }
+      host_cpu_rows(x, &f, xi);
     }
   /* I/O */
   const xdom *D = &x->d[MI_DOM_IO];
