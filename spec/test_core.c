@@ -3844,6 +3844,7 @@ static void test_export_source_kinds(void) {
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
+#include "test_host32.c"     /* the host's CPUs past 8, container limits, short-lived tasks (#32) */
 
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
  * row since: a random history of writes (some that leave the record as it was), sets to the
@@ -4650,6 +4651,7 @@ int main(void) {
   test_dead_waiter();
   test_processes();
   test_store_safety();
+  test_host32();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();
