@@ -42,6 +42,10 @@ typedef struct mi_linux_health {
   int64_t cpu_ns;        /* CPU time of the refreshes (the thread that ran them), nanoseconds */
   int64_t last_cpu_ns;   /* CPU time of the latest refresh */
   int64_t self_cpu_ns;   /* CPU time of the whole program so far (every thread), when copied */
+  /* tasks born and gone between two readings of the process table (never seen): /proc/stat's
+   * fork count (which counts threads too) less the processes seen born and the threads added
+   * to the live ones, since the table was first read; an upper bound of the processes lost */
+  int64_t short_lived;
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
@@ -62,6 +66,16 @@ typedef struct mi_linux_cpu {
  * in order: processor k is out[k]) into out; returns how many processors there are (at most
  * 1024), -1 if sys is not the host. */
 MI_API int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max);
+/* mish's own limits when it runs in a container (cgroup v2; core/README.md, "Containers"). */
+typedef struct mi_linux_limits {
+  int cpus;                /* CPUs it may use at once: its cpuset's (all without one), at most cpu.max rounded up */
+  int cpuset;              /* CPUs of its cpuset (cpuset.cpus.effective), or of /proc/stat without one */
+  int64_t cpu_quota_us;    /* the smallest share of time on its cgroup path (cpu.max): quota per period, µs; */
+  int64_t cpu_period_us;   /*   0 and 0 when no cgroup limits it */
+  int64_t memory_max;      /* the lowest memory.max on its path, bytes; -1 when none */
+} mi_linux_limits;
+/* Copies the limits the host read last (at most a second ago) into *out; 0, or -1 if sys is not the host. */
+MI_API int mi_linux_limits_get(mi_system *sys, mi_linux_limits *out);
 /* Returns the kernel figure that drives item (e.g. "/proc/stat cpuN user"), NULL if none. */
 MI_API const char *mi_linux_figure(int32_t item);
 /* Describes mapped item i (0, 1, ...): returns its number and sets *figure; 0 past the end. */

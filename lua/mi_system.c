@@ -525,6 +525,7 @@ static int sys_info(lua_State *L) {
     lua_pushnumber(L, hh.last_cpu_ns / 1e9); lua_setfield(L, -2, "last_cpu_s");
     lua_pushnumber(L, hh.self_cpu_ns / 1e9); lua_setfield(L, -2, "self_cpu_s");
     lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
+    lua_pushinteger(L, hh.short_lived); lua_setfield(L, -2, "short_lived");
     lua_pushinteger(L, hh.incomplete); lua_setfield(L, -2, "incomplete");
     lua_pushinteger(L, hh.failed_reads); lua_setfield(L, -2, "failed_reads");
     lua_pushinteger(L, hh.malformed); lua_setfield(L, -2, "malformed");
@@ -534,6 +535,15 @@ static int sys_info(lua_State *L) {
     lua_newtable(L);   /* disks = {[ldev] = the kernel's name} */
     for (int l = 1; mi_linux_disk_name(sys, l); l++) { lua_pushstring(L, mi_linux_disk_name(sys, l)); lua_rawseti(L, -2, l); }
     lua_setfield(L, -2, "disks");
+    mi_linux_limits lim;   /* limits = {cpus, cpuset, cpu_max (CPUs' worth of time, quota / period), memory_max (bytes)} */
+    if (mi_linux_limits_get(sys, &lim) == 0) {
+      lua_createtable(L, 0, 4);
+      lua_pushinteger(L, lim.cpus); lua_setfield(L, -2, "cpus");
+      lua_pushinteger(L, lim.cpuset); lua_setfield(L, -2, "cpuset");
+      if (lim.cpu_period_us > 0) { lua_pushnumber(L, (double)lim.cpu_quota_us / (double)lim.cpu_period_us); lua_setfield(L, -2, "cpu_max"); }
+      if (lim.memory_max >= 0) { lua_pushinteger(L, lim.memory_max); lua_setfield(L, -2, "memory_max"); }
+      lua_setfield(L, -2, "limits");
+    }
     lua_setfield(L, -2, "host");
   }
   lua_newtable(L);

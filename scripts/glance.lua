@@ -67,8 +67,9 @@ local function paint(code, text) return colour and ("\27[" .. code .. "m" .. tex
 local function sample()
   local procs = {}
   for _, r in ipairs(s:get("process") or {}) do procs[r.pid] = r end
+  local host = info.host and s:info().host
   return { cpu = s:get("processor", cpu_items) or {}, g = s:get("global") or {}, p = procs,
-           d = disks and s:get("io") or {}, t = mi.clock() }
+           d = disks and s:get("io") or {}, t = mi.clock(), short_lived = host and host.short_lived }
 end
 
 local HELP = {
@@ -143,9 +144,12 @@ local function frame(prev, cur, rows, cols, why)
     add(string.format("Mem %s, free -  ready %d  disk-blocked %d", rec.memory.total_mb == cli.NONE and "-" or rec.memory.total_mb .. " MB",
       rec.memory.ready, rec.memory.disk_blocked))
   else
-    add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d", rec.memory.total_mb,
+    -- on the host: tasks born and gone in the interval that no reading saw (forks less births seen)
+    local unseen = cur.short_lived and prev.short_lived and cur.short_lived - prev.short_lived
+    rec.memory.short_lived = unseen
+    add(string.format("Mem %d MB, %s  ready %d  disk-blocked %d%s", rec.memory.total_mb,
       free > 0 and string.format("%d MB free (%.0f%%)", rec.memory.free_mb, mi.pct(free, mem_pages)) or "free not measured",
-      rec.memory.ready, rec.memory.disk_blocked))
+      rec.memory.ready, rec.memory.disk_blocked, unseen and string.format("  short-lived %d", unseen) or ""))
   end
   local prows = cli.process_rates(s, prev.p, cur.p, ms)
   local k = SORT[opts.by]

@@ -22,7 +22,8 @@ local out = cli.output(opts, {
 local function sample()
   local by = {}
   for _, r in ipairs(s:get("process") or {}) do by[r.pid] = r end   -- no process data: none (the watch says why)
-  return { p = by, t = mi.clock() }
+  local host = s:info().host
+  return { p = by, t = mi.clock(), short_lived = host and host.short_lived }
 end
 local watch = cli.watch(s)
 local prev = sample()
@@ -45,8 +46,11 @@ cli.loop(opts, function(i)
     for _, r in ipairs(rows) do points[#points + 1] = { string.format("%s (%d)", r.program, r.pid), r[k] } end
     plot.add(points)
   end
-  out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), by = opts.by,
-                    title = string.format("sample %d: %.0f ms, top %d by %s", i, ms, #rows, opts.by) })
+  -- on the host: tasks born and gone in the interval that no reading saw (forks less births seen)
+  local unseen = cur.short_lived and prev.short_lived and cur.short_lived - prev.short_lived
+  out.write(rows, { sample = i, interval_ms = math.floor(ms + 0.5), by = opts.by, short_lived = unseen,
+                    title = string.format("sample %d: %.0f ms, top %d by %s%s", i, ms, #rows, opts.by,
+                      unseen and string.format(", %d short-lived unseen", unseen) or "") })
   prev = cur
 end)
 out.finish()   -- the run's averages (table mode)

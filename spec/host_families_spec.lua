@@ -111,3 +111,88 @@ describe("the memory manager's levels and reuse on the host", function()
     s:close()
   end)
 end)
+
+describe("a host inside a container: its CPU and memory limits as mish's configuration", function()
+  it("honours cpu.max (the smallest share on the path) with the cpuset, and memory.max", function()
+    local s = host(FIX .. "host_container/proc")
+    local lim = s:info().host.limits
+    -- cpuset 2-3,6: 3 CPUs; cpu.max 150000/100000 in the leaf, 400000/100000 above: 1.5 CPUs' worth
+    assert.same({ 3, 2, 1.5, 536870912 }, { lim.cpuset, lim.cpus, lim.cpu_max, lim.memory_max })
+    assert.equal(536870912 // 2048, s:config("MEMORY_SIZE").MEMORY_SIZE)
+    assert.equal(3, s:info().cpus)   -- the processors are the cpuset's CPUs (a share of time is no processor)
+    s:close()
+  end)
+
+  it("takes a limit higher up the path when it is the smaller, and every CPU without a cpuset", function()
+    local root, dir = copy("host_container")
+    finally(function() remove(dir) end)
+    local cg = dir .. "/sys/fs/cgroup/system.slice/"
+    os.remove(cg .. "box.scope/cpuset.cpus.effective")
+    put(dir, "sys/fs/cgroup/system.slice/box.scope/cpu.max", "max 100000\n")
+    put(dir, "sys/fs/cgroup/system.slice/cpu.max", "250000 100000\n")
+    local s = host(root)
+    local lim = s:info().host.limits
+    assert.same({ 8, 3, 2.5 }, { lim.cpuset, lim.cpus, lim.cpu_max })
+    s:close()
+  end)
+
+  it("reports no limit outside a limiting cgroup", function()
+    local s = host(FIX .. "host_where/proc")
+    local lim = s:info().host.limits
+    assert.same({ 2, 2 }, { lim.cpuset, lim.cpus })
+    assert.is_nil(lim.cpu_max)
+    assert.is_nil(lim.memory_max)
+    s:close()
+  end)
+end)
+
+describe("short-lived processes on the host (born and gone between readings)", function()
+  -- a process's stat: pid, comm, ppid, thread count
+  local function stat(pid, comm, ppid, threads)
+    return string.format("%d (%s) S %d %d %d 0 -1 0 100 0 0 0 5 0 0 0 20 0 %d 0 900 1000 10 0\n", pid, comm, ppid, pid, pid, threads)
+  end
+  -- /proc/stat of the fixture with the fork count n
+  local function forks(root, n)
+    local text = assert(io.open(root .. "/stat")):read("a")
+    put(root, "stat", (text:gsub("processes %d+", "processes " .. n)))
+  end
+
+  it("counts the forks no reading of the table saw: forks less processes born and threads added", function()
+    local root, dir = copy("host_forks")
+    finally(function() remove(dir) end)
+    local s, sys = host(root)
+    assert(s:on("process", { "pmt_process_time" }))   -- the table is read from here (fork count 900)
+    assert.equal(0, s:info().host.short_lived)
+    -- 12 forks: a new process (1), another with 3 threads (3), the server's second thread (1); 7 never seen
+    forks(root, 912)
+    put(root, "200/stat", stat(200, "ls", 100, 1))
+    put(root, "201/stat", stat(201, "java", 1, 3))
+    put(root, "101/stat", stat(101, "server", 1, 2))
+    for _, pid in ipairs({ 200, 201 }) do put(root, pid .. "/status", "Name:\tx\nUid:\t0\t0\t0\t0\n") end
+    assert(s:get("process"))
+    assert.equal(7, s:info().host.short_lived)
+    -- one more fork, its process seen (and ls gone): nothing more was lost
+    forks(root, 913)
+    os.execute("rm -rf '" .. root .. "/200'")
+    put(root, "202/stat", stat(202, "cat", 100, 1))
+    put(root, "202/status", "Name:\tcat\nUid:\t0\t0\t0\t0\n")
+    assert(s:get("process"))
+    assert.equal(7, s:info().host.short_lived)
+    -- the exporter shows it
+    local om = mi.openmetrics(sys, { io = false })
+    assert.truthy(om:find("\nmish_exporter_host_short_lived_total 7\n", 1, true))
+    s:close()
+  end)
+
+  it("does not count forks made while nobody read the table", function()
+    local root, dir = copy("host_forks")
+    finally(function() remove(dir) end)
+    local s = host(root)
+    forks(root, 950)   -- 50 forks before any process counter is on
+    s:get("global", { "gmt_idle" })
+    assert(s:on("process", { "pmt_process_time" }))
+    assert(s:get("process"))
+    assert.equal(0, s:info().host.short_lived)
+    s:close()
+  end)
+end)

@@ -84,6 +84,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
 #include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
 #include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
+#include "test_host32.c"     /* the host's CPUs past 8, container limits, short-lived tasks (#32) */
 
 #include "test_changed.c"
 
@@ -182,6 +183,7 @@ int main(void) {
   test_dead_waiter();
   test_processes();
   test_store_safety();
+  test_host32();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();

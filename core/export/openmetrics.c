@@ -990,6 +990,19 @@ static void self_seconds(mi_export *x, int om, const char *name, const char *hel
   x->series++;
 }
 
+/* The samples of processor item xi for the host's processors past the MI's 8. */
+static void host_cpu_rows(mi_export *x, fam *f, const xitem *xi) {
+  char cpu[12];
+  labels l;
+  for (int k = NCPU; k < x->nxc && xi->n == 1; k++) {
+    int64_t v = host_cpu_value(x, k, xi->it->item);
+    memset(&l, 0, sizeof l);
+    snprintf(cpu, sizeof cpu, "%d", k);
+    l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
+    entity(x, f, xi, &l, &v, NULL, 1, x->enabled);
+  }
+}
+
 #define XTMP (MI_MAX_ITEMS > 720 ? MI_MAX_ITEMS : 720)   /* the values of one item of one entity */
 
 /* Writes the global items and the processors' (one series per CPU). */
@@ -1020,13 +1033,7 @@ static void format_global(mi_export *x, int om, int64_t *tmp) {
         l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
         entity(x, &f, xi, &l, rec_vals(rec, xi, tmp), x->cseen + (size_t)id * cw, 1, x->enabled);
       }
-      for (int k = NCPU; k < x->nxc && xi->n == 1; k++) {   /* the host's processors past the MI's 8 */
-        int64_t v = host_cpu_value(x, k, xi->it->item);
-        memset(&l, 0, sizeof l);
-        snprintf(cpu, sizeof cpu, "%d", k);
-        l.k[0] = "cpu"; l.v[0] = cpu; l.n = 1;
-        entity(x, &f, xi, &l, &v, NULL, 1, x->enabled);
-      }
+      host_cpu_rows(x, &f, xi);
     }
 }
 
@@ -1109,6 +1116,7 @@ static void format_self(mi_export *x, int om) {
   if (mi_linux_health_get(x->sys, &hh) == 0) {
     self_metric(x, om, "host_files_read", "files of the proc root the host source read, all refreshes", 1, hh.files_read);
     self_metric(x, om, "host_refresh_files", "files of the proc root the host source's latest refresh read", 0, hh.last_files);
+    self_metric(x, om, "host_short_lived", "tasks born and gone between two readings of the process table, never seen (forks less births seen)", 1, hh.short_lived);
     self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
     self_seconds(x, om, "cpu_seconds", "CPU time of the program measuring the host (every thread)", hh.self_cpu_ns);
   }

@@ -548,14 +548,19 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
     return 0;
   }
   if (n == RD_FAIL) { note_fail(h, err); return 1; }
-  uint64_t f[23] = {0}, rss = UINT64_MAX;
+  uint64_t f[23] = {0}, rss = UINT64_MAX, threads = 1;
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
   if (h->rss && !stat_field(h->buf, 24, &rss)) rss = UINT64_MAX;   /* (before a birth reads other files) */
+  if (!stat_field(h->buf, 20, &threads) || threads == 0) threads = 1;
+  int born = slot < 0;
   if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) {
-    if (slot == -3 && depth == 0) over_add(h, pid);
+    if (slot == -3 && depth == 0) { over_add(h, pid); if (!first) h->born_scan += threads; }   /* seen, if slotless */
     return slot != -2;
   }
   hproc *hp = &h->p[slot];
+  /* tasks seen born: a new process and its threads, or threads a known one added */
+  if (!first) h->born_scan += born ? threads : threads > hp->threads ? threads - hp->threads : 0;
+  hp->threads = threads;
   hp->ppid = (int64_t)f[4];
   if (hp->comm != comm_hash(comm)) reidentify(sys, h, slot, pid, rel, len, comm, f);
   hp->gen = h->gen;
@@ -881,6 +886,14 @@ static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, i
       }
   if (pio) add_io(sys, h);
   h->scan_ms = ms;
+  /* the tasks forked since the last scan that no scan saw (first: a new baseline) */
+  if (!first && h->scan_forks != UINT64_MAX && h->s.forks != UINT64_MAX && h->s.forks >= h->scan_forks) {
+    h->forks_sum = sum_sat(h->forks_sum, h->s.forks - h->scan_forks);
+    h->born_sum = sum_sat(h->born_sum, h->born_scan);
+  }
+  h->scan_forks = h->s.forks;
+  h->born_scan = 0;
+  h->health.short_lived = h->forks_sum > h->born_sum ? (int64_t)(h->forks_sum - h->born_sum) : 0;
   return seen;
 }
 
@@ -1009,6 +1022,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   for (int c = 0; c <= NCPU_MI; c++) for (int k = 0; k < 8; k++) h->cpu[c][k] = UINT64_MAX;  /* first read: baseline */
   for (int c = 0; c < NCPU_MI; c++) h->intr[c] = UINT64_MAX;
   h->pgmajfault = UINT64_MAX;
+  h->scan_forks = UINT64_MAX;
   mi_lx_sys_init(h);
   /* configuration with a Linux meaning; the rest keep their defaults */
   int err;
@@ -1060,6 +1074,14 @@ int mi_linux_set_process_age(mi_system *sys, int ms) {
   if (!mi_linux_attached(sys)) return -1;
   mi_host_begin(sys);
   of(sys)->proc_age_ms = ms > 0 ? ms : 0;
+  mi_host_publish(sys);
+  return 0;
+}
+
+int mi_linux_limits_get(mi_system *sys, mi_linux_limits *out) {
+  if (!mi_linux_attached(sys) || !out) return -1;
+  mi_host_begin(sys);
+  mi_lx_limits(of(sys), out);
   mi_host_publish(sys);
   return 0;
 }

@@ -51,6 +51,7 @@ typedef struct hproc {
   int owe_left;                 /* readings of its io that grew left to pay them from (then they lapse) */
   int ptype;                    /* its process type (MI_PT_*), for its children's */
   uint64_t comm;                /* hash of the comm its program was named from: another one means an exec */
+  uint64_t threads;             /* its thread count (stat num_threads) at the last reading */
 } hproc;
 
 /* A user or group name cached by id: the MPE form (mpe_name) or the number. */
@@ -90,13 +91,15 @@ typedef struct hsys {
   uint64_t vm[NVM];
   uint64_t vm_gen;              /* refresh that last read vmstat */
   uint64_t arrive, rqarea;      /* sums over every CPU: ttwu_count + forks, run_delay (ticks) */
-  uint64_t forks;               /* /proc/stat processes at the last reading */
+  uint64_t forks;               /* /proc/stat processes (forks, threads' too) at the last reading; UINT64_MAX: none */
   uint64_t launch[NCPU_MI];     /* schedstat pcount of processors 0-7 */
   uint64_t sched_gen;           /* refresh that last read schedstat */
   int ncpu_all;                 /* CPUs /proc/stat lists (all of them; the MI shows the first 8) */
   int ncg;                      /* CPUs of mish's cpuset (cgroup v2 cpuset.cpus.effective), 0: none read */
   uint16_t cg_cpu[NCPU_ALL];    /* the kernel numbers of its CPUs, in order: processors 0, 1, ... */
   int64_t cg_mem_kb;            /* the lowest memory.max on mish's cgroup path, in KB; -1: no limit */
+  int64_t cg_quota, cg_period;  /* the tightest cpu.max on the path (quota/period, µs); 0 0: no limit */
+  int64_t cg_mem_b;             /* that memory.max in bytes; -1: no limit */
   int64_t cg_ms;                /* when the cgroup was last read (at most once a second) */
   int64_t page_2k;              /* 2 KB pages per kernel page */
   int64_t frozen, lru[2];       /* object-class levels last written: 21285 class 0, 21294 classes 0 and 7 */
@@ -152,6 +155,9 @@ typedef struct host {
   int rss;                      /* this refresh sets each process's resident pages */
   long page_kb;                 /* the kernel's page size, KB */
   int rebase_disks;             /* this reading of diskstats is a baseline */
+  /* short-lived tasks (mi_linux_health.short_lived): /proc/stat's fork count at the last scan of
+   * the table, the forks and the tasks seen born (processes, threads added) counted since */
+  uint64_t scan_forks, forks_sum, born_sum, born_scan;
   hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
 
@@ -352,6 +358,8 @@ void mi_lx_read_stat(mi_system *sys, host *h);
 /* Every processor's figures since the host first read them (mi_linux_cpus); returns how many
  * processors there are, filling out[0..max). tick: MI ticks per jiffy; round: ticks per MI_Time. */
 int mi_lx_cpus(const host *h, int64_t tick, int64_t round, mi_linux_cpu *out, int max);
+/* mish's container limits as the host reads them (mi_linux_limits_get). */
+void mi_lx_limits(const host *h, mi_linux_limits *out);
 /* /proc/interrupts: interrupts taken per processor. */
 void mi_lx_read_interrupts(mi_system *sys, host *h);
 /* Forgets the object-class levels written while nobody counts them (each refresh): a level

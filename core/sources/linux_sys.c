@@ -37,7 +37,7 @@ void mi_lx_sys_init(host *h) {
   for (int c = 0; c < NCPU_MI; c++) s->launch[c] = UINT64_MAX;
   memset(s->all, 0xff, sizeof s->all);
   s->arrive = s->rqarea = s->forks = UINT64_MAX;
-  s->cg_mem_kb = -1;
+  s->cg_mem_kb = s->cg_mem_b = -1;
   long pg = sysconf(_SC_PAGESIZE);
   s->page_2k = pg >= 2048 ? pg / 2048 : 2;
 }
@@ -202,7 +202,8 @@ static void read_cgroup(host *h) {
   hsys *s = &h->s;
   char dir[1024], rel[512];
   int err;
-  s->cg_mem_kb = -1;
+  s->cg_mem_kb = s->cg_mem_b = -1;
+  s->cg_quota = s->cg_period = 0;
   uint16_t cpu[NCPU_ALL];
   int ncg = 0, total = 0;
   ssize_t n = slurp(h, "self/cgroup", &err);
@@ -215,8 +216,10 @@ static void read_cgroup(host *h) {
   rel[len] = 0;
   while (len > 1 && rel[len - 1] == '/') rel[--len] = 0;
   if (strstr(rel, "/..") || strstr(rel, " (deleted)")) return;   /* nothing outside the cgroup root */
-  int base = snprintf(dir, sizeof dir, "%s", h->sysdb ? "/sys/fs/cgroup" : h->root);
-  if (!h->sysdb) base += snprintf(dir + base, sizeof dir - (size_t)base, "/../sys/fs/cgroup");
+  /* a fixture's cgroup root is beside its proc root: named relative to the root's descriptor,
+   * so a root given as a relative path works too */
+  if (!h->sysdb && h->rootfd < 0) return;
+  int base = snprintf(dir, sizeof dir, "%s", h->sysdb ? "/sys/fs/cgroup" : "../sys/fs/cgroup");
   if ((size_t)base + len >= sizeof dir) return;
   memcpy(dir + base, rel, len + 1);
   /* cpuset.cpus.effective of the leaf ("0-3,8"): its first 8 CPUs, in order */
@@ -243,17 +246,44 @@ static void read_cgroup(host *h) {
     memcpy(s->cg_cpu, cpu, sizeof cpu[0] * (size_t)ncg);
     s->ncg = ncg;
   }
-  /* memory.max from the leaf up to the root's child (the root has none): the lowest applies */
+  /* memory.max and cpu.max from the leaf up to the root's child (the root has none): the
+   * lowest memory and the smallest share of time (quota / period) apply */
   for (size_t end = strlen(dir); end > (size_t)base; ) {
     if (cg_file(h, dir, "memory.max") > 0) {
       const char *p = h->buf;
       uint64_t x;
-      if (num(&p, &x) && (s->cg_mem_kb < 0 || (int64_t)(x / 1024) < s->cg_mem_kb)) s->cg_mem_kb = (int64_t)(x / 1024);
+      if (num(&p, &x) && (s->cg_mem_kb < 0 || (int64_t)(x / 1024) < s->cg_mem_kb)) {
+        s->cg_mem_kb = (int64_t)(x / 1024);
+        s->cg_mem_b = (int64_t)x;
+      }
+    }
+    if (cg_file(h, dir, "cpu.max") > 0) {   /* "QUOTA PERIOD" or "max PERIOD" (no limit) */
+      const char *p = h->buf;
+      uint64_t q, per;
+      if (num(&p, &q) && num(&p, &per) && q > 0 && per > 0 && q <= 1000000000000ull && per <= 1000000000000ull &&
+          (s->cg_period == 0 || (__int128)q * s->cg_period < (__int128)s->cg_quota * per)) {
+        s->cg_quota = (int64_t)q;
+        s->cg_period = (int64_t)per;
+      }
     }
     while (end > (size_t)base && dir[end - 1] != '/') end--;
     if (end > (size_t)base) end--;
     dir[end] = 0;
   }
+}
+
+void mi_lx_limits(const host *h, mi_linux_limits *out) {
+  const hsys *s = &h->s;
+  memset(out, 0, sizeof *out);
+  out->cpuset = s->ncg > 0 ? s->ncg : s->ncpu_all;
+  out->cpus = out->cpuset;
+  out->cpu_quota_us = s->cg_quota;
+  out->cpu_period_us = s->cg_period;
+  if (s->cg_period > 0) {   /* the CPUs' worth of time it may use at once, rounded up */
+    int64_t worth = (s->cg_quota + s->cg_period - 1) / s->cg_period;
+    if (worth < out->cpus) out->cpus = (int)worth;
+  }
+  out->memory_max = s->cg_mem_b;
 }
 
 /* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
@@ -314,6 +344,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
       if (num(&p, &x)) forks = x; else bad = 1;
     }
   }
+  if (!bad && forks != UINT64_MAX) h->s.forks = forks;
   read_schedstat(sys, h, bad ? UINT64_MAX : forks);
   if (bad || !have_all || ncpu == 0) { note_bad(h); if (bad || !have_all) return; }
   bump(sys, h, G_CS, 0, all[0], &h->cpu[NCPU_MI][0], tick);
