@@ -53,9 +53,11 @@ static mi_system *new_sys(mi_session **s, const mi_system_options *o) {
   return sys;
 }
 
-/* Attaches to the store at path with the tests' registry (a store's own path is never followed). */
+/* Attaches read-write to the store at path with the tests' registry (a store's own path is never
+ * followed): these tests turn on items nobody collects, install counters and PUT (#27.8: a plain
+ * attach is read-only; spec/test_attach_ro.c tests that). */
 static mi_system *attach_t(const char *path, int *err) {
-  return mi_system_attach_with(path, &(mi_attach_options){.registry = regpath}, err);
+  return mi_system_attach_with(path, &(mi_attach_options){.registry = regpath, .write = 1}, err);
 }
 
 static void test_access(void) {
