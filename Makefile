@@ -95,7 +95,7 @@ core/libmi.a: $(CORE_OBJ)
 core/libmi.so: $(CORE_OBJ)
 	$(CC) -shared -Wl,-soname,libmi.so.$(SOMAJOR) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-spec/test_core: spec/test_core.c spec/test_record.c spec/test_store.c spec/test_rowhandle.c spec/record_fixture.h core/libmi.a $(CORE_HDR)
+spec/test_core: spec/test_core.c spec/test_record.c spec/test_store.c spec/test_attach_ro.c spec/test_rowhandle.c spec/record_fixture.h core/libmi.a $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore spec/test_core.c core/libmi.a $(LDLIBS) -o $@
 
 lua/%.o: lua/%.c $(LUA_HDR) $(CORE_HDR)

@@ -3845,6 +3845,7 @@ static void test_export_source_kinds(void) {
 }
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
+#include "test_attach_ro.c"   /* readers attach read-only (#27.8) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
 
 /* #14 read-active CHANGED copies a record instead of gathering it only when nobody wrote its
@@ -4652,6 +4653,7 @@ int main(void) {
   test_dead_waiter();
   test_processes();
   test_store_safety();
+  test_attach_ro();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();
