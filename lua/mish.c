@@ -499,8 +499,12 @@ static void usage(void) {
          "                   or a Lua file returning a workload table (see examples/workloads/)\n"
          "  --cpus N         simulated processors (1-8)\n"
          "  --share PATH     publish this shell's system in PATH for other processes\n"
-         "                   (removed at exit)\n"
-         "  --attach PATH    measure the system another process shares in PATH\n"
+         "                   (removed at exit); with --collect all|global,process,io every\n"
+         "                   counter of those domains is collected for read-only readers\n"
+         "  --attach PATH    measure the system another process shares in PATH, read-only\n"
+         "                   (items its owner collects; needs only read permission)\n"
+         "  --attach-rw PATH the same, read-write: turn on any item, AIFSCPUT, user-defined\n"
+         "                   counters (needs write permission on PATH)\n"
          "  --proc DIR       the proc root the host system reads (default /proc)\n"
          "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
          "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
@@ -526,16 +530,17 @@ static void usage(void) {
  * variable that gives it when the flag is absent (NULL: none), the key of mish_options (what
  * mi.set_default reads). A new option is a new row (and a check in check_options if it
  * conflicts with others). A bad value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED,
-       O_RECORD, O_RECINT, O_PROCINT, NOPTS };
+enum { O_SYSTEM, O_WORKLOAD, O_CPUS, O_PROC, O_SHARE, O_ATTACH, O_ATTACHRW, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_FROM, O_TO, O_SPEED,
+       O_RECORD, O_RECINT, O_PROCINT, O_COLLECT, NOPTS };
 static const struct { const char *flag, *env, *key; } options[NOPTS] = {
   {"--system", "MISH_SYSTEM", "system"}, {"--workload", "MISH_WORKLOAD", "workload"},
   {"--cpus", "MISH_CPUS", "cpus"}, {"--proc", "MISH_PROC", "proc"},
-  {"--share", NULL, "share"}, {"--attach", NULL, "attach"},
+  {"--share", NULL, "share"}, {"--attach", NULL, "attach"}, {"--attach-rw", NULL, "attach_rw"},   /* #27.8 */
   {"--serve", NULL, NULL}, {"--min-interval", NULL, NULL}, {"--pids", NULL, NULL},   /* the exporter's (no key: not the system's) */
   {"--replay", NULL, "replay"}, {"--from", NULL, "from"}, {"--to", NULL, "to"}, {"--speed", NULL, "speed"},   /* #13 */
   {"--record", NULL, NULL}, {"--record-interval", NULL, NULL},   /* the recorder's (not the system's) */
   {"--proc-interval", NULL, NULL},   /* the exporter's on the host (#32) */
+  {"--collect", NULL, "collect"},    /* what --share collects for read-only readers (#27.8) */
 };
 static double serve_interval = 0.5;   /* --min-interval, checked */
 static long serve_pids;               /* --pids, checked */
@@ -571,7 +576,9 @@ static int opts_conflict(int a, int b) {
   if (a == O_SYSTEM && b == O_CPUS) return n == 4 && strncmp(sys, "host", 4) == 0;
   if (a == O_SYSTEM && b == O_PROC) return strcmp(sys, "host") != 0;
   if (b == O_ATTACH && a < O_ATTACH) return 1;   /* the attached system is another's: nothing else chooses it */
-  if (b == O_REPLAY && a <= O_ATTACH) return 1;   /* a recording is the system: nothing else chooses it */
+  if (b == O_ATTACHRW && a <= O_ATTACH) return 1;   /* the same read-write (and not both) */
+  if (b == O_REPLAY && a <= O_ATTACHRW) return 1;   /* a recording is the system: nothing else chooses it */
+  if (b == O_COLLECT && (a == O_ATTACH || a == O_ATTACHRW || a == O_REPLAY)) return 1;   /* only an owner collects */
   if (a == O_REPLAY && b == O_RECORD) return 1;   /* a recording of a replay: scripts/export.lua cuts one */
   return 0;
 }
@@ -714,7 +721,7 @@ static int start_recorder(const char *path, const char *file, const char *interv
     setpgid(0, 0);
     int fd = open("/dev/null", O_RDONLY);
     if (fd >= 0) { dup2(fd, 0); close(fd); }
-    char *av[] = {exe, "--attach", (char *)path, script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
+    char *av[] = {exe, "--attach-rw", (char *)path,   /* it turns on every counter: read-write (#27.8) */ script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
     execv(exe, av);
     _exit(127);
   }
@@ -846,7 +853,7 @@ static int pmain(lua_State *L) {
   }
   int rc = check_options();
   if (rc) { lua_pushinteger(L, rc); return 1; }
-  if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
+  if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH] && !optval[O_ATTACHRW]) {   /* the recorder attaches to this shell's store */
     /* a private directory, never a guessable name in a shared /tmp (another user could plant a store there) */
     const char *tmp = getenv("TMPDIR");
     snprintf(rec_dir, sizeof rec_dir, "%s/mish-record-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -906,7 +913,7 @@ static int pmain(lua_State *L) {
     lua_pushinteger(L, 2); return 1;
   }
   lua_pop(L, 1);
-  if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
+  if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH] ? optval[O_ATTACH] : optval[O_ATTACHRW], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
     { lua_pushinteger(L, 1); return 1; }
   if (optval[O_SERVE]) { lua_pushinteger(L, serve(optval[O_SERVE], serve_interval, serve_pids, serve_proc_interval)); return 1; }
   if (dostring(L, "s = mi.open()", "=mish") != LUA_OK) { lua_pushinteger(L, 1); return 1; }
