@@ -240,6 +240,16 @@ static int l_collect(lua_State *L) {
   return 0;
 }
 
+/* core.publish_every(system, ms): the owner's refresh thread every ms (0 stops it; core.system and
+ * core.open start it at 100 ms for a shared store); true, or false if the system has no source. */
+static int l_publish_every(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  lua_Integer ms = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, ms >= 0 && ms <= INT32_MAX, 2, "milliseconds 0 or more");
+  lua_pushboolean(L, mi_system_publish_every(sys, (int)ms) == 0);
+  return 1;
+}
+
 /* core.open(spec [, {cpus=, workload=<table of core.system's form>, age_ms=, virtual=}]) -> system
  * userdata: mi_system_open("sim", "sim:batch", "host", "host:/proc-root" or a registered NAME[:ARG])
  * with the module's registry; a sim opened so runs in real time after a minute of history unless
@@ -540,7 +550,7 @@ static const luaL_Reg sys_methods[] = {
   {"udef_count", mil_sys_udef_count}, {"udef", mil_sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", mil_ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-  {"system", l_system}, {"attach", l_attach}, {"collect", l_collect}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
+  {"system", l_system}, {"attach", l_attach}, {"collect", l_collect}, {"publish_every", l_publish_every}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
   {"sources", l_sources}, {"session", l_session}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep},
   {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {NULL, NULL}};
 
