@@ -733,7 +733,8 @@ void mi_wlock(mi_system *sys) {
 /* Copies the global rows into the spare buffer and names it the last copy (in the section, before
  * the publish). */
 static void snap_copy(mi_seg *g) {
-  MI_ST(g->h.snap_want, MI_LD(g->h.snap_want) - 1);
+  uint32_t want = MI_LD(g->h.snap_want);
+  if (want) MI_ST(g->h.snap_want, want - 1);
   uint32_t k = MI_LD(g->snap_idx) + 1;
   mi_snap *b = &g->snap[k & 1];
   const mi_host_lane *ln = &g->blk.lane[MI_DOM_GLOBAL];
@@ -773,7 +774,9 @@ int mi_snap_valid(mi_system *sys, uint32_t k) {
 void mi_wunlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   if (--g->h.depth > 0) return;
-  if (MI_UNLIKELY(MI_LD(g->h.snap_want))) snap_copy(g);   /* readers read the publish while the next section is open */
+  /* readers read the publish while the next section is open; the owner of a shared store copies at
+   * every publish, since its read-only readers cannot ask (#27.8) */
+  if (MI_UNLIKELY(MI_LD(g->h.snap_want) || (sys->shared && !sys->attached))) snap_copy(g);
   __atomic_store_n(&g->h.seq, MI_LD(g->h.seq) + 1, __ATOMIC_RELEASE);   /* even: published */
   __atomic_store_n(&g->h.lock, 0, __ATOMIC_RELEASE);
   if (MI_UNLIKELY(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED)))   /* a reader may sleep on seq: wake it */
