@@ -146,8 +146,11 @@ typedef struct mi_session mi_session; /* one MI caller: privilege, access, enabl
 /* Returns the default system: the one installed with mi_set_default_system, else one created on
  * first use as mi_default_configure said, else the simulated HP 3000 (see mi_source.h). */
 MI_API mi_system *mi_default_system(void);
-/* Attaches to a store another process shares at path (mi_system_options.share): every AIF
- * works on it as on the owner's own system. NULL on failure, with *err (may be NULL) set to
+/* Attaches read-only to a store another process shares at path (mi_system_options.share): the
+ * file is opened O_RDONLY and mapped PROT_READ, so a store of another user needs only read
+ * permission, and nothing this process does writes it. Every read AIF works as on the owner's
+ * system; an ON takes the items the store already collects (others: MI_E_STORE_NOT_COLLECTED),
+ * AIFSCPUT and user-defined counters need a read-write attach (mi_system_attach_with, .write). NULL on failure, with *err (may be NULL) set to
  * MI_E_STORE_OPEN (errno then says why the file could not be opened or mapped), _NOT_MISH,
  * _VERSION, _TRUNCATED (also: tables that do not fit the file — a damaged or crafted store),
  * _FOREIGN (the file belongs to another user), _OWNER_GONE, or _BUSY (its writer never let the
@@ -162,11 +165,25 @@ typedef struct mi_attach_options {
                           * in the store file is never followed */
   int trust;             /* 1: accept a store file owned by another user (it is input: attach still
                           * checks every table against the file) */
+  int write;             /* 1: attach read-write (the file opened O_RDWR and mapped writable): ONs of
+                          * items nobody collects, AIFSCPUT, user-defined counters. 0 (the default):
+                          * read-only (O_RDONLY, PROT_READ): the reader never writes the store; see
+                          * core/README.md "Attaching" (#27.8) */
 } mi_attach_options;
 /* mi_system_attach with options (NULL = none). */
 MI_API mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err);
 /* Returns 1 if sys was made by mi_system_attach. */
 MI_API int mi_system_attached(const mi_system *sys);
+/* Returns 1 if sys is attached read-only (mi_system_attach, or _with without .write). */
+MI_API int mi_system_readonly(const mi_system *sys);
+/* What mi_system_collect collects: a domain's every counter (the processor counters come with
+ * the global domain's item 21164). */
+enum { MI_COLLECT_GLOBAL = 1, MI_COLLECT_PROCESS = 2, MI_COLLECT_IO = 4, MI_COLLECT_ALL = 7 };
+/* The owner of a shared store collects every counter of the domains in mask (MI_COLLECT_*) for
+ * read-only readers, through a standing MI user of its own that monitors no process and no LDEV
+ * (freed with the system); a later call adds domains. 0 or a status (-20004 no room, -20002 no
+ * user record, MI_E_STORE_READONLY on a read-only attach). */
+MI_API int mi_system_collect(mi_system *sys, int mask);
 /* Returns the file a shared or attached system lives in, or NULL for a private one. */
 MI_API const char *mi_system_share_path(const mi_system *sys);
 /* Creates a caller on sys (NULL = default system); NULL if out of memory. */

@@ -185,6 +185,15 @@ typedef struct mi_seg {
 /* The cells of a lane (NULL while it has none). */
 #define MI_CELLS(seg, ln) ((ln)->cells ? (int64_t *)(void *)&(seg)->blk + (ln)->cells : (int64_t *)NULL)
 
+/* A read-only session's own tracking of the processes it monitors (#27.8; query.c): the owner
+ * keeps no record of such a reader, so births and deaths are found by the birth sequence `born`
+ * of each slot. view: what the read in progress found, taken once that read proved consistent. */
+typedef struct mi_ro_track {
+  uint64_t births;                   /* the store's births at the last read taken: a live process born later is new */
+  uint64_t born[MI_MAX_PROCESSES];   /* slot -> born of the process followed there (its mon bit set) */
+  uint64_t vbirths, vmon[MI_PROC_WORDS], vdead[MI_PROC_WORDS], vborn[MI_MAX_PROCESSES];
+} mi_ro_track;
+
 struct mi_session {
   mi_system *sys;
   mi_session *next, *prev;  /* all sessions of the system */
@@ -196,7 +205,10 @@ struct mi_session {
   /* MIGLOBGET plan cache: the last list resolved, valid while seg gen and the mapping hold */
   struct mi_glob_cache *gcache;
   struct mi_ra *ra;         /* read-active state (select.c), NULL until the first MIREADACTIVE */
-  mi_urec local;
+  mi_ro_track *ro;          /* read-only system: the processes it follows (NULL until its first MIPROCON) */
+  uint64_t lgen;            /* read-only system: bumped when its own enable set changes (its plans re-resolve;
+                               a read-write session bumps the segment's gen instead) */
+  mi_urec local;            /* read-only system: the session's MI-user record, kept here, never in the store */
 };
 
 /* A system as one process sees it: the view (first), its mapping of the segment, and what
@@ -206,6 +218,9 @@ struct mi_system {
   mi_seg *seg;
   size_t map_size;
   int shared, attached;              /* in a file; attached to another process's store */
+  int readonly;                      /* attached read-only (#27.8): mapped PROT_READ, nothing here writes the store */
+  mi_host_block *ro_blk;             /* read-only: the writer block the view points at (nothing counted: every
+                                      * inline writer does nothing); readers read seg->blk */
   int broken;                        /* sticky: MI_E_STORE_OWNER_GONE or _TRUNCATED once seen, else 0 */
   int store_fd;                      /* shared or attached: the store file, open for life (-1 none); the
                                       * owner holds an exclusive flock on it: a live store is a locked one */
@@ -226,6 +241,7 @@ struct mi_system {
   int32_t *uids; int nuids, cuids;   /* installed user IDs, sorted */
   char registry_err[128];            /* why the registry file was last found unusable, "" if not */
   mi_session *sessions;              /* every session, freed with the system */
+  mi_session *collector;             /* owner: the standing MI user of mi_system_collect, NULL if none */
   uint8_t ckind[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> MI_KIND_*, MI_CKIND_NONE if none (per process: the catalog's) */
   /* source */
   mi_refresh_fn refresh; void *refresh_arg; void (*refresh_fini)(void *);
@@ -320,7 +336,13 @@ int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req);  /* a reader that 
                                                          request *req and waits (spin, then futex) for the open section's
                                                          publish: 1 and its sequence, or 0 after ~1 ms (caller re-checks) */
 int mi_owner_check(mi_system *sys);   /* shared: 0, or the sticky broken status (owner gone, file truncated) */
-int mi_wlock_bounded(mi_system *sys); /* mi_wlock that gives up on a shared store held too long: 0 or -32006 */
+int mi_wlock_bounded(mi_system *sys); /* mi_wlock that gives up on a shared store held too long: 0 or -32006
+                                         (-32008 on a read-only attach: it never writes) */
+int mi_user_section(mi_system *sys);  /* opens a section for MI-user bookkeeping: a write section, or on a
+                                         read-only attach (private bookkeeping) only the owner check; 0 or a status */
+void mi_user_section_end(mi_system *sys);   /* closes it */
+int mi_read_stalled(mi_system *sys, int64_t k[3]); /* a reader that keeps missing publishes: 1 once it must give
+                                         up (-32006: seq odd and still 60 ms, or 2 s in all); k zeroed first */
 int mi_seg_reserve(mi_system *sys, int64_t end_word);   /* owner: disk blocks for the arena up to end_word; 0 or -1 */
 uint64_t mi_proc_start_time(int64_t pid);   /* clock ticks since boot, 0 if unknown */
 uint64_t mi_boot_id(void);
@@ -372,6 +394,12 @@ void mi_glob_cache_free(struct mi_glob_cache *c);
 void mi_procoff_all(mi_session *s);
 void mi_iooff_all(mi_session *s);
 void mi_default_forget(mi_system *sys);   /* defsys.c: sys is being freed; it is no longer the default */
+
+/* query.c: a read-only session's processes (mi_ro_track) */
+void mi_ro_view(mi_session *s, const mi_seg *g);   /* inside a read: the processes it monitors now, into the view */
+void mi_ro_take(mi_session *s, const uint64_t *told);  /* after a consistent read: the view becomes the tracking,
+                                                          less the deaths told */
+void mi_ro_follow(mi_session *s, int slot);        /* follows the process in slot from now (an ON) */
 
 /* select.c */
 /* Reads process slot p's identity for the matcher (atomic loads; a seqlock read discards a race). */

@@ -69,6 +69,7 @@ struct mi_query {
   int wide;                /* int64 values (mi_query_set_wide) */
   int valid;               /* plan resolved (in a consistent read) at generation gen */
   uint64_t gen;            /* the segment's gen then */
+  uint64_t lgen;           /* the session's own generation then (a read-only session's enable-set changes) */
   int32_t sysmap;          /* the system mapping then */
   int32_t reach;           /* words of a row the plan reads (the largest off + words) */
   int32_t plain;           /* every item of the plan one simple or time cell, or the pid (a gather without jumps) */

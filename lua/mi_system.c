@@ -234,12 +234,14 @@ static int l_system(lua_State *L) {
   return 1;
 }
 
-/* core.attach(path [, trust]) -> system: the store another process shares at path (mi.system{share=},
- * mish --share, examples/embed --share), with this module's registry; trust accepts a store file
- * of another user. Raises with the reason if it cannot. */
+/* core.attach(path [, trust [, write]]) -> system: the store another process shares at path
+ * (mi.system{share=}, mish --share, examples/embed --share), with this module's registry; trust
+ * accepts a store file of another user; write attaches read-write (else read-only, #27.8).
+ * Raises with the reason if it cannot. */
 static int l_attach(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  mi_attach_options ao = {.registry = lua_registry[0] ? lua_registry : NULL, .trust = lua_toboolean(L, 2)};
+  mi_attach_options ao = {.registry = lua_registry[0] ? lua_registry : NULL, .trust = lua_toboolean(L, 2),
+                          .write = lua_toboolean(L, 3)};
   lsys *u = lua_newuserdatauv(L, sizeof *u, 0);
   memset(u, 0, sizeof *u);
   luaL_setmetatable(L, SYS_MT);
@@ -254,6 +256,39 @@ static int l_attach(lua_State *L) {
     return luaL_error(L, "cannot attach '%s': %s", path, m);
   }
   u->owned = 1;
+  return 1;
+}
+
+/* core.collect(system, what): the owner of a shared store collects every counter of the domains
+ * `what` names ("all", or a comma list of global, process, io) for read-only readers (#27.8).
+ * Raises naming a bad word or the status. */
+static int l_collect(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  const char *what = luaL_checkstring(L, 2);
+  int mask = 0;
+  for (const char *p = what; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n == 3 && !strncmp(p, "all", 3)) mask |= MI_COLLECT_ALL;
+    else if (n == 6 && !strncmp(p, "global", 6)) mask |= MI_COLLECT_GLOBAL;
+    else if (n == 7 && !strncmp(p, "process", 7)) mask |= MI_COLLECT_PROCESS;
+    else if (n == 2 && !strncmp(p, "io", 2)) mask |= MI_COLLECT_IO;
+    else return luaL_error(L, "collect: '%s' is not all or a list of global, process, io", what);
+    p += n + (p[n] == ',');
+  }
+  if (!mask) return luaL_error(L, "collect: '%s' is not all or a list of global, process, io", what);
+  if (!mi_system_share_path(sys) || mi_system_attached(sys)) return luaL_error(L, "collect: only the owner of a shared store (share = PATH) collects for its readers");
+  int rc = mi_system_collect(sys, mask);
+  if (rc) return luaL_error(L, "collect: %s", mi_status_message(rc));
+  return 0;
+}
+
+/* core.publish_every(system, ms): the owner's refresh thread every ms (0 stops it; core.system and
+ * core.open start it at 100 ms for a shared store); true, or false if the system has no source. */
+static int l_publish_every(lua_State *L) {
+  mi_system *sys = mil_checksys(L, 1);
+  lua_Integer ms = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, ms >= 0 && ms <= INT32_MAX, 2, "milliseconds 0 or more");
+  lua_pushboolean(L, mi_system_publish_every(sys, (int)ms) == 0);
   return 1;
 }
 
@@ -513,6 +548,7 @@ static int sys_info(lua_State *L) {
   lua_pushinteger(L, mi_host_now(sys)); lua_setfield(L, -2, "ticks");
   lua_pushinteger(L, mi_sim_transactions(sys)); lua_setfield(L, -2, "transactions");
   lua_pushstring(L, mi_system_attached(sys) ? "attached" : mi_system_source_name(sys)); lua_setfield(L, -2, "source");
+  if (mi_system_attached(sys)) { lua_pushboolean(L, mi_system_readonly(sys)); lua_setfield(L, -2, "readonly"); }   /* #27.8 */
   if (mi_system_share_path(sys)) { lua_pushstring(L, mi_system_share_path(sys)); lua_setfield(L, -2, "share"); }
   if (mi_sim_workload(sys)) { push_workload(L, mi_sim_workload(sys)); lua_setfield(L, -2, "workload"); }
   mi_linux_health hh;
@@ -595,7 +631,7 @@ static const luaL_Reg sys_methods[] = {
   {"udef_count", mil_sys_udef_count}, {"udef", mil_sys_udef}, {NULL, NULL}};
 static const luaL_Reg ses_methods[] = {{"priv", mil_ses_priv}, {"close", ses_close}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
-  {"system", l_system}, {"attach", l_attach}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
+  {"system", l_system}, {"attach", l_attach}, {"collect", l_collect}, {"publish_every", l_publish_every}, {"open", l_open}, {"set_default", l_set_default}, {"default_exists", l_default_exists},
   {"sources", l_sources}, {"session", l_session}, {"workload", l_workload}, {"workload_fields", l_workload_fields}, {"sleep", l_sleep},
   {"host_figure", l_host_figure}, {"host_mapping", l_host_mapping}, {"clock", l_clock}, {NULL, NULL}};
 

@@ -495,7 +495,8 @@ static int serve(const char *addr, double min_interval, long pids, double proc_i
  * $MISH_NAME and key NAME, with their help, type and the system kinds they apply to. A new
  * option of mish is a new row (and a rule in opts_conflict if it conflicts with others). A bad
  * value or a conflict is one line naming what the user typed, exit 2. */
-enum { O_SYSTEM, O_SHARE, O_ATTACH, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_RECORD, O_RECINT, O_PROCINT, NOWN };
+enum { O_SYSTEM, O_SHARE, O_ATTACH, O_ATTACHRW, O_SERVE, O_MININT, O_PIDS, O_REPLAY, O_RECORD, O_RECINT, O_PROCINT, O_COLLECT,
+       NOWN };
 #define MAX_OPTS (NOWN + 32)
 typedef struct {
   const char *flag, *env, *key;
@@ -503,10 +504,12 @@ typedef struct {
 } opt_row;
 static opt_row options[MAX_OPTS] = {
   {"--system", "MISH_SYSTEM", "system", NULL}, {"--share", NULL, "share", NULL}, {"--attach", NULL, "attach", NULL},
+  {"--attach-rw", NULL, "attach_rw", NULL},   /* #27.8 */
   {"--serve", NULL, NULL, NULL}, {"--min-interval", NULL, NULL, NULL}, {"--pids", NULL, NULL, NULL},   /* the exporter's (no key: not the system's) */
   {"--replay", NULL, "replay", NULL},   /* #13 */
   {"--record", NULL, NULL, NULL}, {"--record-interval", NULL, NULL, NULL},   /* the recorder's (not the system's) */
   {"--proc-interval", NULL, NULL, NULL},   /* the exporter's on the host (#32) */
+  {"--collect", NULL, "collect", NULL},    /* what --share collects for read-only readers (#27.8) */
 };
 static int nopts = NOWN;              /* mish's own and then the sources' */
 static char src_names[MAX_OPTS - NOWN][2][48];   /* the sources' options' flags and variables */
@@ -564,7 +567,9 @@ static int opt_error(const char *fmt, ...) {
 static int opts_conflict(int a, int b) {
   if (a > b) { int t = a; a = b; b = t; }
   if (b == O_ATTACH) return a == O_SYSTEM || a == O_SHARE;   /* the attached system is another's: nothing else chooses it */
-  if (b == O_REPLAY) return a <= O_ATTACH;   /* a recording is the system: nothing else chooses it */
+  if (b == O_ATTACHRW) return a == O_SYSTEM || a == O_SHARE || a == O_ATTACH;   /* the same read-write (and not both) */
+  if (b == O_REPLAY) return a <= O_ATTACHRW;   /* a recording is the system: nothing else chooses it */
+  if (b == O_COLLECT && (a == O_ATTACH || a == O_ATTACHRW || a == O_REPLAY)) return 1;   /* only an owner collects */
   if (a == O_REPLAY && b == O_RECORD) return 1;   /* a recording of a replay: scripts/export.lua cuts one */
   if (b < NOWN) return 0;
   if (a == O_ATTACH) return 1;
@@ -681,8 +686,12 @@ static void usage(void) {
   const mi_source_ops *ops;
   for (int i = 0; (ops = mi_source_at(i)); i++) printf("                     %-7s %s\n", ops->name, ops->about ? ops->about : "");
   printf("  --share PATH     publish this shell's system in PATH for other processes\n"
-         "                   (removed at exit)\n"
-         "  --attach PATH    measure the system another process shares in PATH\n"
+         "                   (removed at exit); with --collect all|global,process,io every\n"
+         "                   counter of those domains is collected for read-only readers\n"
+         "  --attach PATH    measure the system another process shares in PATH, read-only\n"
+         "                   (items its owner collects; needs only read permission)\n"
+         "  --attach-rw PATH the same, read-write: turn on any item, AIFSCPUT, user-defined\n"
+         "                   counters (needs write permission on PATH)\n"
          "  --serve [HOST:]PORT  serve /metrics (Prometheus/OpenMetrics) for the system; HOST\n"
          "                   defaults to 127.0.0.1 (loopback); with --min-interval SECONDS\n"
          "                   (0.5) between reads and --pids N (per-PID series, 0); the host's\n"
@@ -763,7 +772,7 @@ static int start_recorder(const char *path, const char *file, const char *interv
     setpgid(0, 0);
     int fd = open("/dev/null", O_RDONLY);
     if (fd >= 0) { dup2(fd, 0); close(fd); }
-    char *av[] = {exe, "--attach", (char *)path, script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
+    char *av[] = {exe, "--attach-rw", (char *)path,   /* it turns on every counter: read-write (#27.8) */ script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
     execv(exe, av);
     _exit(127);
   }
@@ -916,7 +925,7 @@ static int parse_args(mish_run *r) {
  * recording's own intervals unless --speed says otherwise (#30.3: nothing else would step it,
  * and /metrics would show its first sample forever). Returns 0 or the exit status. */
 static int settle_options(const mish_run *r) {
-  if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH]) {   /* the recorder attaches to this shell's store */
+  if (optval[O_RECORD] && !optval[O_SHARE] && !optval[O_ATTACH] && !optval[O_ATTACHRW]) {   /* the recorder attaches to this shell's store */
     /* a private directory, never a guessable name in a shared /tmp (another user could plant a store there) */
     const char *tmp = getenv("TMPDIR");
     snprintf(rec_dir, sizeof rec_dir, "%s/mish-record-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -984,7 +993,7 @@ static int make_default(lua_State *L) {
   }
   lua_pop(L, 1);
   const char *share = optval[O_SHARE];
-  if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
+  if (optval[O_RECORD] && start_recorder(share ? share : optval[O_ATTACH] ? optval[O_ATTACH] : optval[O_ATTACHRW], optval[O_RECORD], optval[O_RECINT] ? optval[O_RECINT] : "1"))
     return 1;
   if (optval[O_SERVE]) return serve(optval[O_SERVE], serve_interval, serve_pids, serve_proc_interval);
   return dostring(L, "s = mi.open()", "=mish") != LUA_OK ? 1 : -1;

@@ -314,7 +314,7 @@ static double readers_writer(mi_system *own, double secs, int kids, int *left) {
  * section per 10 ms step, for 3 s: p50/p99/max wall time per GET over every read; and the
  * writer's thread CPU per step (the same adds in each) with the readers against without them
  * (before and after, averaged). MISH_BENCH_READERS=1 runs only this. */
-static void bench_readers(void) {
+static void bench_readers(int rw) {
   enum { KIDS = 16, READS = 300 };
   char spath[64];
   snprintf(spath, sizeof spath, "/tmp/mish-bench-rd-%d", (int)getpid());
@@ -342,7 +342,7 @@ static void bench_readers(void) {
     if (p == 0) {
       close(ready[0]); close(go[1]);
       int err = 0;
-      mi_system *att = mi_system_attach(spath, &err);
+      mi_system *att = mi_system_attach_with(spath, &(mi_attach_options){.write = rw}, &err);   /* #27.8 */
       mi_session *a = att ? mi_session_new(att) : NULL;
       int32_t ks[32], km = 1, buf[32];
       status_type kst;
@@ -385,9 +385,9 @@ static void bench_readers(void) {
     for (int k = 0; k < KIDS; k++) nbad += bad[k];
     qsort(lat, KIDS * READS, sizeof *lat, cmp_i64);
     double base = (before + after) / 2;
-    printf("16 attached readers at 100 Hz vs a back-to-back sim writer: MIGLOBGET p50 %.1f us  p99 %.1f us  max %.1f us"
+    printf("16 attached readers (%s) at 100 Hz vs a back-to-back sim writer: MIGLOBGET p50 %.1f us  p99 %.1f us  max %.1f us"
            " (%d reads, %d failed; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
-           lat[KIDS * READS / 2] / 1e3, lat[KIDS * READS * 99 / 100] / 1e3, lat[KIDS * READS - 1] / 1e3,
+           rw ? "read-write" : "read-only", lat[KIDS * READS / 2] / 1e3, lat[KIDS * READS * 99 / 100] / 1e3, lat[KIDS * READS - 1] / 1e3,
            KIDS * READS, nbad, with * 1e6, base * 1e6, with / base);
   } else printf("readers vs a back-to-back writer: only %d of %d readers attached\n", up, KIDS);
   munmap(lat, sizeof(int64_t) * KIDS * READS);
@@ -550,7 +550,7 @@ int main(void) {
   if (getenv("MISH_BENCH_LUA")) { bench_lua_reads(); return 0; }   /* only the Lua reads (#31.1); =form: only that form, for a profiler */
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   if (getenv("MISH_BENCH_SIM")) { bench_sim(); return 0; }   /* only the simulator's figures */
-  if (getenv("MISH_BENCH_READERS")) { bench_readers(); return 0; }   /* only the readers against a busy writer */
+  if (getenv("MISH_BENCH_READERS")) { bench_readers(0); bench_readers(1); return 0; }   /* only the readers against a busy writer */
   if (getenv("MISH_BENCH_WRITERS")) { bench_writers(); return 0; }   /* only the writer mixes (#31.3) */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
@@ -872,7 +872,8 @@ int main(void) {
     mi_system_free(own);
     unlink(spath);
   }
-  bench_readers();   /* #31.2 */
+  bench_readers(0);   /* #31.2; read-only readers (#27.8) */
+  bench_readers(1);   /* and read-write ones, as before #27.8 */
   if (getenv("MISH_BENCH_QUICK")) { free(pbuf); mi_system_free(sys); return 0; }
 
   /* Lua: the same 23 items into a table */

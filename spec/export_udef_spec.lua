@@ -127,7 +127,7 @@ describe("#14.2 #15 user-defined arrays and QBUSY pairs in the exposition", func
     store = path
     finally(function() os.remove(path) end)   -- the store file (514 MiB sparse) stays after its close (#27.13)
     local owner = mi.system { workload = "idle", share = path }
-    local out, ok = run("lua/mish --attach " .. path .. [[ -e 'io.write((mi.openmetrics(s, {processes = false, io = false}):match("\nmish_exporter_info{[^\n]*")))']])
+    local out, ok = run("lua/mish --attach-rw " .. path .. [[ -e 'io.write((mi.openmetrics(s, {processes = false, io = false}):match("\nmish_exporter_info{[^\n]*")))']])
     assert.is_true(ok, out)
     assert.truthy(out:find('mish_exporter_info{source="attached",owner_source="sim",mapping="standard"} 1', 1, true), out)
     owner:close()

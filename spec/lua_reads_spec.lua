@@ -171,7 +171,7 @@ describe("#31.1 s:get into a reused table and as columns", function()
     local own = mi.open { system = sys }
     assert.is_true(own:on("process", { 25047, 25060 }).ok)
     sys:advance(3000)
-    local att = mi.attach(path)
+    local att = mi.attach(path, { write = true })   -- it turns on items the owner does not (#27.8)
     local ss = sessions(att, { { "process", { 25047, 25060 } }, { "global", { 21176, 21177 } } })
     local t, c = {}, {}
     for round = 1, 3 do

@@ -258,7 +258,7 @@ describe("#14 read-active", function()
   it("works the same on an attached shared store: the owner's births follow the attached reader's selection (#14.4)", function()
     local path = os.tmpname(); os.remove(path); path = path .. "-sel"
     local sys = churning({ share = path })
-    local att = mi.attach(path)
+    local att = mi.attach(path, { write = true })   -- it turns on items the owner does not (#27.8)
     local reader = mi.open { system = att }
     local sel = SELECTIONS[2]
     assert.equal(0, reader:on("process", { 25047 }, sel).code)
@@ -310,7 +310,7 @@ describe("#14 on the host and across processes", function()
       "local born, bad = 0, 0; for rec in s:active('process', nil, {max = 7}) do " ..
       "if rec.js_number:sub(1, 2) ~= '#J' then bad = bad + 1 end; if not first[rec.pid] then born = born + 1 end end; " ..
       "print('born=' .. born .. ' bad=' .. bad)"
-    local f = io.popen("lua/mish --attach " .. path .. " -e \"" .. script .. "\" 2>&1")
+    local f = io.popen("lua/mish --attach-rw " .. path .. " -e \"" .. script .. "\" 2>&1")
     local out = f:read("a")
     f:close()
     local born, bad = out:match("born=(%d+) bad=(%d+)")

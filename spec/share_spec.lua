@@ -7,7 +7,7 @@ local tmp_path, run = H.tmp_path, H.run   -- spec/helpers.lua
 describe("#12 shared stores", function()
   it("mi.attach reads what mi.system{share=} publishes, in the same Lua state", function()
     local path = tmp_path("same")
-    local sys = mi.system { workload = "oltp", cpus = 2, seed = 7, share = path }
+    local sys = mi.system { workload = "oltp", cpus = 2, seed = 7, share = path, collect = "process" }   -- for its read-only readers (#27.8)
     local owner = mi.open { system = sys }
     owner:on("global", { 21176, 21177, 21184 })
     sys:advance(2000)

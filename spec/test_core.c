@@ -53,9 +53,11 @@ static mi_system *new_sys(mi_session **s, const mi_system_options *o) {
   return sys;
 }
 
-/* Attaches to the store at path with the tests' registry (a store's own path is never followed). */
+/* Attaches read-write to the store at path with the tests' registry (a store's own path is never
+ * followed): these tests turn on items nobody collects, install counters and PUT (#27.8: a plain
+ * attach is read-only; spec/test_attach_ro.c tests that). */
 static mi_system *attach_t(const char *path, int *err) {
-  return mi_system_attach_with(path, &(mi_attach_options){.registry = regpath}, err);
+  return mi_system_attach_with(path, &(mi_attach_options){.registry = regpath, .write = 1}, err);
 }
 
 /* The tests, by room and behaviour (each file's opening comment says what it holds). */
@@ -81,6 +83,7 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_record.c"   /* recordings (#13) */
 #include "test_store.c"    /* a shared store under attack (#27) */
+#include "test_attach_ro.c"   /* readers attach read-only (#27.8) */
 #include "test_rowhandle.c"   /* batch writers' row handles (#31.3) */
 #include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
 #include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
@@ -183,6 +186,7 @@ int main(void) {
   test_dead_waiter();
   test_processes();
   test_store_safety();
+  test_attach_ro();
   test_host32();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();

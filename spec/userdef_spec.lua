@@ -141,7 +141,7 @@ describe("#14.2 user-defined counters", function()
     u.orders_placed:add(41)
     u.work_list:set(3)
     sys:advance(1000)
-    local out, ok = run("lua/mish --attach " .. path .. " -e " ..
+    local out, ok = run("lua/mish --attach-rw " .. path .. " -e " ..
       "'print(mi.describe(\"orders_placed\")); print(#mi.find(\"work_*\")); s:on(\"global\", {\"orders_placed\", \"work_list\"}); " ..
       "local g = s:get(\"global\"); print(\"orders=\" .. g.orders_placed, \"queue=\" .. g.work_list); " ..
       "local mine = mi.userdef{counters = {{name = \"from_reader\", kind = \"faccum\"}}}; print(\"installed=\" .. mine.from_reader.item)'")

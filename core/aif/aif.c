@@ -30,8 +30,10 @@ static int take_mapping(mi_system *sys, int32_t *mapping) {
   if (!mapping) return MI_E_BAD_POINTER;
   if ((uintptr_t)mapping & 3) return MI_E_BAD_ALIGNMENT;
   if (*mapping < 0 || *mapping > 2) return MI_E_BAD_MAPPING;
-  if (g->mapping < 0) { MI_ST(g->mapping, *mapping); MI_ST(g->h.gen, g->h.gen + 1); return 0; }
-  if (*mapping != g->mapping) { *mapping = g->mapping; return MI_E_MAPPING_NOT_GIVEN; }
+  int32_t m = MI_LD(g->mapping);
+  if (m < 0 && sys->readonly) return 0;   /* nothing is collected: every item says so */
+  if (m < 0) { MI_ST(g->mapping, *mapping); MI_ST(g->h.gen, g->h.gen + 1); return 0; }
+  if (*mapping != m) { *mapping = m; return MI_E_MAPPING_NOT_GIVEN; }
   return 0;
 }
 
@@ -41,11 +43,27 @@ static void finish(status_type *st, int n, int good, int last, int warn) {
   else MI_STATUS(st, last ? last : warn);
 }
 
+/* s's own enable set changed (in its section): its prepared plans re-resolve. A read-write
+ * session bumps the segment's gen (the layout may have moved too); a read-only one, whose set
+ * is private, its own generation. */
+static void enables_changed(mi_session *s) {
+  if (s->sys->readonly) s->lgen++;
+  else MI_ST(s->sys->seg->h.gen, s->sys->seg->h.gen + 1);
+}
+
+/* A read-only session's ON of dense counter (d, index): 0 if the store collects it (someone
+ * enabled it: it has its cells), else MI_E_STORE_NOT_COLLECTED; nothing is written. */
+static int collected(mi_system *sys, int d, int index) {
+  return MI_LD(MI_OFF(sys, d, index)) >= 0 ? 0 : MI_E_STORE_NOT_COLLECTED;
+}
+
 /* Takes a reference on every processor counter for s (its 21164 went on): all or none,
  * so an OFF gives back exactly what this session took; 0 or -20004. */
 static int hold_processors(mi_session *s) {
   int n = mi_domain_counters(MI_DOM_PROCESSOR);
-  for (int k = 0; k < n; k++)
+  for (int k = 0; k < n && s->sys->readonly; k++)   /* read-only: only if the store collects them all */
+    if (collected(s->sys, MI_DOM_PROCESSOR, k)) return MI_E_STORE_NOT_COLLECTED;
+  for (int k = 0; k < n && !s->sys->readonly; k++)
     if (mi_store_enable(s->sys, MI_DOM_PROCESSOR, k)) {
       while (k-- > 0) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
       return MI_E_TOO_MANY_COUNTERS;
@@ -57,7 +75,7 @@ static int hold_processors(mi_session *s) {
 /* Gives back the processor counters s holds, if any. */
 static void release_processors(mi_session *s) {
   if (!s->u->prcsr_held) return;
-  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR); k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
+  for (int k = 0; k < mi_domain_counters(MI_DOM_PROCESSOR) && !s->sys->readonly; k++) mi_store_disable(s->sys, MI_DOM_PROCESSOR, k);
   s->u->prcsr_held = 0;
 }
 
@@ -80,19 +98,19 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
     if (st->refs[it->index] == 0 && st->slot[it->index] < 0)
       words += mi_counter_words(sys, d, it->index, sys->seg->mapping < 0 ? 0 : sys->seg->mapping);
   }
-  mi_store_reserve(sys, d, words);
+  if (!sys->readonly) mi_store_reserve(sys, d, words);   /* a read-only reader writes nothing (#27.8) */
   for (int i = 0; i < n; i++) {
     const mi_item_info *it = mi_sys_item(sys, nums[i]);
     int r = 0;
     if (!it || it->domain != d || (it->kind == MI_KIND_PSEUDO && d == MI_DOM_GLOBAL)) r = MI_E_BAD_ITEM;
     else if (it->kind != MI_KIND_PSEUDO && !mi_bit(en, it->index)) {
-      r = mi_store_enable(sys, d, it->index);
+      r = sys->readonly ? collected(sys, d, it->index) : mi_store_enable(sys, d, it->index);
       /* 21164 brings the processor counters: without room for all of them it is not on */
-      if (!r && nums[i] == ITEM_PAUSES && !s->u->prcsr_held && (r = hold_processors(s)) != 0)
+      if (!r && nums[i] == ITEM_PAUSES && !s->u->prcsr_held && (r = hold_processors(s)) != 0 && !sys->readonly)
         mi_store_disable(sys, d, it->index);
       if (!r) {
         mi_bit_set(en, it->index);
-        MI_ST(sys->seg->h.gen, sys->seg->h.gen + 1);   /* the caller's enable set changed: prepared plans re-resolve */
+        enables_changed(s);   /* the caller's enable set changed: prepared plans re-resolve */
         if (order) order[(*norder)++] = it->index;
       }
     }
@@ -105,9 +123,8 @@ static int enable_list(mi_session *s, int d, int32_t *nums, int32_t *stats, int 
 /* Disables every item set in en for domain d and clears en. */
 static void disable_all(mi_session *s, int d, uint64_t *en) {
   int n = MI_HOST_INDEX_LIMIT;   /* user-defined counters follow the catalog's */
-  mi_seg *g = s->sys->seg;
-  MI_ST(g->h.gen, g->h.gen + 1);   /* the caller's enable set changes: prepared plans re-resolve */
-  for (int i = 0; i < n; i++)
+  enables_changed(s);   /* the caller's enable set changes: prepared plans re-resolve */
+  for (int i = 0; i < n && !s->sys->readonly; i++)   /* a read-only session's set is its own */
     if (mi_bit(en, i)) mi_store_disable(s->sys, d, i);
   if (d == MI_DOM_GLOBAL) release_processors(s);
   memset(en, 0, (size_t)(n + 63) / 64 * 8);
@@ -206,10 +223,10 @@ void mi_globon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   if (n < 0) { MI_STATUS(st, n); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_GLOBAL);   /* the source takes its baselines before the ON */
-  int rc = mi_wlock_bounded(sys);
+  int rc = mi_user_section(sys);
   if (rc) { MI_STATUS(st, rc); return; }
   globon_locked(s, st, nums, stats, n, mapping);
-  mi_wunlock(sys);
+  mi_user_section_end(sys);
 }
 
 void mi_globget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
@@ -237,9 +254,9 @@ void mi_globoff(mi_session *s, status_type *st, int32_t user_id) {
   int rc = mi_enter(s, user_id);
   if (rc) { MI_STATUS(st, rc); return; }
   if (!s->u->glob_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
-  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
+  if ((rc = mi_user_section(s->sys))) { MI_STATUS(st, rc); return; }
   mi_globoff_all(s);
-  mi_wunlock(s->sys);
+  mi_user_section_end(s->sys);
   MI_STATUS(st, 0);
 }
 
@@ -258,12 +275,19 @@ static int same_set(mi_system *sys, int d, const int32_t *nums, int n, const uin
   return seen == count;
 }
 
+/* Marks process slot as monitored by s (a read-only session follows its process privately). */
+static void monitor(mi_session *s, int slot) {
+  if (s->sys->readonly) mi_ro_follow(s, slot);
+  else mi_abit_set(s->u->mon, slot);
+}
+
 /* Marks every live process as monitored by s (MIPROCON of all). */
 static void monitor_all(mi_session *s) {
   const mi_seg *g = s->sys->seg;
   s->u->proc_all = 1;
-  for (int i = 0; i < g->proc_hi; i++)
-    if (g->procs[i].state == MI_PS_ALIVE) mi_abit_set(s->u->mon, i);
+  if (s->sys->readonly && s->ro) s->ro->births = MI_LD(g->births);   /* first: a birth after the scan is new */
+  for (int i = 0, hi = MI_LD(g->proc_hi); i < hi && i < MI_MAX_PROCESSES; i++)
+    if (MI_LD(g->procs[i].state) == MI_PS_ALIVE) monitor(s, i);
 }
 
 /* MIPROCON in a write section. */
@@ -275,8 +299,9 @@ static void procon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t
   int slot = -1;
   if (want != -1) {
     slot = mi_host_proc_slot(sys, want);
-    if (slot < 0 || sys->seg->procs[slot].state != MI_PS_ALIVE) { MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
+    if (slot < 0 || MI_LD(sys->seg->procs[slot].state) != MI_PS_ALIVE) { MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
   }
+  if (sys->readonly && !s->ro && !(s->ro = calloc(1, sizeof *s->ro))) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
   if (u->proc_on) {
     /* a further ON adds processes; it must name the same counters */
     if (!same_set(sys, MI_DOM_PROCESS, nums, n, u->proc_en, (int16_t)u->proc_nitems)) { MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }
@@ -288,7 +313,7 @@ static void procon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t
       stats[i] = it && it->domain == MI_DOM_PROCESS ? 0 : MI_E_BAD_ITEM;
       if (stats[i]) last = i + 1; else good++;
     }
-    if (slot >= 0) mi_abit_set(u->mon, slot);
+    if (slot >= 0) monitor(s, slot);
     else monitor_all(s);
     finish(st, n, good, last, warn);
     return;
@@ -306,7 +331,8 @@ static void procon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t
   query_reserve(s, MI_DOM_PROCESS, n);
   for (int w = 0; w < MI_PROC_WORDS; w++) { MI_ST(u->mon[w], 0); MI_ST(u->dead[w], 0); }
   MI_ST(u->untracked, 0);
-  if (slot >= 0) mi_abit_set(u->mon, slot);
+  if (sys->readonly) s->ro->births = MI_LD(sys->seg->births);   /* births from now on are new */
+  if (slot >= 0) monitor(s, slot);
   else monitor_all(s);
   finish(st, n, good, last, warn);
 }
@@ -319,10 +345,10 @@ void mi_procon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, in
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_PROCESS);   /* the source brings its processes in before the ON names one */
-  int rc = mi_wlock_bounded(sys);
+  int rc = mi_user_section(sys);
   if (rc) { MI_STATUS(st, rc); return; }
   procon_locked(s, st, nums, stats, n, mapping, pid);
-  mi_wunlock(sys);
+  mi_user_section_end(sys);
 }
 
 void mi_procget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
@@ -361,14 +387,14 @@ void mi_procoff(mi_session *s, status_type *st, longint_type *pid, int32_t user_
   if (pid && ((uintptr_t)pid & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   if (!s->u->proc_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
   int64_t want = pid ? mi_longint_get(pid) : -1;
-  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
-  if (want == -1) { mi_procoff_all(s); mi_wunlock(s->sys); MI_STATUS(st, 0); return; }
+  if ((rc = mi_user_section(s->sys))) { MI_STATUS(st, rc); return; }
+  if (want == -1) { mi_procoff_all(s); mi_user_section_end(s->sys); MI_STATUS(st, 0); return; }
   int slot = mi_host_proc_slot(s->sys, want);
-  if (slot < 0 || !mi_bit(s->u->mon, slot)) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
+  if (slot < 0 || !mi_bit(s->u->mon, slot)) { mi_user_section_end(s->sys); MI_STATUS(st, MI_E_NO_SUCH_PID); return; }
   MI_ST(s->u->proc_all, 0);  /* turning one process off ends "all processes" */
   s->u->nsel = 0;            /* and any selection (MIPROCONSEL) */
   mi_proc_release_user(s->sys, s, slot);
-  mi_wunlock(s->sys);
+  mi_user_section_end(s->sys);
   MI_STATUS(st, 0);
 }
 
@@ -388,6 +414,7 @@ static int add_ldev(mi_session *s, int ldev) {
   mi_urec *u = s->u;
   if (mi_bit(u->ldevs, ldev)) return 0;
   if (u->nldevs >= g->max_ldevs_per_user) return MI_E_LDEV_LIMIT;
+  if (s->sys->readonly) { mi_bit_set(u->ldevs, ldev); u->nldevs++; return 0; }   /* not in the store's device table */
   if (!g->ldev_refs[ldev] && g->ldevs_enabled >= g->max_ldevs) return MI_E_LDEV_TABLE_FULL;
   if (!g->ldev_refs[ldev]++) g->ldevs_enabled++;
   mi_bit_set(u->ldevs, ldev);
@@ -400,8 +427,11 @@ static int add_ldev(mi_session *s, int ldev) {
 static void drop_types(mi_session *s, int bits) {
   mi_seg *g = s->sys->seg;
   mi_urec *u = s->u;
-  for (int l = 1; l <= MI_MAX_LDEV; l++)
-    if (mi_bit(u->ldevs, l) && (bits == 0x7FE || (bits >> g->devtype[l] & 1))) mi_user_drop_ldev(g, u, l);
+  for (int l = 1; l <= MI_MAX_LDEV; l++) {
+    if (!mi_bit(u->ldevs, l) || !(bits == 0x7FE || (bits >> MI_LD(g->devtype[l]) & 1))) continue;
+    if (s->sys->readonly) { mi_bit_clr(u->ldevs, l); u->nldevs--; }   /* a private set */
+    else mi_user_drop_ldev(g, u, l);
+  }
   u->io_types &= (uint16_t)~bits;
 }
 
@@ -424,7 +454,7 @@ static void ioon_locked(mi_session *s, status_type *st, int32_t *nums, int32_t *
   for (int l = 1; l <= MI_MAX_LDEV; l++)
     if (g->devtype[l] && (bits >> g->devtype[l] & 1) && (sel < 1 || l == sel) && !g->ldev_refs[l]) fresh++;
   if (s->u->nldevs + need > g->max_ldevs_per_user) { MI_STATUS(st, sel >= 1 ? MI_E_LDEV_LIMIT : MI_E_DEVICE_TYPE_PARTIAL); return; }
-  if (g->ldevs_enabled + fresh > g->max_ldevs) { MI_STATUS(st, sel >= 1 ? MI_E_LDEV_TABLE_FULL : MI_E_DEVICE_TYPE_PARTIAL); return; }
+  if (!sys->readonly && g->ldevs_enabled + fresh > g->max_ldevs) { MI_STATUS(st, sel >= 1 ? MI_E_LDEV_TABLE_FULL : MI_E_DEVICE_TYPE_PARTIAL); return; }
   int first = !s->u->io_on;
   if (first) {
     int rc = mi_user_take(s);
@@ -463,10 +493,10 @@ void mi_ioon(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, int3
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh_for(sys, MI_DOM_IO);   /* the source brings its devices in before the ON names one */
-  int rc = mi_wlock_bounded(sys);
+  int rc = mi_user_section(sys);
   if (rc) { MI_STATUS(st, rc); return; }
   ioon_locked(s, st, nums, stats, n, mapping, ldev ? *ldev : -1);
-  mi_wunlock(sys);
+  mi_user_section_end(sys);
 }
 
 void mi_ioget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32_t *stats, int32_t size,
@@ -497,13 +527,13 @@ void mi_iooff(mi_session *s, status_type *st, int32_t *ldev, int32_t user_id) {
   if (rc) { MI_STATUS(st, rc); return; }
   if (ldev && ((uintptr_t)ldev & 3)) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   int32_t sel = ldev ? *ldev : -1;
-  if ((rc = mi_wlock_bounded(s->sys))) { MI_STATUS(st, rc); return; }
+  if ((rc = mi_user_section(s->sys))) { MI_STATUS(st, rc); return; }
   int bits = type_bits(s->sys, sel);
-  if (bits < 0) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_BAD_LDEV); return; }
-  if (!s->u->io_on) { mi_wunlock(s->sys); MI_STATUS(st, MI_E_NOT_ENABLED); return; }
+  if (bits < 0) { mi_user_section_end(s->sys); MI_STATUS(st, MI_E_BAD_LDEV); return; }
+  if (!s->u->io_on) { mi_user_section_end(s->sys); MI_STATUS(st, MI_E_NOT_ENABLED); return; }
   drop_types(s, bits);
   if (!s->u->io_types) mi_iooff_all(s);
-  mi_wunlock(s->sys);
+  mi_user_section_end(s->sys);
   MI_STATUS(st, 0);
 }
 
@@ -536,4 +566,45 @@ int mi_query_run(mi_query *q, void *buf, int32_t size, int64_t sel, int32_t *cou
   default:
     return mi_query_exec_prcsr(q, buf, size, sel < INT32_MIN || sel > INT32_MAX ? -2 : (int32_t)sel, count, stats);
   }
+}
+
+/* ---- collecting for read-only readers (#27.8) ---- */
+
+/* Enables every counter of domain d for the collector s (in a write section); 1 if any is on. */
+static int collect_domain(mi_session *s, int d, uint64_t *en, int *rc) {
+  int any = 0;
+  for (int k = 0; k < mi_domain_counters(d); k++) {
+    const mi_item_info *it = mi_domain_item(d, k);
+    if (!it || it->kind == MI_KIND_PSEUDO) continue;
+    if (mi_bit(en, k)) { any = 1; continue; }
+    int r = mi_store_enable(s->sys, d, k);
+    if (!r && it->item == ITEM_PAUSES && !s->u->prcsr_held && (r = hold_processors(s)) != 0) mi_store_disable(s->sys, d, k);
+    if (r) { *rc = r; continue; }
+    mi_bit_set(en, k);
+    any = 1;
+  }
+  return any;
+}
+
+int mi_system_collect(mi_system *sys, int mask) {
+  if (!sys) return MI_E_BAD_POINTER;
+  if (sys->readonly) return MI_E_STORE_READONLY;
+  if (!sys->collector && !(sys->collector = mi_session_new(sys))) return MI_E_TOO_MANY_COUNTERS;
+  mi_session *s = sys->collector;
+  int rc = mi_wlock_bounded(sys);
+  if (rc) return rc;
+  if (!(rc = mi_user_take(s))) {
+    int32_t m = 2;   /* the standard object-class map if nobody chose one (the finest, large, would take 65
+                        times the cells of each class counter: 13.6 M for the process domain alone) */
+    take_mapping(sys, &m);
+    mi_urec *u = s->u;
+    /* on, yet monitoring no process and no LDEV: no death waits for this user to be told */
+    if (mask & MI_COLLECT_GLOBAL) u->glob_on |= collect_domain(s, MI_DOM_GLOBAL, u->glob_en, &rc);
+    if (mask & MI_COLLECT_PROCESS) u->proc_on |= collect_domain(s, MI_DOM_PROCESS, u->proc_en, &rc);
+    if (mask & MI_COLLECT_IO) u->io_on |= collect_domain(s, MI_DOM_IO, u->io_en, &rc);
+    enables_changed(s);
+    mi_user_release_if_idle(s);
+  }
+  mi_wunlock(sys);
+  return rc;
 }

@@ -60,9 +60,11 @@ void mi_scget(mi_session *s, status_type *st, int32_t *nums, void **items, int32
   if (n < 0) { MI_STATUS(st, MI_E_NO_TERMINATOR); return; }
   mi_system *sys = s->sys;
   int last, good;
+  int64_t k[3] = {0, 0, 0};
   for (int tries = 0, locked = 0;; tries++) {   /* every value from one published state */
     uint64_t q;
-    if (tries == 4 && !locked) {
+    if (tries >= 4 && sys->readonly && mi_read_stalled(sys, k)) { MI_STATUS(st, MI_E_STORE_BUSY); return; }
+    if (tries == 4 && !locked && !sys->readonly) {   /* a read-only reader never takes the lock: it waits */
       int b = mi_wlock_bounded(sys);
       if (b) { MI_STATUS(st, b); return; }
       locked = 1;

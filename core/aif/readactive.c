@@ -30,33 +30,34 @@ void mi_proconsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats,
   if (rc) { MI_STATUS(st, rc); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  if ((rc = mi_wlock_bounded(sys))) { MI_STATUS(st, rc); return; }   /* one write section: no birth between the ON and the selection */
+  if ((rc = mi_user_section(sys))) { MI_STATUS(st, rc); return; }   /* one write section: no birth between the ON and the selection */
   const mi_urec *old = s->u;
   int had = old->proc_on, all = old->proc_all, nsel = old->nsel;
   if ((had && all) || n == 0) {   /* everything is (or becomes) monitored: an empty selection is all */
     mi_procon(s, st, nums, stats, mapping, NULL, user_id);
-    mi_wunlock(sys);
+    mi_user_section_end(sys);
     return;
   }
-  if (had && nsel + n > MI_SEL_MAX) { mi_wunlock(sys); MI_STATUS(st, MI_E_SELECTION_FULL); return; }
+  if (had && nsel + n > MI_SEL_MAX) { mi_user_section_end(sys); MI_STATUS(st, MI_E_SELECTION_FULL); return; }
   uint64_t before[MI_PROC_WORDS];
   for (int w = 0; w < MI_PROC_WORDS; w++) before[w] = had ? old->mon[w] : 0;
   mi_procon(s, st, nums, stats, mapping, NULL, user_id);   /* monitors every live process */
-  if (st->all != 0 && st->s.info < 0) { mi_wunlock(sys); return; }
+  if (st->all != 0 && st->s.info < 0) { mi_user_section_end(sys); return; }
   mi_urec *u = s->u;
   int32_t group = 0;
   for (int i = 0; i < u->nsel; i++) if (u->sel_group[i] >= group) group = u->sel_group[i] + 1;
   for (int i = 0; i < n; i++) { u->sel[u->nsel] = descs[i]; u->sel_group[u->nsel++] = group; }
   mi_seg *g = sys->seg;
-  for (int slot = 0; slot < g->proc_hi; slot++) {
-    if (!mi_bit(u->mon, slot) || mi_bit(before, slot) || g->procs[slot].state != MI_PS_ALIVE) continue;
+  for (int slot = 0, hi = MI_LD(g->proc_hi); slot < hi && slot < MI_MAX_PROCESSES; slot++) {
+    if (!mi_bit(u->mon, slot) || mi_bit(before, slot) || MI_LD(g->procs[slot].state) != MI_PS_ALIVE) continue;
     mi_entity_info e;
     mi_sel_info_of(&g->procs[slot], &e);
     if (!mi_sel_match(descs, n, &e)) mi_abit_clr(u->mon, slot);
   }
   MI_ST(u->proc_all, 0);
-  MI_ST(g->h.gen, g->h.gen + 1);
-  mi_wunlock(sys);
+  if (sys->readonly) s->lgen++;   /* its plans re-resolve (a private record: the store's gen is the writers') */
+  else MI_ST(g->h.gen, g->h.gen + 1);
+  mi_user_section_end(sys);
 }
 
 void MIPROCONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, const mi_entity_desc *descs,
@@ -72,9 +73,9 @@ void mi_ioonsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, i
   if (rc) { MI_STATUS(st, rc); return; }
   mi_system *sys = s->sys;
   mi_sys_refresh(sys);
-  if ((rc = mi_wlock_bounded(sys))) { MI_STATUS(st, rc); return; }
+  if ((rc = mi_user_section(sys))) { MI_STATUS(st, rc); return; }
   mi_seg *g = sys->seg;
-  if (s->u->io_on) { mi_wunlock(sys); MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }   /* one selection per caller */
+  if (s->u->io_on) { mi_user_section_end(sys); MI_STATUS(st, MI_E_ALREADY_ENABLED); return; }   /* one selection per caller */
   int first = 0, need = 0, fresh = 0;
   for (int l = 1; l <= MI_MAX_LDEV; l++) {
     mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = g->devtype[l]};
@@ -84,20 +85,20 @@ void mi_ioonsel(mi_session *s, status_type *st, int32_t *nums, int32_t *stats, i
     fresh += !g->ldev_refs[l];
   }
   rc = !first ? MI_E_BAD_LDEV : need > g->max_ldevs_per_user ? MI_E_LDEV_LIMIT
-     : g->ldevs_enabled + fresh > g->max_ldevs ? MI_E_LDEV_TABLE_FULL : 0;
-  if (rc) { mi_wunlock(sys); MI_STATUS(st, rc); return; }
+     : !sys->readonly && g->ldevs_enabled + fresh > g->max_ldevs ? MI_E_LDEV_TABLE_FULL : 0;
+  if (rc) { mi_user_section_end(sys); MI_STATUS(st, rc); return; }
   mi_ioon(s, st, nums, stats, mapping, &first, user_id);   /* the ON itself, with the first LDEV */
-  if (st->all != 0 && st->s.info < 0) { mi_wunlock(sys); return; }
+  if (st->all != 0 && st->s.info < 0) { mi_user_section_end(sys); return; }
   mi_urec *u = s->u;
   for (int l = first + 1; l <= MI_MAX_LDEV; l++) {
     mi_entity_info e = {.type = MI_SEL_LDEV, .ldev = l, .devtype = g->devtype[l]};
     if (!g->devtype[l] || mi_bit(u->ldevs, l) || !mi_sel_match(descs, n, &e)) continue;
-    if (!g->ldev_refs[l]++) g->ldevs_enabled++;   /* as MIIOON adds an LDEV (room checked above) */
+    if (!sys->readonly && !g->ldev_refs[l]++) g->ldevs_enabled++;   /* as MIIOON adds an LDEV (room checked above) */
     mi_bit_set(u->ldevs, l);
     u->nldevs++;
     u->io_types |= (uint16_t)(1u << g->devtype[l]);
   }
-  mi_wunlock(sys);
+  mi_user_section_end(sys);
 }
 
 void MIIOONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping, const mi_entity_desc *descs,
@@ -136,6 +137,9 @@ struct mi_ra {
   uint64_t vkey[3];                       /* what a record was made of then (plan, mapping, rounding) */
   /* the picker's arguments and results */
   const mi_urec *u;
+  const uint64_t *mon, *dead;             /* the monitored and dead sets the picker reads (u's, or a read-only
+                                             session's view of the read: mi_ro_view) */
+  mi_session *s;
   const mi_entity_desc *d;
   int n, mode, complete;
   uint64_t after, next;
@@ -234,14 +238,14 @@ __attribute__((noinline)) static int word_unwritten(const uint64_t *mod, uint64_
  * that chooses, files (as changed_file does, the run being copied kept in locals) and loads
  * births only for the records to gather. */
 static int pick_changed_all(const mi_seg *g, struct mi_ra *ra, int32_t *ents, int hi) {
-  const mi_urec *u = ra->u;
+  const uint64_t *mon = ra->mon, *deadw = ra->dead;
   const uint64_t *mod = g->blk.mod, *seen = ra->seen_epoch, trust = ra->trust;
   int take = 0, ngat = 0, ncp = 0;
   int32_t rpos = -1, rslot = 0, rlen = 0;   /* the run being copied: position, first slot, records */
   for (int w = 0; w < (hi + 63) / 64; w++) {
-    uint64_t bits = MI_LD(u->mon[w]);
+    uint64_t bits = MI_LD(mon[w]);
     if (w == hi / 64) bits &= (1ull << (hi & 63)) - 1;
-    uint64_t dead = MI_LD(u->dead[w]) & bits;
+    uint64_t dead = MI_LD(deadw[w]) & bits;
     ra->told[w] = dead;
     /* the word's records to copy, computed without branches, then taken a word at a time
      * when all 64 are monitored and unchanged (the common case) */
@@ -296,9 +300,10 @@ static int pick_changed_all(const mi_seg *g, struct mi_ra *ra, int32_t *ents, in
  * after a context, to choose the `fit` first of more, and for the records CHANGED gathers. */
 static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
   struct mi_ra *ra = arg;
-  const mi_urec *u = ra->u;
   int hi = MI_LD(g->proc_hi), nc = 0, keyed = ra->after > 0;
   if (hi < 0 || hi > MI_MAX_PROCESSES) return -1;
+  ra->mon = ra->u->mon; ra->dead = ra->u->dead;
+  if (ra->s->sys->readonly && ra->s->ro) { mi_ro_view(ra->s, g); ra->mon = ra->s->ro->vmon; ra->dead = ra->s->ro->vdead; }
   memset(ra->told, 0, sizeof ra->told);
   memset(ra->wfull, 0, sizeof ra->wfull);
   ra->complete = 1;
@@ -308,7 +313,7 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     if (!keyed && !ra->n) {
       int all = 0;
       for (int w = 0; w < (hi + 63) / 64; w++) {
-        uint64_t bits = MI_LD(u->mon[w]);
+        uint64_t bits = MI_LD(ra->mon[w]);
         if (w == hi / 64) bits &= (1ull << (hi & 63)) - 1;
         all += __builtin_popcountll(bits);
       }
@@ -316,7 +321,7 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     }
   }
   for (int w = 0; w < (hi + 63) / 64; w++)
-    for (uint64_t bits = MI_LD(u->mon[w]); bits; bits &= bits - 1) {
+    for (uint64_t bits = MI_LD(ra->mon[w]); bits; bits &= bits - 1) {
       int slot = w * 64 + __builtin_ctzll(bits);
       if (slot >= hi) break;
       const mi_proc *p = &g->procs[slot];
@@ -343,7 +348,7 @@ static int pick_procs(const mi_seg *g, void *arg, int32_t *ents, int32_t fit) {
     for (int i = 0; i < take; i++) if (ra->key[i] > ra->next) ra->next = ra->key[i];
   }
   for (int i = 0; i < take; i++) {
-    int slot = ents[i] = ra->cand[i], dead = mi_abit(u->dead, slot);
+    int slot = ents[i] = ra->cand[i], dead = mi_abit(ra->dead, slot);
     if (dead) mi_bit_set(ra->told, slot);
     if (ra->mode == MI_RA_CHANGED && changed_file(g, ra, i, slot, dead) && !keyed)
       ra->key[i] = MI_LD(g->procs[slot].born);
@@ -473,13 +478,17 @@ static const int32_t *changed_cache(mi_session *s, struct mi_ra *ra, int32_t rec
     memset(ra->seen_word, 0, sizeof ra->seen_word);
   }
   /* this read's epoch: writes it may miss come later and mark their rows with it or later */
-  ra->epoch = __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
+  /* (a read-only reader takes the current one: a write it may miss marks its row with it or a
+   * later one, so no change is missed; rows written since the epoch last moved are gathered again) */
+  ra->epoch = s->sys->readonly ? __atomic_load_n(&s->sys->seg->blk.epoch, __ATOMIC_SEQ_CST)
+                               : __atomic_add_fetch(&s->sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST);
   return ra->gat;
 }
 
 /* Deaths reported by this read are forgotten for this caller, as MIPROCGET's are (the write lock
  * busy: they are told again next time). */
 static void release_told(mi_session *s, struct mi_ra *ra) {
+  if (s->sys->readonly && s->ro) { mi_ro_take(s, ra->told); return; }   /* a read-only reader forgets them privately */
   int any = 0;
   for (int w = 0; w < MI_PROC_WORDS; w++) any |= ra->told[w] != 0;
   if (any && mi_wlock_bounded(s->sys) == 0) {   /* busy: they are told again next time */
@@ -560,7 +569,7 @@ void mi_readactive(mi_session *s, status_type *st, int32_t *nums, void *buf, int
   if (procs ? !s->u->proc_on : !s->u->io_on) { MI_STATUS(st, MI_E_NOT_ENABLED); return; }
   ra = ra_for(s, procs ? MI_DOM_PROCESS : MI_DOM_IO, nums, ni, mapping);
   if (!ra) { MI_STATUS(st, MI_E_TOO_MANY_COUNTERS); return; }
-  ra->u = s->u; ra->d = descs; ra->n = n; ra->mode = mode;
+  ra->u = s->u; ra->s = s; ra->d = descs; ra->n = n; ra->mode = mode;
   ra->after = pos;
   int32_t rec = mi_query_record_size(&ra->q);
   const int32_t *gat = NULL;

@@ -49,8 +49,10 @@ void mi_session_free(mi_session *s) {
   pthread_mutex_unlock(&sessions_mu);
   if (current == s) current = NULL;
   if (default_session == s) default_session = NULL;
+  if (s->sys->collector == s) s->sys->collector = NULL;
   mi_glob_cache_free(s->gcache);
   mi_ra_free(s->ra);
+  free(s->ro);
   free(s);
 }
 
@@ -74,6 +76,7 @@ void mi_session_set_priv(mi_session *s, int on) { if (s) s->priv = on != 0; }
 int mi_user_take(mi_session *s) {
   if (s->slot >= 0) return 0;
   mi_system *sys = s->sys;
+  if (sys->readonly) return 0;   /* its record is `local`, in this process: the store's slots are the writers' */
   mi_seg *g = sys->seg;
   int used = 0, free_slot = -1;
   for (int pass = 0; pass < 2; pass++) {
@@ -99,6 +102,10 @@ int mi_user_take(mi_session *s) {
 /* Gives the MI-user record back once s has nothing on, and lets the store shrink. */
 void mi_user_release_if_idle(mi_session *s) {
   mi_system *sys = s->sys;
+  if (sys->readonly) {   /* a private record: forgotten once nothing is on; the store is not ours to shrink */
+    if (!s->u->glob_on && !s->u->proc_on && !s->u->io_on) memset(&s->local, 0, sizeof s->local);
+    return;
+  }
   if (s->slot >= 0 && !s->u->glob_on && !s->u->proc_on && !s->u->io_on && !s->u->udef_follow) {
     s->u->used = 0;
     s->slot = -1;
@@ -110,6 +117,7 @@ void mi_user_release_if_idle(mi_session *s) {
 
 int mi_session_follow_udefs(mi_session *s, int from) {
   if (!s) return MI_E_BAD_POINTER;
+  if (s->sys->readonly) return MI_E_STORE_READONLY;   /* an install enables it for followers in the store */
   int rc = mi_wlock_bounded(s->sys);
   if (rc) return rc;
   rc = mi_user_take(s);

@@ -197,7 +197,7 @@ static const uint64_t *enable_set(const mi_session *s, int d) {
 static inline int prepare(mi_query *q, rd *r, int32_t stride) {
   uint64_t gen = MI_LD(r->g->h.gen);
   int fresh = 0;
-  if (!(q->valid && q->gen == gen && q->sysmap == r->mapping)) {
+  if (!(q->valid && q->gen == gen && q->sysmap == r->mapping && q->lgen == q->s->lgen)) {
     const uint64_t *en = enable_set(q->s, q->domain);
     int plain = 1;
     q->valid = 0;
@@ -214,6 +214,7 @@ static inline int prepare(mi_query *q, rd *r, int32_t stride) {
     }
     q->plain = plain;
     q->gen = gen;
+    q->lgen = q->s->lgen;
     q->sysmap = r->mapping;
     fresh = 1;
   }
@@ -529,9 +530,10 @@ typedef struct proc_res {
 /* One MIPROCGET read; a status (0 or an error, -20015/-20009 included). */
 static int proc_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int64_t want, const int32_t *key,
                     proc_res *res, int *fresh) {
-  const mi_session *s = q->s;
-  const mi_urec *u = s->u;
+  mi_session *s = q->s;
   const mi_seg *g = r->g;
+  const uint64_t *mon = s->u->mon, *dead = s->u->dead;
+  if (s->sys->readonly && s->ro) { mi_ro_view(s, g); mon = s->ro->vmon; dead = s->ro->vdead; }   /* its own tracking */
   int32_t stride;
   const int64_t *rows = rd_rows(r, MI_DOM_PROCESS, MI_MAX_PROCESSES, &stride);
   *fresh = prepare(q, r, stride);
@@ -548,22 +550,22 @@ static int proc_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int64_t want
         MI_LD(g->procs[k - 1].state) != MI_PS_FREE)
       slot = k - 1;
     else slot = mi_host_proc_slot(s->sys, want);
-    if (slot < 0 || !mi_abit(u->mon, slot)) return MI_E_NO_SUCH_PID;
+    if (slot < 0 || !mi_abit(mon, slot)) return MI_E_NO_SUCH_PID;
     gather(r, q, rows, stride, &slot, 1, buf);
     res->done = 1;
     res->slot = slot;
-    if (mi_abit(u->dead, slot)) mi_bit_set(res->told, slot);
+    if (mi_abit(dead, slot)) mi_bit_set(res->told, slot);
     return 0;
   }
   int more = 0;
   for (int w = 0; w < MI_PROC_WORDS && !more; w++) {
-    uint64_t bits = MI_LD(u->mon[w]), dead = MI_LD(u->dead[w]);
+    uint64_t bits = MI_LD(mon[w]), dw = MI_LD(dead[w]);
     while (bits) {
       int slot = w * 64 + __builtin_ctzll(bits);
       bits &= bits - 1;
       if (res->done == fit) { more = 1; break; }
       res->ents[res->done++] = slot;
-      if (dead >> (slot & 63) & 1) mi_bit_set(res->told, slot);
+      if (dw >> (slot & 63) & 1) mi_bit_set(res->told, slot);
     }
   }
   gather(r, q, rows, stride, res->ents, res->done, buf);
@@ -589,11 +591,12 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
   if (read_failed(sys, busy)) { if (locked) mi_wunlock(sys); return read_failed(sys, busy); }
   settle(q, &r, fresh);
   put_stats(q, stats);
+  if (sys->readonly && s->ro) mi_ro_take(s, res.told);   /* a read-only session forgets them on its own */
   /* after the gather: the deaths this GET reported are forgotten for this user (a change of
    * the table, so in a write section) */
   int any = 0;
   for (int w = 0; w < MI_PROC_WORDS; w++) any |= res.told[w] != 0;
-  if (any && !locked && mi_wlock_bounded(sys) == 0) locked = 1;   /* busy: they are told again next time */
+  if (any && !locked && !sys->readonly && mi_wlock_bounded(sys) == 0) locked = 1;   /* busy: they are told again next time */
   if (any && locked) {
     for (int w = 0; w < MI_PROC_WORDS; w++)
       for (uint64_t b = res.told[w]; b; b &= b - 1) {
@@ -692,6 +695,48 @@ int mi_query_exec_prcsr(mi_query *q, uint8_t *buf, int32_t size, int32_t id, int
   const mi_item_info *pauses = mi_item_fast(ITEM_PAUSES);
   if (!s->u->glob_on || !mi_bit(s->u->glob_en, pauses->index)) return not_enabled(s->sys);
   return exec_records(q, prcsr_run, buf, size, id, count, stats);
+}
+
+/* ---- a read-only session's processes (#27.8) ----
+ * The owner keeps no record of a read-only reader (it never writes the store), so such a session
+ * follows the processes it monitors itself: per slot the birth sequence `born` of the process it
+ * follows there (mi_ro_track). Inside each read it looks at the process table: a followed slot
+ * still holding that birth is read (its death reported once, while the slot stays dead); a live
+ * process born since its last read is taken when it monitors all processes or its selection
+ * takes it; anything else is gone. The result is taken only after the read proved consistent. */
+
+void mi_ro_view(mi_session *s, const mi_seg *g) {
+  mi_ro_track *t = s->ro;
+  const mi_urec *u = s->u;
+  t->vbirths = MI_LD(g->births);
+  memset(t->vmon, 0, sizeof t->vmon);
+  memset(t->vdead, 0, sizeof t->vdead);
+  int hi = MI_LD(g->proc_hi);
+  if (hi < 0 || hi > MI_MAX_PROCESSES) hi = 0;   /* a torn read: read again */
+  for (int slot = 0; slot < hi; slot++) {
+    const mi_proc *p = &g->procs[slot];
+    int st = MI_LD(p->state);
+    uint64_t b = MI_LD(p->born);
+    if (st == MI_PS_FREE) continue;
+    if (!(mi_bit(u->mon, slot) && t->born[slot] == b) &&
+        !(st == MI_PS_ALIVE && b > t->births && (u->proc_all || (u->nsel && mi_sel_birth(u, p)))))
+      continue;
+    mi_bit_set(t->vmon, slot);
+    if (st == MI_PS_DEAD) mi_bit_set(t->vdead, slot);
+    t->vborn[slot] = b;
+  }
+}
+
+void mi_ro_take(mi_session *s, const uint64_t *told) {
+  mi_ro_track *t = s->ro;
+  for (int w = 0; w < MI_PROC_WORDS; w++) s->u->mon[w] = t->vmon[w] & ~told[w];
+  for (int slot = 0; slot < MI_MAX_PROCESSES; slot++) t->born[slot] = mi_bit(s->u->mon, slot) ? t->vborn[slot] : 0;
+  if (t->vbirths > t->births) t->births = t->vbirths;
+}
+
+void mi_ro_follow(mi_session *s, int slot) {
+  mi_bit_set(s->u->mon, slot);
+  s->ro->born[slot] = MI_LD(s->sys->seg->procs[slot].born);
 }
 
 /* ---- read-active (select.c): a GET over the entities a picker chooses ---- */

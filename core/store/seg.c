@@ -349,6 +349,8 @@ void mi_seg_free(mi_system *sys) {
   sys->store_fd = -1;
   if (sys->attached && sys->owner_pidfd >= 0) close(sys->owner_pidfd);
   sys->owner_pidfd = -1;
+  free(sys->ro_blk);
+  sys->ro_blk = NULL;
   sys->seg = NULL;
 }
 
@@ -412,6 +414,77 @@ static int seg_sane(const mi_seg *g, size_t size) {
 
 mi_system *mi_system_attach(const char *path, int *err) { return mi_system_attach_with(path, NULL, err); }
 
+/* The checks of a store file's header before anything is mapped: 0 or the status. */
+static int header_check(int fd, const struct stat *stt, mi_seg_hdr *h, const mi_attach_options *o) {
+  if (!S_ISREG(stt->st_mode)) return MI_E_STORE_NOT_MISH;
+  ssize_t n = pread(fd, h, sizeof *h, 0);
+  if (n < 8 || memcmp(h->magic, MI_SEG_MAGIC, 8) != 0) return MI_E_STORE_NOT_MISH;
+  if (n < (ssize_t)sizeof *h) return MI_E_STORE_TRUNCATED;
+  if (h->version != MI_SEG_VERSION || h->order != MI_SEG_ORDER || h->seg_bytes != sizeof(mi_seg) ||
+      h->rec_bytes != sizeof(mi_urec) || h->proc_bytes != sizeof(mi_proc) || h->blk_bytes != sizeof(mi_host_block))
+    return MI_E_STORE_VERSION;
+  /* another user's file could say anything: only when asked to trust it */
+  if (stt->st_uid != geteuid() && !(o && o->trust)) return MI_E_STORE_FOREIGN;
+  if (h->size < sizeof(mi_seg) || h->size > ((uint64_t)1 << 40) || (uint64_t)stt->st_size != h->size) return MI_E_STORE_TRUNCATED;
+  return 0;
+}
+
+/* Opens the store file at path for an attach (read-only unless o->write) and checks its header
+ * (into *h): the descriptor, or -1 with *err. */
+static int attach_open(const char *path, const mi_attach_options *o, mi_seg_hdr *h, int *err) {
+  *err = MI_E_STORE_OPEN;
+  int fd = open(path, (o && o->write ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat stt;
+  if (fstat(fd, &stt) != 0) { close(fd); return -1; }
+  if ((*err = header_check(fd, &stt, h, o)) != 0) { close(fd); return -1; }
+  return fd;
+}
+
+/* 0 if the store's owner lives — it holds the file's lock, and its pid answers with the start
+ * time and boot recorded — with *pfd a pidfd of it (opened before its start time is checked: so
+ * it names the owner, and later checks of its life are a poll a reused pid cannot fool; -1 if
+ * none); else MI_E_STORE_OWNER_GONE. */
+static int owner_lives(int fd, const mi_seg_hdr *h, int *pfd) {
+  *pfd = h->owner_pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)h->owner_pid, 0) : -1;
+  if (h->closed || flock(fd, LOCK_SH | LOCK_NB) == 0 || !alive(h->owner_pid, h->owner_start, h->boot_id)) {
+    flock(fd, LOCK_UN);
+    if (*pfd >= 0) close(*pfd);
+    *pfd = -1;
+    return MI_E_STORE_OWNER_GONE;
+  }
+  return 0;
+}
+
+/* Checks the tables of a store just mapped as one published state (the owner may be writing):
+ * a check that saw a publish is repeated. 1 sane, 0 damaged, -1 its writer never let one
+ * through (busy). A read-write attach asks writers to hold off after a few tries; a read-only
+ * one never writes the store: it only waits. */
+static int attach_sane(mi_system *sys) {
+  mi_seg *g = sys->seg;
+  int sane = -1;
+  uint64_t req = 0;
+  int64_t until = mono_ms() + 2000;
+  for (int tries = 0; sane < 0 && (tries < 64 || mono_ms() < until); tries++) {
+    if (tries >= 4 && !sys->readonly) { if (req) mi_read_hold(sys, req); req = mi_read_hold(sys, 0); }
+    uint64_t q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
+    if (q & 1) { if (tries > 64) sched_yield(); else cpu_relax(); continue; }
+    int ok = seg_sane(g, sys->map_size);
+    FENCE(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&g->h.seq, __ATOMIC_RELAXED) == q) sane = ok;
+  }
+  if (req) mi_read_hold(sys, req);
+  return sane;
+}
+
+/* A read-only system's writer block: nothing counted, so every inline writer (mi_host_add, a
+ * row handle, ...) finds its counter off and does nothing; NULL if out of memory. */
+static mi_host_block *ro_block(void) {
+  mi_host_block *b = calloc(1, sizeof *b);
+  if (b) for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) b->off[i] = -1;
+  return b;
+}
+
 mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err) {
   int e = 0;
   if (!err) err = &e;
@@ -419,74 +492,34 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
   if (!path) return NULL;
   if (strlen(path) >= MI_PATH_MAX || (o && o->registry && strlen(o->registry) >= MI_PATH_MAX)) { errno = ENAMETOOLONG; return NULL; }
   mi_catalog_init();
-  int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat stt;
   mi_seg_hdr h;
-  if (fstat(fd, &stt) != 0) { close(fd); return NULL; }
-  *err = MI_E_STORE_NOT_MISH;
-  if (!S_ISREG(stt.st_mode)) { close(fd); return NULL; }
-  ssize_t n = pread(fd, &h, sizeof h, 0);
-  if (n < 8 || memcmp(h.magic, MI_SEG_MAGIC, 8) != 0) { close(fd); return NULL; }
-  *err = MI_E_STORE_TRUNCATED;
-  if (n < (ssize_t)sizeof h) { close(fd); return NULL; }
-  *err = MI_E_STORE_VERSION;
-  if (h.version != MI_SEG_VERSION || h.order != MI_SEG_ORDER || h.seg_bytes != sizeof(mi_seg) ||
-      h.rec_bytes != sizeof(mi_urec) || h.proc_bytes != sizeof(mi_proc) || h.blk_bytes != sizeof(mi_host_block)) {
-    close(fd);
-    return NULL;
-  }
-  *err = MI_E_STORE_FOREIGN;   /* another user's file could say anything: only when asked to trust it */
-  if (stt.st_uid != geteuid() && !(o && o->trust)) { close(fd); return NULL; }
-  *err = MI_E_STORE_TRUNCATED;
-  if (h.size < sizeof(mi_seg) || h.size > ((uint64_t)1 << 40) || (uint64_t)stt.st_size != h.size) { close(fd); return NULL; }
-  *err = MI_E_STORE_OWNER_GONE;   /* the owner holds the file's lock while it lives, and its pid answers */
-  /* a pidfd of the owner, opened before its start time is checked: so it names the owner, and
-   * later checks of its life are a poll (a pid reused meanwhile cannot fool it) */
-  int pfd = h.owner_pid > 0 ? (int)syscall(SYS_pidfd_open, (pid_t)h.owner_pid, 0) : -1;
-  if (h.closed || flock(fd, LOCK_SH | LOCK_NB) == 0 || !alive(h.owner_pid, h.owner_start, h.boot_id)) {
-    flock(fd, LOCK_UN);
-    close(fd);
-    if (pfd >= 0) close(pfd);
-    return NULL;
-  }
+  int pfd, fd = attach_open(path, o, &h, err);
+  if (fd < 0) return NULL;
+  if ((*err = owner_lives(fd, &h, &pfd)) != 0) { close(fd); return NULL; }
   *err = MI_E_STORE_OPEN;
+  int ro = !(o && o->write);
   mi_system *sys = calloc(1, sizeof *sys);
-  if (!sys) { close(fd); if (pfd >= 0) close(pfd); return NULL; }
-  void *p = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) { int e2 = errno; close(fd); if (pfd >= 0) close(pfd); free(sys); errno = e2; return NULL; }
+  mi_host_block *rb = sys && ro ? ro_block() : NULL;
+  void *p = sys && (!ro || rb) ? mmap(NULL, h.size, ro ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (p == MAP_FAILED) { int e2 = errno; close(fd); if (pfd >= 0) close(pfd); free(sys); free(rb); errno = e2; return NULL; }
   sys->owner_pidfd = pfd;
   sys->store_fd = fd;
   sys->seg = p;
   sys->map_size = h.size;
   sys->bus_slot = bus_guard(p, h.size);
-  sys->view.blk = &sys->seg->blk;
+  sys->readonly = ro;
+  sys->ro_blk = rb;
+  sys->view.blk = ro ? rb : &sys->seg->blk;
   sys->attached = sys->shared = 1;
   snprintf(sys->share_path, sizeof sys->share_path, "%s", path);
-  mi_seg *g = sys->seg;
-  /* the tables as one published state (the owner may be writing): a check that saw a publish is
-   * repeated; a store whose writer never lets one through is busy */
-  int sane = -1;
-  uint64_t req = 0;
-  int64_t until = mono_ms() + 2000;
-  for (int tries = 0; sane < 0 && (tries < 64 || mono_ms() < until); tries++) {
-    if (tries >= 4) { if (req) mi_read_hold(sys, req); req = mi_read_hold(sys, 0); }   /* writers: hold off */
-    uint64_t q = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
-    if (q & 1) { if (tries > 64) sched_yield(); else cpu_relax(); continue; }
-    int ok = seg_sane(g, h.size);
-    FENCE(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&g->h.seq, __ATOMIC_RELAXED) == q) sane = ok;
-  }
-  if (req) mi_read_hold(sys, req);
+  int sane = attach_sane(sys);
   if (sane != 1 || bus_hit(sys)) {
     *err = sane < 0 ? MI_E_STORE_BUSY : MI_E_STORE_TRUNCATED;
-    bus_unguard(sys->bus_slot);
-    munmap(p, h.size);
-    close(fd);
-    if (pfd >= 0) close(pfd);
+    mi_seg_free(sys);
     free(sys);
     return NULL;
   }
+  mi_seg *g = sys->seg;
   sys->opt.max_users = g->max_users;
   sys->opt.max_cells = g->max_cells;
   sys->opt.max_ldevs = g->max_ldevs;
@@ -497,12 +530,14 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
   sys->opt.registry = sys->registry_path[0] ? sys->registry_path : NULL;
   mi_registry_load(sys);
   sys->next_check_ms = mono_ms() + 200;
-  mi_reclaim_users(sys);   /* records of readers that died without freeing their sessions */
+  if (!ro) mi_reclaim_users(sys);   /* records of readers that died without freeing their sessions */
   *err = 0;
   return sys;
 }
 
 int mi_system_attached(const mi_system *sys) { return sys && sys->attached; }
+
+int mi_system_readonly(const mi_system *sys) { return sys && sys->readonly; }
 
 const char *mi_system_share_path(const mi_system *sys) { return sys && sys->shared ? sys->share_path : NULL; }
 
@@ -595,6 +630,7 @@ static int64_t mono_ns(void) {
 }
 
 uint64_t mi_read_hold(mi_system *sys, uint64_t mine) {
+  if (sys->readonly) return 0;   /* a read-only reader never writes the store: writers never wait on it */
   mi_seg_hdr *h = &sys->seg->h;
   if (!mine) {
     uint64_t t = (uint64_t)mono_ns() | 1;   /* never 0 */
@@ -697,7 +733,8 @@ void mi_wlock(mi_system *sys) {
 /* Copies the global rows into the spare buffer and names it the last copy (in the section, before
  * the publish). */
 static void snap_copy(mi_seg *g) {
-  MI_ST(g->h.snap_want, MI_LD(g->h.snap_want) - 1);
+  uint32_t want = MI_LD(g->h.snap_want);
+  if (want) MI_ST(g->h.snap_want, want - 1);
   uint32_t k = MI_LD(g->snap_idx) + 1;
   mi_snap *b = &g->snap[k & 1];
   const mi_host_lane *ln = &g->blk.lane[MI_DOM_GLOBAL];
@@ -722,7 +759,8 @@ static void snap_copy(mi_seg *g) {
 
 const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k) {
   mi_seg *g = sys->seg;
-  if (MI_LD(g->h.snap_want) < MI_SNAP_KEEP / 2) MI_ST(g->h.snap_want, MI_SNAP_KEEP);   /* keep the copies coming */
+  /* keep the copies coming (a read-only reader reads them while others ask for them) */
+  if (!sys->readonly && MI_LD(g->h.snap_want) < MI_SNAP_KEEP / 2) MI_ST(g->h.snap_want, MI_SNAP_KEEP);
   *k = __atomic_load_n(&g->snap_idx, __ATOMIC_ACQUIRE);
   return &g->snap[*k & 1];
 }
@@ -736,7 +774,9 @@ int mi_snap_valid(mi_system *sys, uint32_t k) {
 void mi_wunlock(mi_system *sys) {
   mi_seg *g = sys->seg;
   if (--g->h.depth > 0) return;
-  if (MI_UNLIKELY(MI_LD(g->h.snap_want))) snap_copy(g);   /* readers read the publish while the next section is open */
+  /* readers read the publish while the next section is open; the owner of a shared store copies at
+   * every publish, since its read-only readers cannot ask (#27.8) */
+  if (MI_UNLIKELY(MI_LD(g->h.snap_want) || (sys->shared && !sys->attached))) snap_copy(g);
   __atomic_store_n(&g->h.seq, MI_LD(g->h.seq) + 1, __ATOMIC_RELEASE);   /* even: published */
   __atomic_store_n(&g->h.lock, 0, __ATOMIC_RELEASE);
   if (MI_UNLIKELY(__atomic_load_n(&g->h.read_req, __ATOMIC_RELAXED)))   /* a reader may sleep on seq: wake it */
@@ -757,6 +797,7 @@ int mi_wlock_bounded(mi_system *sys) {
   if (!sys->shared) { mi_wlock(sys); return 0; }
   int rc = mi_owner_check(sys);
   if (rc) return rc;
+  if (sys->readonly) return MI_E_STORE_READONLY;   /* its mapping cannot be written: never a write section */
   mi_seg *g = sys->seg;
   uint32_t me = my_tid();
   if (__atomic_load_n(&g->h.lock, __ATOMIC_RELAXED) == me) { g->h.depth++; return 0; }
@@ -781,6 +822,14 @@ int mi_wlock_bounded(mi_system *sys) {
     return sys->broken = MI_E_STORE_TRUNCATED;
   }
   return 0;
+}
+
+int mi_user_section(mi_system *sys) {
+  return sys->readonly ? mi_owner_check(sys) : mi_wlock_bounded(sys);
+}
+
+void mi_user_section_end(mi_system *sys) {
+  if (!sys->readonly) mi_wunlock(sys);
 }
 
 int mi_wheld(const mi_system *sys) {
@@ -817,7 +866,34 @@ int mi_read_try(mi_system *sys, uint64_t *q) {
   return mi_wheld(sys) || (sys->attached && mi_owner_check(sys));
 }
 
+/* How long a read-only reader sleeps on seq at a time: it posts no request, so no publish wakes it. */
+#define MI_RO_SLEEP_NS 100000
+
+/* mi_read_wait for a read-only reader: no request (it never writes the store, and a writer never
+ * waits on it); a spin, then a short sleep on seq (FUTEX_WAIT works on a read-only mapping). */
+static int read_wait_ro(mi_system *sys, uint64_t *q) {
+  mi_seg_hdr *h = &sys->seg->h;
+  for (unsigned spins = 0;; spins++) {
+    *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    if (!(*q & 1)) return 1;
+    if (mi_owner_check(sys)) return 1;
+    if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
+    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_RO_SLEEP_NS);
+    *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    return !(*q & 1);
+  }
+}
+
+int mi_read_stalled(mi_system *sys, int64_t k[3]) {
+  int64_t now = mono_ms();
+  int64_t seq = (int64_t)__atomic_load_n(&sys->seg->h.seq, __ATOMIC_RELAXED);
+  if (!k[0] || seq != k[1]) { k[1] = seq; k[2] = now; }
+  if (!k[0]) k[0] = now;
+  return (seq & 1 && now - k[2] >= 60) || now - k[0] >= 2000;
+}
+
 int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req) {
+  if (sys->readonly) { *req = 0; return read_wait_ro(sys, q); }
   mi_seg_hdr *h = &sys->seg->h;
   uint64_t t = (uint64_t)mono_ns() | 1;   /* a new request (never 0), or a renewed one: the writer holds off */
   __atomic_store_n(&h->read_req, t, __ATOMIC_SEQ_CST);

@@ -378,7 +378,10 @@ void mi_host_wr_resolve(mi_host_wr *w) {
 /* The cell of counter c for entity e when c is a counter of this kind, else NULL (the kind
  * table is indexed only once mi_host_cell_ has range-checked c). */
 static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int live_only, int kind) {
-  int64_t *p = mi_host_cell_(sys, c, e, live_only);
+  mi_host_view rv;   /* a read-only system's view counts nothing (no writer writes): a read reads the store */
+  const mi_system *vs = sys;
+  if (sys && sys->readonly && live_only == MI_CELL_READ) { rv.blk = &sys->seg->blk; vs = (const mi_system *)(const void *)&rv; }
+  int64_t *p = mi_host_cell_(vs, c, e, live_only);
   return p && sys->ckind[c.id] == kind ? p : NULL;
 }
 

@@ -205,7 +205,10 @@ static int64_t *cells_of(mi_system *sys, mi_udef u, int entity, int live_only, c
   const mi_udef_info *ui = &sys->udef_info[k];
   if (ui->handle.c.id != u.c.id) return NULL;
   *info = ui;
-  return mi_host_cell_(sys, u.c, entity, live_only);
+  mi_host_view rv;   /* a read-only system's view counts nothing (no writer writes): a read reads the store */
+  const mi_system *vs = sys;
+  if (sys->readonly && !live_only) { rv.blk = &sys->seg->blk; vs = (const mi_system *)(const void *)&rv; }
+  return mi_host_cell_(vs, u.c, entity, live_only);
 }
 
 void mi_udef_set(mi_system *sys, mi_udef u, int entity, int64_t level) {

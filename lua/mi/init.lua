@@ -348,7 +348,9 @@ end
 function M.workload_fields() return core.workload_fields() end
 
 -- Creates a simulated system: {workload = name|file|table, <any workload field>, realtime = false,
--- share = PATH (the store lives in that file; other processes mi.attach it)}.
+-- share = PATH (the store lives in that file; other processes mi.attach it), collect = "all" or
+-- "global,process,io" (with share: every counter of those domains is collected for readers that
+-- attach read-only; default none: they read what this process turns on)}.
 function M.system(opts)
   if opts == nil or opts == "default" then return core.system(opts) end
   if type(opts) ~= "table" then
@@ -363,18 +365,26 @@ function M.system(opts)
     flat.workload = nil
   end
   for k, v in pairs(opts) do if not (k == "workload" and flat.name) then flat[k] = v end end
+  flat.collect = nil
   local ok, sys = pcall(core.system, flat)
   if not ok then error(sys, 2) end
+  if opts.collect ~= nil then
+    local ok2, e = pcall(core.collect, sys, opts.collect)
+    if not ok2 then error(e, 2) end
+  end
   return sys
 end
 
 -- Attaches to the store another process shares at path (mi.system{share = path}, mish --share,
 -- examples/embed --share): a system to open sessions on, mi.open{system = mi.attach(path)}.
--- opts: {trust = true} accepts a store file owned by another user (refused by default).
+-- opts: {trust = true} accepts a store file owned by another user (refused by default);
+-- {write = true} attaches read-write (#27.8): without it the attach is read-only (the file needs
+-- only read permission and nothing here writes it), an ON takes only what the store collects and
+-- AIFSCPUT and user-defined counters are refused.
 function M.attach(path, opts)
   if type(path) ~= "string" then error("bad argument #1 to 'attach' (path expected, got " .. type(path) .. ")", 2) end
   if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'attach' (table of options expected, got " .. type(opts) .. ")", 2) end
-  local ok, sys = pcall(core.attach, path, opts and opts.trust and true or false)
+  local ok, sys = pcall(core.attach, path, opts and opts.trust and true or false, opts and opts.write and true or false)
   if not ok then error(sys, 2) end
   return sys
 end
@@ -422,16 +432,18 @@ function M.open_system(spec, opts, level)
 end
 
 -- Builds the system a program's options describe ({system = spec, any source's option by name
--- (workload =, cpus =, proc = host root, from =, to =, speed =), share = PATH to publish it in;
--- replay = FILE for system replay:FILE; or attach = PATH: the store another process shares}) once
+-- (workload =, cpus =, proc = host root, from =, to =, speed =), share = PATH to publish it in,
+-- collect = what it collects for its read-only readers; replay = FILE for system replay:FILE; or
+-- attach = PATH: the store another process shares, read-only, or attach_rw = PATH: read-write}) once
 -- and installs it as THE default, so mi.default_system(), mi.open(), the literal
 -- layer and core.system("default") all measure it. Returns it.
 function M.set_default(o)
   arg_check(o == nil or type(o) == "table", 1, "set_default", "options table or nil", o)
   o = o or {}
-  if o.attach ~= nil then   -- mish --attach PATH: the system another process shares is the default
+  if o.attach ~= nil or o.attach_rw ~= nil then   -- mish --attach[-rw] PATH: the system another process shares
     if o.share ~= nil then error("--share publishes this shell's system, --attach measures another's: not both", 0) end
-    local ok, sys = pcall(M.attach, o.attach)
+    if o.attach ~= nil and o.attach_rw ~= nil then error("--attach and --attach-rw: not both", 0) end
+    local ok, sys = pcall(M.attach, o.attach or o.attach_rw, { write = o.attach_rw ~= nil })
     if not ok then error(sys, 0) end
     core.set_default(sys)
     return sys
@@ -455,6 +467,11 @@ function M.set_default(o)
     core.set_default(sys)
     M.replay_drive(sys, o.speed)
     return sys
+  end
+  if o.collect ~= nil then   -- mish --share PATH --collect WHAT (#27.8)
+    if o.share == nil then error("--collect collects for the readers of --share PATH: it needs --share", 0) end
+    local okc, e = pcall(core.collect, sys, o.collect)
+    if not okc then error(e, 0) end
   end
   core.set_default(sys)
   return sys

@@ -35,7 +35,7 @@ local DOCS = {
   ["s:records"] = "s:records(domain [, items, opts]) -> the same as s:get (a list of records)",
   ["s:query"] = "s:query(domain, {item numbers}, mapping) -> q, a prepared read kept per list: q:get([sel [, uid [, quiet [, into [, columns]]]]]) -> overall, statuses (nil with quiet when all 0), data",
   ["s:close"] = "s:close(): ends the session; everything it enabled is turned off",
-  ["mi.attach"] = "mi.attach(path) -> the system another process shares at path (mish --share, mi.system{share=}); mi.open{system = mi.attach(p)}",
+  ["mi.attach"] = "mi.attach(path [, {write = true, trust = true}]) -> the system another process shares at path (mish --share, mi.system{share=}), read-only unless write; mi.open{system = mi.attach(p)}",
   ["mi.open_system"] = "mi.open_system('sim'|'sim:WORKLOAD'|'host'|'host:/proc-root'|'replay:PATH' [, {<any source's option: workload=, cpus=, proc=, from=, to=, speed=>, age_ms=, virtual=, share=}]) -> a system",
   ["mi.set_default"] = "mi.set_default{system=, <any source's option>, replay=, share=, attach=} -> the system mi.open() and mi.default_system() then measure",
   ["mi.clock"] = "mi.clock() -> milliseconds of a monotonic clock (the recorded time when replaying)",

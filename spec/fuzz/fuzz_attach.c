@@ -1,5 +1,7 @@
 /* fuzz_attach.c — an attached store file (#7): the input patches a store written by a real
- * owner and the harness attaches to it (mi_system_attach) and reads it through every AIF.
+ * owner and the harness attaches to it (mi_system_attach: read-only, #27.8; read-write when the
+ * input's flag byte has bit 2, so both modes' ONs, OFFs and reads meet damaged tables) and reads
+ * it through every AIF.
  * At start the harness makes a shared system in its private directory (small limits: max_cells
  * 4096, 16 processes) and gives it state: CPUs, devices, processes with names and counters, a
  * user-defined counter, a registry, a session with global, process and I/O items on. It stays
@@ -147,9 +149,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+static uint8_t in_flags;   /* the input's flag byte: bit 0 cut/grow the file, bit 2 attach read-write */
+
 /* Applies the input's patches to in_map; returns the file size the input asks for. */
 static size_t patch(fz_in *in) {
-  uint8_t flags = fz_u8(in);
+  uint8_t flags = in_flags = fz_u8(in);
   int npatch = fz_u8(in) % 24;
   for (int k = 0; k < npatch && in->n; k++) {
     const region *r = &regions[fz_u8(in) % nregions];
@@ -340,7 +344,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t want = patch(&in);
   const char *path = want == tmpl_size ? in_path : write_cut(want);
   int err = 12345;
-  mi_system *sys = mi_system_attach_with(path, &(mi_attach_options){.registry = reg_path}, &err);
+  int rw = in_flags >> 2 & 1;
+  mi_system *sys = mi_system_attach_with(path, &(mi_attach_options){.registry = reg_path, .write = rw}, &err);
   FZ_TRACE("attach: %s, err %d\n", sys ? "attached" : "refused", err);
   if (!sys) {
     FZ_CHECK(err != 0 && mi_status_name(err) != NULL && err <= -32001 && err >= -32099,
@@ -349,6 +354,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   FZ_CHECK(err == 0, "an attach that worked set err %d", err);
   FZ_CHECK(mi_system_attached(sys), "mi_system_attached is 0 for an attached system");
+  FZ_CHECK(mi_system_readonly(sys) == !rw, "mi_system_readonly is %d for a %s attach", mi_system_readonly(sys), rw ? "read-write" : "read-only");
   mi_session *s = mi_session_new(sys);
   FZ_CHECK(s != NULL, "no session");
   mi_session_set_priv(s, 1);

@@ -29,7 +29,7 @@ try:
     ready = owner.stdout.readline().strip()
     check("the program installed its counters in the shared store", ready == "ready", ready + owner.stderr.read(300) if ready != "ready" else "")
     if ready != "ready": sys.exit(1)
-    srv = subprocess.Popen([MISH, "--attach", share, "--serve", "127.0.0.1:0", "--min-interval", "0"],
+    srv = subprocess.Popen([MISH, "--attach-rw", share, "--serve", "127.0.0.1:0", "--min-interval", "0"],
                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     procs.append(srv)
     line = srv.stderr.readline()
