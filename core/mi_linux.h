@@ -44,7 +44,8 @@ typedef struct mi_linux_health {
   int64_t self_cpu_ns;   /* CPU time of the whole program so far (every thread), when copied */
   /* tasks born and gone between two readings of the process table (never seen): /proc/stat's
    * fork count (which counts threads too) less the processes seen born and the threads added
-   * to the live ones, since the table was first read; an upper bound of the processes lost */
+   * to the live ones, since the table was first read; an upper bound of the processes lost.
+   * -1 until measured: no two readings of the table had a fork count (no "processes" line) */
   int64_t short_lived;
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */

@@ -561,7 +561,7 @@ static int sys_info(lua_State *L) {
     lua_pushnumber(L, hh.last_cpu_ns / 1e9); lua_setfield(L, -2, "last_cpu_s");
     lua_pushnumber(L, hh.self_cpu_ns / 1e9); lua_setfield(L, -2, "self_cpu_s");
     lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
-    lua_pushinteger(L, hh.short_lived); lua_setfield(L, -2, "short_lived");
+    if (hh.short_lived >= 0) { lua_pushinteger(L, hh.short_lived); lua_setfield(L, -2, "short_lived"); }   /* nil: not measured */
     lua_pushinteger(L, hh.incomplete); lua_setfield(L, -2, "incomplete");
     lua_pushinteger(L, hh.failed_reads); lua_setfield(L, -2, "failed_reads");
     lua_pushinteger(L, hh.malformed); lua_setfield(L, -2, "malformed");

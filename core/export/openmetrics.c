@@ -1116,7 +1116,8 @@ static void format_self(mi_export *x, int om) {
   if (mi_linux_health_get(x->sys, &hh) == 0) {
     self_metric(x, om, "host_files_read", "files of the proc root the host source read, all refreshes", 1, hh.files_read);
     self_metric(x, om, "host_refresh_files", "files of the proc root the host source's latest refresh read", 0, hh.last_files);
-    self_metric(x, om, "host_short_lived", "tasks born and gone between two readings of the process table, never seen (forks less births seen)", 1, hh.short_lived);
+    if (hh.short_lived >= 0)   /* not measured yet: no sample */
+      self_metric(x, om, "host_short_lived", "tasks born and gone between two readings of the process table, never seen (forks less births seen)", 1, hh.short_lived);
     self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
     self_seconds(x, om, "cpu_seconds", "CPU time of the program measuring the host (every thread)", hh.self_cpu_ns);
   }

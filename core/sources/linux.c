@@ -890,10 +890,11 @@ static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, i
   if (!first && h->scan_forks != UINT64_MAX && h->s.forks != UINT64_MAX && h->s.forks >= h->scan_forks) {
     h->forks_sum = sum_sat(h->forks_sum, h->s.forks - h->scan_forks);
     h->born_sum = sum_sat(h->born_sum, h->born_scan);
+    h->forks_measured = 1;
   }
   h->scan_forks = h->s.forks;
   h->born_scan = 0;
-  h->health.short_lived = h->forks_sum > h->born_sum ? (int64_t)(h->forks_sum - h->born_sum) : 0;
+  h->health.short_lived = !h->forks_measured ? -1 : h->forks_sum > h->born_sum ? (int64_t)(h->forks_sum - h->born_sum) : 0;
   return seen;
 }
 
@@ -1010,6 +1011,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   if (!sys) return -1;
   host *h = calloc(1, sizeof *h);
   if (!h) return -1;
+  h->health.short_lived = -1;   /* not measured until two readings of the table had fork counts */
   snprintf(h->root, sizeof h->root, "%s", proc_root ? proc_root : "/proc");
   h->sysdb = strcmp(h->root, "/proc") == 0;
   h->rootfd = -1;

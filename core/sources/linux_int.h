@@ -158,6 +158,7 @@ typedef struct host {
   /* short-lived tasks (mi_linux_health.short_lived): /proc/stat's fork count at the last scan of
    * the table, the forks and the tasks seen born (processes, threads added) counted since */
   uint64_t scan_forks, forks_sum, born_sum, born_scan;
+  int forks_measured;           /* an interval between two table readings had fork counts at both ends */
   hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
 
