@@ -74,7 +74,7 @@ FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(
 
 .PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 # the Lua modules, and their bytecode (mish loads a module's .luac when it is as new as its .lua)
-LUA_MODS = $(addprefix lua/mi/,init.lua shell.lua cli.lua recording.lua)
+LUA_MODS = $(addprefix lua/mi/,init.lua analysis.lua calls.lua records.lua shell.lua cli.lua recording.lua)
 LUA_BC   = $(LUA_MODS:.lua=.luac)
 
 all: core/libmi.a core/libmi.so spec/test_core examples/testmiaif1 examples/testmiaif2 examples/embed lua/mi/core.so lua/mish $(LUA_BC)
