@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 /* Overall and item status: all == 0 is success; info holds the code, subsys 516.
- * st.info and st.s.info are the same halfword (both names kept; decision 1 in core/README.md). */
+ * st.info and st.s.info are the same halfword (both names kept; decision 1 in core/DECISIONS.md). */
 typedef union status_type {
   int32_t all;
 #ifdef MI_ANON_STRUCT_
@@ -168,7 +168,7 @@ typedef struct mi_attach_options {
   int write;             /* 1: attach read-write (the file opened O_RDWR and mapped writable): ONs of
                           * items nobody collects, AIFSCPUT, user-defined counters. 0 (the default):
                           * read-only (O_RDONLY, PROT_READ): the reader never writes the store; see
-                          * core/README.md "Attaching" (#27.8) */
+                          * core/STORE.md "Attaching" (#27.8) */
 } mi_attach_options;
 /* mi_system_attach with options (NULL = none). */
 MI_API mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err);

@@ -7,7 +7,7 @@
  * (mi_query.h), so it works on any system:
  * a sim, the host, an attached store, a replayed recording. A scrape reads the store once;
  * formatting writes the last scrape as OpenMetrics 1.0.0 or Prometheus text 0.0.4 into one
- * growing buffer. The naming rules are in core/README.md ("The exporter"). Not thread-safe:
+ * growing buffer. The naming rules are in core/DECISIONS.md ("The exporter"). Not thread-safe:
  * one thread scrapes and formats an exporter at a time. */
 #ifndef MI_EXPORT_H
 #define MI_EXPORT_H
@@ -51,7 +51,7 @@ MI_API void mi_export_forget_session(mi_export *x);
 /* Reads the system once (runs the source's refresh): the values the next format writes. 0, or
  * the failing GET's status (e.g. MI_E_STORE_OWNER_GONE); the last good scrape is kept. When
  * user-defined counters were installed since the last plan, plans again first (its counters
- * restart; see core/README.md, "The exporter"). */
+ * restart; see core/DECISIONS.md, "The exporter"). */
 MI_API int mi_export_scrape(mi_export *x);
 /* Formats the last scrape (scraping first if there was none) as fmt (MI_EXPORT_TEXT or
  * _OPENMETRICS); returns the text, valid until the next call on x, with its length in *len
@@ -85,7 +85,7 @@ typedef struct mi_serve_options {
 
 /* Serves GET /metrics (and / with a link) over HTTP/1.1 for exporter x until *o->stop: one
  * thread, poll(), keep-alive, concurrent clients, each request head with a deadline, one response
- * queued per connection (limits: core/README.md, "The server"). 0 on a clean
+ * queued per connection (limits: core/DECISIONS.md, "The server"). 0 on a clean
  * stop, -1 with the reason in err if it cannot listen. */
 MI_API int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen);
 /* Checks the form of a listen address "[HOST:]PORT" (PORT 0-65535, HOST a name or address,

@@ -144,7 +144,7 @@ MI_API mi_ctr mi_host_counter_named(const char *name, int domain);
 MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
 
 /* The counter store as the inline writer below reads it: the writer block of the system's
- * segment (see core/README.md, "The segment"). The core keeps it up to date as users enable
+ * segment (see core/STORE.md, "The segment"). The core keeps it up to date as users enable
  * counters; sources must not write it. A system begins with its view (an ABI promise of this
  * header), so the writer reaches the block with one load. It is here for the inline writers
  * only: a source writes through them (mi_host_add, mi_host_wadd, a row handle), never by

@@ -1,7 +1,7 @@
 /* mi_linux.h — the live Linux host as a measured system: a source that reads the kernel's
  * accounting from /proc and plays the operating system for the core through mi_host.h.
  * For: programs that measure the live Linux host and want its mapping and reading health.
- * The mapping from kernel figures to catalog items is in core/README.md ("The host
+ * The mapping from kernel figures to catalog items is in core/SOURCES.md ("The host
  * source") and, item by item, in core/catalog/COVERAGE-host.md. Each process gets an MPE
  * identity at its birth (program FILE.GROUP.ACCOUNT from its executable, user USER.GROUP.ACCOUNT
  * from its real UID and GID, its session as job/session, a process type); for a proc root
@@ -67,7 +67,7 @@ typedef struct mi_linux_cpu {
  * in order: processor k is out[k]) into out; returns how many processors there are (at most
  * 1024), -1 if sys is not the host. */
 MI_API int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max);
-/* mish's own limits when it runs in a container (cgroup v2; core/README.md, "Containers"). */
+/* mish's own limits when it runs in a container (cgroup v2; core/SOURCES.md, "Containers"). */
 typedef struct mi_linux_limits {
   int cpus;                /* CPUs it may use at once: its cpuset's (all without one), at most cpu.max rounded up */
   int cpuset;              /* CPUs of its cpuset (cpuset.cpus.effective), or of /proc/stat without one */

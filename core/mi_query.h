@@ -1,7 +1,7 @@
 /* mi_query.h — door 2: a prepared read. A query is a domain, an item list and a mapping
  * resolved once into a gather plan (per item: cell offset, buffer size, kind, time flag,
  * fold, status; the record size). Running it gathers records into a buffer in the manual's
- * format (core/README.md decision 11) with the statuses the matching GET gives, under the
+ * format (core/DECISIONS.md decision 11) with the statuses the matching GET gives, under the
  * segment's seqlock; the plan is re-resolved only when the store layout, the mapping in use
  * or an enable set changed (one generation compare otherwise: no allocation, no search, no
  * lock). The four GETs of mi.h

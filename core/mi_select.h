@@ -7,7 +7,7 @@
  * for the selection, evaluated again for every process born later; MIIOONSEL for LDEVs.
  * MIREADACTIVE returns the records of the active entities a caller measures that match a
  * selection, in modes EXACT, LIST and CHANGED, resumable through an opaque context
- * (core/README.md, "Selection and read-active"). */
+ * (core/STORE.md, "Selection and read-active"). */
 #ifndef MI_SELECT_H
 #define MI_SELECT_H
 

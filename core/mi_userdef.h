@@ -4,7 +4,7 @@
  * counters get item numbers MI_UDEF_FIRST.. (a range the manual does not use), appear in the
  * system's catalog (mi_udef_at, mi_sys_item) and are read by MIGLOBGET (global counters) or
  * MIPROCGET (per-process counters) once a user enabled them with MIGLOBON/MIPROCON, like
- * built-in items. See core/README.md, "User-defined counters".
+ * built-in items. See core/STORE.md, "User-defined counters".
  * For: programs that install and bump counters of their own beside the manual's items. */
 #ifndef MI_USERDEF_H
 #define MI_USERDEF_H

@@ -82,7 +82,7 @@ static int push_on(lua_State *L, status_type st, const int32_t *stats, int n, in
 
 
 /* Resolves the buffer slots of a GET's items in domain d at a mapping exactly as the core's
- * GETs do (core/README.md decision 11): an unknown item, an item of another domain and a
+ * GETs do (core/DECISIONS.md decision 11): an unknown item, an item of another domain and a
  * pseudo item in the global domain keep a 4-byte zero slot (it NULL). Returns the record size. */
 static size_t plan_slots(mi_system *sys, const int32_t *nums, int n, int d, int mapping, slot *sl) {
   size_t rec = 0;

@@ -66,7 +66,7 @@ if opts.host_map then
     "3038 SERIAL_NUMBER from /etc/machine-id, 3039 MEMORY_SIZE from MemTotal (or a lower cgroup memory.max),\n" ..
     "3046 COLD_LOAD_ID from " ..
     "/proc/sys/kernel/random/boot_id.\n" ..
-    "\nProcess identity (#14.4), read once at a process's birth; rules in core/README.md, \"The host source\".\n" ..
+    "\nProcess identity (#14.4), read once at a process's birth; rules in core/SOURCES.md, \"The host source\".\n" ..
     "Names are MPE's: 8 characters, upper case, `_` for a dot or blank.\n\n" ..
     "| item | name | from |\n|---:|---|---|\n" ..
     "| 20003 | user_name | USER: name of the real UID (status Uid); GROUP and ACCOUNT: name of the real GID (status Gid); " ..

@@ -1,5 +1,5 @@
 -- host_ident_spec.lua: the MPE identity the host source gives Linux processes (#14.4; rules in
--- core/README.md, "The host source"): selections by program, user, job/session and type on a
+-- core/SOURCES.md, "The host source"): selections by program, user, job/session and type on a
 -- fixture tree (base/proc beside base/etc), and on this machine.
 local mi = require("mi")
 

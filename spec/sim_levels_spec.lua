@@ -127,7 +127,7 @@ describe("a simulated total never goes down", function()
   end
 end)
 
--- The model's own sizes for what the manual leaves open (core/README.md, "The simulated
+-- The model's own sizes for what the manual leaves open (core/SOURCES.md, "The simulated
 -- system"): the LRU list of closed files holds at most 1,000 entries, a hash chain found by a
 -- collision is 2 to 17 deep, and the pages swap-ins bring in stay within the live processes'
 -- non-resident pages (at most 48 of a process).

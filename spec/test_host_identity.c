@@ -2,7 +2,7 @@
  * (#included there: one program, its helpers and statics shared; included in order of definition).
  * */
 
-/* ---- #14.4 the host's MPE identity of Linux processes (core/README.md, "The host source") ---- */
+/* ---- #14.4 the host's MPE identity of Linux processes (core/SOURCES.md, "The host source") ---- */
 
 /* One process of the identity fixture and what the host must make of it. */
 typedef struct ident_proc {

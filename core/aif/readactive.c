@@ -1,6 +1,6 @@
 /* readactive.c — the AIFs built on selection: MIPROCONSEL and MIIOONSEL (an ON for the entities
  * a descriptor list selects) and read-active (EXACT, LIST, CHANGED with a resumable context);
- * see mi_select.h and core/README.md "Selection and read-active". Read-active is a prepared
+ * see mi_select.h and core/STORE.md "Selection and read-active". Read-active is a prepared
  * query (query.c) over the entities a picker chooses inside the seqlock read: processes in
  * birth order (mi_proc.born, a sequence that only grows), LDEVs by number. */
 #include <ctype.h>
@@ -111,7 +111,7 @@ void MIIOONSEL(status_type *st, int32_t *nums, int32_t *stats, int32_t *mapping,
 /* A caller's read-active state: its query (rebound when the list changes), the picker's
  * scratch, and for CHANGED the birth and record hash each entity had at its last read, the
  * epoch of that read and a copy of the record then, so a record whose row nobody wrote since
- * is copied, not gathered (see "Read-active" in core/README.md). */
+ * is copied, not gathered (see "Selection and read-active" in core/STORE.md). */
 struct mi_ra {
   mi_query q;
   void *mem;

@@ -4,7 +4,7 @@
  * hostile client never holds up another. GET/HEAD /metrics answers with the exposition in the
  * negotiated format; the system is re-read at most every min_interval_ms and both formats are
  * kept for that scrape, shared by the connections sending them. Why not
- * libmicrohttpd: core/README.md ("The exporter"). */
+ * libmicrohttpd: core/DECISIONS.md ("The exporter"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>

@@ -66,7 +66,7 @@ static const struct { int32_t item; const char *figure; } map[NROLE] = {
 
 static const char *const io_key[NIO] = {"syscr", "syscw", "read_bytes", "write_bytes"};
 
-/* ---- identity (core/README.md, "The host source": MPE names of a Linux process) ---- */
+/* ---- identity (core/SOURCES.md, "The host source": MPE names of a Linux process) ---- */
 
 /* The MPE form of the name src[0..n): its first 8 characters, upper case, '_' for a dot or a
  * blank (a dot separates name parts), '?' for anything else that is not printable ASCII. */
@@ -362,7 +362,7 @@ static void reidentify(mi_system *sys, host *h, int slot, int64_t pid, char *rel
 static int js_of_name(const char *s, size_t n) { return (int)(mi_host_hash(MI_HOST_HASH0, s, n) % 16383) + 1; }
 
 /* What a process's cgroup v2 path (/proc/[pid]/cgroup, its "0::" line) says of its MPE
- * identity (core/README.md, "The host's processes"), from the deepest component up: a systemd
+ * identity (core/SOURCES.md, "The host's processes"), from the deepest component up: a systemd
  * service unit ("nginx.service"; a timer runs its service) is a job (*js_type 2, *js_num from
  * the unit's name); a user session scope ("session-3.scope") is that session (1, its number);
  * a container ("docker-ID.scope", "libpod-ID.scope", "cri-containerd-ID.scope", "crio-ID.scope",
@@ -412,7 +412,7 @@ static int cgroup_identity(host *h, char *rel, int len, int *js_type, int *js_nu
   return 0;
 }
 
-/* The MPE identity of a new process (core/README.md, "The host source") from its stat (comm,
+/* The MPE identity of a new process (core/SOURCES.md, "The host source") from its stat (comm,
  * f), its status, its exe (or argv[0], or comm), the user database and the shells; creates it.
  * Returns its slot, -2 if the process is gone, -1 when the birth must wait (a read failed:
  * noted), -3 when the table is full.

@@ -5,7 +5,7 @@
 #include "linux_int.h"
 
 /* The items linux_sys.c adds, by role (linux_int.h), and the kernel figure behind each; the
- * reasons and the peers' names for the same figures are in core/README.md ("The host's
+ * reasons and the peers' names for the same figures are in core/SOURCES.md ("The host's
  * system-wide figures"). */
 static const struct { int32_t item; const char *figure; } sysmap[NSROLE] = {
   [S_ARRIVE] = {21091, "/proc/schedstat cpuN ttwu_count summed + /proc/stat processes (forks)"},
@@ -196,7 +196,7 @@ static ssize_t cg_file(host *h, const char *dir, const char *name) {
 /* mish's own cgroup v2 (the "0::" line of <root>/self/cgroup) under the cgroup root
  * (/sys/fs/cgroup for the root /proc, <root>/../sys/fs/cgroup for a fixture): the lowest
  * memory.max on its path and its cpuset.cpus.effective become the memory size and the
- * processors (core/README.md, "The host's system-wide figures"). No cgroup v2, no file or
+ * processors (core/SOURCES.md, "The host's system-wide figures"). No cgroup v2, no file or
  * "max": no limit. A changed cpuset starts the processors from new baselines. */
 static void read_cgroup(host *h) {
   hsys *s = &h->s;
@@ -315,7 +315,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
         memcpy(all, v, sizeof all);
       } else {
         /* processors 0-7 are CPUs 0-7; CPUs 8 and up are in the global figures only (the
-         * "cpu" line), never folded onto another processor (core/README.md) */
+         * "cpu" line), never folded onto another processor (core/SOURCES.md) */
         int c = proc_of(h, idx), a = all_of(h, idx);
         if (c >= 0) {
           memcpy(sum[c], v, sizeof sum[c]);

@@ -1,5 +1,5 @@
 /* select.c — entity selection: descriptors with wildcards, include and exclude (mi_select.h,
- * core/README.md "Selection and read-active"). It lives in the store because the descriptors of
+ * core/STORE.md "Selection and read-active"). It lives in the store because the descriptors of
  * MIPROCONSEL live in the caller's MI-user record in the segment, so the writer that creates a
  * process (this process or the owner of a shared store) evaluates them at every birth
  * (mi_sel_birth). The AIFs built on it (MIPROCONSEL, MIIOONSEL, MIREADACTIVE) are in

@@ -653,7 +653,7 @@ function Session:query(domain, nums, map)
   return q
 end
 
--- The host's processors past the MI's 8 (core/README.md, "Processors beyond 8"): appends to a
+-- The host's processors past the MI's 8 (core/SOURCES.md, "Processors beyond 8"): appends to a
 -- processor GET's data (records, or opts.columns' columns) one record per processor from 8 on
 -- (only processor sel when sel >= 0) with the items nums, counted since this session's ON of
 -- 21164 (sys:host_cpus()); items the host does not drive read 0. Returns data.
@@ -906,13 +906,15 @@ end
 -- Returns the per-process, per-device or per-CPU records of a domain as a list (alias of get).
 function Session:records(domain, items, opts) return self:get(domain, items, opts) end
 
--- The rest of the facade lives in modules that install themselves into M with these private
+-- The rest of the facade lives in modules that add to M with these private
 -- helpers (#28.5): mi.analysis (delta, rate, pct, label, sample, sleep, clock), mi.calls (the
 -- literal layer, M.literal) and mi.records (OpenMetrics, recorders, replays, recording health).
 local P = { BY_NAME = BY_NAME, BY_NUM = BY_NUM, READ_AT = READ_AT, Session = Session, arg_check = arg_check,
   bad_self = bad_self, core = core, opt_check = opt_check, source_options = source_options }
-require("mi.analysis")(M, P)
-require("mi.calls")(M, P)
-require("mi.records")(M, P)
+package.loaded["mi._facade"] = { M = M, P = P }
+require("mi.analysis")
+require("mi.calls")
+require("mi.records")
+package.loaded["mi._facade"] = nil
 
 return M

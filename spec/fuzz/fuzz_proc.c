@@ -120,7 +120,7 @@ static void mpe16(char out[16], const char *s, size_t n) {
   }
 }
 
-/* The identity the reader must give p at its birth (core/README.md, "The host source"). */
+/* The identity the reader must give p at its birth (core/SOURCES.md, "The host source"). */
 static void shadow_ident(const tree *t, fproc *p) {
   char exe[128];
   memset(p->prog48, ' ', 48);
@@ -301,7 +301,7 @@ static uint64_t gen_num(fz_in *in) {
 }
 /* 1 if the reader takes the cpu lines of this stat: well-formed, every figure of the cpu
  * line and of the cpuN lines it reads (N >= 0) at most 2^63-1, N below 65536, btime below
- * 10^12 and procs_running/blocked not negative (core/README.md, host source: otherwise every
+ * 10^12 and procs_running/blocked not negative (core/SOURCES.md, host source: otherwise every
  * cpu line of the reading is rejected). */
 static int stat_read(const tree *t) {
   if (t->stat_kind != WELL || t->btime < 0 || t->btime >= 1000000000000ll || t->running < 0 || t->blocked < 0) return 0;
@@ -315,7 +315,7 @@ static int stat_read(const tree *t) {
   }
   return 1;
 }
-/* 1 if the reader takes this meminfo: well-formed and both figures at most 2^63-1 (core/README.md,
+/* 1 if the reader takes this meminfo: well-formed and both figures at most 2^63-1 (core/SOURCES.md,
  * host source: a bigger number makes the file malformed, and the last reading's values stay). */
 static int mem_read(const tree *t) {
   return t->mem_kind == WELL && t->memtotal <= (uint64_t)INT64_MAX && t->memfree <= (uint64_t)INT64_MAX;
@@ -472,7 +472,7 @@ static void shadow_read(world *w, int first) {
   for (int i = 0; i < NP; i++) {
     fproc *p = &t->p[i];
     if (!p->pid) continue;
-    /* a directory name over INT32_MAX is not a pid to the reader (core/README.md, host source) */
+    /* a directory name over INT32_MAX is not a pid to the reader (core/SOURCES.md, host source) */
     /* a figure of the stat over INT64_MAX makes it malformed to the reader, as a global one */
     int well = p->kind == WELL && p->utime <= (uint64_t)INT64_MAX && p->stime <= (uint64_t)INT64_MAX &&
                p->majflt <= (uint64_t)INT64_MAX && p->starttime <= (uint64_t)INT64_MAX;
@@ -492,7 +492,7 @@ static void shadow_read(world *w, int first) {
     if (!p->present) p->tainted = 1;
     p->stable = !p->tainted;
     if (!seen) continue;
-    if (strcmp(p->comm, p->ident_comm)) {   /* a new comm: an exec, its program read again (core/README.md) */
+    if (strcmp(p->comm, p->ident_comm)) {   /* a new comm: an exec, its program read again (core/SOURCES.md) */
       shadow_ident(t, p);
       memcpy(p->ident_comm, p->comm, sizeof p->comm);
     }
@@ -698,7 +698,7 @@ static void op_get(world *w, fz_in *in, int domain) {
 }
 
 /* AIFSCGET of the memory size: MemTotal / 2 after a reading of a well-formed meminfo, held at
- * 2^31-1 pages when that does not fit the 32-bit item (core/README.md, host source). */
+ * 2^31-1 pages when that does not fit the 32-bit item (core/SOURCES.md, host source). */
 static void op_config(world *w) {
   int32_t nums[2] = {3039, 0}, stats[1], v = 0;
   void *items[1] = {&v};

@@ -25,7 +25,7 @@ static int32_t lenient(const char *line) {
   return end != line && v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
 }
 /* The ID of a line of at most 80 characters that is only blanks, 1-10 digits and blanks
- * (core/README.md decision 4: a longer line is a bad line whatever it holds); 0 if not such a line. */
+ * (core/DECISIONS.md decision 4: a longer line is a bad line whatever it holds); 0 if not such a line. */
 static int32_t strict(const char *line, size_t len) {
   size_t i = 0;
   if (len > 80) return 0;
