@@ -63,6 +63,13 @@ function H.run(cmd)
   local ok = f:close()
   return out, ok
 end
+-- Returns the whole text of the file at path (an error if it cannot be read).
+function H.read_file(path)
+  local f = assert(io.open(path))
+  local s = f:read("a")
+  f:close()
+  return s
+end
 -- Writes text to the file rel under root, creating its directory (fixture /proc trees).
 function H.put_file(root, rel, text)
   local dir = (root .. "/" .. rel):match("^(.*)/[^/]+$")

@@ -64,19 +64,8 @@ local function violations(t)
   return bad
 end
 
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function lines_of(cmd)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  return out
-end
+local read = H.read_file
+local function lines_of(cmd) return (H.run(cmd)) end   -- a command's output
 
 -- The real tables of this tree: every core object file's symbols, every core file's includes.
 local function tables()

@@ -18,12 +18,7 @@ local FILE_EXCEPTIONS = {
 local FUNCTION_EXCEPTIONS = {
 }
 
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = H.read_file
 
 local function lines_of(text)
   local t = {}
@@ -78,12 +73,7 @@ local function functions_of(path, text)
   return lua_functions(text)
 end
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd))
-  local s = p:read("a")
-  p:close()
-  return s
-end
+local function sh(cmd) return (H.run(cmd)) end   -- a command's output
 
 -- The production sources: C in core/ (not core/gen/) and lua/*.c, Lua in lua/ and scripts/.
 local function production_files()
