@@ -348,18 +348,24 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
   return remove(path);
 }
 
+/* Whether the part named `part` runs: all of them, or those $MISH_PEERS lists ("fetch,summary,scrape"). */
+static int part_on(const char *part) {
+  const char *only = getenv("MISH_PEERS");
+  return !only || !*only || strstr(only, part) != NULL;
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/mish-peers-XXXXXX");
   if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
   setvbuf(stdout, NULL, _IOLBF, 0);
-  if (peers_local() == 0) {
+  if (part_on("fetch") && peers_local() == 0) {
     peers_pmcd_at(500);
     peers_pmcd_at(2700);
   }
   end_kids();
-  peers_summary();
+  if (part_on("summary")) peers_summary();
   end_kids();
-  peers_scrape();
+  if (part_on("scrape")) peers_scrape();
   end_kids();
   nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   return 0;

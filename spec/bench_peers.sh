@@ -2,7 +2,7 @@
 # spec/bench_peers.sh — `make bench-peers`: installs the peers when they are missing (as root, from
 # Debian: pcp, libpcp3-dev, prometheus-node-exporter), starts pmcd for the run when it does not answer
 # (and stops it again), then builds and runs spec/bench_peers. Anything it cannot get is skipped
-# with a message by the bench itself.
+# with a message by the bench itself. MISH_PEERS=fetch,summary,scrape runs only the parts it names.
 set -u
 CC=${CC:-cc}
 have() { [ -f /usr/include/pcp/pmapi.h ] && [ -x /usr/bin/pmlogsummary ] && [ -x /usr/bin/prometheus-node-exporter ]; }
