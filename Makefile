@@ -35,7 +35,7 @@ MISH_SCRIPT_DIR ?= $(CURDIR)/scripts
 
 # the layers, one folder each: catalog, store (segment, systems, door 1's switchboard), AIF procedures,
 # queries (door 2), sources; the public headers stay in core/ (-Icore)
-CORE_SRC = core/base/clock.c core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC) $(RECORD_SRC)
+CORE_SRC = core/base/clock.c core/catalog/catalog.c $(STORE_SRC) $(AIF_SRC) core/query/query.c core/query/raw.c core/gen/catalog_data.c $(SOURCE_SRC) $(EXPORT_SRC) $(RECORD_SRC)
 STORE_SRC = core/store/store.c core/store/seg.c core/store/defsys.c core/store/udef.c core/store/select.c core/store/config.c core/store/registry.c core/store/users.c
 AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c core/aif/config.c core/aif/readactive.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
@@ -85,6 +85,10 @@ core/gen/catalog_data.c core/gen/mi_status.h: $(CATALOG) core/catalog/gen.lua
 
 core/sources/%.o: core/sources/%.c $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -DMI_SOURCE_BUILD -Icore -c $< -o $@
+
+# the readers above the query room (recorder, recording reader, exporter) see the public headers
+# only: door 2 (mi_query.h) is their way into the store (mi_internal.h #errors under MI_READER_BUILD)
+$(filter core/record/% core/recfile/% core/export/%,$(CORE_OBJ)): ALLCFLAGS += -DMI_READER_BUILD
 
 core/%.o: core/%.c $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore -c $< -o $@

@@ -6,6 +6,9 @@
 #ifdef MI_SOURCE_BUILD
 #error "a source (core/sources/) sees only mi_host.h and mi_source.h, never mi_internal.h"
 #endif
+#ifdef MI_READER_BUILD
+#error "a reader above the query room (core/record/, recfile/, export/) reads the store through door 2 (mi_query.h)"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -381,11 +384,6 @@ void mi_io_forget_ldev(mi_system *sys, int ldev);
 int mi_enter(mi_session *s, int32_t user_id);
 int mi_user_take(mi_session *s);
 void mi_user_release_if_idle(mi_session *s);
-/* Makes s follow installs: each user-defined counter installed from now on is enabled for it in
- * the install's own write section (its domain turned on, every process monitored), so no add to
- * it is lost before s looks; those installed from the from-th on are enabled now (a caller that
- * enabled the ones it knew of closes the gap). 0 or a status (no user record free). */
-int mi_session_follow_udefs(mi_session *s, int from);
 /* Enables the counter just installed (domain d, dense index) for every user that follows installs;
  * in a write section. */
 void mi_udef_follow_installed(mi_system *sys, int d, int index);

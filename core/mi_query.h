@@ -49,6 +49,51 @@ MI_API int mi_query_room(mi_query *q, int64_t sel);
 /* Frees a query; accepts NULL. Does not touch its session (which may be gone). */
 MI_API void mi_query_free(mi_query *q);
 
+
+/* ---- raw reads: door 2 for recorders (#28.3) ----
+ * A raw read copies the store's own 64-bit cells (never wrapped, folded or converted to the
+ * manual's formats) of prepared queries for every present entity, with the entities'
+ * identities, in one write section: what a recorder writes to a file. */
+
+/* A process-table entry as the store keeps it. */
+typedef struct mi_raw_proc {
+  int64_t pid, start_ticks, end_ticks;   /* end_ticks: the death's time (a dead entry) */
+  char user[48], program[48];            /* filename_type images: name, group, account, 16 bytes each */
+  uint32_t js;                           /* jsnum_type image */
+  int32_t ptype;
+} mi_raw_proc;
+
+/* What one raw read saw besides the cells. */
+typedef struct mi_raw_view {
+  int64_t now;                           /* the store's clock (ticks) */
+  int32_t ncpu;                          /* processors */
+  uint8_t devtype[MI_MAX_LDEV + 1];      /* each LDEV's device type; 0: no device */
+  uint8_t present[MI_MAX_PROCESSES];     /* by slot (with a process query): 0 absent, 1 alive,
+                                            2 dead and reported to the session by this read */
+  mi_raw_proc proc[MI_MAX_PROCESSES];    /* by slot, where present */
+} mi_raw_view;
+
+/* Returns the 64-bit cells item i of q takes in a raw row (its words in the store at q's
+ * mapping: 1, a class counter's classes, a user-defined counter's cells), 0 for a pseudo-item,
+ * an unknown number or a bad index. */
+MI_API int32_t mi_query_raw_words(const mi_query *q, int i);
+/* Reads, in one write section of the store, view v (may be NULL) and the raw rows of the nq
+ * queries q[] (all of session s; a NULL one is skipped): for every present entity of q[k]'s
+ * domain (global: one; process: every slot alive, and dead but not yet reported to s; I/O:
+ * every configured LDEV; processor: 0 .. ncpu-1), ascending, its key (0, the slot, the LDEV,
+ * the processor) into keys[k] and its cells, item after item (mi_query_raw_words each), into
+ * cells[k] + entity * (the row's words); nkeys[k] gets the count. Arrays are the caller's,
+ * sized for the domain's most entities. Dead processes read are released for s (reported).
+ * Cells of an item the store has no cells for read 0. 0, or a status: -32006 store busy
+ * (nothing read), -32008 a read-only attach, MI_E_BAD_POINTER. */
+MI_API int mi_query_raw_read(mi_session *s, mi_raw_view *v, mi_query *const *q, int nq, int64_t *const *cells,
+                             int32_t *const *keys, int32_t *nkeys);
+/* Returns 1 if item is on (enabled) for s's MI user now, else 0. */
+MI_API int mi_query_item_on(mi_session *s, int32_t item);
+/* Runs the source's refresh of s's system, as every AIF call does first (a recorder calls it
+ * before it reads). */
+MI_API void mi_query_refresh(mi_session *s);
+
 #ifdef MI_INTERNAL_H
 /* ---- core side (aif.c): a query in caller-provided memory and the GETs' bodies ---- */
 /* One item of a plan. */

@@ -105,6 +105,12 @@ MI_API void mi_udef_set(mi_system *sys, mi_udef u, int entity, int64_t level);
  * part), 0 while nobody enabled it. */
 MI_API int64_t mi_udef_value(mi_system *sys, mi_udef u, int entity);
 
+/* Makes s's MI user follow installs (a recorder's): every counter installed from now on is
+ * enabled for it in the install's own write section, so no add is lost before s looks; those
+ * installed from the from-th on are enabled now (a caller that enabled the ones it knew of
+ * closes the gap). 0, or a status (no MI user record free; -32008 on a read-only attach). */
+MI_API int mi_session_follow_udefs(mi_session *s, int from);
+
 #ifdef __cplusplus
 }
 #endif

@@ -94,6 +94,8 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_host_identity.c"
 
 #include "test_sim_store.c"
+#include "test_export_items.c"   /* mi_export_options.items */
+#include "test_raw.c"   /* door 2's raw mode: the recorder's reads (#28.3) */
 
 
 int main(void) {
@@ -137,6 +139,8 @@ int main(void) {
   test_h32_sys_files_read_for_their_items();
   test_h17_writer_handle();
   test_i31_row_handle();
+  test_i28_raw_read();
+  test_export_items();
   test_on_room_once();
   test_i14_descriptors();
   test_i14_proconsel();

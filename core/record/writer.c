@@ -11,7 +11,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "mi_internal.h"
+#include "mi.h"
+#include "mi_host.h"
+#include "mi_query.h"
 #include "mi_record.h"
 #include "mi_source.h"
 #include "mi_userdef.h"
@@ -21,7 +23,7 @@
 #define MAXENT_IO (MI_MAX_LDEV + 1)
 
 /* One recorded item of a domain. */
-typedef struct witem { int32_t item, index, words, at; } witem;
+typedef struct witem { int32_t item, words, at; } witem;
 
 struct mi_recorder {
   mi_system *sys;
@@ -33,16 +35,16 @@ struct mi_recorder {
   int32_t mapping;
   int nit[MI_DOM_COUNT], rw[MI_DOM_COUNT];
   witem *it[MI_DOM_COUNT];
+  mi_query *q[MI_DOM_COUNT];                 /* door 2's raw reads of the recorded items (NULL: none) */
   int64_t *prev[MI_DOM_COUNT];               /* key-major: the previous sample's cells */
   int64_t *cur[MI_DOM_COUNT];                /* present-major: this sample's cells */
   int32_t *keys[MI_DOM_COUNT];
   int nkeys[MI_DOM_COUNT];
   struct { int64_t pid, start; uint64_t ident; int known; } kp[MI_MAX_PROCESSES];   /* ident: proc_ident */
-  uint8_t dying[MI_MAX_PROCESSES];           /* dead and reported by this sample */
-  uint8_t here[MI_MAX_PROCESSES];            /* in this sample: 1 alive, 2 dead (reported now), 0 not */
-  mi_proc snap[MI_MAX_PROCESSES];            /* the process table as this sample saw it */
-  uint8_t dev[MAXENT_IO], devnow[MAXENT_IO];
-  int ncpu, ncpu_now;
+  mi_raw_view *v;                            /* this sample's time, CPUs, devices and processes (present:
+                                                1 alive, 2 dead and reported now; proc: their identities) */
+  uint8_t dev[MAXENT_IO];
+  int ncpu;
   int32_t cfgnums[NCFG + 1];
   uint8_t cfg[NCFG][12], cfgnow[NCFG][12];
   int cfgsize[NCFG];
@@ -124,19 +126,17 @@ static int emit(mi_recorder *r, int type, int64_t t) {
 }
 
 /* A hash of what a process may change while it lives: its program (an exec) and its type. */
-static uint64_t proc_ident(const mi_proc *p) { return mi_host_hash(MI_HOST_HASH0 ^ (uint32_t)p->ptype, p->program, sizeof p->program); }
+static uint64_t proc_ident(const mi_raw_proc *p) { return mi_host_hash(MI_HOST_HASH0 ^ (uint32_t)p->ptype, p->program, sizeof p->program); }
 
 /* Appends a process's identity (a birth, or a key's table entry). */
-static void put_proc(mi_recorder *r, int slot, const mi_proc *p) {
+static void put_proc(mi_recorder *r, int slot, const mi_raw_proc *p) {
   pv(r, (uint64_t)slot);
   pv(r, mir_zz(p->pid));
   pv(r, mir_zz(p->start_ticks));
   pv(r, p->js);
   pv(r, mir_zz(p->ptype));
-  uint8_t names[96];
-  for (int i = 0; i < 6; i++) { mir_put64(names + 8 * i, 0); memcpy(names + 8 * i, &p->user[i], 8); }
-  for (int i = 0; i < 6; i++) memcpy(names + 48 + 8 * i, &p->program[i], 8);
-  pb(r, names, 96);
+  pb(r, p->user, sizeof p->user);
+  pb(r, p->program, sizeof p->program);
 }
 
 /* Appends the configuration items (all, or those that changed since the last record). */
@@ -270,54 +270,18 @@ static int write_index(mi_recorder *r) {
   return 0;
 }
 
-/* Copies this sample's state out of the store, in one write section: time, CPUs, devices,
- * processes (the live ones and those dead and not yet reported to the recorder, which it then
- * releases) and the cells of every present entity. */
-static void snapshot(mi_recorder *r) {
-  mi_system *sys = r->sys;
-  mi_seg *g = sys->seg;
-  mi_wlock(sys);
-  r->now = g->now;
-  r->ncpu_now = g->ncpu;
-  memcpy(r->devnow, g->devtype, sizeof r->devnow);
-  memset(r->dying, 0, sizeof r->dying);
-  memset(r->here, 0, sizeof r->here);
-  mi_urec *u = r->s->u;
-  for (int d = 0; d < MI_DOM_COUNT; d++) {
-    int n = 0;
-    if (d == MI_DOM_GLOBAL) { if (r->nit[d]) r->keys[d][n++] = 0; }
-    else if (d == MI_DOM_PROCESS && r->nit[d]) {
-      for (int sl = 0; sl < g->proc_hi && sl < MI_MAX_PROCESSES; sl++) {
-        mi_proc *p = &g->procs[sl];
-        int dead = p->state == MI_PS_DEAD && mi_bit(u->dead, sl);
-        if (p->state == MI_PS_ALIVE || dead) {
-          r->snap[sl] = *p;
-          r->dying[sl] = (uint8_t)dead;
-          r->here[sl] = (uint8_t)(dead ? 2 : 1);
-          r->keys[d][n++] = sl;
-        }
-      }
-    } else if (d == MI_DOM_IO) {
-      if (r->nit[d]) for (int l = 1; l < MAXENT_IO; l++) if (g->devtype[l]) r->keys[d][n++] = l;
-    } else if (r->nit[d]) for (int c = 0; c < g->ncpu && c < MI_MAX_PROCESSORS; c++) r->keys[d][n++] = c;
-    r->nkeys[d] = n;
-    const mi_host_lane *ln = &g->blk.lane[d];
-    int64_t *cells = MI_CELLS(g, ln);
-    for (int i = 0; i < n; i++) {
-      int64_t *dst = r->cur[d] + (size_t)i * r->rw[d];
-      int e = r->keys[d][i];
-      for (int k = 0; k < r->nit[d]; k++) {
-        const witem *w = &r->it[d][k];
-        int32_t off = MI_OFF(sys, d, w->index);
-        if (cells && off >= 0 && e < ln->nent && off + w->words <= ln->stride)
-          memcpy(dst + w->at, cells + (size_t)e * ln->stride + off, (size_t)w->words * 8);
-        else memset(dst + w->at, 0, (size_t)w->words * 8);
-      }
-    }
-  }
-  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++)
-    if (r->dying[sl]) mi_proc_release_user(sys, r->s, sl);
-  mi_wunlock(sys);
+/* Copies this sample's state out of the store through door 2's raw read, in one write section:
+ * time, CPUs, devices, processes (the live ones and those dead and not yet reported to the
+ * recorder, which the read then releases) and the cells of every present entity. 0, or -1 with
+ * errno EBUSY (the store stayed busy: nothing was read) or EIO. */
+static int snapshot(mi_recorder *r) {
+  int64_t *cells[MI_DOM_COUNT];
+  int32_t *keys[MI_DOM_COUNT];
+  for (int d = 0; d < MI_DOM_COUNT; d++) { cells[d] = r->cur[d]; keys[d] = r->keys[d]; r->nkeys[d] = 0; }
+  int rc = mi_query_raw_read(r->s, r->v, r->q, MI_DOM_COUNT, cells, keys, r->nkeys);
+  if (rc) { errno = rc == MI_E_STORE_BUSY ? EBUSY : EIO; return -1; }
+  r->now = r->v->now;
+  return 0;
 }
 
 /* Reads the configuration into cfgnow (AIFSCGET of every item). */
@@ -338,24 +302,24 @@ static int write_entities(mi_recorder *r, int after) {
   if (need(r, 16) < 0) return -1;
   r->len += 5;   /* the count, as a fixed 5-byte varint filled in below */
   if (!after) {
-    if (r->ncpu_now != r->ncpu) {
+    if (r->v->ncpu != r->ncpu) {
       if (need(r, 16) < 0) return -1;
-      pv(r, 4); pv(r, (uint64_t)r->ncpu_now); n++;
-      r->ncpu = r->ncpu_now;
+      pv(r, 4); pv(r, (uint64_t)r->v->ncpu); n++;
+      r->ncpu = r->v->ncpu;
     }
     for (int l = 1; l < MAXENT_IO; l++)
-      if (r->devnow[l] != r->dev[l]) {
+      if (r->v->devtype[l] != r->dev[l]) {
         if (need(r, 16) < 0) return -1;
-        pv(r, 3); pv(r, (uint64_t)l); pv(r, r->devnow[l]); n++;
-        r->dev[l] = r->devnow[l];
+        pv(r, 3); pv(r, (uint64_t)l); pv(r, r->v->devtype[l]); n++;
+        r->dev[l] = r->v->devtype[l];
         if (r->rw[MI_DOM_IO]) memset(r->prev[MI_DOM_IO] + (size_t)l * r->rw[MI_DOM_IO], 0, (size_t)r->rw[MI_DOM_IO] * 8);
       }
     /* processes in this sample that the file does not know (or knows as another process), and
      * known ones that ran another program: a birth again, without a death (the reader takes the
      * new identity, the cells start from the absolute values again) */
     for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) {
-      const mi_proc *p = &r->snap[sl];
-      if (!r->here[sl]) continue;
+      const mi_raw_proc *p = &r->v->proc[sl];
+      if (!r->v->present[sl]) continue;
       int same = r->kp[sl].known && r->kp[sl].pid == p->pid && r->kp[sl].start == p->start_ticks;
       uint64_t ident = proc_ident(p);
       if (same && r->kp[sl].ident == ident) continue;
@@ -367,10 +331,10 @@ static int write_entities(mi_recorder *r, int after) {
     }
   } else {
     for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) {
-      int gone = r->kp[sl].known && r->here[sl] != 1;
+      int gone = r->kp[sl].known && r->v->present[sl] != 1;
       if (!gone) continue;
       if (need(r, 32) < 0) return -1;
-      pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->dying[sl] ? r->snap[sl].end_ticks : r->now)); n++;
+      pv(r, 2); pv(r, (uint64_t)sl); pv(r, mir_zz(r->v->present[sl] == 2 ? r->v->proc[sl].end_ticks : r->now)); n++;
       r->kp[sl].known = 0;
     }
   }
@@ -399,7 +363,7 @@ static int write_key(mi_recorder *r) {
   for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) np += r->kp[sl].known;
   if (need(r, 16 + (size_t)np * 160) < 0) return -1;
   pv(r, (uint64_t)np);
-  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) if (r->kp[sl].known) put_proc(r, sl, &r->snap[sl]);
+  for (int sl = 0; sl < MI_MAX_PROCESSES; sl++) if (r->kp[sl].known) put_proc(r, sl, &r->v->proc[sl]);
   if (put_body(r, 1) < 0) return -1;
   int64_t at = r->off;
   if (emit(r, MIR_T_KEY, r->now) < 0) return -1;
@@ -427,6 +391,26 @@ static int alloc_rows(mi_recorder *r, int d, int rw) {
   return 0;
 }
 
+/* (Re)prepares domain d's raw query over its recorded items, lays their words out in a row
+ * (words, at) and gives the rows room (zeroed: a key is due). 0, or -1 out of memory. */
+static int prepare_domain(mi_recorder *r, int d) {
+  int32_t nums[MI_MAX_ITEMS];
+  int at = 0;
+  mi_query_free(r->q[d]);
+  r->q[d] = NULL;
+  if (r->nit[d]) {
+    for (int i = 0; i < r->nit[d]; i++) nums[i] = r->it[d][i].item;
+    if (!(r->q[d] = mi_query_new(r->s, d, nums, r->nit[d], r->mapping))) return -1;
+    for (int i = 0; i < r->nit[d]; i++) {
+      witem *w = &r->it[d][i];
+      w->words = mi_query_raw_words(r->q[d], i);
+      w->at = at;
+      at += w->words;
+    }
+  }
+  return alloc_rows(r, d, at);
+}
+
 /* Opens a session of the recorder's MI user (privileged, authorized), or NULL. */
 static mi_session *rec_session(mi_recorder *r, char *err, size_t errlen) {
   mi_session *s = mi_session_new(r->sys);
@@ -452,28 +436,24 @@ static int udef_grow(mi_recorder *r) {
   int n = mi_udef_count(r->sys);
   if (n <= r->udef_n) return 0;
   if (r->udef_all) {
-    int grow[2] = {0, 0}, at[2] = {r->rw[0], r->rw[1]};
+    int grow[2] = {0, 0};
     for (int k = r->udef_n; k < n; k++) {
       const mi_udef_info *u = mi_udef_at(r->sys, k);
       if (!u || u->item.domain > MI_DOM_PROCESS) continue;
       int d = u->item.domain;
-      mi_wlock(r->sys);
-      int on = mi_bit(d == MI_DOM_PROCESS ? r->s->u->proc_en : r->s->u->glob_en, u->item.index);
-      mi_wunlock(r->sys);
+      int on = mi_query_item_on(r->s, u->item.item);
       int known = 0;
       for (int i = 0; i < r->nit[d]; i++) known |= r->it[d][i].item == u->item.item;
-      if (!on || known) continue;   /* not on: the store had no room for it when it was installed */
+      if (!on || known || r->nit[d] >= MI_MAX_ITEMS - 2) continue;   /* not on: the store had no room for it when it was installed */
       witem *w = realloc(r->it[d], ((size_t)r->nit[d] + 2) * sizeof(witem));
       if (!w) return -1;
       r->it[d] = w;
       witem *x = &w[r->nit[d]++];
-      x->item = u->item.item; x->index = u->item.index; x->at = at[d];
-      x->words = mi_counter_words(r->sys, d, u->item.index, r->mapping);
-      at[d] += x->words;
+      x->item = u->item.item;
       grow[d] = 1;
     }
     for (int d = 0; d < 2; d++)
-      if (grow[d] && alloc_rows(r, d, at[d]) < 0) return -1;
+      if (grow[d] && prepare_domain(r, d) < 0) return -1;
   }
   r->udef_n = n;
   return 1;
@@ -483,11 +463,11 @@ int mi_recorder_sample(mi_recorder *r) {
   if (!r || r->failed) { errno = EIO; return -1; }
   int64_t before = r->off;
   r->st.last_raw_bytes = 0;
-  mi_sys_refresh(r->sys);
+  mi_query_refresh(r->s);
   int grew = udef_grow(r);
   if (grew < 0) { r->failed = 1; errno = ENOMEM; return -1; }
   read_config(r);
-  snapshot(r);
+  if (snapshot(r) < 0) return -1;
   if (write_entities(r, 0) < 0) return -1;
   if (memcmp(r->cfg, r->cfgnow, sizeof r->cfg) != 0) {
     if (begin(r) < 0) return -1;
@@ -528,7 +508,8 @@ static void destroy(mi_recorder *r) {
   if (!r) return;
   if (r->s) mi_session_free(r->s);
   if (r->fd >= 0) close(r->fd);
-  for (int d = 0; d < MI_DOM_COUNT; d++) { free(r->it[d]); free(r->prev[d]); free(r->cur[d]); free(r->keys[d]); }
+  for (int d = 0; d < MI_DOM_COUNT; d++) { mi_query_free(r->q[d]); free(r->it[d]); free(r->prev[d]); free(r->cur[d]); free(r->keys[d]); }
+  free(r->v);
   free(r->pend);
   free(r->buf);
   free(r);
@@ -686,15 +667,9 @@ static int layout_items(mi_recorder *r, int32_t lists[][MI_MAX_ITEMS], const int
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     r->nit[d] = ln[d];
     r->it[d] = calloc((size_t)ln[d] + 1, sizeof(witem));
-    int at = 0;
-    for (int i = 0; r->it[d] && i < ln[d]; i++) {
-      const mi_item_info *it = mi_sys_item(r->sys, lists[d][i]);
-      witem *w = &r->it[d][i];
-      w->item = it->item; w->index = it->index; w->words = mi_counter_words(r->sys, d, it->index, r->mapping); w->at = at;
-      at += w->words;
-    }
+    for (int i = 0; r->it[d] && i < ln[d]; i++) r->it[d][i].item = lists[d][i];
     r->keys[d] = calloc((size_t)max_entities(d), sizeof(int32_t));
-    if (!r->it[d] || !r->keys[d] || alloc_rows(r, d, at) < 0) return -1;
+    if (!r->it[d] || !r->keys[d] || prepare_domain(r, d) < 0) return -1;
   }
   int nc = 0;
   for (int item = 3001; item <= 3046 && nc < NCFG; item++) {
@@ -752,7 +727,7 @@ static mi_recorder *start_segment(mi_recorder *r, const char *path, int created,
     restart = 1;
   }
   r->last_sync_ms = mono_ms();
-  mi_sys_refresh(r->sys);
+  mi_query_refresh(r->s);
   read_config(r);
   memcpy(r->cfg, r->cfgnow, sizeof r->cfg);
   r->now = mi_host_now(r->sys);
@@ -795,13 +770,14 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   r->mapping = r->o.map1 >= 1 && r->o.map1 <= 3 ? r->o.map1 - 1 : MI_MAP_SMALL;
   r->header_off = r->last_key_off = r->last_index_off = -1;
   r->pend = calloc((size_t)r->o.index_every + 1, sizeof *r->pend);
+  r->v = calloc(1, sizeof *r->v);
   /* the items, by domain (each once; pseudo-items and unknown numbers left out) */
   int32_t lists[MI_DOM_COUNT][MI_MAX_ITEMS];
   int ln[MI_DOM_COUNT] = {0};
   r->udef_n = mi_udef_count(sys);   /* the table the header gives */
   int known_n = r->udef_n;          /* counters installed from here on are followed */
   if (gather_items(r, items, n, lists, ln, err, errlen) < 0) { destroy(r); return NULL; }
-  if (!r->pend) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
+  if (!r->pend || !r->v) { snprintf(err, errlen, "out of memory"); destroy(r); return NULL; }
   /* the recorder's own MI user */
   r->s = rec_session(r, err, errlen);
   if (!r->s || enable_items(r, lists, ln, err, errlen) < 0) { destroy(r); return NULL; }

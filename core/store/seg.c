@@ -807,15 +807,26 @@ int mi_wlock_bounded(mi_system *sys) {
     if (__atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
     if (spins < 64) { cpu_relax(); continue; }
     if (spins == 64 && !sys->attached && own_thread(cur)) { mi_wlock(sys); return 0; }   /* one of ours: it ends */
+    /* say we wait, as mi_wlock does: a writer that publishes back to back lets us in at its next
+     * lock instead of retaking it while we nap (without it an attached ON or recorder sample
+     * against a busy owner gave up after the bound on a loaded machine) */
+    uint32_t w = 0;
+    __atomic_compare_exchange_n(&g->h.waiting, &w, me, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     if ((spins & 255) == 255 && holder_gone(cur) &&
         __atomic_compare_exchange_n(&g->h.lock, &cur, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       break;
     int64_t now = mono_ms();
     if (!until) until = now + MI_WRITE_WAIT_MS;
-    if (now >= until) return MI_E_STORE_BUSY;   /* another process holds it: stopped, or a crafted lock word */
+    if (now >= until) {   /* another process holds it: stopped, or a crafted lock word */
+      w = me;
+      __atomic_compare_exchange_n(&g->h.waiting, &w, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+      return MI_E_STORE_BUSY;
+    }
     struct timespec nap = {0, 200000};
     nanosleep(&nap, NULL);
   }
+  uint32_t w = me;
+  __atomic_compare_exchange_n(&g->h.waiting, &w, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   opened(g);
   if (sys->attached && !seg_sane(g, sys->map_size)) {   /* never write through offsets a damaged store holds */
     mi_wunlock(sys);
