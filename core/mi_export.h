@@ -29,6 +29,8 @@ typedef struct mi_export_options {
   int no_processes;      /* 1: no process counters at all */
   int no_io;             /* 1: no I/O counters */
   int32_t user_id;       /* MI user ID to install and use (0 = 666) */
+  const int32_t *items;  /* 0-terminated catalog items to export (NULL = every instrumented item); each must
+                            be instrumented and not a pseudo-item. User-defined counters are always exported */
 } mi_export_options;
 
 enum { MI_EXPORT_TEXT = 0,         /* Prometheus text format 0.0.4 */

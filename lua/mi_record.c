@@ -17,10 +17,11 @@ static lexp *checkexp(lua_State *L, int i) {
   return e;
 }
 
-/* core.exporter(session, {pids=, mapping=, processes=, io=}) -> an exporter on that (fresh) session. */
+/* core.exporter(session, {pids=, mapping=, processes=, io=, items=}) -> an exporter on that (fresh) session. */
 static int l_exporter(lua_State *L) {
   lses *u = mil_checkses(L, 1);
   mi_export_options o = {0};
+  int32_t items[MI_MAX_ITEMS];
   char err[256];
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -33,6 +34,19 @@ static int l_exporter(lua_State *L) {
     if (mil_opt_field(L, 2, "processes", LUA_TBOOLEAN) != LUA_TNIL) o.no_processes = !lua_toboolean(L, -1);
     if (mil_opt_field(L, 2, "io", LUA_TBOOLEAN) != LUA_TNIL) o.no_io = !lua_toboolean(L, -1);
     if (mil_opt_field(L, 2, "user_id", LUA_TNUMBER) != LUA_TNIL) o.user_id = (int32_t)luaL_checkinteger(L, -1);
+    if (mil_opt_field(L, 2, "items", LUA_TTABLE) != LUA_TNIL) {   /* a list of item numbers */
+      lua_Integer n = luaL_len(L, -1);
+      luaL_argcheck(L, n >= 1 && n < MI_MAX_ITEMS, 2, "field 'items': a list of 1-1023 item numbers expected");
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        luaL_argcheck(L, lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0 && lua_tointeger(L, -1) < 100000, 2,
+                      "field 'items': item numbers expected");
+        items[i - 1] = (int32_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+      }
+      items[n] = 0;
+      o.items = items;
+    }
   }
   lexp *e = lua_newuserdatauv(L, sizeof *e, 1);
   memset(e, 0, sizeof *e);

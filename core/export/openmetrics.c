@@ -74,6 +74,7 @@ struct mi_export {
   int owns_session;
   int32_t uid;
   int mapping, pids, no_proc, no_io;
+  int32_t *items;          /* mi_export_options.items, copied (NULL: every instrumented item) */
   int map_asked;           /* the mapping the options asked for (a re-plan asks again) */
   int udef_n;              /* user-defined counters the system had at the plan */
   int64_t enabled;         /* ticks of the ON */
@@ -184,16 +185,43 @@ static void set_err(char *err, size_t n, const char *msg, int code) {
   }
 }
 
+/* Returns 1 if the 0-terminated list has item. */
+static int listed(const int32_t *list, int32_t item) {
+  for (; *list; list++) if (*list == item) return 1;
+  return 0;
+}
+
+/* Copies options' item list into x->items after checking it: 0, or -1 with err set (an item
+ * that is not in the catalog, a pseudo-item, one not instrumented: nothing would measure it). */
+static int take_items(mi_export *x, const int32_t *items, char *err, size_t errlen) {
+  if (!items) return 0;
+  size_t n = 0;
+  for (; items[n]; n++) {
+    const mi_item_info *it = mi_item_lookup(items[n]);
+    const char *why = !it ? "not in the catalog" : it->kind == MI_KIND_PSEUDO ? "a pseudo-item"
+                    : it->instrumented != MI_INST_YES ? "not instrumented (nothing measures it)" : NULL;
+    if (why) {
+      if (err && errlen) snprintf(err, errlen, "item %d cannot be exported: %s", (int)items[n], why);
+      return -1;
+    }
+    if (n >= MI_MAX_ITEMS) { if (err && errlen) snprintf(err, errlen, "more than %d items", MI_MAX_ITEMS); return -1; }
+  }
+  if (!(x->items = malloc((n + 1) * sizeof *x->items))) { set_err(err, errlen, "out of memory", 0); return -1; }
+  memcpy(x->items, items, (n + 1) * sizeof *x->items);
+  return 0;
+}
+
 /* Lists the exported counters of domain d (instrumented ones; 21164 always for global): simple
  * counters first, class arrays last, since the store grows every row at each enable of an ON
  * (the big arrays last make turning 279 process items on 4 times faster). */
-static int list_items(mi_system *sys, int d, int32_t *nums, int room) {
+static int list_items(mi_system *sys, const int32_t *only, int d, int32_t *nums, int room) {
   int n = 0;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0, c = mi_item_count(); i < c && n < room; i++) {
       const mi_item_info *it = mi_item_at(i);
       if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO || (it->kind == MI_KIND_SIMPLE) != (pass == 0)) continue;
       if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
+      if (only && it->item != 21164 && !listed(only, it->item)) continue;
       nums[n++] = it->item;
     }
   /* the program's own counters (#14.2) installed by now: an ACCUM array is one family with an
@@ -336,6 +364,7 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   x->sys = sys;
   x->uid = o->user_id ? o->user_id : 666;
   x->pids = o->pids; x->no_proc = o->no_processes; x->no_io = o->no_io;
+  if (take_items(x, o->items, err, errlen) < 0) { free(x); return NULL; }
   x->map_asked = map;
   x->udef_n = mi_udef_count(sys);   /* first: one installed while this plans is seen next scrape */
   x->s = s;
@@ -345,23 +374,22 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   mi_accesson(x->s, &st, x->uid);
   if (st.all) { set_err(err, errlen, "AIFACCESSON", mi_status_info(st)); mi_export_free(x); return NULL; }
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS], m = map;
-  int n = list_items(sys, MI_DOM_GLOBAL, nums, MI_MAX_ITEMS - 1);
+  int n = list_items(sys, x->items, MI_DOM_GLOBAL, nums, MI_MAX_ITEMS - 1);
   mi_globon(x->s, &st, nums, stats, &m, 0);
   if (mi_status_info(st) < 0) { set_err(err, errlen, "MIGLOBON", mi_status_info(st)); mi_export_free(x); return NULL; }
   x->mapping = m;
   if (build_dom(x, MI_DOM_GLOBAL, NULL, 0, nums, n) < 0) goto oom;
   static const int32_t cpu_lead[1] = {20040}, io_lead[1] = {20020};
-  n = list_items(sys, MI_DOM_PROCESSOR, nums, MI_MAX_ITEMS - 2);
+  n = list_items(sys, x->items, MI_DOM_PROCESSOR, nums, MI_MAX_ITEMS - 2);
   if (build_dom(x, MI_DOM_PROCESSOR, cpu_lead, 1, nums, n) < 0) goto oom;
-  if (!x->no_io) {
-    n = list_items(sys, MI_DOM_IO, nums, MI_MAX_ITEMS - 2);
+  /* a domain with nothing to export (an item list without any of its items) is left out */
+  if (!x->no_io && (n = list_items(sys, x->items, MI_DOM_IO, nums, MI_MAX_ITEMS - 2)) > 0) {
     int32_t ldev = -1;
     mi_ioon(x->s, &st, nums, stats, &m, &ldev, 0);
     if (mi_status_info(st) < 0) { set_err(err, errlen, "MIIOON", mi_status_info(st)); mi_export_free(x); return NULL; }
     if (build_dom(x, MI_DOM_IO, io_lead, 1, nums, n) < 0) goto oom;
   }
-  if (!x->no_proc) {
-    n = list_items(sys, MI_DOM_PROCESS, nums, MI_MAX_ITEMS - 1 - PROC_LEAD);
+  if (!x->no_proc && (n = list_items(sys, x->items, MI_DOM_PROCESS, nums, MI_MAX_ITEMS - 1 - PROC_LEAD)) > 0) {
     mi_procon(x->s, &st, nums, stats, &m, NULL, 0);
     if (mi_status_info(st) < 0) { set_err(err, errlen, "MIPROCON", mi_status_info(st)); mi_export_free(x); return NULL; }
     if (build_dom(x, MI_DOM_PROCESS, proc_lead, PROC_LEAD, nums, n) < 0) goto oom;
@@ -392,6 +420,7 @@ static void free_state(mi_export *x) {
   free(x->g); free(x->gh); free(x->p); free(x->ph);
   free(x->gseen); free(x->cseen); free(x->lseen);
   free(x->xc); free(x->xbase); free(x->xhave);
+  free(x->items);
   free(x->out);
 }
 
@@ -418,7 +447,7 @@ void mi_export_free(mi_export *x) {
 static int replan(mi_export *x) {
   static const char *const maps[3] = {"large", "small", "standard"};   /* MI_MAP_LARGE, _SMALL, _STANDARD */
   mi_export_options o = {.mapping = x->map_asked >= 0 && x->map_asked <= 2 ? maps[x->map_asked] : NULL,
-                         .pids = x->pids, .no_processes = x->no_proc, .no_io = x->no_io, .user_id = x->uid};
+                         .pids = x->pids, .no_processes = x->no_proc, .no_io = x->no_io, .user_id = x->uid, .items = x->items};
   counters_off(x->s);
   char err[160];
   mi_export *y = mi_export_new_on(x->s, &o, err, sizeof err);
@@ -442,9 +471,12 @@ long mi_export_series(const mi_export *x) { return x ? x->series : 0; }
 static int room_for(xdom *D, int recs) {
   size_t need = (size_t)(recs > 0 ? recs : 1) * (size_t)D->rec;
   if (need <= D->cap) return 0;
-  uint8_t *b = realloc(D->buf, need);
+  /* by halves again: a process table that grows by a few processes per scrape reallocates
+   * (and copies) rarely, not at every scrape */
+  size_t cap = D->cap + D->cap / 2 > need ? D->cap + D->cap / 2 : need;
+  uint8_t *b = realloc(D->buf, cap);
   if (!b) return -1;
-  D->buf = b; D->cap = need;
+  D->buf = b; D->cap = cap;
   return 0;
 }
 

@@ -11,7 +11,7 @@ local EXPORTERS = setmetatable({}, { __mode = "k" })
 -- Returns the system's counters as an OpenMetrics 1.0.0 exposition (opts.format = "text": the
 -- Prometheus text format 0.0.4), e.g. for node_exporter's textfile collector. x: a session, a
 -- system or nil (the default system); opts: {format =, pids = N (per-PID series), mapping =,
--- processes = false, io = false}. The first call on a system turns the exporter's counters on
+-- processes = false, io = false, items = {numbers or names}: only those catalog items}. The first call on a system turns the exporter's counters on
 -- (they count from then on); later calls with the same options reuse it.
 function M.openmetrics(x, opts)
   opts = opts or {}
@@ -23,16 +23,27 @@ function M.openmetrics(x, opts)
   local fmt = opts.format or "openmetrics"
   if fmt ~= "openmetrics" and fmt ~= "text" then error("bad format '" .. tostring(fmt) .. "' (openmetrics or text)", 2) end
   opt_check(opts.pids == nil or math.type(opts.pids) == "integer" and opts.pids >= 0, "pids", "openmetrics", "a count of processes (an integer >= 0) or nil", opts.pids)
-  local key = table.concat({ tostring(opts.pids), tostring(opts.mapping), tostring(opts.processes), tostring(opts.io) }, "|")
+  local items
+  if opts.items ~= nil then   -- only these catalog items (numbers or names); user-defined counters always
+    opt_check(type(opts.items) == "table" and #opts.items > 0, "items", "openmetrics", "a list of item numbers or names", opts.items)
+    items = {}
+    for i, v in ipairs(opts.items) do
+      local it = M.item(v)
+      if not it then error(("bad option 'items' to 'openmetrics' (item %s (#%d) is not in the catalog)"):format(tostring(v), i), 2) end
+      items[i] = it.item
+    end
+  end
+  local key = table.concat({ tostring(opts.pids), tostring(opts.mapping), tostring(opts.processes), tostring(opts.io),
+                             items and table.concat(items, ",") or "" }, "|")
   local byopts = EXPORTERS[sys] or {}
   EXPORTERS[sys] = byopts
   local e = byopts[key]
   if not e then
     local ok, r = pcall(function()
       local s = core.session(sys)
-      return core.exporter(s, { pids = opts.pids, mapping = opts.mapping, processes = opts.processes, io = opts.io })
+      return core.exporter(s, { pids = opts.pids, mapping = opts.mapping, processes = opts.processes, io = opts.io, items = items })
     end)
-    if not ok then error(r, 2) end
+    if not ok then error((tostring(r):gsub("^[^:]*mi/[%w_]+%.lua:%d+: ", "")), 2) end
     e = r
     byopts[key] = e
   end
