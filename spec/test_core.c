@@ -95,6 +95,8 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_sim_store.c"
 
+#include "test_simcache.c"
+
 
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
@@ -191,6 +193,7 @@ int main(void) {
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();
+  test_sim_resolve_cache();
   unlink(regpath);
   char lock[600];
   snprintf(lock, sizeof lock, "%s.lock", regpath);
