@@ -9,4 +9,9 @@
  * the host, rel is too long or four paths already fail. */
 int mi_linux_inject_fail(mi_system *sys, const char *rel, int err);
 
+/* Test hook: 0 when the simulator's resolved tables (worked out once per process, copied into
+ * each model) are byte for byte what a model working them out itself gets; 1 if not, -1 if
+ * memory is short. */
+int mi_sim_resolve_selfcheck(void);
+
 #endif

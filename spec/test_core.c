@@ -97,6 +97,8 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_export_items.c"   /* mi_export_options.items */
 #include "test_raw.c"   /* door 2's raw mode: the recorder's reads (#28.3) */
 
+#include "test_simcache.c"
+
 
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
@@ -195,6 +197,7 @@ int main(void) {
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();
+  test_sim_resolve_cache();
   unlink(regpath);
   char lock[600];
   snprintf(lock, sizeof lock, "%s.lock", regpath);

@@ -2,7 +2,10 @@
  * stop reason and room event row (resolved once from item numbers), and the step's rows and
  * words read from the store's layout. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include "mi_testhook.h"
 #include "sim_model.h"
 
 /* What one operation of a room counts: global item, process item (0 none), how many per
@@ -156,8 +159,9 @@ int sim_ev_hits(const sim *s, int room, uint64_t x) {
   return hits;
 }
 
-/* Resolves every role's counter handle from the table above (a role left out stays id -1). */
-void sim_resolve(sim *s) {
+/* Resolves every role's counter handle from the table above (a role left out stays id -1) and
+ * works out the rooms' tables, into a model whose fields below are still zero. */
+void sim_resolve_fresh(sim *s) {
   for (int i = 0; i < NCTR; i++) s->c[i].id = -1;
   for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++)
     for (int k = 0; k < (roles[r].n ? roles[r].n : 1); k++) {
@@ -220,6 +224,56 @@ void sim_resolve(sim *s) {
   }
   for (int i = NEVROW - 1; i >= 0; i--) { s->ev_lo[evrows[i].room] = i; if (!s->ev_hi[evrows[i].room]) s->ev_hi[evrows[i].room] = i + 1; }
   sim_wait_rows(s);
+}
+
+/* The fields sim_resolve_fresh fills: they follow from the catalog and the tables of this file
+ * and sim_rooms.c alone, so every model gets the same (a test compares a whole fresh model). */
+#define RESOLVED(X) X(c) X(rkind) X(rs) X(semq) X(ev) X(ev_objcl) X(ev_wmark) X(ev_whole) X(whole) X(nwhole) \
+  X(chance) X(nchance) X(cum) X(ev_lambda) X(ev_exp) X(ev_pois) X(ev_cellw) X(ev_cell) X(ev_top) X(ev_ntop) \
+  X(ev_hist) X(ev_pmul) X(ev_grp) X(ev_cap) X(ev_lo) X(ev_hi) X(wt_lo) X(wt_hi)
+#define RESOLVED_FIELD(f) __typeof__(((sim *)0)->f) f;
+static struct { RESOLVED(RESOLVED_FIELD) } resolved;
+static int resolved_ok;
+static pthread_once_t resolved_once = PTHREAD_ONCE_INIT;
+
+/* Works the tables out once per process (a model of its own, then freed). */
+static void resolve_once(void) {
+  size_t size = (sizeof(sim) + 63) / 64 * 64;
+  sim *t = aligned_alloc(64, size);
+  if (!t) return;   /* each model then resolves its own */
+  memset(t, 0, size);
+  sim_resolve_fresh(t);
+#define RESOLVED_SAVE(f) memcpy(&resolved.f, &t->f, sizeof resolved.f);
+  RESOLVED(RESOLVED_SAVE)
+  free(t);
+  resolved_ok = 1;
+}
+
+/* Test hook: 0 when the tables a model gets are byte for byte those it would work out itself
+ * (two whole zeroed models compared), 1 when they differ, -1 if memory is short. */
+int mi_sim_resolve_selfcheck(void) {
+  size_t size = (sizeof(sim) + 63) / 64 * 64;
+  sim *a = aligned_alloc(64, size), *b = aligned_alloc(64, size);
+  int rc = -1;
+  if (a && b) {
+    memset(a, 0, size);
+    memset(b, 0, size);
+    sim_resolve(a);
+    sim_resolve_fresh(b);
+    rc = memcmp(a, b, size) != 0 || b->nchance[R_FILE] == 0;
+  }
+  free(a);
+  free(b);
+  return rc;
+}
+
+/* Gives a new model (its fields above still zero) the resolved tables: worked out at the first
+ * model of the process and copied from then on (a third of mi_sim_new's time before). */
+void sim_resolve(sim *s) {
+  pthread_once(&resolved_once, resolve_once);
+  if (!resolved_ok) { sim_resolve_fresh(s); return; }
+#define RESOLVED_LOAD(f) memcpy(&s->f, &resolved.f, sizeof s->f);
+  RESOLVED(RESOLVED_LOAD)
 }
 
 /* Notes each role's domain (MI_DOM_COUNT: no counter). */

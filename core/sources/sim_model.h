@@ -360,6 +360,7 @@ mi_ctr sim_inst_counter(int32_t item);
 int sim_ev_row(const sim *s, int room, uint64_t x);
 int sim_ev_hits(const sim *s, int room, uint64_t x);
 void sim_resolve(sim *s);
+void sim_resolve_fresh(sim *s);
 void sim_role_domains(sim *s);
 int sim_sync_layout(mi_system *sys, sim *s);
 int sim_sync_counting(mi_system *sys, sim *s);
