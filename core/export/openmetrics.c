@@ -191,23 +191,19 @@ static int listed(const int32_t *list, int32_t item) {
   return 0;
 }
 
-/* Copies options' item list into x->items after checking it: 0, or -1 with err set (an item
- * that is not in the catalog, a pseudo-item, one not instrumented: nothing would measure it). */
+/* Copies a checked item list (mi_export_options.items) into x->items: 0, or -1 with err set (an
+ * item not in the catalog, a pseudo-item, one not instrumented: nothing would measure it). */
 static int take_items(mi_export *x, const int32_t *items, char *err, size_t errlen) {
-  if (!items) return 0;
   size_t n = 0;
-  for (; items[n]; n++) {
-    const mi_item_info *it = mi_item_lookup(items[n]);
-    const char *why = !it ? "not in the catalog" : it->kind == MI_KIND_PSEUDO ? "a pseudo-item"
-                    : it->instrumented != MI_INST_YES ? "not instrumented (nothing measures it)" : NULL;
-    if (why) {
-      if (err && errlen) snprintf(err, errlen, "item %d cannot be exported: %s", (int)items[n], why);
-      return -1;
-    }
-    if (n >= MI_MAX_ITEMS) { if (err && errlen) snprintf(err, errlen, "more than %d items", MI_MAX_ITEMS); return -1; }
+  for (const mi_item_info *it; items && items[n]; n++) {
+    it = mi_item_lookup(items[n]);
+    const char *why = n >= MI_MAX_ITEMS ? "too many items" : !it ? "not in the catalog" : it->kind == MI_KIND_PSEUDO
+                    ? "a pseudo-item" : it->instrumented != MI_INST_YES ? "not instrumented (nothing measures it)" : NULL;
+    if (why && err && errlen) snprintf(err, errlen, "item %d cannot be exported: %s", (int)items[n], why);
+    if (why) return -1;
   }
-  if (!(x->items = malloc((n + 1) * sizeof *x->items))) { set_err(err, errlen, "out of memory", 0); return -1; }
-  memcpy(x->items, items, (n + 1) * sizeof *x->items);
+  if (items && !(x->items = malloc((n + 1) * sizeof *x->items))) { set_err(err, errlen, "out of memory", 0); return -1; }
+  if (items) memcpy(x->items, items, (n + 1) * sizeof *x->items);
   return 0;
 }
 
@@ -471,8 +467,7 @@ long mi_export_series(const mi_export *x) { return x ? x->series : 0; }
 static int room_for(xdom *D, int recs) {
   size_t need = (size_t)(recs > 0 ? recs : 1) * (size_t)D->rec;
   if (need <= D->cap) return 0;
-  /* by halves again: a process table that grows by a few processes per scrape reallocates
-   * (and copies) rarely, not at every scrape */
+  /* by halves: a process table that grows a little per scrape does not copy at every scrape */
   size_t cap = D->cap + D->cap / 2 > need ? D->cap + D->cap / 2 : need;
   uint8_t *b = realloc(D->buf, cap);
   if (!b) return -1;
@@ -1174,38 +1169,4 @@ const char *mi_export_format(mi_export *x, int fmt, size_t *len) {
   x->out[x->len] = 0;
   if (len) *len = x->len;
   return x->out;
-}
-
-/* ---- content negotiation ---- */
-
-int mi_export_negotiate(const char *accept) {
-  if (!accept) return MI_EXPORT_TEXT;
-  const char *p = accept;
-  while (*p) {
-    while (*p == ' ' || *p == '\t' || *p == ',') p++;
-    const char *e = p;
-    while (*e && *e != ',') e++;
-    /* one media range [p, e): its type, then parameters */
-    const char *semi = memchr(p, ';', (size_t)(e - p));
-    const char *te = semi ? semi : e;
-    while (te > p && (te[-1] == ' ' || te[-1] == '\t')) te--;
-    static const char om[] = "application/openmetrics-text";
-    if ((size_t)(te - p) == sizeof om - 1 && strncasecmp(p, om, sizeof om - 1) == 0) {
-      double qv = 1;
-      for (const char *s = semi; s && s < e; s = memchr(s + 1, ';', (size_t)(e - s - 1))) {
-        const char *v = s + 1;
-        while (v < e && (*v == ' ' || *v == '\t')) v++;
-        if (e - v >= 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
-          char nb[16];
-          size_t n = 0;
-          for (v += 2; v < e && n < sizeof nb - 1 && ((*v >= '0' && *v <= '9') || *v == '.'); v++) nb[n++] = *v;
-          nb[n] = 0;
-          qv = n ? strtod(nb, NULL) : 0;
-        }
-      }
-      if (qv > 0) return MI_EXPORT_OPENMETRICS;
-    }
-    p = e;
-  }
-  return MI_EXPORT_TEXT;
 }

@@ -1,4 +1,4 @@
-/* serve.c — a small HTTP/1.1 server for the exporter (mi_serve, mi_http_parse): one thread,
+/* serve.c — a small HTTP/1.1 server for the exporter (mi_serve, mi_http_parse, mi_export_negotiate): one thread,
  * poll(), non-blocking sockets, keep-alive and pipelining; each client is a connection state
  * machine (conn.c) with its own input, one response at a time and deadlines, so one slow or
  * hostile client never holds up another. GET/HEAD /metrics answers with the exposition in the
@@ -412,4 +412,38 @@ int mi_serve(mi_export *x, const mi_serve_options *o, char *err, size_t errlen) 
   mi_hbody_unref(sv.cache[0]);
   mi_hbody_unref(sv.cache[1]);
   return err[0] ? -1 : 0;
+}
+
+/* ---- content negotiation (moved here with the rest of HTTP from openmetrics.c) ---- */
+
+int mi_export_negotiate(const char *accept) {
+  if (!accept) return MI_EXPORT_TEXT;
+  const char *p = accept;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == ',') p++;
+    const char *e = p;
+    while (*e && *e != ',') e++;
+    /* one media range [p, e): its type, then parameters */
+    const char *semi = memchr(p, ';', (size_t)(e - p));
+    const char *te = semi ? semi : e;
+    while (te > p && (te[-1] == ' ' || te[-1] == '\t')) te--;
+    static const char om[] = "application/openmetrics-text";
+    if ((size_t)(te - p) == sizeof om - 1 && strncasecmp(p, om, sizeof om - 1) == 0) {
+      double qv = 1;
+      for (const char *s = semi; s && s < e; s = memchr(s + 1, ';', (size_t)(e - s - 1))) {
+        const char *v = s + 1;
+        while (v < e && (*v == ' ' || *v == '\t')) v++;
+        if (e - v >= 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
+          char nb[16];
+          size_t n = 0;
+          for (v += 2; v < e && n < sizeof nb - 1 && ((*v >= '0' && *v <= '9') || *v == '.'); v++) nb[n++] = *v;
+          nb[n] = 0;
+          qv = n ? strtod(nb, NULL) : 0;
+        }
+      }
+      if (qv > 0) return MI_EXPORT_OPENMETRICS;
+    }
+    p = e;
+  }
+  return MI_EXPORT_TEXT;
 }
