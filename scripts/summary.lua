@@ -262,12 +262,14 @@ if opts.view then class_view(opts.view) end
 -- program and start time) keeps, per layout, the list of its stats in that order, so a value
 -- is stat j of its row, with no key built per value. A stat's text key (domain|entity|item) is
 -- made only when an entity first meets a layout. The running figures live in C (core.stats,
--- lua/mi_stats.c): one call per row adds every value of it (0.61 -> 0.20 s for 500 processes x
--- 9 items x 120 samples; spec/stats_spec.lua holds the C to the former Lua loop).
+-- lua/mi_stats.c), fed straight from the reader's cells: one call per domain and sample adds
+-- every entity's values, with no row table (#31); the entities' identities and stat ids live
+-- there too, and Lua is called only when an entity meets a layout (spec/stats_spec.lua holds
+-- it to the former row-table loop).
 local stats, order, nsamples, segments = {}, {}, 0, 0
 local sel, gen = {}, 0            -- per domain: the items shown, {at = index in the row, name, level, time, reading}
 local sel_at = {}                 -- per domain: those items' indices in the row
-local ents = {}                   -- per domain: row key -> entity {text, pid, program, start, gen, list}
+local ents = {}                   -- per domain: row key -> entity id in core.stats (which keeps its identity and stat ids)
 for _, d in ipairs(rec.DOMAINS) do ents[d] = {} end
 local prev_t, prev_run            -- the sample before, in the same stretch of the clock
 local acc = require("mi.core").stats(tps)   -- every stat's running figures, in C (lua/mi_stats.c)
@@ -282,6 +284,21 @@ local function stat_of(d, ent, it)
   end
   return s
 end
+-- The stat ids of entity eid of domain d (a process: pid, program, start) in the layout's order,
+-- made at the entity's first row in a layout (core.stats' sample calls it).
+local resolve = {}
+for _, d in ipairs(rec.DOMAINS) do
+  resolve[d] = function(eid, key, pid, program)
+    local text = pid and string.format("%d %s", pid, program) or d == "global" and "-" or tostring(key)
+    local its, ids = sel[d], {}
+    for j = 1, #its do
+      local st = stat_of(d, text, its[j])
+      if st.owner ~= eid then st.owner = eid; acc:release(st.id) end   -- another process of the same name: no difference across
+      ids[j] = st.id
+    end
+    return ids
+  end
+end
 -- unreadable: whole samples of the window that damage left unreadable (taken, not data: coverage counts them, #30.6)
 local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
@@ -289,36 +306,9 @@ local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretc
   local before = prev_run == seg and prev_t or nil
   prev_t, prev_run = t, seg
   for _, d in ipairs(rec.DOMAINS) do
-    local its, at, E = sel[d], sel_at[d], ents[d]
-    local ni = #its
-    if ni > 0 then
-      for _, row in ipairs(r:rows(d)) do
-        local key = row.key
-        local e = E[key]
-        if d == "process" then
-          if not e or e.pid ~= row.pid or e.start ~= row.start or e.program ~= row.program then   -- another process in the slot
-            e = { text = string.format("%d %s", row.pid, row.program), pid = row.pid, program = row.program, start = row.start }
-            E[key] = e
-          end
-        elseif not e then
-          e = { text = d == "global" and "-" or tostring(key) }
-          E[key] = e
-        end
-        local ids = e.ids
-        if e.gen ~= gen then   -- the entity meets this layout: its stats in the layout's order
-          ids = {}
-          for j = 1, ni do
-            local st = stat_of(d, e.text, its[j])
-            if st.owner ~= e then st.owner = e; acc:release(st.id) end   -- another process of the same name: no difference across
-            ids[j] = st.id
-          end
-          e.ids, e.gen = ids, gen
-        end
-        -- a process born since the sample before counts from its birth: its counters started at 0 then (#30.5)
-        local born = before and e.start and e.start >= before and e.start < t
-        acc:row(ids, row, at, t, seg, born and e.start or nil)
-      end
-    end
+    -- every entity's values added in C, straight from the reader's cells: a process born since
+    -- the sample before counts from its birth, its counters started at 0 then (#30.5)
+    if #sel[d] > 0 then acc:sample(r, d, sel_at[d], t, seg, before, gen, ents[d], resolve[d]) end
   end
 end, function(seg)
   segments = seg
