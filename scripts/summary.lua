@@ -331,10 +331,6 @@ if nsamples == 0 and unreadable > 0 then
   io.stderr:write("summary: the window's ", unreadable, " sample(s) are all unreadable after damage: nothing to summarize\n")
   os.exit(2)
 elseif nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
-for _, k in ipairs(order) do   -- the stats' figures from C, as fields of each stat
-  local st = stats[k]
-  for f, v in pairs(acc:get(st.id)) do st[f] = v end
-end
 local taken = nsamples + unreadable   -- coverage is of the samples the recording took in the window
 local said = unreadable > 0 and string.format(" (%d more unreadable after damage)", unreadable) or ""
 r:close()
@@ -347,11 +343,19 @@ if info.source == "host" then
   for _, k in ipairs(order) do local d = stats[k].domain; names[d] = names[d] or {}; names[d][#names[d] + 1] = stats[k].item end
   for d, list in pairs(names) do undriven[d] = cli.undriven("host", d, list) end
 end
+local stamps = {}   -- ticks -> its text: the extremes' times are the window's few sample times
+-- The text of a recorded time, made once per time.
+local function stamp(t)
+  local x = stamps[t]
+  if not x then x = rec.stamp(t, info.tpm); stamps[t] = x end
+  return x
+end
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
-  local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
-    coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
+  local g = acc:get(s.id)   -- its figures, from C
+  local row = { domain = s.domain, entity = s.entity, item = s.item, samples = g.n,
+    coverage = taken > 0 and 100 * g.n / taken or 0, unit = s.time and "s" or "" }
   if undriven[s.domain] and undriven[s.domain][s.item] then
     row.kind = s.level and s.reading or "counter"
     row.total, row.avg, row.twavg, row.min, row.max = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
@@ -361,17 +365,20 @@ for _, k in ipairs(order) do
   end
   if s.level then
     row.kind = s.reading   -- level or watermark
-    row.avg = s.nv > 0 and s.sumv / s.nv or 0
-    row.twavg = s.dt > 0 and s.sumvdt / s.dt or row.avg
-    row.min, row.min_at, row.max, row.max_at = s.minv, s.mint and rec.stamp(s.mint, info.tpm), s.maxv, s.maxt and rec.stamp(s.maxt, info.tpm)
+    row.avg = g.nv > 0 and g.sumv / g.nv or 0
+    row.twavg = g.dt > 0 and g.sumvdt / g.dt or row.avg
+    row.min, row.max = g.minv, g.maxv
   else
     row.kind = "counter"
-    row.total = s.dt > 0 and s.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
-    row.avg = s.dt > 0 and s.total / s.dt or cli.NONE
-    row.min, row.min_at, row.max, row.max_at = s.minr, s.mint and rec.stamp(s.mint, info.tpm), s.maxr, s.maxt and rec.stamp(s.maxt, info.tpm)
+    row.total = g.dt > 0 and g.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
+    row.avg = g.dt > 0 and g.total / g.dt or cli.NONE
+    row.min, row.max = g.minr, g.maxr
   end
   local zero = (row.total == cli.NONE or (row.total or 0) == 0) and (row.max or 0) == 0 and (row.min or 0) == 0
-  if opts.all or not zero then rows[#rows + 1] = row end
+  if opts.all or not zero then   -- the extremes' times only for the rows shown
+    row.min_at, row.max_at = g.mint and stamp(g.mint), g.maxt and stamp(g.maxt)
+    rows[#rows + 1] = row
+  end
   ::next_stat::
 end
 if opts.all and dark > 0 then
