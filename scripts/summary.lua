@@ -193,7 +193,7 @@ local function view_print(name, V, eorder, last, nsamp, unread)
     io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
   end
   local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
-  cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
+  cli.output(opts, cols, nil, true).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
     title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,
       said_, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
 end
@@ -339,8 +339,12 @@ r:close()
 -- the items a recorded host never measures (outside its map: they were recorded as 0) are no data (#30)
 local undriven, dark = {}, 0
 if info.source == "host" then
-  local names = {}
-  for _, k in ipairs(order) do local d = stats[k].domain; names[d] = names[d] or {}; names[d][#names[d] + 1] = stats[k].item end
+  local names, seen = {}, {}   -- each item's name once per domain (not once per entity)
+  for _, k in ipairs(order) do
+    local d, n = stats[k].domain, stats[k].item
+    seen[d] = seen[d] or {}
+    if not seen[d][n] then seen[d][n] = true; names[d] = names[d] or {}; names[d][#names[d] + 1] = n end
+  end
   for d, list in pairs(names) do undriven[d] = cli.undriven("host", d, list) end
 end
 local stamps = {}   -- ticks -> its text: the extremes' times are the window's few sample times
@@ -393,4 +397,4 @@ cli.output(opts, {
   { "domain", "domain" }, { "entity", "entity" }, { "item", "item" }, { "kind", "kind" }, { "samples", "samples" },
   { "coverage", "cover%", "%.0f" }, { "total", "total", "%.6g" }, { "avg", "avg (/s)", "%.6g" }, { "twavg", "tw avg", "%.6g" },
   { "min", "min", "%.6g" }, { "min_at", "min at" }, { "max", "max", "%.6g" }, { "max_at", "max at" }, { "unit", "unit" },
-}).write(rows, meta)
+}, nil, true).write(rows, meta)   -- one report: no Average kept
