@@ -3,7 +3,8 @@
  * over a window: its samples, and for a counter the counted total, the seconds it was counted and
  * its lowest and highest interval rates; for a level (or watermark) the plain and time-weighted
  * sums and its extremes. One call per row updates every stat of the row: a value costs a few
- * arithmetic operations instead of some twenty Lua table accesses. */
+ * arithmetic operations instead of some twenty Lua table accesses; stats:sample (#31) does a
+ * whole domain of a recording's sample from the reader's cells, with no Lua row table. */
 #include "mi_lua_int.h"
 
 #define STATS_MT "mi.stats"
