@@ -127,6 +127,12 @@ void mil_open_catalog(lua_State *L);
 void mil_rcd_release(struct lrcd *c, int by_system);
 /* Adds the exporter and recording metatables and functions to the module table at the top. */
 void mil_open_record(lua_State *L);
+/* Returns the open recording reader at i (raises if it is not one or is closed). */
+mi_rec_reader *mil_checkrdr(lua_State *L, int i);
+/* The value recording:rows gives item it of a row (words summed; a user-defined counter's value). */
+int64_t mil_rec_value(mi_rec_reader *r, const mi_rec_item *it, const int64_t *row);
+/* Copies a 16-byte recorded name into out without its trailing blanks and NULs. */
+void mil_rec_name16(const char *name, char out[17]);
 void mil_open_stats(lua_State *L);   /* core.stats: running statistics for the scripts (mi_stats.c) */
 
 #endif

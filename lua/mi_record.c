@@ -120,6 +120,22 @@ static mi_rec_reader *checkrdr(lua_State *L, int i) {
   if (!u->r) luaL_argerror(L, i, "recording is closed");
   return u->r;
 }
+/* Returns the open recording reader at i (raises if it is not one or is closed). */
+mi_rec_reader *mil_checkrdr(lua_State *L, int i) { return checkrdr(L, i); }
+/* The value recording:rows gives item it of a row: its words summed (class counters), or a
+ * user-defined counter as mi_rec_udef_value gives it. */
+int64_t mil_rec_value(mi_rec_reader *r, const mi_rec_item *it, const int64_t *row) {
+  int64_t v = 0;
+  if ((uint32_t)it->item - MI_UDEF_FIRST < MI_UDEF_MAX) return mi_rec_udef_value(r, it->item, row + it->at, 0);
+  for (int w = 0; w < it->words; w++) v += row[it->at + w];
+  return v;
+}
+/* Copies a 16-byte recorded name into out without its trailing blanks and NULs. */
+void mil_rec_name16(const char *name, char out[17]) {
+  memcpy(out, name, 16);
+  out[16] = 0;
+  for (int i = 15; i >= 0 && (out[i] == ' ' || !out[i]); i--) out[i] = 0;
+}
 
 /* core.record(system, path, items, {fsync = "none"|"interval"|"every", fsync_ms, key_every,
  * index_every, mapping, machine, version}) -> a recorder (the first sample is written); raises. */
@@ -316,20 +332,15 @@ static int rdr_rows(lua_State *L) {
     if (d == MI_DOM_PROCESS) {
       const mi_rec_proc *p = mi_rec_process(r, keys[k]);
       char prog[17], user[17];
-      memcpy(prog, p->program, 16); prog[16] = 0;
-      memcpy(user, p->user, 16); user[16] = 0;
-      for (int i = 15; i >= 0 && (prog[i] == ' ' || !prog[i]); i--) prog[i] = 0;
-      for (int i = 15; i >= 0 && (user[i] == ' ' || !user[i]); i--) user[i] = 0;
+      mil_rec_name16(p->program, prog);
+      mil_rec_name16(p->user, user);
       lua_pushinteger(L, p->pid); lua_setfield(L, -2, "pid");
       lua_pushstring(L, prog); lua_setfield(L, -2, "program");
       lua_pushstring(L, user); lua_setfield(L, -2, "user");
       lua_pushinteger(L, p->start_ticks); lua_setfield(L, -2, "start");   /* its birth: summary counts from it (#30.5) */
     }
     for (int i = 0; i < ni; i++) {
-      int64_t v = 0;
-      if ((uint32_t)its[i].item - MI_UDEF_FIRST < MI_UDEF_MAX) v = mi_rec_udef_value(r, its[i].item, row + its[i].at, 0);
-      else for (int w = 0; w < its[i].words; w++) v += row[its[i].at + w];
-      lua_pushinteger(L, v);
+      lua_pushinteger(L, mil_rec_value(r, &its[i], row));
       lua_rawseti(L, -2, i + 1);
     }
     lua_rawseti(L, -2, k + 1);

@@ -3,7 +3,8 @@
  * over a window: its samples, and for a counter the counted total, the seconds it was counted and
  * its lowest and highest interval rates; for a level (or watermark) the plain and time-weighted
  * sums and its extremes. One call per row updates every stat of the row: a value costs a few
- * arithmetic operations instead of some twenty Lua table accesses. */
+ * arithmetic operations instead of some twenty Lua table accesses; stats:sample (#31) does a
+ * whole domain of a recording's sample from the reader's cells, with no Lua row table. */
 #include "mi_lua_int.h"
 
 #define STATS_MT "mi.stats"
@@ -23,7 +24,17 @@ typedef struct mstat {
   int64_t mint, maxt;
 } mstat;
 
-typedef struct lstats { mstat *s; int64_t n, cap; double tps; } lstats;
+/* An entity acc:sample met (#31: keyed by identity, never by position): a process is its slot's
+ * pid, birth and program; its stats' ids (nids of them) for the layout generation gen. */
+typedef struct ment {
+  int64_t pid, start;
+  char prog[17];
+  int64_t gen;
+  int32_t *ids;
+  int nids;
+} ment;
+
+typedef struct lstats { mstat *s; int64_t n, cap; double tps; ment *e; int64_t ne, ecap; } lstats;
 
 static lstats *check(lua_State *L) { return luaL_checkudata(L, 1, STATS_MT); }
 
@@ -59,13 +70,11 @@ static int st_release(lua_State *L) {
   return 0;
 }
 
-/* Adds the number at stack index vi to stat s at time t in stretch seg; has_born: the entity
- * was born at tick born since the sample before (a counter counts from its birth, from 0).
- * Integer arithmetic where summary.lua's was (no MI_Time scaling), else doubles. */
-static void add(lstats *a, mstat *s, lua_State *L, int vi, int64_t t, int64_t seg, int has_born, int64_t born) {
-  int isint = lua_isinteger(L, vi);
-  int64_t v_i = isint ? (int64_t)lua_tointeger(L, vi) : 0;
-  double v_f = isint ? (double)v_i : (double)lua_tonumber(L, vi);
+/* Adds a value (the integer v_i when isint, else v_f) to stat s at time t in stretch seg;
+ * has_born: the entity was born at tick born since the sample before (a counter counts from its
+ * birth, from 0). Integer arithmetic where summary.lua's was (no MI_Time scaling), else doubles. */
+static void add(lstats *a, mstat *s, int isint, int64_t v_i, double v_f, int64_t t, int64_t seg, int has_born, int64_t born) {
+  if (isint) v_f = (double)v_i; else v_i = 0;
   int same = s->has_prev && s->seg == seg;
   s->n++;
   if (s->level) {
@@ -137,8 +146,121 @@ static int st_row(lua_State *L) {
     lua_rawgeti(L, 4, j);
     lua_Integer at = lua_tointeger(L, -1);
     lua_pop(L, 1);
-    if (lua_rawgeti(L, 3, at) == LUA_TNUMBER) add(a, &a->s[id - 1], L, lua_gettop(L), t, seg, has_born, born);
+    if (lua_rawgeti(L, 3, at) == LUA_TNUMBER) {
+      int isint = lua_isinteger(L, -1);
+      add(a, &a->s[id - 1], isint, isint ? (int64_t)lua_tointeger(L, -1) : 0, (double)lua_tonumber(L, -1), t, seg, has_born, born);
+    }
     lua_pop(L, 1);
+  }
+  return 0;
+}
+
+/* The index of a new entity (pid, start, prog for a process) in a->e, or raises. */
+static int64_t ent_new(lua_State *L, lstats *a, int64_t pid, int64_t start, const char *prog) {
+  if (a->ne == a->ecap) {
+    int64_t cap = a->ecap ? a->ecap * 2 : 64;
+    ment *p = realloc(a->e, (size_t)cap * sizeof *p);
+    if (!p) luaL_error(L, "stats:sample: out of memory");
+    a->e = p;
+    a->ecap = cap;
+  }
+  ment *e = &a->e[a->ne];
+  memset(e, 0, sizeof *e);
+  e->pid = pid;
+  e->start = start;
+  memcpy(e->prog, prog, sizeof e->prog);
+  e->gen = -1;   /* no layout yet: resolved at its first row */
+  return a->ne++;
+}
+
+/* Calls resolve(eid, key, pid, program, start) (at stack index fi; process fields nil for other
+ * domains) for entity ei's stats in this layout and keeps their ids (ni of them, each a stat). */
+static void ent_resolve(lua_State *L, lstats *a, int fi, int64_t ei, int32_t key, int proc, int ni, int64_t gen) {
+  lua_pushvalue(L, fi);
+  lua_pushinteger(L, (lua_Integer)ei + 1);
+  lua_pushinteger(L, key);
+  if (proc) {
+    lua_pushinteger(L, (lua_Integer)a->e[ei].pid);
+    lua_pushstring(L, a->e[ei].prog);
+    lua_pushinteger(L, (lua_Integer)a->e[ei].start);
+  } else { lua_pushnil(L); lua_pushnil(L); lua_pushnil(L); }
+  lua_call(L, 5, 1);   /* resolve may make stats (a->s moves) but not entities */
+  if (!lua_istable(L, -1) || lua_rawlen(L, -1) != (lua_Unsigned)ni)
+    luaL_error(L, "stats:sample: resolve must return %d stat ids", ni);
+  ment *e = &a->e[ei];
+  if (e->nids < ni) {
+    int32_t *p = realloc(e->ids, (size_t)ni * sizeof *p);
+    if (!p) luaL_error(L, "stats:sample: out of memory");
+    e->ids = p;
+  }
+  e->nids = 0;   /* not resolved until every id is checked */
+  for (int j = 0; j < ni; j++) {
+    lua_rawgeti(L, -1, j + 1);
+    lua_Integer id = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (id < 1 || id > a->n) luaL_error(L, "stats:sample: resolve's ids[%d] is no stat", j + 1);
+    e->ids[j] = (int32_t)id;
+  }
+  lua_pop(L, 1);
+  e->nids = ni;
+  e->gen = gen;
+}
+
+/* stats:sample(recording, domain, at, t, seg, before, gen, ents, resolve): adds every entity of
+ * the recording's latest sample in domain to its stats, item at[j] (an index in the layout) to
+ * its stat j, straight from the reader's cells (no row tables). An entity is known by identity:
+ * ents maps its key to an entity id; a process whose slot holds another (pid, birth or program)
+ * is a new entity. resolve(eid, key, pid, program, start) gives an entity's stat ids when it is
+ * new or gen (the layout's generation) changed. before: the time of the sample before in this
+ * stretch (nil: none); a process born since then counts from its birth (#30.5). */
+static int st_sample(lua_State *L) {
+  lstats *a = check(L);
+  mi_rec_reader *r = mil_checkrdr(L, 2);
+  int d = mil_check_domain(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  int64_t t = (int64_t)luaL_checkinteger(L, 5), seg = (int64_t)luaL_checkinteger(L, 6);
+  int has_before = !lua_isnoneornil(L, 7);
+  int64_t before = has_before ? (int64_t)luaL_checkinteger(L, 7) : 0;
+  int64_t gen = (int64_t)luaL_checkinteger(L, 8);
+  luaL_checktype(L, 9, LUA_TTABLE);
+  luaL_checktype(L, 10, LUA_TFUNCTION);
+  const mi_rec_item *its;
+  int nl = mi_rec_layout(r, d, &its, NULL);
+  lua_Unsigned ni = lua_rawlen(L, 4);
+  const mi_rec_item **sel = lua_newuserdatauv(L, (ni ? ni : 1) * sizeof *sel, 0);   /* freed by the GC */
+  for (lua_Unsigned j = 0; j < ni; j++) {
+    lua_rawgeti(L, 4, (lua_Integer)j + 1);
+    lua_Integer at = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (at < 1 || at > nl) return luaL_error(L, "stats:sample: at[%d] is not an item of the layout", (int)j + 1);
+    sel[j] = &its[at - 1];
+  }
+  const int32_t *keys;
+  int n = mi_rec_present(r, d, &keys);
+  for (int k = 0; k < n; k++) {
+    const int64_t *row = mi_rec_row(r, d, keys[k]);
+    const mi_rec_proc *p = d == MI_DOM_PROCESS ? mi_rec_process(r, keys[k]) : NULL;
+    if (!row || (d == MI_DOM_PROCESS && !p)) continue;   /* no cells: nothing recorded to add */
+    char prog[17] = "";
+    if (p) mil_rec_name16(p->program, prog);
+    int64_t ei = -1;
+    if (lua_rawgeti(L, 9, keys[k]) == LUA_TNUMBER) {
+      lua_Integer x = lua_tointeger(L, -1);
+      if (x >= 1 && x <= a->ne) ei = x - 1;
+    }
+    lua_pop(L, 1);
+    if (ei >= 0 && p && (a->e[ei].pid != p->pid || a->e[ei].start != p->start_ticks || strcmp(a->e[ei].prog, prog) != 0))
+      ei = -1;   /* another process in the slot */
+    if (ei < 0) {
+      ei = ent_new(L, a, p ? p->pid : 0, p ? p->start_ticks : 0, prog);
+      lua_pushinteger(L, (lua_Integer)ei + 1);
+      lua_rawseti(L, 9, keys[k]);
+    }
+    if (a->e[ei].gen != gen || a->e[ei].nids != (int)ni) ent_resolve(L, a, 10, ei, keys[k], p != NULL, (int)ni, gen);
+    const ment *e = &a->e[ei];
+    int born = p && has_before && e->start >= before && e->start < t;
+    for (lua_Unsigned j = 0; j < ni; j++)
+      add(a, &a->s[e->ids[j] - 1], 1, mil_rec_value(r, sel[j], row), 0, t, seg, born, e->start);
   }
   return 0;
 }
@@ -181,6 +303,10 @@ static int st_gc(lua_State *L) {
   free(a->s);
   a->s = NULL;
   a->n = a->cap = 0;
+  for (int64_t i = 0; i < a->ne; i++) free(a->e[i].ids);
+  free(a->e);
+  a->e = NULL;
+  a->ne = a->ecap = 0;
   return 0;
 }
 
@@ -195,7 +321,7 @@ static int l_stats(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg st_methods[] = {{"new", st_new}, {"release", st_release}, {"row", st_row}, {"get", st_get}, {NULL, NULL}};
+static const luaL_Reg st_methods[] = {{"new", st_new}, {"release", st_release}, {"row", st_row}, {"sample", st_sample}, {"get", st_get}, {NULL, NULL}};
 
 /* Makes the stats metatable; adds core.stats to the module table at the top. */
 void mil_open_stats(lua_State *L) {

@@ -193,7 +193,7 @@ local function view_print(name, V, eorder, last, nsamp, unread)
     io.stderr:write("summary: no ", V.disks and "disk device" or V.entity, " in the window's samples: the ", name, " view is empty\n")
   end
   local said_ = unread > 0 and string.format(" (%d more unreadable after damage)", unread) or ""
-  cli.output(opts, cols).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
+  cli.output(opts, cols, nil, true).write(rows, { time = false, file = file, view = name, window_samples = nsamp, unreadable = unread,
     title = string.format("%s: %s, %d samples%s, %s .. %s (cur: the last interval; avg: time-weighted)", file, name, nsamp,
       said_, rec.stamp(from, info.tpm), rec.stamp(to, info.tpm)) })
 end
@@ -262,12 +262,14 @@ if opts.view then class_view(opts.view) end
 -- program and start time) keeps, per layout, the list of its stats in that order, so a value
 -- is stat j of its row, with no key built per value. A stat's text key (domain|entity|item) is
 -- made only when an entity first meets a layout. The running figures live in C (core.stats,
--- lua/mi_stats.c): one call per row adds every value of it (0.61 -> 0.20 s for 500 processes x
--- 9 items x 120 samples; spec/stats_spec.lua holds the C to the former Lua loop).
+-- lua/mi_stats.c), fed straight from the reader's cells: one call per domain and sample adds
+-- every entity's values, with no row table (#31); the entities' identities and stat ids live
+-- there too, and Lua is called only when an entity meets a layout (spec/stats_spec.lua holds
+-- it to the former row-table loop).
 local stats, order, nsamples, segments = {}, {}, 0, 0
 local sel, gen = {}, 0            -- per domain: the items shown, {at = index in the row, name, level, time, reading}
 local sel_at = {}                 -- per domain: those items' indices in the row
-local ents = {}                   -- per domain: row key -> entity {text, pid, program, start, gen, list}
+local ents = {}                   -- per domain: row key -> entity id in core.stats (which keeps its identity and stat ids)
 for _, d in ipairs(rec.DOMAINS) do ents[d] = {} end
 local prev_t, prev_run            -- the sample before, in the same stretch of the clock
 local acc = require("mi.core").stats(tps)   -- every stat's running figures, in C (lua/mi_stats.c)
@@ -282,6 +284,21 @@ local function stat_of(d, ent, it)
   end
   return s
 end
+-- The stat ids of entity eid of domain d (a process: pid, program, start) in the layout's order,
+-- made at the entity's first row in a layout (core.stats' sample calls it).
+local resolve = {}
+for _, d in ipairs(rec.DOMAINS) do
+  resolve[d] = function(eid, key, pid, program)
+    local text = pid and string.format("%d %s", pid, program) or d == "global" and "-" or tostring(key)
+    local its, ids = sel[d], {}
+    for j = 1, #its do
+      local st = stat_of(d, text, its[j])
+      if st.owner ~= eid then st.owner = eid; acc:release(st.id) end   -- another process of the same name: no difference across
+      ids[j] = st.id
+    end
+    return ids
+  end
+end
 -- unreadable: whole samples of the window that damage left unreadable (taken, not data: coverage counts them, #30.6)
 local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretch of the recorded clock (rates never span two)
   nsamples = nsamples + 1
@@ -289,36 +306,9 @@ local unreadable = rec.walk(r, from, to, function(ev, _, seg)   -- seg: a stretc
   local before = prev_run == seg and prev_t or nil
   prev_t, prev_run = t, seg
   for _, d in ipairs(rec.DOMAINS) do
-    local its, at, E = sel[d], sel_at[d], ents[d]
-    local ni = #its
-    if ni > 0 then
-      for _, row in ipairs(r:rows(d)) do
-        local key = row.key
-        local e = E[key]
-        if d == "process" then
-          if not e or e.pid ~= row.pid or e.start ~= row.start or e.program ~= row.program then   -- another process in the slot
-            e = { text = string.format("%d %s", row.pid, row.program), pid = row.pid, program = row.program, start = row.start }
-            E[key] = e
-          end
-        elseif not e then
-          e = { text = d == "global" and "-" or tostring(key) }
-          E[key] = e
-        end
-        local ids = e.ids
-        if e.gen ~= gen then   -- the entity meets this layout: its stats in the layout's order
-          ids = {}
-          for j = 1, ni do
-            local st = stat_of(d, e.text, its[j])
-            if st.owner ~= e then st.owner = e; acc:release(st.id) end   -- another process of the same name: no difference across
-            ids[j] = st.id
-          end
-          e.ids, e.gen = ids, gen
-        end
-        -- a process born since the sample before counts from its birth: its counters started at 0 then (#30.5)
-        local born = before and e.start and e.start >= before and e.start < t
-        acc:row(ids, row, at, t, seg, born and e.start or nil)
-      end
-    end
+    -- every entity's values added in C, straight from the reader's cells: a process born since
+    -- the sample before counts from its birth, its counters started at 0 then (#30.5)
+    if #sel[d] > 0 then acc:sample(r, d, sel_at[d], t, seg, before, gen, ents[d], resolve[d]) end
   end
 end, function(seg)
   segments = seg
@@ -341,10 +331,6 @@ if nsamples == 0 and unreadable > 0 then
   io.stderr:write("summary: the window's ", unreadable, " sample(s) are all unreadable after damage: nothing to summarize\n")
   os.exit(2)
 elseif nsamples == 0 then rec.empty("summary", r, from, to) end   -- a window between two samples
-for _, k in ipairs(order) do   -- the stats' figures from C, as fields of each stat
-  local st = stats[k]
-  for f, v in pairs(acc:get(st.id)) do st[f] = v end
-end
 local taken = nsamples + unreadable   -- coverage is of the samples the recording took in the window
 local said = unreadable > 0 and string.format(" (%d more unreadable after damage)", unreadable) or ""
 r:close()
@@ -353,15 +339,27 @@ r:close()
 -- the items a recorded host never measures (outside its map: they were recorded as 0) are no data (#30)
 local undriven, dark = {}, 0
 if info.source == "host" then
-  local names = {}
-  for _, k in ipairs(order) do local d = stats[k].domain; names[d] = names[d] or {}; names[d][#names[d] + 1] = stats[k].item end
+  local names, seen = {}, {}   -- each item's name once per domain (not once per entity)
+  for _, k in ipairs(order) do
+    local d, n = stats[k].domain, stats[k].item
+    seen[d] = seen[d] or {}
+    if not seen[d][n] then seen[d][n] = true; names[d] = names[d] or {}; names[d][#names[d] + 1] = n end
+  end
   for d, list in pairs(names) do undriven[d] = cli.undriven("host", d, list) end
+end
+local stamps = {}   -- ticks -> its text: the extremes' times are the window's few sample times
+-- The text of a recorded time, made once per time.
+local function stamp(t)
+  local x = stamps[t]
+  if not x then x = rec.stamp(t, info.tpm); stamps[t] = x end
+  return x
 end
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
-  local row = { domain = s.domain, entity = s.entity, item = s.item, samples = s.n,
-    coverage = taken > 0 and 100 * s.n / taken or 0, unit = s.time and "s" or "" }
+  local g = acc:get(s.id)   -- its figures, from C
+  local row = { domain = s.domain, entity = s.entity, item = s.item, samples = g.n,
+    coverage = taken > 0 and 100 * g.n / taken or 0, unit = s.time and "s" or "" }
   if undriven[s.domain] and undriven[s.domain][s.item] then
     row.kind = s.level and s.reading or "counter"
     row.total, row.avg, row.twavg, row.min, row.max = cli.NONE, cli.NONE, cli.NONE, cli.NONE, cli.NONE
@@ -371,17 +369,20 @@ for _, k in ipairs(order) do
   end
   if s.level then
     row.kind = s.reading   -- level or watermark
-    row.avg = s.nv > 0 and s.sumv / s.nv or 0
-    row.twavg = s.dt > 0 and s.sumvdt / s.dt or row.avg
-    row.min, row.min_at, row.max, row.max_at = s.minv, s.mint and rec.stamp(s.mint, info.tpm), s.maxv, s.maxt and rec.stamp(s.maxt, info.tpm)
+    row.avg = g.nv > 0 and g.sumv / g.nv or 0
+    row.twavg = g.dt > 0 and g.sumvdt / g.dt or row.avg
+    row.min, row.max = g.minv, g.maxv
   else
     row.kind = "counter"
-    row.total = s.dt > 0 and s.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
-    row.avg = s.dt > 0 and s.total / s.dt or cli.NONE
-    row.min, row.min_at, row.max, row.max_at = s.minr, s.mint and rec.stamp(s.mint, info.tpm), s.maxr, s.maxt and rec.stamp(s.maxt, info.tpm)
+    row.total = g.dt > 0 and g.total or cli.NONE   -- one sample, no interval: nothing counted, not 0
+    row.avg = g.dt > 0 and g.total / g.dt or cli.NONE
+    row.min, row.max = g.minr, g.maxr
   end
   local zero = (row.total == cli.NONE or (row.total or 0) == 0) and (row.max or 0) == 0 and (row.min or 0) == 0
-  if opts.all or not zero then rows[#rows + 1] = row end
+  if opts.all or not zero then   -- the extremes' times only for the rows shown
+    row.min_at, row.max_at = g.mint and stamp(g.mint), g.maxt and stamp(g.maxt)
+    rows[#rows + 1] = row
+  end
   ::next_stat::
 end
 if opts.all and dark > 0 then
@@ -396,4 +397,4 @@ cli.output(opts, {
   { "domain", "domain" }, { "entity", "entity" }, { "item", "item" }, { "kind", "kind" }, { "samples", "samples" },
   { "coverage", "cover%", "%.0f" }, { "total", "total", "%.6g" }, { "avg", "avg (/s)", "%.6g" }, { "twavg", "tw avg", "%.6g" },
   { "min", "min", "%.6g" }, { "min_at", "min at" }, { "max", "max", "%.6g" }, { "max_at", "max at" }, { "unit", "unit" },
-}).write(rows, meta)
+}, nil, true).write(rows, meta)   -- one report: no Average kept

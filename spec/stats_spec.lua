@@ -103,3 +103,148 @@ describe("core.stats (#31.4: summary.lua's inner loop in C)", function()
     assert.same(1, acc:get(id).n + 1)   -- nothing was added by the failed calls
   end)
 end)
+
+-- #31: stats:sample feeds the stats straight from the reader's cells. The model is summary.lua's
+-- loop before it: a Lua row table per entity (recording:rows), entities kept by identity in Lua
+-- (a process: its slot's pid, birth and program), one stats:row call per row.
+describe("core.stats sample (#31: summary.lua's walk without row tables)", function()
+  local mi = require("mi")
+  local rec = require("mi.recording")
+
+  -- Records two segments of a batch workload whose jobs end and log on again (births between
+  -- samples, slots taken by other processes) into a fresh file; returns its path.
+  local function recording()
+    local file = H.tmp_path("feed.mir")
+    for seg = 1, 2 do   -- the second recorder appends a segment: a restart, rates never span it
+      local sys = mi.system({ workload = "batch", seed = 7 + seg, job_ms = 300, jobs = 12, cpus = 2 })
+      local rc = mi.record({ system = sys, path = file, fsync = "none", items = { "gmt_idle", "gmt_cm_time",
+        "gmc_cur_free_main_mem_pg", "process:pmt_process_time", "process:pmc_disc_read", "process:pmc_cur_main_mem_pg_objcl_",
+        "io:imc_completed_read", "io:imc_q_current" } })
+      for _ = 2, 20 do sys:advance(700) assert(rc:sample()) end
+      rc:close()
+      sys:close()
+    end
+    return file
+  end
+
+  -- Walks the file twice, once through each path; returns the two accumulators, their stats in
+  -- order of first sight (domain|entity|item -> id) and what the walk met (births, slot reuses).
+  local function both(file, break_born)
+    local r = mi.core.rec_open(file)
+    local info = r:info()
+    local tps = info.tpm * 1000
+    local model, fed = mi.core.stats(tps), mi.core.stats(tps)
+    local keys, mids, fids = {}, {}, {}   -- stat key -> its id in each accumulator
+    local sel, gen, seen = {}, 0, { births = 0, reuse = 0, rows = 0 }
+    local function id_of(acc, ids, d, text, it, owner, owners)
+      local k = d .. "|" .. text .. "|" .. it.name
+      if not ids[k] then
+        ids[k] = acc:new(it.level, it.time)
+        if acc == model then keys[#keys + 1] = k end
+      end
+      if owners[k] ~= owner then owners[k] = owner; acc:release(ids[k]) end
+      return ids[k]
+    end
+    local E, mown, fown, resolve = {}, {}, {}, {}
+    local FE = {}
+    for _, d in ipairs(rec.DOMAINS) do
+      E[d], FE[d] = {}, {}
+      resolve[d] = function(eid, key, pid, program)
+        local text = pid and string.format("%d %s", pid, program) or tostring(key)
+        local ids = {}
+        for j, it in ipairs(sel[d]) do ids[j] = id_of(fed, fids, d, text, it, eid, fown) end
+        return ids
+      end
+    end
+    local prev_t, prev_run
+    rec.walk(r, info.first_time, info.last_time, function(ev, _, run)
+      local t = ev.time
+      local before = prev_run == run and prev_t or nil
+      prev_t, prev_run = t, run
+      for _, d in ipairs(rec.DOMAINS) do
+        local its, at = sel[d], {}
+        for j, it in ipairs(its) do at[j] = it.at end
+        if #its > 0 then
+          for _, row in ipairs(r:rows(d)) do   -- the model
+            seen.rows = seen.rows + 1
+            local e = E[d][row.key]
+            if d == "process" and e and (e.pid ~= row.pid or e.start ~= row.start or e.program ~= row.program) then
+              e = nil
+              seen.reuse = seen.reuse + 1
+            end
+            if not e then
+              e = { text = d == "process" and string.format("%d %s", row.pid, row.program) or tostring(row.key),
+                    pid = row.pid, start = row.start, program = row.program }
+              E[d][row.key] = e
+            end
+            if e.gen ~= gen then
+              e.ids = {}
+              for j, it in ipairs(its) do e.ids[j] = id_of(model, mids, d, e.text, it, e, mown) end
+              e.gen = gen
+            end
+            local born = before and e.start and e.start >= before and e.start < t
+            if born then seen.births = seen.births + 1 end
+            model:row(e.ids, row, at, t, run, born and e.start or nil)
+          end
+          fed:sample(r, d, at, t, run, not break_born and before or nil, gen, FE[d], resolve[d])
+        end
+      end
+    end, function()
+      gen = gen + 1
+      for _, d in ipairs(rec.DOMAINS) do
+        local its = {}   -- the layout's items in reverse order: at is honoured, not the position
+        for i, it in ipairs(r:layout(d)) do
+          table.insert(its, 1, { at = i, name = it.name or tostring(it.item), level = it.reading ~= nil and it.reading ~= "total",
+            time = it.unit == "mi_time" })
+        end
+        sel[d] = its
+      end
+    end)
+    r:close()
+    return model, fed, keys, mids, fids, seen
+  end
+
+  -- Compares every stat's figures; returns the first difference, or nil.
+  local function differ(model, fed, keys, mids, fids)
+    for _, k in ipairs(keys) do
+      if not fids[k] then return k .. ": not fed" end
+      local a, b = model:get(mids[k]), fed:get(fids[k])
+      for _, f in ipairs(FIELDS) do
+        if not same(a[f], b[f]) then return string.format("%s %s: rows %s, sample %s", k, f, tostring(a[f]), tostring(b[f])) end
+      end
+    end
+  end
+
+  it("gives every stat the figures the row-table loop gave (births, slots reused, two segments)", function()
+    local model, fed, keys, mids, fids, seen = both(recording())
+    assert.is_true(seen.births >= 5, "births counted from their birth: " .. seen.births)
+    assert.is_true(seen.reuse >= 5, "slots another process took: " .. seen.reuse)
+    assert.is_true(#keys >= 100, "stats compared: " .. #keys)
+    local n = 0
+    for _ in pairs(fids) do n = n + 1 end
+    assert.equal(#keys, n, "the same stats, no more")
+    assert.is_nil(differ(model, fed, keys, mids, fids))
+  end)
+
+  it("a process born since the sample before counts from its birth: without it the figures differ", function()
+    local model, fed, keys, mids, fids = both(recording(), true)
+    assert.truthy(differ(model, fed, keys, mids, fids), "births ignored, yet every figure agreed: the check sees nothing")
+  end)
+
+  it("rejects bad arguments with a clear error", function()
+    local r = mi.core.rec_open(recording())
+    local acc = mi.core.stats(1000)
+    local ev repeat ev = r:next() until ev.type == "sample"
+    local function ok_ids() return { acc:new(false, false) } end
+    assert.has_error(function() acc:sample(r, "process", { 99 }, 1, 1, nil, 1, {}, ok_ids) end,
+      "stats:sample: at[1] is not an item of the layout")
+    assert.has_error(function() acc:sample(r, "process", { 1 }, 1, 1, nil, 1, {}, function() return {} end) end,
+      "stats:sample: resolve must return 1 stat ids")
+    assert.has_error(function() acc:sample(r, "process", { 1 }, 1, 1, nil, 1, {}, function() return { 999 } end) end,
+      "stats:sample: resolve's ids[1] is no stat")
+    assert.has_error(function() acc:sample(r, "nowhere", { 1 }, 1, 1, nil, 1, {}, ok_ids) end)
+    acc:sample(r, "process", { 1 }, 1, 1, nil, 1, {}, ok_ids)   -- well formed: no error
+    r:close()
+    assert.has_error(function() acc:sample(r, "process", { 1 }, 1, 1, nil, 1, {}, ok_ids) end)
+  end)
+end)

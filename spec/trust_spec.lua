@@ -456,4 +456,22 @@ describe("#30.2 an interval that measured nothing prints as missing, never as 10
     assert.truthy(text:find("Average of 2 samples", 1, true), text)
     assert.truthy(text:find("\n +0 +40%.0\n\n$"), text)   -- the average of the measured interval alone
   end)
+
+  it("mi.cli's one-report stream (summary.lua) prints its rows as any stream does and keeps no Average", function()
+    local cli = require("mi.cli")
+    local cols = { { "cpu", "cpu" }, { "name", "name" }, { "busy", "busy%", "%.1f" } }
+    local rows = { { cpu = 0, name = "a", busy = 40.0 }, { cpu = 1, name = "bb", busy = cli.NONE } }
+    local texts = {}
+    for k, report in ipairs({ false, true }) do
+      local buf = {}
+      local sink = { write = function(_, ...) for _, v in ipairs({ ... }) do buf[#buf + 1] = v end end, flush = function() end }
+      local o = cli.output({}, cols, sink, report)
+      o.write(rows, { time = false, title = "t" })
+      texts[k] = table.concat(buf)
+      o.finish()
+      if report then assert.equal(texts[k], table.concat(buf)) end   -- finish added nothing
+    end
+    assert.equal("t\ncpu  name  busy%\n  0  a      40.0\n  1  bb        -\n\n", texts[2])
+    assert.equal(texts[1], texts[2])
+  end)
 end)

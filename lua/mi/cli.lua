@@ -148,7 +148,7 @@ local function table_out(out, cols, rows, title)
   for j, c in ipairs(cols) do
     width[j] = #c[2]
     for _, r in ipairs(rows) do   -- text columns align left, numbers right
-      if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true end
+      if r[c[1]] ~= nil and type(r[c[1]]) ~= "number" and not tostring(r[c[1]]):match("^[%d.%-]+$") then left[j] = true break end
     end
   end
   local text = {}
@@ -160,13 +160,12 @@ local function table_out(out, cols, rows, title)
     end
   end
   if title then out:write(title, "\n") end
-  local h = {}
-  local function fmtw(j) return left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s" end
-  for j, c in ipairs(cols) do h[j] = string.format(fmtw(j), c[2]) end
+  local h, fmtw = {}, {}   -- each column's format, by its width and alignment
+  for j, c in ipairs(cols) do fmtw[j] = left[j] and "%-" .. width[j] .. "s" or "%" .. width[j] .. "s"; h[j] = string.format(fmtw[j], c[2]) end
   out:write(table.concat(h, "  "), "\n")
   for i = 1, #rows do
     local line = {}
-    for j = 1, #cols do line[j] = string.format(fmtw(j), text[i][j]) end
+    for j = 1, #cols do line[j] = string.format(fmtw[j], text[i][j]) end
     out:write(table.concat(line, "  "), "\n")
   end
   out:write("\n")
@@ -246,8 +245,9 @@ end
 -- with its time (table: in the title line; CSV: a "time" column; JSON: a "time" key; the recorded
 -- time on a replay; meta.time = false for none: a report over a whole recording);
 -- finish() ends a table run with the average of every row over the samples, sar's "Average"
--- (rows matched by their first column; numbers averaged, text kept when it never changed).
-function cli.output(opts, cols, out)
+-- (rows matched by their first column; numbers averaged, text kept when it never changed);
+-- report = true: a stream of one report, which keeps no averages (finish prints none).
+function cli.output(opts, cols, out, report)
   mi.arg_check(type(opts) == "table", 1, "cli.output", "options table (cli.parse's)", opts)
   mi.arg_check(type(cols) == "table", 2, "cli.output", "list of columns {key, heading [, format]}", cols)
   out = out or io.stdout
@@ -262,7 +262,7 @@ function cli.output(opts, cols, out)
     if opts.json then json_out(out, cols, rows, meta, stamp)
     elseif opts.csv then csv_out(o, out, cols, rows, meta, stamp)
     else
-      add_average(o, cols, rows)
+      if not report then add_average(o, cols, rows) end
       local when = stamp and os.date("%H:%M:%S", now) or ""
       table_out(out, cols, rows, meta.title and (when ~= "" and when .. "  " .. meta.title or meta.title) or when)
     end
@@ -270,7 +270,7 @@ function cli.output(opts, cols, out)
   end
   -- Ends a table run with the Average of every row over the samples.
   function o.finish()
-    if opts.json or opts.csv or o.samples == 0 then return end
+    if opts.json or opts.csv or report or o.samples == 0 then return end
     table_out(out, cols, average_rows(o, cols), string.format("Average of %d sample%s, %s to %s", o.samples, o.samples > 1 and "s" or "",
       os.date("%H:%M:%S", o.first), os.date("%H:%M:%S", o.last)))
     out:flush()
