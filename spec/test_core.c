@@ -95,6 +95,8 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_sim_store.c"
 
+#include "test_watch.c"   /* a watching process query; the exporter's unchanged scrape (#32) */
+
 
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
@@ -138,6 +140,7 @@ int main(void) {
   test_h17_writer_handle();
   test_i31_row_handle();
   test_on_room_once();
+  test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();
   test_i14_proconsel();
   test_i14_readactive_list();
