@@ -46,6 +46,16 @@ MI_API int32_t mi_query_item(const mi_query *q, int i, const mi_item_info **it, 
 /* Returns how many records a run for sel could write now (at least 1): the monitored
  * processes, the enabled LDEVs of the selection, the processors. Runs the source's refresh. */
 MI_API int mi_query_room(mi_query *q, int64_t sel);
+/* Makes a process query watch for change (on = 1) or not (0): a run over all processes (sel
+ * -1) that finds no process row written, no process born or ended and nothing else its records
+ * are made of changed since its last complete run writes nothing and leaves buf as that run
+ * wrote it (pass the same buffer), with that run's count; mi_query_unchanged then says 1. A
+ * read-only (attached) system is always read. For readers that re-read all processes often
+ * while their writer refreshes them seldom (the exporter). 0, or -1 (NULL or not a process query). */
+MI_API int mi_query_set_watch(mi_query *q, int on);
+/* Returns 1 if q's last run found nothing changed and left the buffer as the run before it (see
+ * mi_query_set_watch); 0 otherwise. */
+MI_API int mi_query_unchanged(const mi_query *q);
 /* Frees a query; accepts NULL. Does not touch its session (which may be gone). */
 MI_API void mi_query_free(mi_query *q);
 
@@ -120,6 +130,12 @@ struct mi_query {
   int32_t plain;           /* every item of the plan one simple or time cell, or the pid (a gather without jumps) */
   int32_t udef_seen;       /* bound with the number of a user-defined counter not installed then:
                             * the counters the system had, so mi_query_same rebinds once it has more; else -1 */
+  /* watching for change (mi_query_set_watch): the epoch taken before the last complete run of all
+   * processes (0: none to keep), its count, what its records were made of (rounding, ticks per
+   * ms, monitored slots) and whether the last run kept them */
+  int watch, unchanged;
+  int32_t wdone;
+  uint64_t wepoch, wround, wmon[(MI_MAX_PROCESSES + 63) / 64];
   int32_t *nums;           /* cap + 1, zero-terminated */
   int32_t *stats;          /* cap: the item statuses, as a GET returns them */
   mi_qitem *pl;            /* cap */

@@ -99,6 +99,8 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_simcache.c"
 
+#include "test_watch.c"   /* a watching process query; the exporter's unchanged scrape (#32) */
+
 
 int main(void) {
   snprintf(regpath, sizeof regpath, "/tmp/mish-test-registry-%d", (int)getpid());
@@ -144,6 +146,7 @@ int main(void) {
   test_i28_raw_read();
   test_export_items();
   test_on_room_once();
+  test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();
   test_i14_proconsel();
   test_i14_readactive_list();

@@ -241,6 +241,7 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
   D->q = mi_query_new(x->s, d, all, nlead + n, x->mapping);
   if (!D->q) return -1;
   mi_query_set_wide(D->q, 1);
+  if (d == MI_DOM_PROCESS) mi_query_set_watch(D->q, 1);   /* a scrape between the host's process readings copies nothing */
   D->rec = mi_query_record_size(D->q);
   D->lead = nlead;
   D->x = calloc(2 * (size_t)n + 1, sizeof *D->x);   /* a QBUSY item makes two */
@@ -768,12 +769,13 @@ int mi_export_scrape(mi_export *x) {
       }
     }
   }
-  x->mark++;
-  x->live = 0;
   x->untracked = 0;
   if (x->d[MI_DOM_PROCESS].q) {
     xdom *D = &x->d[MI_DOM_PROCESS];
     if ((rc = run_all(x, MI_DOM_PROCESS, -1)) < 0) return rc;   /* a failed read keeps the last sums */
+    if (mi_query_unchanged(D->q)) goto done;   /* the records of the last read, summed already */
+    x->mark++;
+    x->live = 0;
     for (int i = 0; i < x->ng; i++) {
       memset(x->g[i].live, 0, sizeof(int64_t) * (size_t)D->ncell);
       x->g[i].live_procs = 0;
@@ -802,6 +804,7 @@ int mi_export_scrape(mi_export *x) {
       }
     }
   }
+done:
   x->scrapes++;
   x->scraped = 1;
   return 0;

@@ -574,6 +574,30 @@ static int proc_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int64_t want
   return 0;
 }
 
+/* What a watching query's records are made of beside its rows: the rounding and ticks per ms. */
+static inline uint64_t watch_key(const mi_seg *g) {
+  return (uint64_t)(uint32_t)MI_LD(g->round) << 32 | (uint32_t)MI_LD(g->cfg[3043 - 3001]);
+}
+
+/* Inside the read: 1 when a watching query's last complete run of all processes (epoch
+ * q->wepoch, taken before that read) still holds: its plan stands, nothing moves with time
+ * alone, the monitored slots are the same with no death unreported, and no row was written,
+ * no process born, renamed or ended since (each marks its row with the epoch of its write
+ * section, which a write that read did not see loaded after q->wepoch was taken: read-active's
+ * argument, core/STORE.md). */
+static int proc_unchanged(const mi_query *q, const rd *r) {
+  const mi_seg *g = r->g;
+  const mi_urec *u = q->s->u;
+  if (!q->wepoch || !q->valid || q->gen != MI_LD(g->h.gen) || q->sysmap != r->mapping || q->lgen != q->s->lgen ||
+      q->wround != watch_key(g) || mi_query_time_varying(q))
+    return 0;
+  for (int w = 0; w < MI_PROC_WORDS; w++)
+    if (MI_LD(u->mon[w]) != q->wmon[w] || MI_LD(u->dead[w])) return 0;
+  uint64_t all = ~0ull;   /* marks are below 2^63: mod - e has the top bit set exactly when mod < e */
+  for (int k = 0; k < MI_MAX_PROCESSES; k++) all &= MI_LD(g->blk.mod[k]) - q->wepoch;
+  return (int)(all >> 63);
+}
+
 int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, int32_t *count, int32_t *key,
                        int32_t *stats) {
   mi_session *s = q->s;
@@ -582,14 +606,34 @@ int mi_query_exec_proc(mi_query *q, uint8_t *buf, int32_t size, int64_t want, in
   mi_system *sys = s->sys;
   mi_sys_refresh_read(sys, MI_DOM_PROCESS);
   proc_res res;
-  int rc = 0, locked = 0, fresh = 0, busy = 0;
+  int rc = 0, locked = 0, fresh = 0, busy = 0, same = 0;
+  /* a watching run of all processes takes its epoch before its read (as read-active's CHANGED) */
+  int watch = q->watch && want == -1 && !sys->readonly;
+  uint64_t ep = watch ? __atomic_add_fetch(&sys->seg->blk.epoch, 1, __ATOMIC_SEQ_CST) : 0;
+  q->unchanged = 0;
   rd r;
   READ_LOOP(sys, locked, busy, {
     rd_start(&r, sys);
-    rc = proc_run(q, &r, buf, size, want, key, &res, &fresh);
+    same = watch && !r.torn && proc_unchanged(q, &r);
+    if (same) {   /* the caller's buffer holds these records already */
+      rc = 0; fresh = 0;
+      res.done = q->wdone;
+      memset(res.told, 0, sizeof res.told);
+    } else rc = proc_run(q, &r, buf, size, want, key, &res, &fresh);
   });
-  if (read_failed(sys, busy)) { if (locked) mi_wunlock(sys); return read_failed(sys, busy); }
+  if (read_failed(sys, busy)) { if (locked) mi_wunlock(sys); q->wepoch = 0; return read_failed(sys, busy); }
   settle(q, &r, fresh);
+  if (watch) {   /* a complete run with no death to tell is the one the next run compares with */
+    int any = 0;
+    for (int w = 0; w < MI_PROC_WORDS; w++) any |= res.told[w] != 0;
+    q->unchanged = same;
+    if (!same) q->wepoch = rc != 0 || any || r.torn || !q->valid ? 0 : ep;
+    if (!same && q->wepoch) {
+      q->wdone = res.done;
+      q->wround = watch_key(r.g);
+      for (int w = 0; w < MI_PROC_WORDS; w++) q->wmon[w] = MI_LD(s->u->mon[w]);
+    }
+  }
   put_stats(q, stats);
   if (sys->readonly && s->ro) mi_ro_take(s, res.told);   /* a read-only session forgets them on its own */
   /* after the gather: the deaths this GET reported are forgotten for this user (a change of
@@ -805,6 +849,16 @@ int mi_query_set_wide(mi_query *q, int on) {
   mi_query_bind(q, nums, q->n, q->mapping);
   return 0;
 }
+
+int mi_query_set_watch(mi_query *q, int on) {
+  if (!q || q->domain != MI_DOM_PROCESS) return -1;
+  q->watch = on != 0;
+  q->wepoch = 0;
+  q->unchanged = 0;
+  return 0;
+}
+
+int mi_query_unchanged(const mi_query *q) { return q ? q->unchanged : 0; }
 
 int32_t mi_query_record_size(const mi_query *q) { return q ? q->rec : 0; }
 
