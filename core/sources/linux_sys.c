@@ -450,13 +450,15 @@ void mi_lx_read_memory(mi_system *sys, host *h) {
 }
 
 /* The /proc/vmstat figures read, each summed into a slot of hsys.vm (or -1: pgmajfault). A
- * key ending in '_' takes every line it begins (pgalloc_dma, pgalloc_normal...). */
-static const struct { const char *key; int slot; } vmkeys[] = {
-  {"pgalloc_", V_ALLOC}, {"pgfree", V_FREE}, {"allocstall", V_STALL}, {"allocstall_", V_STALL},
-  {"pageoutrun", V_STALL}, {"pgscan_kswapd", V_SCAN}, {"pgscan_direct", V_SCAN},
-  {"pgscan_khugepaged", V_SCAN}, {"pgscan_proactive", V_SCAN}, {"pgsteal_anon", V_STEAL_ANON},
-  {"pgsteal_file", V_STEAL_FILE}, {"nr_vmscan_write", V_VMSCAN_WRITE}, {"pswpout", V_PSWPOUT},
-  {"pswpin", V_PSWPIN}, {"pgdeactivate", V_DEACT}, {"pgactivate", V_ACT}, {"pgmajfault", -1},
+ * key ending in '_' takes every line it begins (pgalloc_dma, pgalloc_normal...). VK gives a key
+ * its length (no strlen per line and key: a GET reads vmstat). */
+#define VK(k, slot) {k, sizeof k - 1, slot}
+static const struct { const char *key; size_t len; int slot; } vmkeys[] = {
+  VK("pgalloc_", V_ALLOC), VK("pgfree", V_FREE), VK("allocstall", V_STALL), VK("allocstall_", V_STALL),
+  VK("pageoutrun", V_STALL), VK("pgscan_kswapd", V_SCAN), VK("pgscan_direct", V_SCAN),
+  VK("pgscan_khugepaged", V_SCAN), VK("pgscan_proactive", V_SCAN), VK("pgsteal_anon", V_STEAL_ANON),
+  VK("pgsteal_file", V_STEAL_FILE), VK("nr_vmscan_write", V_VMSCAN_WRITE), VK("pswpout", V_PSWPOUT),
+  VK("pswpin", V_PSWPIN), VK("pgdeactivate", V_DEACT), VK("pgactivate", V_ACT), VK("pgmajfault", -1),
 };
 #define NVMKEYS ((int)(sizeof vmkeys / sizeof vmkeys[0]))
 
@@ -474,9 +476,9 @@ void mi_lx_read_vmstat(mi_system *sys, host *h) {
     if (*line != 'p' && *line != 'a' && *line != 'n') continue;   /* the first letters of every key */
     size_t len = strcspn(line, " \n");
     for (int i = 0; i < NVMKEYS; i++) {
-      size_t k = strlen(vmkeys[i].key);
+      size_t k = vmkeys[i].len;
       int prefix = vmkeys[i].key[k - 1] == '_';
-      if ((prefix ? len <= k : len != k) || strncmp(line, vmkeys[i].key, k) != 0) continue;
+      if ((prefix ? len <= k : len != k) || line[1] != vmkeys[i].key[1] || memcmp(line, vmkeys[i].key, k) != 0) continue;
       const char *p = line + len;
       if (!num(&p, &x)) { bad = 1; break; }
       if (vmkeys[i].slot < 0) { maj = x; have_maj = 1; }
