@@ -15,25 +15,35 @@ static uint32_t chg_rnd(void) {
   chg_seed ^= chg_seed >> 12; chg_seed ^= chg_seed << 25; chg_seed ^= chg_seed >> 27;
   return (uint32_t)((chg_seed * 2685821657736338717ull) >> 32);
 }
-static void test_i14_changed_model(void) {
-  mi_session *s; mi_system *sys = new_sys(&s, NULL);
-  mi_session *ref = mi_session_new(sys), *other = mi_session_new(sys);
-  mi_session_set_priv(ref, 1); mi_session_set_priv(other, 1);
+/* The setup of the random-history model checks (here and test_watch.c): two more privileged,
+ * authorized sessions *ref and *other on sys, np processes (slot_of[pid]; pids 1..np, *npid the
+ * last), and items turned on for s and *ref. */
+static void model_setup(mi_system *sys, mi_session *s, mi_session **ref, mi_session **other, int32_t *items,
+                        int np, int *slot_of, int maxpid, int *npid) {
   status_type st;
-  mi_accesson(ref, &st, 666); mi_accesson(other, &st, 666);
+  int32_t stats[16], map = 1;
+  *ref = mi_session_new(sys); *other = mi_session_new(sys);
+  mi_session_set_priv(*ref, 1); mi_session_set_priv(*other, 1);
+  mi_accesson(*ref, &st, 666); mi_accesson(*other, &st, 666);
+  for (int i = 0; i < maxpid; i++) slot_of[i] = -1;
+  for (*npid = 0; *npid < np;) {
+    mi_proc_desc d = i14_proc(++*npid, "P", "PROD", "U", "PROD", 1, 1, MI_PT_USER);
+    slot_of[*npid] = mi_host_proc_create(sys, &d);
+  }
+  mi_procon(s, &st, items, stats, &map, NULL, 0);
+  mi_procon(*ref, &st, items, stats, &map, NULL, 0);
+}
+
+static void test_i14_changed_model(void) {
+  mi_session *s, *ref, *other; mi_system *sys = new_sys(&s, NULL);
+  status_type st;
   int32_t items[] = {20001, 20002, 25047, 25000, 25001, 0}, more[] = {25002, 25003, 25004, 0}, stats[8], map = 1;
   enum { NP = 300, MAXPID = 4000 };
   static chg_rec last[MAXPID];
   static int have[MAXPID];
   memset(have, 0, sizeof have);
-  int slot_of[MAXPID], npid = 0;
-  for (int i = 0; i < MAXPID; i++) slot_of[i] = -1;
-  for (int i = 0; i < NP; i++) {
-    mi_proc_desc d = i14_proc(++npid, "P", "PROD", "U", "PROD", 1, 1, MI_PT_USER);
-    slot_of[npid] = mi_host_proc_create(sys, &d);
-  }
-  mi_procon(s, &st, items, stats, &map, NULL, 0);
-  mi_procon(ref, &st, items, stats, &map, NULL, 0);
+  int slot_of[MAXPID], npid;
+  model_setup(sys, s, &ref, &other, items, NP, slot_of, MAXPID, &npid);
   mi_ctr t = mi_host_counter(25047), c0 = mi_host_counter(25000), c1 = mi_host_counter(25001), c2 = mi_host_counter(25002);
   int bad_rec = 0, bad_flag = 0, bad_count = 0, kept_ok = 0, steps = 0, on = 0, changed_total = 0;
   static chg_rec got[MAXPID], rbuf[NP * 2];

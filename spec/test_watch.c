@@ -8,21 +8,12 @@
  * returns; and a run after a step that did nothing, following a run with no death to tell,
  * writes nothing at all (a poisoned buffer stays poisoned) and says so. */
 static void test_h32_watch_model(void) {
-  mi_session *s; mi_system *sys = new_sys(&s, NULL);
-  mi_session *ref = mi_session_new(sys), *other = mi_session_new(sys);
-  mi_session_set_priv(ref, 1); mi_session_set_priv(other, 1);
+  mi_session *s, *ref, *other; mi_system *sys = new_sys(&s, NULL);
   status_type st;
-  mi_accesson(ref, &st, 666); mi_accesson(other, &st, 666);
   int32_t items[] = {20001, 20002, 20004, 25047, 25000, 25001, 0}, more[] = {25002, 25003, 0}, stats[8], map = 1;
   enum { NP = 200, MAXPID = 2000 };
-  int slot_of[MAXPID], npid = 0;
-  for (int i = 0; i < MAXPID; i++) slot_of[i] = -1;
-  for (int i = 0; i < NP; i++) {
-    mi_proc_desc d = i14_proc(++npid, "P", "PROD", "U", "PROD", 1, 1, MI_PT_USER);
-    slot_of[npid] = mi_host_proc_create(sys, &d);
-  }
-  mi_procon(s, &st, items, stats, &map, NULL, 0);
-  mi_procon(ref, &st, items, stats, &map, NULL, 0);
+  int slot_of[MAXPID], npid;
+  model_setup(sys, s, &ref, &other, items, NP, slot_of, MAXPID, &npid);
   mi_query *w = mi_query_new(s, MI_DOM_PROCESS, items, 6, 1), *r = mi_query_new(ref, MI_DOM_PROCESS, items, 6, 1);
   CHECK(w && r, "#32 the queries open");
   if (!w || !r) { mi_query_free(w); mi_query_free(r); mi_session_free(other); mi_session_free(ref); mi_system_free(sys); return; }
