@@ -86,6 +86,12 @@ static void test_attach_ro_aifs(const char *dir) {
   mi_globget(a, &st, g1, v, gs, sizeof v, 0, 0);
   EQ(st.all, 0, "#27.8 MIGLOBGET read-only");
   EQ(v[0], 42, "#27.8 ... reads the owner's value");
+  char xerr[400] = "";
+  int32_t xi[] = {21001, 0};
+  mi_export *xe = mi_export_new(ro, &(mi_export_options){.items = xi, .no_io = 1, .no_processes = 1}, xerr, sizeof xerr);
+  CHECK(!xe && strstr(xerr, "-32009") && strstr(xerr, "--attach-rw"),
+        "#27.8 an exporter of items nobody collects on a read-only attach says why and how to fix it");
+  mi_export_free(xe);
   /* the owner collects everything for its readers */
   EQ(mi_system_collect(sys, MI_COLLECT_ALL), 0, "#27.8 mi_system_collect(ALL) by the owner");
   EQ(mi_host_mapping(sys), 2, "#27.8 ... at the mapping its first ON chose");
@@ -132,7 +138,8 @@ static void test_attach_ro_aifs(const char *dir) {
   EQ(st.all == 0 && nl == 1, 1, "#27.8 MIIOGET");
   mi_prcsrget(a, &st, pc, prr, pcs, sizeof prr, 0, &id, &npc, 0);
   EQ(st.all == 0 && npc == 8, 1, "#27.8 MIPRCSRGET");
-  longint_type t;
+  longint_type t;   /* AIFTIME's ticks are its input (the time to convert): set, not stack garbage */
+  mi_longint_set(&t, 8000);
   clock_type c;
   mi_time(a, &st, &t, NULL, &c, NULL, NULL, 0);
   EQ(st.all, 0, "#27.8 AIFTIME");

@@ -185,6 +185,15 @@ static void set_err(char *err, size_t n, const char *msg, int code) {
   }
 }
 
+/* set_err for a failed ON of `what`: when no item was valid, with the first item's own status,
+ * which says why (-32009 on a read-only attach whose owner collects none of them: how to fix it). */
+static void set_on_err(char *err, size_t n, const char *what, status_type st, const int32_t *stats) {
+  int code = mi_status_info(st);
+  if (code == MI_E_NO_VALID_ITEMS && stats[0] < 0 && err && n)
+    snprintf(err, n, "%s: %d %s (%d %s)", what, code, mi_status_message(code), (int)stats[0], mi_status_message(stats[0]));
+  else set_err(err, n, what, code);
+}
+
 /* Returns 1 if the 0-terminated list has item. */
 static int listed(const int32_t *list, int32_t item) {
   for (; *list; list++) if (*list == item) return 1;
@@ -373,7 +382,7 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   int32_t nums[MI_MAX_ITEMS], stats[MI_MAX_ITEMS], m = map;
   int n = list_items(sys, x->items, MI_DOM_GLOBAL, nums, MI_MAX_ITEMS - 1);
   mi_globon(x->s, &st, nums, stats, &m, 0);
-  if (mi_status_info(st) < 0) { set_err(err, errlen, "MIGLOBON", mi_status_info(st)); mi_export_free(x); return NULL; }
+  if (mi_status_info(st) < 0) { set_on_err(err, errlen, "MIGLOBON", st, stats); mi_export_free(x); return NULL; }
   x->mapping = m;
   if (build_dom(x, MI_DOM_GLOBAL, NULL, 0, nums, n) < 0) goto oom;
   static const int32_t cpu_lead[1] = {20040}, io_lead[1] = {20020};
@@ -383,12 +392,12 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   if (!x->no_io && (n = list_items(sys, x->items, MI_DOM_IO, nums, MI_MAX_ITEMS - 2)) > 0) {
     int32_t ldev = -1;
     mi_ioon(x->s, &st, nums, stats, &m, &ldev, 0);
-    if (mi_status_info(st) < 0) { set_err(err, errlen, "MIIOON", mi_status_info(st)); mi_export_free(x); return NULL; }
+    if (mi_status_info(st) < 0) { set_on_err(err, errlen, "MIIOON", st, stats); mi_export_free(x); return NULL; }
     if (build_dom(x, MI_DOM_IO, io_lead, 1, nums, n) < 0) goto oom;
   }
   if (!x->no_proc && (n = list_items(sys, x->items, MI_DOM_PROCESS, nums, MI_MAX_ITEMS - 1 - PROC_LEAD)) > 0) {
     mi_procon(x->s, &st, nums, stats, &m, NULL, 0);
-    if (mi_status_info(st) < 0) { set_err(err, errlen, "MIPROCON", mi_status_info(st)); mi_export_free(x); return NULL; }
+    if (mi_status_info(st) < 0) { set_on_err(err, errlen, "MIPROCON", st, stats); mi_export_free(x); return NULL; }
     if (build_dom(x, MI_DOM_PROCESS, proc_lead, PROC_LEAD, nums, n) < 0) goto oom;
   }
   if (fix_clashes(x) < 0) goto oom;
