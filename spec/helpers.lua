@@ -78,5 +78,12 @@ function H.put_file(root, rel, text)
   f:write(text)
   f:close()
 end
+-- Returns how many of the MI's 2 KB pages one kernel page of this machine is (the host converts).
+function H.page_2k()
+  local p = io.popen("getconf PAGESIZE")
+  local n = math.tointeger(tonumber(p:read("l")))
+  p:close()
+  return n // 2048
+end
 _G.H = H
 return H

@@ -45,14 +45,21 @@ end
 
 local ITEMS = { "gmc_pauses", "gmt_idle" }   -- 21164 turns the processors on
 
+-- A session on a fresh copy of the 64-CPU fixture (removed when the test ends), its processor
+-- counters on and two readings taken.
+local function open64()
+  local root, dir = copy()
+  finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+  local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
+  second_reading(root, true)
+  assert(s:on("global", ITEMS))
+  second_reading(root)
+  return s
+end
+
 describe("a host with 64 CPUs", function()
   it("shows every CPU in the friendly processor GET, each one's states partitioning its time", function()
-    local root, dir = copy()
-    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
-    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
-    second_reading(root, true)
-    assert(s:on("global", ITEMS))
-    second_reading(root)
+    local s = open64()
     local recs = assert(s:get("processor"))
     assert.equal(N, #recs)
     local t = tick()
@@ -80,12 +87,7 @@ describe("a host with 64 CPUs", function()
   end)
 
   it("gives the literal MIPRCSRGET the first 8 processors (the MI's limit), status 0", function()
-    local root, dir = copy()
-    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
-    local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
-    second_reading(root, true)
-    assert(s:on("global", ITEMS))
-    second_reading(root)
+    local s = open64()
     local rc, st, recs, n = mi.literal.MIPRCSRGET(s, { 27023, 0 }, 0, -1)
     assert.equal(0, rc)
     assert.equal(8, n or #recs)

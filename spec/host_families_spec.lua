@@ -25,12 +25,7 @@ end
 local function remove(dir) os.execute("rm -rf '" .. dir .. "'") end
 
 -- 2 KB pages per kernel page on this machine.
-local function page_2k()
-  local p = io.popen("getconf PAGESIZE")
-  local n = math.tointeger(tonumber(p:read("l")))
-  p:close()
-  return n // 2048
-end
+local page_2k = H.page_2k   -- spec/helpers.lua
 
 describe("processes by type on the host (21319-21322)", function()
   it("counts system processes, command interpreters and the others by their parent's type", function()

@@ -46,12 +46,7 @@ end
 local function remove(root) os.execute("rm -rf '" .. root .. "'") end
 
 -- 2 KB pages per kernel page on this machine (the host converts pages to the MI's 2 KB).
-local function page_2k()
-  local p = io.popen("getconf PAGESIZE")
-  local n = math.tointeger(tonumber(p:read("l")))
-  p:close()
-  return n // 2048
-end
+local page_2k = H.page_2k   -- spec/helpers.lua
 
 local MS = 8   -- MI_Time units per millisecond (8000 ticks/ms, round factor 1000)
 
