@@ -143,26 +143,24 @@ MI_API mi_ctr mi_host_counter_named(const char *name, int domain);
 /* Returns 1 if anyone counts c now (a source may skip work otherwise). */
 MI_API int mi_host_active(const mi_system *sys, mi_ctr c);
 
-/* The counter store as the inline writer below reads it: the writer block of the system's
- * segment (see core/STORE.md, "The segment"). The core keeps it up to date as users enable
- * counters; sources must not write it. A system begins with its view (an ABI promise of this
- * header), so the writer reaches the block with one load. It is here for the inline writers
- * only: a source writes through them (mi_host_add, mi_host_wadd, a row handle), never by
- * reading the block itself. */
+/* The counter store as the inline writers below read it: a view of the writer block of the
+ * system's segment (see core/STORE.md, "The segment"), pointers the core sets when it maps the
+ * store and keeps valid while the system lives (the block's own layout is the store's and not
+ * part of this header). A system begins with its view (an ABI promise of this header), so a
+ * writer reaches each array with one load. It is here for the inline writers only: a source
+ * writes through them (mi_host_add, mi_host_wadd, a row handle), never by reading the view. */
 typedef struct mi_host_lane {
-  int64_t cells;        /* word offset of row 0 from the start of the block; 0 while the domain counts nothing */
+  int64_t cells;        /* word offset of row 0 from the view's base; 0 while the domain counts nothing */
   int32_t stride;       /* words per row */
   int32_t nent;         /* rows: 1 global, 2700 process slots, LDEV 0-999, processors 0-7 */
 } mi_host_lane;
-typedef struct mi_host_block {
-  mi_host_lane lane[MI_DOM_COUNT];
-  int32_t off[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> word offset in its rows; -1 = nobody counts it */
-  uint8_t live[MI_MAX_PROCESSES];  /* process slot -> 1 while its process is alive (mirrors the process table) */
-  uint64_t epoch;                  /* read-active CHANGED: each such read takes the next epoch */
-  uint64_t mod[MI_MAX_PROCESSES];  /* process slot -> the epoch when its row was last written */
-} mi_host_block;
 typedef struct mi_host_view {
-  mi_host_block *blk;   /* in this process's mapping of the segment */
+  int64_t *base;              /* word 0 of the block: a lane's cells count from here */
+  const int32_t *off;         /* counter id -> word offset in its rows; -1 = nobody counts it */
+  const mi_host_lane *lane;   /* per domain (MI_DOM_*) */
+  const uint8_t *live;        /* process slot -> 1 while its process is alive */
+  uint64_t *mod;              /* process slot -> the read-active epoch when its row was last written */
+  uint64_t *epoch;            /* read-active CHANGED: each such read takes the next epoch */
 } mi_host_view;
 
 /* How mi_host_cell_ is asked: to read (any row), to write (a live process's row only; the
@@ -171,9 +169,9 @@ typedef struct mi_host_view {
 enum { MI_CELL_READ = 0, MI_CELL_WRITE = 1, MI_CELL_CHECK = 2, MI_CELL_WRITE_ANY = 3 };
 
 /* Marks process slot `entity`'s row written now, so read-active's CHANGED mode looks at it
- * again (#14); the writers below do it themselves. b is the system's writer block. */
-static inline void mi_host_mark_(mi_host_block *b, int entity) {
-  __atomic_store_n(&b->mod[entity], __atomic_load_n(&b->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+ * again (#14); the writers below do it themselves. v is the system's view. */
+static inline void mi_host_mark_(const mi_host_view *v, int entity) {
+  __atomic_store_n(&v->mod[entity], __atomic_load_n(v->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
 /* The first cell of counter c for an entity, or NULL when the system is NULL, c is not a
@@ -182,21 +180,21 @@ static inline void mi_host_mark_(mi_host_block *b, int entity) {
  * process row written. The one lookup behind every writer and mi_host_value. */
 static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int mode) {
   if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
-  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
-  int32_t o = b->off[c.id];
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  int32_t o = v->off[c.id];
   int d = c.id >> MI_HOST_INDEX_BITS;
-  const mi_host_lane *ln = &b->lane[d];
+  const mi_host_lane *ln = &v->lane[d];
   if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
   if (mode != MI_CELL_READ && d == MI_DOM_PROCESS) {
-    if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!b->live[entity])) return NULL;
-    if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY) mi_host_mark_(b, entity);
+    if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!v->live[entity])) return NULL;
+    if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY) mi_host_mark_(v, entity);
   }
-  return (int64_t *)(void *)b + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+  return v->base + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
 }
 /* Marks process slot `entity` of sys written (for a source that writes cells it got with
  * mi_host_cell_ in MI_CELL_READ or MI_CELL_CHECK mode, e.g. only when a value changed). */
 static inline void mi_host_mark(mi_system *sys, int entity) {
-  if (sys && (unsigned)entity < (unsigned)MI_MAX_PROCESSES) mi_host_mark_(((const mi_host_view *)(const void *)sys)->blk, entity);
+  if (sys && (unsigned)entity < (unsigned)MI_MAX_PROCESSES) mi_host_mark_((const mi_host_view *)(const void *)sys, entity);
 }
 
 /* Entities: MI_DOM_GLOBAL 0; process slot; LDEV 1-999; processor 0-7. */
@@ -217,17 +215,17 @@ typedef struct mi_host_wr {
   const uint64_t *gen;          /* the system's layout generation */
   uint64_t at;                  /* the generation it was resolved at */
   int64_t *cell0;               /* the counter's cell of entity 0; unused while nent is 0 */
-  mi_host_block *blk;           /* the writer block, for a process counter (live flags, row marks,
-                                   epoch); NULL in the other domains */
+  const uint8_t *live;          /* a process counter's live flags (the view's); NULL in the other domains */
   int32_t stride, nent;         /* words per row; rows (0 while nobody counts it) */
   mi_ctr c;
   mi_system *sys;
+  uint64_t *mod, *epoch;        /* a process counter's row marks and CHANGED epoch (the view's) */
 } mi_host_wr;                   /* (what an add reads first, in its first 40 bytes) */
 /* Resolves w again for its system and counter (mi_host_wadd calls it when the layout moved). */
 MI_API void mi_host_wr_resolve(mi_host_wr *w);
 /* Makes w a handle of counter c in sys (a NULL system or a bad counter: every add is ignored). */
 static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
-  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->blk = NULL; w->stride = 0;
+  w->sys = sys; w->c = c; w->gen = NULL; w->at = 0; w->nent = 0; w->cell0 = NULL; w->live = NULL; w->mod = w->epoch = NULL; w->stride = 0;
   mi_host_wr_resolve(w);
 }
 /* mi_host_add through a handle: the same checks (counter enabled, entity in range, process
@@ -235,10 +233,9 @@ static inline void mi_host_wr_init(mi_host_wr *w, mi_system *sys, mi_ctr c) {
 static inline void mi_host_wadd(mi_host_wr *w, int entity, int64_t delta) {
   if (MI_UNLIKELY(!w->gen || __atomic_load_n(w->gen, __ATOMIC_RELAXED) != w->at)) mi_host_wr_resolve(w);
   if (MI_UNLIKELY((unsigned)entity >= (unsigned)w->nent)) return;
-  mi_host_block *b = w->blk;
-  if (b) {
-    if (MI_UNLIKELY(!b->live[entity])) return;
-    mi_host_mark_(b, entity);
+  if (w->live) {
+    if (MI_UNLIKELY(!w->live[entity])) return;
+    __atomic_store_n(&w->mod[entity], __atomic_load_n(w->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   }
   int64_t *p = w->cell0 + (size_t)entity * (size_t)w->stride;
   __atomic_store_n(p, *p + delta, __ATOMIC_RELAXED);
@@ -273,16 +270,16 @@ static inline int mi_host_row_open(mi_system *sys, mi_host_row *r, int domain, i
   r->cells = NULL; r->word = NULL; r->n = 0; r->words = 0; r->entity = entity;
   r->base = (int32_t)((unsigned)domain << MI_HOST_INDEX_BITS);
   if (MI_UNLIKELY(!sys || (unsigned)domain >= (unsigned)MI_DOM_COUNT)) return 0;
-  mi_host_block *b = ((const mi_host_view *)(const void *)sys)->blk;
-  const mi_host_lane *ln = &b->lane[domain];
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  const mi_host_lane *ln = &v->lane[domain];
   int64_t cells = __atomic_load_n(&ln->cells, __ATOMIC_RELAXED);
   if (MI_UNLIKELY(!cells || (unsigned)entity >= (unsigned)ln->nent)) return 0;
   if (domain == MI_DOM_PROCESS) {
-    if (MI_UNLIKELY(!b->live[entity])) return 0;
-    mi_host_mark_(b, entity);
+    if (MI_UNLIKELY(!v->live[entity])) return 0;
+    mi_host_mark_(v, entity);
   }
-  r->cells = (int64_t *)(void *)b + cells + (size_t)entity * (size_t)ln->stride;
-  r->word = &b->off[r->base];
+  r->cells = v->base + cells + (size_t)entity * (size_t)ln->stride;
+  r->word = &v->off[r->base];
   r->n = MI_HOST_INDEX_LIMIT;
   r->words = ln->stride;
   return 1;

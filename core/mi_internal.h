@@ -134,6 +134,25 @@ typedef struct mi_snap {
   int64_t cells[MI_SNAP_WORDS];
 } mi_snap;
 
+/* The writer block (the store's, in the segment; writers see it through mi_host_view): the
+ * lanes, the counter -> word table, process liveness and read-active's CHANGED marks. */
+typedef struct mi_host_block {
+  mi_host_lane lane[MI_DOM_COUNT];
+  int32_t off[MI_DOM_COUNT << MI_HOST_INDEX_BITS]; /* counter id -> word offset in its rows; -1 = nobody counts it */
+  uint8_t live[MI_MAX_PROCESSES];  /* process slot -> 1 while its process is alive (mirrors the process table) */
+  uint64_t epoch;                  /* read-active CHANGED: each such read takes the next epoch */
+  uint64_t mod[MI_MAX_PROCESSES];  /* process slot -> the epoch when its row was last written */
+} mi_host_block;
+/* Marks process slot e of block b written now (mi_host_mark_ on the store's own block). */
+static inline void mi_blk_mark(mi_host_block *b, int e) {
+  __atomic_store_n(&b->mod[e], __atomic_load_n(&b->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+/* Points view v at writer block b (the view's base is the block's word 0). */
+static inline void mi_view_set(mi_host_view *v, mi_host_block *b) {
+  v->base = (int64_t *)(void *)b; v->off = b->off; v->lane = b->lane;
+  v->live = b->live; v->mod = b->mod; v->epoch = &b->epoch;
+}
+
 /* The segment: every system-wide table, addressed by offsets (no pointers inside), then the
  * writer block and the arena of counter cells. */
 typedef struct mi_seg {

@@ -64,8 +64,8 @@ static void bench_writer_handle(mi_system *sys, const mi_ctr *gc, const mi_ctr *
   const int R = 5;
   mi_host_wr gw[8], pw[8];
   for (int k = 0; k < 8; k++) { mi_host_wr_init(&gw[k], sys, gc[k]); mi_host_wr_init(&pw[k], sys, pc[k]); }
-  mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
-  int64_t *grow_ = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells, *prow = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells;
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  int64_t *grow_ = v->base + v->lane[MI_DOM_GLOBAL].cells, *prow = v->base + v->lane[MI_DOM_PROCESS].cells;
   int32_t gk[8], pk[8], pstride = v->lane[MI_DOM_PROCESS].stride;
   for (int k = 0; k < 8; k++) { gk[k] = v->off[gc[k].id]; pk[k] = v->off[pc[k].id]; }
   double wr = 1e9, add = 1e9, bare = 1e9;
@@ -173,8 +173,8 @@ static double cpu_now_s(void) {
 static void bench_row_handle(mi_system *sys, const mi_ctr *gc, const mi_ctr *pc) {
   const long M = 4000000;
   const int R = 5;
-  mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
-  int64_t *grow_ = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells, *prow = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells;
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  int64_t *grow_ = v->base + v->lane[MI_DOM_GLOBAL].cells, *prow = v->base + v->lane[MI_DOM_PROCESS].cells;
   int32_t gk[8], pk[8], gw[8], pw[8], pstride = v->lane[MI_DOM_PROCESS].stride;
   for (int k = 0; k < 8; k++) {
     gk[k] = v->off[gc[k].id]; pk[k] = v->off[pc[k].id];
@@ -575,8 +575,8 @@ int main(void) {
   /* the floor: a loop loading the same 23 cells through pointers computed beforehand */
   const int64_t *gcell[23];
   {
-    mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
-    for (int k = 0; k < 23; k++) gcell[k] = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells + v->off[cs[k].id];
+    const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+    for (int k = 0; k < 23; k++) gcell[k] = v->base + v->lane[MI_DOM_GLOBAL].cells + v->off[cs[k].id];
   }
   /* three alternating rounds, best of each side (as for every figure below) */
   for (int r = 0; r < 3; r++) {
@@ -629,8 +629,8 @@ int main(void) {
   const int64_t *prow0;
   int32_t pstride0, poff[9], ptime[9];
   {
-    mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
-    prow0 = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells;
+    const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+    prow0 = v->base + v->lane[MI_DOM_PROCESS].cells;
     pstride0 = v->lane[MI_DOM_PROCESS].stride;
     for (int k = 0; k < 9; k++) { poff[k] = v->off[pc[k].id]; ptime[k] = mi_item_lookup(pitems[k + 1])->unit == MI_UNIT_MI_TIME; }
   }
@@ -727,9 +727,9 @@ int main(void) {
     int64_t *grow_ = NULL, *prow = NULL;
     int32_t gk[8], pk[8], pstride = 0;
     /* offsets read through the public view so the baseline touches the very same cells */
-    mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
-    grow_ = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells;
-    prow = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells; pstride = v->lane[MI_DOM_PROCESS].stride;
+    const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+    grow_ = v->base + v->lane[MI_DOM_GLOBAL].cells;
+    prow = v->base + v->lane[MI_DOM_PROCESS].cells; pstride = v->lane[MI_DOM_PROCESS].stride;
     for (int k = 0; k < 8; k++) { gk[k] = v->off[cs[k].id]; pk[k] = v->off[pc[k].id]; }
     /* five alternating rounds, best of each side: the figure a quiet machine gives */
     const int R = 5;
@@ -787,9 +787,9 @@ int main(void) {
     mi_globinstall(su, &st, 666);
     mi_globon(su, &st, gl, pst, &umap, 666);
     mi_procon(su, &st, pl, pst, &umap, NULL, 666);
-    mi_host_block *v = ((const mi_host_view *)(const void *)usys)->blk;
-    int64_t *grow_ = (int64_t *)(void *)v + v->lane[MI_DOM_GLOBAL].cells;
-    int64_t *prow = (int64_t *)(void *)v + v->lane[MI_DOM_PROCESS].cells;
+    const mi_host_view *v = (const mi_host_view *)(const void *)usys;
+    int64_t *grow_ = v->base + v->lane[MI_DOM_GLOBAL].cells;
+    int64_t *prow = v->base + v->lane[MI_DOM_PROCESS].cells;
     int32_t pstride = v->lane[MI_DOM_PROCESS].stride, gk[8], pk[8];
     for (int k = 0; k < 8; k++) { gk[k] = v->off[ug[k].c.id]; pk[k] = v->off[up[k].c.id]; }
     double ud = 1e9, ud0 = 1e9, bi = 1e9;

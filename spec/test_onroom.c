@@ -16,7 +16,7 @@ static void test_on_room_once(void) {
   EQ(st.all, 0, "an ON of one process counter");
   mi_ctr c0 = mi_host_counter(25047);
   for (int p = 0; p < 8; p++) mi_host_add(sys, c0, p, 100 + p);
-  const mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
   int64_t first_rows = (int64_t)v->lane[MI_DOM_PROCESS].nent * v->lane[MI_DOM_PROCESS].stride;
   int32_t all[1024];
   int n = 0;

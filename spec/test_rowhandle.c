@@ -1,8 +1,8 @@
 /* test_rowhandle.c — the row handle of mi_host.h (#31.3, #28.4): a batch writer's row opened
  * once per entity. Included by test_core.c (its CHECK/EQ counters, new_sys). */
 
-/* The writer block of sys (the public view every system begins with). */
-static mi_host_block *rh_block(mi_system *sys) { return ((const mi_host_view *)(const void *)sys)->blk; }
+/* The view of sys (the public view every system begins with). */
+static const mi_host_view *rh_block(mi_system *sys) { return (const mi_host_view *)(const void *)sys; }
 
 /* A row handle writes what mi_host_add writes and refuses what it ignores; its CHANGED mark is
  * taken once, at the open. */
@@ -74,8 +74,8 @@ static void test_i31_row_handle(void) {
   int same = 1;
   for (int c = 0; c < 5; c++) same &= mi_host_value(sys, pc[c], a) == mi_host_value(sys, pc[c], b);
   /* the object-class counter's words of both rows, read in the block */
-  mi_host_block *blk = rh_block(sys);
-  const int64_t *row0 = (const int64_t *)(const void *)blk + blk->lane[MI_DOM_PROCESS].cells;
+  const mi_host_view *blk = rh_block(sys);
+  const int64_t *row0 = blk->base + blk->lane[MI_DOM_PROCESS].cells;
   int32_t stride = blk->lane[MI_DOM_PROCESS].stride, w0 = mi_host_word(sys, pf), nw = 0, cls_same = 1;
   for (int cls = 0; cls < 720; cls++) if (mi_host_objcl_word(sys, cls) >= nw) nw = mi_host_objcl_word(sys, cls) + 1;
   for (int k = 0; k < nw; k++) cls_same &= row0[(size_t)a * stride + w0 + k] == row0[(size_t)b * stride + w0 + k];
@@ -83,10 +83,10 @@ static void test_i31_row_handle(void) {
   CHECK(same && ops == 1200 && mi_host_value(sys, pc[0], a) != 0, "#31.3 1,200 adds, sets and maxima through handles equal mi_host_add's, mi_host_set's and mi_host_max's");
 
   /* the CHANGED mark: taken at the open, not at every add */
-  uint64_t e0 = __atomic_add_fetch(&blk->epoch, 1, __ATOMIC_RELAXED);   /* as a CHANGED read takes the next epoch */
+  uint64_t e0 = __atomic_add_fetch(blk->epoch, 1, __ATOMIC_RELAXED);   /* as a CHANGED read takes the next epoch */
   CHECK(mi_host_row_open(sys, &r, MI_DOM_PROCESS, a), "#31.3 a live process's row opens");
   EQ(blk->mod[a], e0, "#31.3 the open marks the process's row written (read-active CHANGED)");
-  uint64_t e1 = __atomic_add_fetch(&blk->epoch, 1, __ATOMIC_RELAXED);
+  uint64_t e1 = __atomic_add_fetch(blk->epoch, 1, __ATOMIC_RELAXED);
   for (int k = 0; k < 10; k++) mi_host_row_add(&r, pc[k % 5], 1);
   EQ(blk->mod[a], e0, "#31.3 adds through an open row store no mark: one mark per entity and batch");
   mi_host_add(sys, pc[0], a, 1);
@@ -96,7 +96,7 @@ static void test_i31_row_handle(void) {
   /* a dead process, an entity out of range */
   int64_t before = mi_host_value(sys, pc[0], a);
   mi_host_proc_exit(sys, a);
-  uint64_t e2 = __atomic_add_fetch(&blk->epoch, 1, __ATOMIC_RELAXED);
+  uint64_t e2 = __atomic_add_fetch(blk->epoch, 1, __ATOMIC_RELAXED);
   CHECK(!mi_host_row_open(sys, &r, MI_DOM_PROCESS, a), "#31.3 a write to a dead process is refused at the open");
   mi_host_row_add(&r, pc[0], 9);
   mi_host_row_addw(&r, 0, 9);

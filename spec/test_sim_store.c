@@ -79,7 +79,7 @@ static void test_store_rows_room(void) {
   EQ(st.all, 0, "an ON of one process counter");
   mi_ctr c0 = mi_host_counter(25047);
   for (int p = 0; p < 40; p++) mi_host_add(sys, c0, p, 1000 + p);
-  const mi_host_block *v = ((const mi_host_view *)(const void *)sys)->blk;
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
   CHECK(v->lane[MI_DOM_PROCESS].stride > 1, "the rows keep room past the one counter's word");
   /* 30 more users, each turning on 4 other simple process counters of its own */
   mi_session *us[30];

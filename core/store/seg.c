@@ -325,7 +325,7 @@ mi_seg *mi_seg_new(mi_system *sys, const char *share, int64_t max_cells) {
   }
   sys->seg = p;
   sys->map_size = size;
-  sys->view.blk = &sys->seg->blk;
+  mi_view_set(&sys->view, &sys->seg->blk);
   return sys->seg;
 }
 
@@ -509,7 +509,7 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
   sys->bus_slot = bus_guard(p, h.size);
   sys->readonly = ro;
   sys->ro_blk = rb;
-  sys->view.blk = ro ? rb : &sys->seg->blk;
+  mi_view_set(&sys->view, ro ? rb : &sys->seg->blk);
   sys->attached = sys->shared = 1;
   snprintf(sys->share_path, sizeof sys->share_path, "%s", path);
   int sane = attach_sane(sys);

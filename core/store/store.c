@@ -358,7 +358,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   if (!w) return;
   w->nent = 0;
   w->cell0 = NULL;
-  w->blk = NULL;
+  w->live = NULL;
   mi_system *sys = w->sys;
   if (!sys || sys->attached || (uint32_t)w->c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) { w->gen = NULL; return; }
   mi_seg *g = sys->seg;
@@ -371,7 +371,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
   if (o < 0 || !cells) return;
   w->cell0 = (int64_t *)(void *)&g->blk + cells + o;
   w->stride = MI_LD(ln->stride);
-  w->blk = d == MI_DOM_PROCESS ? &g->blk : NULL;
+  if (d == MI_DOM_PROCESS) { w->live = sys->view.live; w->mod = sys->view.mod; w->epoch = sys->view.epoch; }
   w->nent = MI_LD(ln->nent);
 }
 
@@ -380,7 +380,7 @@ void mi_host_wr_resolve(mi_host_wr *w) {
 static inline int64_t *cell_of_kind(const mi_system *sys, mi_ctr c, int e, int live_only, int kind) {
   mi_host_view rv;   /* a read-only system's view counts nothing (no writer writes): a read reads the store */
   const mi_system *vs = sys;
-  if (sys && sys->readonly && live_only == MI_CELL_READ) { rv.blk = &sys->seg->blk; vs = (const mi_system *)(const void *)&rv; }
+  if (sys && sys->readonly && live_only == MI_CELL_READ) { mi_view_set(&rv, &sys->seg->blk); vs = (const mi_system *)(const void *)&rv; }
   int64_t *p = mi_host_cell_(vs, c, e, live_only);
   return p && sys->ckind[c.id] == kind ? p : NULL;
 }
@@ -409,12 +409,12 @@ void mi_host_sem_block(mi_system *sys, int domain, int e, int cls, int qlen) {
  * counter on each refresh (the host) leaves unchanged rows unchanged for CHANGED reads. */
 void mi_host_set(mi_system *sys, mi_ctr c, int e, int64_t value) {
   int64_t *p = cell_of_kind(sys, c, e, MI_CELL_CHECK, MI_KIND_SIMPLE);
-  if (p && *p != value) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_host_mark_(&sys->seg->blk, e); }
+  if (p && *p != value) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_blk_mark(&sys->seg->blk, e); }
 }
 
 void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
   int64_t *p = cell_of_kind(sys, c, e, MI_CELL_CHECK, MI_KIND_SIMPLE);
-  if (p && value > *p) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_host_mark_(&sys->seg->blk, e); }
+  if (p && value > *p) { MI_ST(*p, value); if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_PROCESS) mi_blk_mark(&sys->seg->blk, e); }
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
@@ -547,7 +547,7 @@ static int proc_create(mi_system *sys, const mi_proc_desc *d) {
   if (cells) cells_zero(cells + (size_t)slot * ln->stride, (size_t)ln->stride);
   MI_ST(p->state, MI_PS_ALIVE);
   MI_ST(g->blk.live[slot], 1);
-  mi_host_mark_(&g->blk, slot);
+  mi_blk_mark(&g->blk, slot);
   MI_ST(g->pid_hash[h], slot + 1);
   if (slot >= g->proc_hi) MI_ST(g->proc_hi, slot + 1);
   MI_ST(g->nproc_alive, g->nproc_alive + 1);
@@ -574,7 +574,7 @@ int mi_host_proc_identity(mi_system *sys, int slot, const char *program, const c
     mi_proc *p = &g->procs[slot];
     put_name(p->program, program, group, account);
     if (proc_type >= 0) MI_ST(p->ptype, proc_type);
-    mi_host_mark_(&g->blk, slot);
+    mi_blk_mark(&g->blk, slot);
   }
   mi_wunlock(sys);
   return ok ? 0 : -1;
@@ -601,7 +601,7 @@ int mi_host_proc_exit(mi_system *sys, int slot) {
   MI_ST(p->state, MI_PS_DEAD);
   MI_ST(g->blk.live[slot], 0);
   MI_ST(p->end_ticks, g->now);
-  mi_host_mark_(&g->blk, slot);
+  mi_blk_mark(&g->blk, slot);
   MI_ST(g->nproc_alive, g->nproc_alive - 1);
   for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
     mi_urec *u = &g->users[i];

@@ -207,7 +207,7 @@ static int64_t *cells_of(mi_system *sys, mi_udef u, int entity, int live_only, c
   *info = ui;
   mi_host_view rv;   /* a read-only system's view counts nothing (no writer writes): a read reads the store */
   const mi_system *vs = sys;
-  if (sys->readonly && !live_only) { rv.blk = &sys->seg->blk; vs = (const mi_system *)(const void *)&rv; }
+  if (sys->readonly && !live_only) { mi_view_set(&rv, &sys->seg->blk); vs = (const mi_system *)(const void *)&rv; }
   return mi_host_cell_(vs, u.c, entity, live_only);
 }
 

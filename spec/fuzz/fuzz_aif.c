@@ -530,7 +530,7 @@ static mi_ctr pick_ctr(world *w, fz_in *in, int want_kind) {
     int start = fz_u16(in) % (MI_DOM_COUNT << MI_HOST_INDEX_BITS);
     for (int i = 0; i < MI_DOM_COUNT << MI_HOST_INDEX_BITS; i++) {
       c.id = (start + i) % (MI_DOM_COUNT << MI_HOST_INDEX_BITS);
-      if (w->sys->view.blk->off[c.id] < 0) continue;
+      if (w->sys->view.off[c.id] < 0) continue;
       const mi_item_info *it = mi_domain_item(c.id >> MI_HOST_INDEX_BITS, c.id & (MI_HOST_INDEX_LIMIT - 1));
       if (want_kind >= 0 && (fz_avoid & FZ_AVOID_OBJCL) && it->kind != want_kind) continue;
       return c;

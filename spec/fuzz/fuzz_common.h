@@ -76,7 +76,7 @@ static inline void fz_avoid_init(void) {
 
 /* 1 if a GET of domain d should be skipped: its rows are NULL and nullrow is avoided. */
 static inline int fz_skip_nullrow(const mi_system *sys, int d) {
-  return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.blk->lane[d].cells;
+  return (fz_avoid & FZ_AVOID_NULLROW) && (d == MI_DOM_IO || d == MI_DOM_PROCESSOR) && !sys->view.lane[d].cells;
 }
 
 /* ---- scratch directories ---- */
