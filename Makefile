@@ -130,6 +130,8 @@ lua/mish-installed: lua/mish.c $(LUA_OBJ) lua/mi_lua.h core/libmi.a $(CORE_HDR) 
 	  $(LUA_OBJ) core/libmi.a $(LUA_LIB) -lreadline $(LDLIBS) -o $@
 FORCE:
 
+# busted processes of `make test` (spec/busted_par.sh; empty: MISH_TEST_JOBS, else the CPU count)
+TEST_JOBS ?=
 # a phase of `make test` named on a terminal (#16.13), nothing when the output is piped
 phase = test -t 1 && echo "make test: $(1)..." || true
 
@@ -139,18 +141,16 @@ ifneq ($(TSAN),)
 	  grep -E 'FAIL|WARNING: ThreadSanitizer' .test_c.out | head -20; tail -n 1 .test_c.out; \
 	  test $$rc -eq 0 || { echo "ThreadSanitizer or a test failed (exit $$rc): see .test_c.out"; exit 1; }
 else
-	@$(call phase,C core tests)
-	@./spec/test_core > .test_c.out 2>&1; echo $$? > .test_c.rc; $(LUA) spec/summary.lua part c .test_c.out $$(cat .test_c.rc); grep FAIL .test_c.out || true; \
-	  test "$$(cat .test_c.rc)" = 0 || echo "not ok - spec/test_core ended with status $$(cat .test_c.rc) (a crash counts as a failure)"
-	@$(call phase,Lua specs)
-	@reg=$$(mktemp -u); MI_AIFKUF=$$reg $(SANRUN) $(BUSTED) -o TAP > .test_lua.out 2>&1; rm -f "$$reg" "$$reg.lock"; \
-	  grep -E '^not ok|^# |^ok [0-9]+ - # SKIP' .test_lua.out | head -50; $(LUA) spec/summary.lua part busted .test_lua.out || true
-	@$(call phase,examples and scripts)
-	@reg=$$(mktemp -u); MI_AIFKUF=$$reg ./spec/examples.sh > .test_ex.out 2>&1; rm -f "$$reg" "$$reg.lock"; \
+	@$(call phase,C core tests then examples and fuzz harnesses; beside them the Lua specs in parallel)
+	@( ./spec/test_core > .test_c.out 2>&1; echo $$? > .test_c.rc; \
+	  reg=$$(mktemp -u); MI_AIFKUF=$$reg ./spec/examples.sh > .test_ex.out 2>&1; rm -f "$$reg" "$$reg.lock"; \
+	  FUZZ_CC=$(FUZZ_CC) MAKE=$(MAKE) ./spec/fuzz/run.sh check > .test_fuzz.out 2>&1 ) & bg=$$!; \
+	  BUSTED="$(BUSTED)" SANRUN="$(SANRUN)" ./spec/busted_par.sh .test_lua.out $(TEST_JOBS); wait $$bg; \
+	  $(LUA) spec/summary.lua part c .test_c.out $$(cat .test_c.rc); grep FAIL .test_c.out || true; \
+	  test "$$(cat .test_c.rc)" = 0 || echo "not ok - spec/test_core ended with status $$(cat .test_c.rc) (a crash counts as a failure)"; \
+	  grep -E '^not ok|^# |^ok [0-9]+ - # SKIP' .test_lua.out | grep -v '^# file: ' | head -50; $(LUA) spec/summary.lua part busted .test_lua.out || true; \
 	  grep -E '^# skip' .test_ex.out; grep -A12 '^not ok' .test_ex.out | head -60; \
-	  $(LUA) spec/summary.lua part examples .test_ex.out || true
-	@$(call phase,fuzz harnesses on their seeds)
-	@FUZZ_CC=$(FUZZ_CC) MAKE=$(MAKE) ./spec/fuzz/run.sh check > .test_fuzz.out 2>&1; \
+	  $(LUA) spec/summary.lua part examples .test_ex.out || true; \
 	  grep -E '^# skip' .test_fuzz.out; grep -A25 '^not ok' .test_fuzz.out | head -60; \
 	  $(LUA) spec/summary.lua part fuzz .test_fuzz.out || true
 	@$(LUA) spec/summary.lua total .test_c.out "$$(cat .test_c.rc)" .test_lua.out .test_ex.out .test_fuzz.out

@@ -7,7 +7,8 @@
 --   c         spec/test_core: "FAIL ..." per failed check, then "N passed, M failed[, K skipped]" last;
 --             STATUS is its exit status: not 0 with no failure counted (a crash) is one failure
 --   busted    TAP: "ok N - # SKIP ..." (pending) is skipped, other "ok" lines passed, "not ok" failed;
---             no "1..N" plan (busted died) or fewer results than the plan counts the missing as failed
+--             no "1..N" plan (busted died) or fewer results than the plan counts the missing as failed;
+--             with "# file: NAME" lines (spec/busted_par.sh), each file's part has its own plan
 --   examples, fuzz   spec/examples.sh, spec/fuzz/run.sh: "ok ..." passed, "not ok ..." failed, "# skip..."
 --             skipped (a line per skipped check or group of checks); each ends with its own
 --             "examples: ..." / "fuzz: ..." count line, else it died (one failure)
@@ -38,17 +39,29 @@ local function c_part(path, status)
   return p, f, k
 end
 
--- Counts of busted's TAP output: passed, failed, skipped.
+-- Counts of busted's TAP output: passed, failed, skipped. The output of several busted runs
+-- (spec/busted_par.sh) has a "# file: NAME" line before each run's part: each part needs its own
+-- plan, and results missing from a part's plan count as failed.
 local function busted_part(path)
-  local p, f, k, plan = 0, 0, 0, nil
-  for _, l in ipairs(lines(path)) do
-    if l:find("^ok %d+ %- # SKIP") then k = k + 1
-    elseif l:find("^ok ") then p = p + 1
-    elseif l:find("^not ok ") then f = f + 1
-    elseif l:find("^1%.%.%d+$") then plan = tonumber(l:match("%d+$")) end
+  local p, f, k = 0, 0, 0
+  local seen, plan, n = false, nil, 0   -- the current part: started, its plan, its results
+  local function close()
+    if not seen then return end
+    if not plan then f = f + 1                     -- busted ended before its plan
+    elseif n < plan then f = f + plan - n end      -- results missing from the plan
   end
-  if not plan then f = f + 1                                   -- busted ended before its plan
-  elseif p + f + k < plan then f = f + plan - (p + f + k) end  -- results missing from the plan
+  for _, l in ipairs(lines(path)) do
+    if l:find("^# file: ") then close(); seen, plan, n = true, nil, 0
+    else
+      seen = true
+      if l:find("^ok %d+ %- # SKIP") then k = k + 1; n = n + 1
+      elseif l:find("^ok ") then p = p + 1; n = n + 1
+      elseif l:find("^not ok ") then f = f + 1; n = n + 1
+      elseif l:find("^1%.%.%d+$") then plan = tonumber(l:match("%d+$")) end
+    end
+  end
+  if not seen then f = f + 1 end                   -- no output at all
+  close()
   return p, f, k
 end
 

@@ -40,6 +40,19 @@ describe("#28.7 spec/summary.lua", function()
     assert.equal("Lua specs: 1 passed, 2 failed\n", (summary("part busted", file("ok 1 - a\n1..3\n"))))
   end)
 
+  it("checks each file's own plan in a parallel run's output (spec/busted_par.sh's '# file:' parts)", function()
+    local two = "# file: spec/a_spec.lua\nok 1 - a\nok 2 - b\n1..2\n# file: spec/b_spec.lua\nok 1 - c\n1..1\n"
+    assert.equal("Lua specs: 3 passed, 0 failed\n", (summary("part busted", file(two))))
+    -- a file whose busted died before its plan is one failure, though the other file's plan holds
+    local died = "# file: spec/a_spec.lua\nok 1 - a\n# file: spec/b_spec.lua\nok 1 - c\n1..1\n"
+    local out, ok = summary("part busted", file(died))
+    assert.equal("Lua specs: 2 passed, 1 failed\n", out)
+    assert.is_false(ok)
+    -- a file short of its plan, and a file with no output at all
+    assert.equal("Lua specs: 1 passed, 3 failed\n",
+      (summary("part busted", file("# file: spec/a_spec.lua\nok 1 - a\n1..3\n# file: spec/b_spec.lua\n"))))
+  end)
+
   it("takes test_core's count; a crash (exit not 0, no failure counted) is one failure", function()
     local c = file("C core: 7 passed, 0 failed\n7 passed, 0 failed\n")
     assert.equal("C core: 7 passed, 0 failed\n", (summary("part c", c, 0)))
