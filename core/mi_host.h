@@ -267,22 +267,22 @@ typedef struct mi_host_row {
 /* Opens entity's row of domain (MI_DOM_*) in sys for a batch of writes; 1, or 0 when refused
  * (the handle then ignores every write). A live process's row is marked written here, once. */
 static inline int mi_host_row_open(mi_system *sys, mi_host_row *r, int domain, int entity) {
-  r->cells = NULL; r->word = NULL; r->n = 0; r->words = 0; r->entity = entity;
-  r->base = (int32_t)((unsigned)domain << MI_HOST_INDEX_BITS);
-  if (MI_UNLIKELY(!sys || (unsigned)domain >= (unsigned)MI_DOM_COUNT)) return 0;
+  int32_t base = (int32_t)((unsigned)domain << MI_HOST_INDEX_BITS);
   const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-  const mi_host_lane *ln = &v->lane[domain];
-  int64_t cells = __atomic_load_n(&ln->cells, __ATOMIC_RELAXED);
-  if (MI_UNLIKELY(!cells || (unsigned)entity >= (unsigned)ln->nent)) return 0;
-  if (domain == MI_DOM_PROCESS) {
-    if (MI_UNLIKELY(!v->live[entity])) return 0;
-    mi_host_mark_(v, entity);
+  if (sys && (unsigned)domain < (unsigned)MI_DOM_COUNT) {
+    const mi_host_lane *ln = &v->lane[domain];
+    int64_t cells = __atomic_load_n(&ln->cells, __ATOMIC_RELAXED);
+    if (cells && (unsigned)entity < (unsigned)ln->nent &&
+        (domain != MI_DOM_PROCESS || v->live[entity])) {
+      if (domain == MI_DOM_PROCESS) mi_host_mark_(v, entity);
+      r->cells = v->base + cells + (size_t)entity * (size_t)ln->stride;
+      r->word = &v->off[base];
+      r->base = base; r->n = MI_HOST_INDEX_LIMIT; r->words = ln->stride; r->entity = entity;
+      return 1;
+    }
   }
-  r->cells = v->base + cells + (size_t)entity * (size_t)ln->stride;
-  r->word = &v->off[r->base];
-  r->n = MI_HOST_INDEX_LIMIT;
-  r->words = ln->stride;
-  return 1;
+  r->cells = NULL; r->word = NULL; r->base = base; r->n = 0; r->words = 0; r->entity = entity;
+  return 0;
 }
 /* Ends a batch: the handle ignores writes from now on (nothing else to do: the mark was taken
  * at the open, and readers see the writes when the write section is published). */
