@@ -757,49 +757,70 @@ static void stop_recorder(void) {
 }
 
 /* Starts scripts/record.lua -o file attached to the store at path (a sample every interval
- * seconds) in its own process group (a Ctrl-C at the prompt is not for it); returns once it
- * holds the file (its lock), 0, or 1 with the reason printed. */
+ * seconds) in its own process group (a Ctrl-C at the prompt is not for it); returns once it is
+ * ready, 0, or 1 with the reason printed. Ready is the byte record.lua writes to the pipe named
+ * by MISH_RECORD_READY once the recording is open and it is sampling: from then on, stopping it
+ * gets the last sample (holding the file's lock came earlier, inside the open, where a SIGINT
+ * lost the recorder before it could take one). */
 static int start_recorder(const char *path, const char *file, const char *interval) {
-  char sdir[PATH_MAX], script[PATH_MAX + 32], exe[PATH_MAX];
+  char sdir[PATH_MAX], script[PATH_MAX + 32], exe[PATH_MAX], env[32];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0 || !scripts_dir(sdir, sizeof sdir)[0]) { fprintf(stderr, "%s: --record: cannot find scripts/record.lua\n", progname); return 1; }
   exe[n] = 0;
   snprintf(script, sizeof script, "%s/record.lua", sdir);
+  int rp[2];
+  if (pipe(rp) != 0) { fprintf(stderr, "%s: --record: %s\n", progname, strerror(errno)); return 1; }
   fflush(NULL);
   pid_t c = fork();
-  if (c < 0) { fprintf(stderr, "%s: --record: %s\n", progname, strerror(errno)); return 1; }
+  if (c < 0) { fprintf(stderr, "%s: --record: %s\n", progname, strerror(errno)); close(rp[0]); close(rp[1]); return 1; }
   if (c == 0) {
     setpgid(0, 0);
+    close(rp[0]);
+    snprintf(env, sizeof env, "%d", rp[1]);
+    setenv("MISH_RECORD_READY", env, 1);
     int fd = open("/dev/null", O_RDONLY);
     if (fd >= 0) { dup2(fd, 0); close(fd); }
     char *av[] = {exe, "--attach-rw", (char *)path,   /* it turns on every counter: read-write (#27.8) */ script, "-o", (char *)file, "--interval", (char *)interval, "--quiet", NULL};
     execv(exe, av);
     _exit(127);
   }
+  close(rp[1]);
   rec_child = c;
   atexit(stop_recorder);
-  /* ready when the recorder holds the file's lock; gone: it said why on stderr */
-  for (int i = 0; i < 1000; i++) {
-    int st;
-    pid_t w = waitpid(c, &st, WNOHANG);
-    if (w == c) {
-      rec_child = -1;
-      fprintf(stderr, "%s: --record %s: the recorder stopped (%s %d)\n", progname, file,
-              WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+  /* ready when the recorder writes its byte; the pipe's end without one: it stopped and said why */
+  char b;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(rp[0], &rd);
+    struct timeval tv = {0, 100 * 1000};
+    int r = select(rp[0] + 1, &rd, NULL, NULL, &tv);
+    if (r > 0) {
+      ssize_t got = read(rp[0], &b, 1);
+      if (got == 1) { close(rp[0]); return 0; }
+      if (got == 0) break;   /* it ended (or closed the pipe) without saying it is ready */
+    } else if (r < 0 && errno != EINTR) break;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (t1.tv_sec - t0.tv_sec >= 10) {
+      close(rp[0]);
+      fprintf(stderr, "%s: --record %s: the recorder did not start in 10 s\n", progname, file);
+      stop_recorder();
       return 1;
     }
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-      if (!held) flock(fd, LOCK_UN);
-      close(fd);
-      if (held) return 0;
-    }
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL);
   }
-  fprintf(stderr, "%s: --record %s: the recorder did not start in 10 s\n", progname, file);
-  stop_recorder();
+  close(rp[0]);
+  int st;
+  pid_t w;
+  while ((w = waitpid(c, &st, 0)) < 0 && errno == EINTR) {}
+  rec_child = -1;
+  if (w == c)
+    fprintf(stderr, "%s: --record %s: the recorder stopped (%s %d)\n", progname, file,
+            WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+  else
+    fprintf(stderr, "%s: --record %s: the recorder stopped\n", progname, file);
   return 1;
 }
 

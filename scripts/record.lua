@@ -42,12 +42,10 @@ if mi.default_system():info().source == "host" then
     os.exit(1)
   end
 end
-local ok, rec = pcall(mi.record, { path = opts.out, items = items, fsync = opts.fsync })
-if not ok then io.stderr:write("record: ", tostring(rec):gsub("^[^:]*:%d+: ", ""), "\n") os.exit(1) end
-
 local n = opts.count and math.floor(opts.count) or (opts.duration > 0 and math.floor(opts.duration / opts.interval + 0.5) or 0)
 local tty = not opts.quiet and os.execute("test -t 2") == true
 local t0 = mi.clock()
+local rec
 -- Shows samples, size and rate on one line of the terminal.
 local function progress(final)
   if not tty then return end
@@ -56,11 +54,20 @@ local function progress(final)
   io.stderr:write(string.format("\r%s: %d samples, %.1f KB, %.1f KB/sample (raw %.1f KB), %.0f s%s", opts.out, st.samples,
     st.bytes / 1024, st.last_bytes / 1024, st.last_raw_bytes / 1024, secs, final and "\n" or ""))
 end
-local i = 1   -- the first sample was written when the recording opened
+local i = 1   -- the first sample is written when the recording opens
 local stop = false
 local raises = mi._end_raises
 mi._end_raises = true   -- a replayed recording that ends first ends the run, said below (#30.4)
+-- the open and the samples in one pcall: an interruption (mish --record's shell ending as soon
+-- as the recorder holds the file) anywhere after the open still gets its last sample below
 local okl, err = pcall(function()
+  rec = mi.record({ path = opts.out, items = items, fsync = opts.fsync })
+  -- mish --record waits for this byte (its pipe's descriptor) before it runs its command
+  local ready = tonumber(os.getenv("MISH_RECORD_READY") or "")
+  if ready then
+    local f = io.open("/dev/fd/" .. math.tointeger(ready), "w")
+    if f then f:write("r") f:close() end
+  end
   while not stop and (n == 0 or i < n) do
     mi.sleep(opts.interval)
     local good, e = rec:sample()
@@ -70,6 +77,10 @@ local okl, err = pcall(function()
   end
 end)
 mi._end_raises = raises
+if not rec then
+  if not tostring(err):find("interrupted") then io.stderr:write("record: ", tostring(err):gsub("^[^:]*:%d+: ", ""), "\n") end
+  os.exit(1)
+end
 if not okl and err == mi.REPLAY_END then okl = true; cli.replay_ended(i, n) end
 -- interrupted (Ctrl-C, or mish --record's shell ending): one last sample of the system as it is now
 local interrupted = not okl and tostring(err):find("interrupted")

@@ -207,11 +207,15 @@ describe("#32 the host reads what a GET returns", function()
     put(root, "100/io", io_text({ 10, 1, 0, 0 }))
     os.execute("rm -rf '" .. root .. "/101'")
     proc(root, 102, "cc", 1, 7, { 3, 0, 0, 0 })
-    local before = sys:info().host.files_read
-    for _ = 1, 3 do s:get("global") end
-    local h = sys:info().host
-    assert.equal(none, h.last_files, "a global GET reads as many files with process counters on as without")
-    assert.equal(before + 3 * none, h.files_read)
+    -- each GET reads the system-wide files, and once a second the housekeeping ones too (meminfo,
+    -- diskstats, mish's cgroup: 3 here); a loaded machine can take a second over the edits above,
+    -- so a GET reads the fewest files or those 3 more, never a process file
+    local counts = { none }
+    for _ = 1, 3 do s:get("global"); counts[#counts + 1] = sys:info().host.last_files end
+    local least = math.min(table.unpack(counts))
+    for i, n in ipairs(counts) do
+      assert.is_true(n == least or n == least + 3, "GET " .. i .. " read " .. n .. " files, the fewest " .. least)
+    end
     local r = s:get("process")
     assert.equal(30 * 80, rec_of(r, 100).pmt_process_time, "the CPU used meanwhile is all there")
     assert.equal(9, rec_of(r, 100).pmc_disc_read)
