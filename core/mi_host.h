@@ -69,6 +69,13 @@ MI_API void *mi_system_source(mi_system *sys);
 MI_API int mi_host_set_cpus(mi_system *sys, int n);
 /* Returns the number of processors. */
 MI_API int mi_host_cpus(const mi_system *sys);
+#define MI_MAX_CPUS_ALL 65536   /* processors a machine may say it has (mi_host_set_cpus_all) */
+/* Sets how many processors the machine has in all, the MI's among them (0 to MI_MAX_CPUS_ALL;
+ * 0: as many as mi_host_cpus); more than 8 makes MIPRCSRGET of all processors return its 8
+ * with warning 32701. Returns 0 or -1. */
+MI_API int mi_host_set_cpus_all(mi_system *sys, int n);
+/* Returns how many processors the machine has in all (at least mi_host_cpus). */
+MI_API int mi_host_cpus_all(const mi_system *sys);
 /* Configures LDEV 1-999 as a device type (1-10, see mi_devtype); 0 removes it; returns 0 or -1.
  * Removing an LDEV or changing its type drops it from every user's MIIOON set and the MI
  * device table, and its counters restart from zero. */

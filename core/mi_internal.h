@@ -81,9 +81,10 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 8   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+#define MI_SEG_VERSION 9   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
                               6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests;
-                              8: the published copy of the global rows (mi_snap), futex handoff */
+                              8: the published copy of the global rows (mi_snap), futex handoff;
+                              9: the processors the machine has beyond the MI's 8 (ncpu_all) */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -171,6 +172,7 @@ typedef struct mi_seg {
   /* time and hardware */
   int64_t now;
   int32_t ncpu;
+  int32_t ncpu_all;                  /* the processors the machine has (0: ncpu); more than 8: MIPRCSRGET warns */
   uint8_t devtype[MI_MAX_LDEV + 1];
   /* processes */
   int32_t nproc_alive, proc_hi;

@@ -81,37 +81,93 @@ local HELP = {
   "  h ? this help (any key returns)",
   "  q   quit (Ctrl-C too)",
   "",
-  "CPU bars: # user (CS, DS, ES queues), = system; memory in MB; ready: processes",
-  "waiting for a CPU; disk-blocked: processes waiting on a disk I/O.",
+  "CPU bars: # user (CS, DS, ES queues), = system; past 8 CPUs several a line (id,",
+  "bar, busy %), the rest summed up when the screen is short; memory in MB; ready:",
+  "processes waiting for a CPU; disk-blocked: processes waiting on a disk I/O.",
 }
 
--- Adds one bar per CPU to lines (cut to cols) and its figures to rec.cpus: user and system
--- time between samples prev and cur; none for a CPU that counted nothing or a reading that failed (why).
-local function cpu_lines(prev, cur, cols, why, lines, rec)
-  local width = math.max(10, math.min(40, cols - 42))
-  for c = 1, info.cpus do
-    local d = mi.delta(cur.cpu[c] or {}, prev.cpu[c] or {})
-    local total = 0
-    for _, n in ipairs(cpu_items) do total = total + (d[n] or 0) end
-    if total == 0 or why then   -- nothing counted: not idle, not busy, not measured (#30)
-      local tail = "]     -%  user    -  sys    -"
-      local head = string.format("CPU %d [", c - 1)
-      lines[#lines + 1] = head .. string.rep(" ", width) .. tail:sub(1, math.max(0, cols - #head - width))
-      rec.cpus[c] = { cpu = c - 1, busy = cli.NONE, user = cli.NONE, system = cli.NONE }
-      rec.unmeasured = why or "no CPU time was counted in the interval"
-      goto next_cpu
+-- Every CPU of the reading with its figures between samples prev and cur, in processor_id
+-- order and paired by processor_id, never by position (a host past 8 CPUs lists them all):
+-- {cpu, busy, user, system} in % of the CPU's time, cli.NONE for a CPU that counted nothing,
+-- is new since prev, or a reading that failed (why); the CPUs 0 .. info.cpus - 1 when the
+-- reading has none.
+local function cpu_figures(prev, cur, why)
+  local out = {}
+  for _, d in ipairs(mi.delta(cur.cpu or {}, prev.cpu or {})) do
+    if d.processor_id ~= nil and not d.died then
+      local total = 0
+      for _, n in ipairs(cpu_items) do total = total + (d[n] or 0) end
+      if total == 0 or d.born or why then   -- nothing counted: not idle, not busy, not measured (#30)
+        out[#out + 1] = { cpu = d.processor_id, busy = cli.NONE, user = cli.NONE, system = cli.NONE }
+      else
+        local busy = 100 - mi.pct(d.gmt_idle or 0, total)
+        local user = mi.pct((d.gmt_cs_process or 0) + (d.gmt_ds_process or 0) + (d.gmt_es_process or 0), total)
+        out[#out + 1] = { cpu = d.processor_id, busy = busy, user = user, system = math.max(0, busy - user) }
+      end
     end
-    local busy = 100 - mi.pct(d.gmt_idle or 0, total)
-    local user = mi.pct((d.gmt_cs_process or 0) + (d.gmt_ds_process or 0) + (d.gmt_es_process or 0), total)
-    local sys = math.max(0, busy - user)
-    local nu, ns = math.floor(user * width / 100 + 0.5), math.floor(sys * width / 100 + 0.5)
-    if nu + ns > width then ns = width - nu end
-    local bar = paint("32", string.rep("#", nu)) .. paint("31", string.rep("=", ns)) .. string.rep(".", width - nu - ns)
-    local tail = string.format("] %5.1f%%  user %4.1f  sys %4.1f", busy, user, sys)
-    local head = string.format("CPU %d [", c - 1)
-    lines[#lines + 1] = head .. bar .. tail:sub(1, math.max(0, cols - #head - width))
-    rec.cpus[c] = { cpu = c - 1, busy = busy, user = user, system = sys }
-    ::next_cpu::
+  end
+  if #out == 0 then
+    for c = 0, info.cpus - 1 do out[#out + 1] = { cpu = c, busy = cli.NONE, user = cli.NONE, system = cli.NONE } end
+  end
+  table.sort(out, function(x, y) return x.cpu < y.cpu end)
+  return out
+end
+
+-- A CPU's bar, width characters: # user, = system, . idle; blanks when it has no figures.
+local function cpu_bar(c, width)
+  if c.busy == cli.NONE then return string.rep(" ", width) end
+  local nu, ns = math.floor(c.user * width / 100 + 0.5), math.floor(c.system * width / 100 + 0.5)
+  if nu + ns > width then ns = width - nu end
+  return paint("32", string.rep("#", nu)) .. paint("31", string.rep("=", ns)) .. string.rep(".", width - nu - ns)
+end
+
+-- Adds the CPU bars to lines (cut to cols, at most maxl lines) and every CPU's figures to
+-- rec.cpus. Up to 8 CPUs: a line each with user and system. More: cells of several CPUs a line
+-- (id, bar, busy %); when they need more than maxl lines, the last line sums up the CPUs left
+-- (their mean and highest busy %).
+local function cpu_lines(prev, cur, cols, maxl, why, lines, rec)
+  local cpus = cpu_figures(prev, cur, why)
+  for i, c in ipairs(cpus) do
+    rec.cpus[i] = c
+    if c.busy == cli.NONE then rec.unmeasured = why or "no CPU time was counted in the interval" end
+  end
+  if #cpus <= 8 then
+    local width = math.max(10, math.min(40, cols - 42))
+    for _, c in ipairs(cpus) do
+      local tail = c.busy == cli.NONE and "]     -%  user    -  sys    -" or
+        string.format("] %5.1f%%  user %4.1f  sys %4.1f", c.busy, c.user, c.system)
+      local head = string.format("CPU %d [", c.cpu)
+      lines[#lines + 1] = head .. cpu_bar(c, width) .. tail:sub(1, math.max(0, cols - #head - width))
+    end
+    return
+  end
+  local iw = #tostring(cpus[#cpus].cpu)
+  local bw = 8
+  local cellw = iw + 2 + bw + 6   -- "ID [" bar "] 100%"
+  local per = math.max(1, (cols + 1) // (cellw + 1))
+  local fit = math.max(1, maxl) * per
+  local shown = #cpus <= fit and #cpus or math.max(0, fit - per)
+  for i = 1, shown, per do
+    local cells = {}
+    for j = i, math.min(i + per - 1, shown) do
+      local c = cpus[j]
+      cells[#cells + 1] = string.format("%" .. iw .. "d [", c.cpu) .. cpu_bar(c, bw) ..
+        (c.busy == cli.NONE and "]    -" or string.format("] %3.0f%%", c.busy))
+    end
+    lines[#lines + 1] = table.concat(cells, " ")
+  end
+  if shown < #cpus then
+    local n, sum, top = 0, 0, nil
+    for j = shown + 1, #cpus do
+      local c = cpus[j]
+      if c.busy ~= cli.NONE then
+        n, sum = n + 1, sum + c.busy
+        if not top or c.busy > top.busy then top = c end
+      end
+    end
+    local text = string.format("CPU %d-%d (%d more): ", cpus[shown + 1].cpu, cpus[#cpus].cpu, #cpus - shown) ..
+      (n > 0 and string.format("busy %.1f%% mean, %.1f%% at most (CPU %d)", sum / n, top.busy, top.cpu) or "busy -")
+    lines[#lines + 1] = text:sub(1, cols)
   end
 end
 
@@ -126,10 +182,11 @@ local function frame(prev, cur, rows, cols, why)
     lines[#lines + 1] = code and paint(code, text) or text
   end
   local w = info.workload
+  local ncpu = math.max(#(cur.cpu or {}), info.cpus)   -- a host past the MI's 8 processors shows them all
   add(string.format("glance %s by %s%s — %s, %d CPU%s, every %gs", os.date("%H:%M:%S"), opts.by,
-    tty and " — h help, q quits" or "", w and ("simulated HP 3000, " .. w.name) or info.source, info.cpus,
-    info.cpus > 1 and "s" or "", opts.interval), "1;7")
-  cpu_lines(prev, cur, cols, why, lines, rec)
+    tty and " — h help, q quits" or "", w and ("simulated HP 3000, " .. w.name) or info.source, ncpu,
+    ncpu > 1 and "s" or "", opts.interval), "1;7")
+  cpu_lines(prev, cur, cols, math.max(2, rows // 2 - 2), why, lines, rec)
   local g = cur.g
   local free = g.gmc_cur_free_main_mem_pg or 0
   rec.memory = { total_mb = mem_pages * 2 // 1024, free_mb = free * 2 // 1024, ready = g.gmc_cur_ready_queue or 0,

@@ -122,6 +122,36 @@ static void host_glob_with_procs(int32_t *pl) {
   mi_session_free(with); mi_system_free(s2);
 }
 
+/* #32 one /proc walk per reading: a full refresh (mi_linux_refresh: what a recorder's sample or
+ * an ON reads) of a system with every process on (pid + 5 items) and three where-levels on
+ * (blocked in wait4, in nanosleep, the CS population) against the same with the levels off, one
+ * of each in turn: the fastest and median of each, and the files per refresh the levels add
+ * (their wchans: a process's stat is read once, by the table's pass). */
+static void host_where_refresh(int32_t *pl) {
+  mi_session *lv = host_session(pl, 1), *no = host_session(pl, 1);
+  if (!lv || !no) { printf("host: no system\n"); return; }
+  int32_t levels[] = {21122, 21119, 21161, 0}, stats[8], map = 1;
+  status_type st;
+  mi_globon(lv, &st, levels, stats, &map, 0);
+  mi_system *s[2] = {mi_session_system(lv), mi_session_system(no)};
+  enum { R = 51 };
+  static double t[2][R];
+  int n = 0;
+  for (int i = 0; i < R; i++)
+    for (int k = 0; k < 2; k++) {
+      double t0 = now_ns();
+      n = mi_linux_refresh(s[k]);
+      t[k][i] = (now_ns() - t0) / 1e6;
+    }
+  mi_linux_health hl[2];
+  for (int k = 0; k < 2; k++) { mi_linux_health_get(s[k], &hl[k]); qsort(t[k], R, sizeof t[k][0], cmp_double); }
+  printf("host full refresh, levels + processes on: %6.2f ms  processes only %6.2f ms  (median %.2f / %.2f ms; %d processes; "
+         "the levels add %lld files, %.2f per process; %d of each)\n", t[0][0], t[1][0], t[0][R / 2], t[1][R / 2], n,
+         (long long)(hl[0].last_files - hl[1].last_files), n ? (double)(hl[0].last_files - hl[1].last_files) / n : 0, R);
+  mi_session_free(lv); mi_system_free(s[0]);
+  mi_session_free(no); mi_system_free(s[1]);
+}
+
 static void bench_host(void) {
   int p2n[2], n2p[2], kids = 0;
   if (pipe(p2n) != 0 || pipe(n2p) != 0) { printf("host: no pipe\n"); return; }
@@ -163,6 +193,7 @@ static void bench_host(void) {
       if (system("ps -eo pid,comm,utime,stime,maj_flt > /dev/null") != 0) break;
     double psms = (now_ns() - t0) / 10 / 1e6;
     printf("  ps -eo pid,comm,utime,stime,maj_flt: %.2f ms  MIPROCGET / ps %.2f\n", psms, pget / psms);
+    host_where_refresh(pl);
     host_fill(p2n[1], n2p[0], kids, 2000, &kids);
     host_proc_round(h, pl, statfd, d, 12, &pget2, &pflo2, &n2);
     printf("host MIPROCGET at 2,000:     %6.2f ms  (%d processes)  floor %6.2f ms  ratio %.2f\n", pget2, n2, pflo2, pget2 / pflo2);

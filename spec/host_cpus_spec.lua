@@ -86,14 +86,73 @@ describe("a host with 64 CPUs", function()
     s:close()
   end)
 
-  it("gives the literal MIPRCSRGET the first 8 processors (the MI's limit), status 0", function()
+  it("gives the literal MIPRCSRGET the first 8 processors (the MI's limit) with warning 32701", function()
     local s = open64()
-    local rc, st, recs, n = mi.literal.MIPRCSRGET(s, { 27023, 0 }, 0, -1)
-    assert.equal(0, rc)
-    assert.equal(8, n or #recs)
+    local t = tick()
+    local rc, st, recs = mi.literal.MIPRCSRGET(s, { 20040, 27023, 0 }, 0, -1)
+    assert.equal(32701, rc, "more processors exist than the call returns")
+    assert.same({ 0, 0 }, st, "every item read")
+    assert.equal(8, #recs)
+    for k = 0, 7 do   -- the 8 records are usable: processor k's user time of the fixture's interval
+      assert.same({ k, (k + 1) * t }, { recs[k + 1][1], recs[k + 1][2] }, "processor " .. k)
+    end
+    local w = mi.status(32701)
+    assert.equal("PROCESSORS_BEYOND_MI", w.name)
+    assert.truthy(w.message:find("more processors than the MI's 8", 1, true), w.message)
+    rc, st, recs = mi.literal.MIPRCSRGET(s, { 27023, 0 }, 0, 3)
+    assert.equal(0, rc, "one processor asked for: no warning")
+    assert.equal(1, #recs)
     assert.equal(8, s:info().cpus)
     assert.equal(N, #s.sys:host_cpus())
+    -- the friendly layer is not touched by the warning: every CPU, no status
+    local all, err = s:get("processor", { "gmt_cs_process" })
+    assert.is_table(all, tostring(err))
+    assert.equal(N, #all)
     s:close()
+  end)
+
+  it("glance draws a bar for every CPU, paired by processor_id, several a line past 8", function()
+    -- the fixture's early reading, then glance's first sleep brings the second (a copy from next/)
+    local function run(flags)
+      local root, dir = copy()
+      finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+      second_reading(root, true)
+      assert(os.execute("mkdir '" .. dir .. "/next'"))
+      second_reading(dir .. "/next")
+      local hook = "local mi = require('mi'); local sleep = mi.sleep; mi.sleep = function(...) " ..
+        "os.execute([[cp '" .. dir .. "/next/'* '" .. root .. "']]); return sleep(...) end"
+      -- (an interval longer than the host's 100 ms refresh age: the second sample reads the files again)
+      local p = io.popen("./lua/mish --system host --proc '" .. root .. "' -e \"" .. hook .. "\" scripts/glance.lua --count 1 " ..
+        "--interval 0.2 " .. flags .. " 2>&1")
+      local out = p:read("a")
+      p:close()
+      return out
+    end
+    -- CPU k: 100 jiffies, of them k + 1 user and 1 nice (user k + 2 %), 2 system and 1 softirq
+    -- (system 3 %), idle 100 - (k + 5): busy k + 5 %
+    local out = run("")
+    assert.truthy(out:find("64 CPUs", 1, true), out)
+    local lines = 0
+    for line in out:gmatch("[^\n]+") do if line:find("^ ?%d+ %[") then lines = lines + 1 end end
+    assert.is_true(lines >= 2 and lines <= 16, "several CPUs a line: " .. lines .. " lines\n" .. out)
+    for k = 0, N - 1 do
+      local bar = string.rep("#", math.floor((k + 2) * 8 / 100 + 0.5)) .. string.rep("=", math.floor(3 * 8 / 100 + 0.5))
+      local cell = string.format("%2d [%s%s] %3d%%", k, bar, string.rep(".", 8 - #bar), k + 5)
+      assert.truthy(out:find(cell, 1, true), "CPU " .. k .. ": " .. cell .. "\n" .. out)
+    end
+    local json = run("--json")
+    local cpus = {}
+    for rec in json:gmatch('{"busy":[^}]*}') do
+      local b, c, sy, u = rec:match('"busy":([%d.]+),"cpu":(%d+),"system":([%d.]+),"user":([%d.]+)')
+      assert.truthy(b, rec)
+      cpus[tonumber(c)] = { tonumber(b), tonumber(u), tonumber(sy) }
+    end
+    for k = 0, N - 1 do
+      assert.is_table(cpus[k], "CPU " .. k .. " in the --json record\n" .. json)
+      assert.near(k + 5, cpus[k][1], 1e-9, "busy, CPU " .. k)
+      assert.near(k + 2, cpus[k][2], 1e-9, "user, CPU " .. k)
+      assert.near(3, cpus[k][3], 1e-9, "system, CPU " .. k)
+    end
   end)
 
   it("exports every CPU's series, each counting from the exporter's start", function()

@@ -330,6 +330,38 @@ describe("#32 the host reads what a GET returns", function()
     s2:close()
   end)
 
+  it("a refresh that reads the table and the levels reads each process's stat once: the levels come from its listing", function()
+    root = fixture({})
+    -- 5 running processes (no wchan to read) and 2 asleep in wait4, all at nice 0
+    for pid = 301, 307 do
+      local st = pid <= 305 and "R" or "S"
+      put(root, pid .. "/stat", string.format("%d (w%d) %s %d %d %d 0 -1 0 100 0 0 0 1 0 0 0 20 0 1 0 500 1000 10 0%s\n",
+        pid, pid, st, 1, pid, pid, string.rep(" 0", 16)))   -- to policy (41): SCHED_OTHER
+      put(root, pid .. "/status", "Name:\tw\nUid:\t0\t0\t0\t0\n")
+      put(root, pid .. "/wchan", "do_wait")
+    end
+    -- an age of an hour: a GET returns what the forced refresh read
+    local s, sys = host(root, { age_ms = 3600 * 1000 })
+    s:on("process", { "pmt_process_time" })
+    local s2, sys2 = host(root, { age_ms = 3600 * 1000 })   -- the same, with the levels on too
+    s2:on("process", { "pmt_process_time" })
+    s2:on("global", { "gmc_cur_blk_child_wait", "gmc_cur_blk_timer_wait", "gmc_cur_cs_process" })
+    assert.equal(7, sys:refresh())
+    assert.equal(7, sys2:refresh())
+    local without, with = sys:info().host.last_files, sys2:info().host.last_files
+    assert.equal(without + 2, with, "the levels add the two sleepers' wchan and no second stat of anyone")
+    local g = s2:get("global")
+    assert.same({ 2, 0, 7 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_timer_wait, g.gmc_cur_cs_process })
+    -- the same figures after the table changed: one sleeper wakes, one process goes
+    put(root, "306/stat", (io.open(root .. "/306/stat"):read("a"):gsub(" S ", " R ", 1)))
+    os.execute("rm -rf '" .. root .. "/301'")
+    assert.equal(6, sys2:refresh())
+    g = s2:get("global")
+    assert.same({ 1, 0, 6 }, { g.gmc_cur_blk_child_wait, g.gmc_cur_blk_timer_wait, g.gmc_cur_cs_process })
+    assert.is_true(sys2:info().host.complete)
+    s:close(); s2:close()
+  end)
+
   it("resident pages (25201 class 0) are a level: rss x page size in 2 KB pages, now", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })   -- rss 10 pages
     local page_kb = tonumber(io.popen("getconf PAGESIZE"):read("l")) // 1024

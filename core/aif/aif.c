@@ -548,7 +548,10 @@ void mi_prcsrget(mi_session *s, status_type *st, int32_t *nums, void *buf, int32
   if (rc) { MI_STATUS(st, rc); return; }
   if ((prcsr_id && ((uintptr_t)prcsr_id & 3)) || (num_of_prcsrs && ((uintptr_t)num_of_prcsrs & 3))) { MI_STATUS(st, MI_E_BAD_ALIGNMENT); return; }
   get_args g = {buf, size, prcsr_id ? *prcsr_id : -1, num_of_prcsrs, NULL, stats};
-  MI_STATUS(st, with_query(s, MI_DOM_PROCESSOR, nums, n, mapping, prcsr_body, &g));
+  rc = with_query(s, MI_DOM_PROCESSOR, nums, n, mapping, prcsr_body, &g);
+  /* all processors of a machine that has more than the MI's 8: the 8, said with a warning */
+  if (rc == 0 && g.sel == -1 && mi_host_cpus_all(s->sys) > MI_MAX_PROCESSORS) rc = MI_E_PROCESSORS_BEYOND_MI;
+  MI_STATUS(st, rc);
 }
 
 /* Door 2 entered as an AIF: the caller checks every AIF makes, then the prepared read (mi_query.h). */

@@ -311,7 +311,10 @@ static int64_t start_ticks(const host *h, uint64_t starttime, int64_t tpm) {
   return ms > INT64_MAX / tpm ? 0 : ms * tpm;
 }
 
-static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth);
+typedef struct wtally wtally;
+static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth, wtally *w);
+static void where_stat(host *h, wtally *w, int64_t pid, const char *comm, const uint64_t *f, char *rel, int len);
+static void where_read(host *h, wtally *w, int64_t pid);
 
 /* A hash of a comm (never 0, so 0 means none yet). */
 static uint64_t comm_hash(const char *comm) { return mi_host_hash(MI_HOST_HASH0, comm, strlen(comm)) | 1; }
@@ -422,7 +425,7 @@ static int birth(mi_system *sys, host *h, int64_t pid, char *rel, int len, const
   int err;
   int64_t ppid = (int64_t)f[4], sid = (int64_t)f[6];
   if (ppid > 0 && ppid != pid && ppid <= INT32_MAX && depth < DEPTH_MAX && mi_host_proc_slot(sys, ppid) < 0) {
-    read_proc(sys, h, ppid, pio, first, depth + 1);
+    read_proc(sys, h, ppid, pio, first, depth + 1, NULL);
     if (mi_host_proc_slot(sys, pid) >= 0) return -1;   /* a loop of parents made it already */
   }
   memcpy(rel + len, "status", 7);
@@ -530,13 +533,18 @@ static int pid_cmp(const void *a, const void *b) {
  * if the process is gone (its stat does not exist), 1 if seen or kept: a stat that cannot be
  * read for another reason or is malformed skips this refresh for the process (kept alive,
  * nothing added) and never makes a birth. A process that found the table full is not read
- * again until the pids without a slot are tried again (h->over). */
-static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth) {
+ * again until the pids without a slot are tried again (h->over). w (the listing's own pids
+ * only, depth 0): the where pass runs in this one, counting the same stat read. */
+static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, int depth, wtally *w) {
   char rel[64], comm[64];
   int err, slot = mi_host_proc_slot(sys, pid);
-  if (slot >= 0 && !mi_host_proc_alive(sys, slot)) return 1;   /* an unreported death holds the pid */
+  if (slot >= 0 && !mi_host_proc_alive(sys, slot)) {   /* an unreported death holds the pid */
+    if (w) where_read(h, w, pid);
+    return 1;
+  }
   if (slot < 0 && h->nover && over_has(h, pid)) {
     if (depth == 0) over_add(h, pid);
+    if (w) where_read(h, w, pid);   /* no slot, but a process the levels count */
     return 1;
   }
   if (slot >= 0) h->p[slot].gen = h->gen;   /* kept unless the stat says it is gone */
@@ -552,6 +560,7 @@ static int read_proc(mi_system *sys, host *h, int64_t pid, int pio, int first, i
   if (n == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return 1; }
   if (h->rss && !stat_field(h->buf, 24, &rss)) rss = UINT64_MAX;   /* (before a birth reads other files) */
   if (!stat_field(h->buf, 20, &threads) || threads == 0) threads = 1;
+  if (w) where_stat(h, w, pid, comm, f, rel, len);   /* last use of the stat text: may read wchan */
   int born = slot < 0;
   if (slot < 0 && (slot = birth(sys, h, pid, rel, len, comm, f, pio, first, depth)) < 0) {
     if (slot == -3 && depth == 0) { over_add(h, pid); if (!first) h->born_scan += threads; }   /* seen, if slotless */
@@ -737,54 +746,89 @@ static int wproc_add(wproc **t, int *nt, int *cap, int64_t pid, int64_t ppid, in
   return 0;
 }
 
+/* The where pass under way (read_where, or scan_table's listing when both run in one refresh):
+ * the processes counted per level, the type pass's list, and which levels are counted now
+ * (blk: blocked by reason, pop: queue populations, typ: process types). */
+struct wtally { int n[NROLE], nt, cap, oom, blk, pop, typ; wproc *t; };
+
+/* Starts a where pass: nothing counted yet, and which of its levels someone counts. */
+static void where_begin(mi_system *sys, host *h, wtally *w) {
+  memset(w, 0, sizeof *w);
+  w->blk = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, W_TRMWT, W_RIN);
+  w->pop = any_active(sys, h, Q_AS, Q_ES);
+  w->typ = any_active(sys, h, T_SYS, T_USER) && read_shells(h) == 0;
+}
+
+/* Counts process pid into w from its stat, in h->buf and already accepted by parse_pid_stat
+ * (comm, f): its queue, its type and, asleep (S) and not a kernel thread while a blocked level
+ * is counted, the reason its wchan names (read into h->buf: the stat text is gone after). rel
+ * is the process's directory (len long, room for "wchan"). */
+static void where_stat(host *h, wtally *w, int64_t pid, const char *comm, const uint64_t *f, char *rel, int len) {
+  int err;
+  const char *st = strrchr(h->buf, ')');
+  int q = w->pop ? queue_role(h->buf, f[9]) : -1;
+  if (q >= 0) w->n[q]++;
+  if (w->typ) {
+    int kind = (f[9] & PF_KTHREAD) || pid == 1 ? KIND_SYS : is_shell(h, comm) ? KIND_CI : KIND_OTHER;
+    w->oom |= wproc_add(&w->t, &w->nt, &w->cap, pid, (int64_t)f[4], kind) != 0;
+  }
+  if (!w->blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) return;
+  memcpy(rel + len, "wchan", 6);
+  ssize_t r = slurp(h, rel, &err);
+  if (r == RD_FAIL) { if (!unseeable(err)) note_fail(h, err); return; }
+  if (r < 0) { note_bad(h); return; }
+  int role = wchan_role(h->buf);
+  if (role >= 0) w->n[role]++;
+}
+
+/* Counts process pid into w, reading its stat for the pass alone (a pid the table does not read). */
+static void where_read(host *h, wtally *w, int64_t pid) {
+  char rel[64], comm[64];
+  int err, len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
+  memcpy(rel + len, "stat", 5);
+  uint64_t f[23] = {0};
+  ssize_t r = slurp(h, rel, &err);
+  if (r == RD_FAIL) { if (!gone(err)) note_fail(h, err); return; }
+  if (r == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); return; }
+  where_stat(h, w, pid, comm, f, rel, len);
+}
+
+/* Ends a where pass: sets each level to the processes counted for it when the listing was
+ * complete (and the type list held), else leaves the levels of the last reading. */
+static void where_end(mi_system *sys, host *h, wtally *w, int complete) {
+  if (w->oom) note_fail(h, ENOMEM);
+  if (complete && !w->oom) {
+    for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, w->n[role]);
+    for (int role = W_TRMWT; role <= W_RIN; role++) mi_host_set(sys, h->c[role], 0, w->n[role]);
+    for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, w->n[role]);
+    if (w->typ) set_types(sys, h, w->t, w->nt);
+  }
+  free(w->t);
+  w->t = NULL;
+}
+
 /* The blocked-by-reason levels (21110, 21111, 21116, 21119, 21121, 21122, 21126, 21129, 21146),
- * the queue populations (21159-21163) and the process-type levels (21319-21322): a pass over the
- * listing reading each [pid]/stat (its state, nice, policy, flags, comm, parent) and, for a
- * process asleep (S) whose levels are counted, its wchan; each level is set to the processes
- * found waiting for its reason, each population to the processes of its class. Kernel threads
- * wait for no user (left out of the blocked levels; in AS). Levels are set only after a
- * complete listing. */
+ * the queue populations (21159-21163) and the process-type levels (21319-21322) on a refresh
+ * that does not read the process table: a pass over the listing reading each [pid]/stat (its
+ * state, nice, policy, flags, comm, parent) and, for a process asleep (S) whose levels are
+ * counted, its wchan; each level is set to the processes found waiting for its reason, each
+ * population to the processes of its class. Kernel threads wait for no user (left out of the
+ * blocked levels; in AS). Levels are set only after a complete listing. When the table is read
+ * too, scan_table counts them in its own listing (one stat per process). */
 static void read_where(mi_system *sys, host *h) {
-  int n[NROLE] = {0}, err, nt = 0, cap = 0, oom = 0;
-  int blk = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, W_TRMWT, W_RIN);
-  int pop = any_active(sys, h, Q_AS, Q_ES), typ = any_active(sys, h, T_SYS, T_USER) && read_shells(h) == 0;
-  wproc *t = NULL;
+  wtally w;
   if (h->rootfd < 0 || !h->dir) return;
+  where_begin(sys, h, &w);
   rewinddir(h->dir);
   struct dirent *de;
   for (;;) {
     errno = 0;
     if (!(de = readdir(h->dir))) break;
     int64_t pid = pid_name(de->d_name);
-    if (pid <= 0) continue;
-    char rel[64], comm[64];
-    int len = snprintf(rel, sizeof rel, "%lld/", (long long)pid);
-    memcpy(rel + len, "stat", 5);
-    uint64_t f[23] = {0};
-    ssize_t r = slurp(h, rel, &err);
-    if (r == RD_FAIL) { if (!gone(err)) note_fail(h, err); continue; }
-    if (r == RD_BAD || !parse_pid_stat(h->buf, comm, f)) { note_bad(h); continue; }
-    const char *st = strrchr(h->buf, ')');
-    int q = pop ? queue_role(h->buf, f[9]) : -1;
-    if (q >= 0) n[q]++;
-    if (typ) {
-      int kind = (f[9] & PF_KTHREAD) || pid == 1 ? KIND_SYS : is_shell(h, comm) ? KIND_CI : KIND_OTHER;
-      oom |= wproc_add(&t, &nt, &cap, pid, (int64_t)f[4], kind) != 0;
-    }
-    if (!blk || !st || st[1] != ' ' || st[2] != 'S' || (f[9] & PF_KTHREAD)) continue;
-    memcpy(rel + len, "wchan", 6);
-    r = slurp(h, rel, &err);
-    if (r == RD_FAIL) { if (!unseeable(err)) note_fail(h, err); continue; }
-    if (r < 0) { note_bad(h); continue; }
-    int role = wchan_role(h->buf);
-    if (role >= 0) n[role]++;
+    if (pid > 0) where_read(h, &w, pid);
   }
-  if (errno || oom) { note_fail(h, errno ? errno : ENOMEM); free(t); return; }
-  for (int role = W_TRMRD; role <= W_MSG; role++) mi_host_set(sys, h->c[role], 0, n[role]);
-  for (int role = W_TRMWT; role <= W_RIN; role++) mi_host_set(sys, h->c[role], 0, n[role]);
-  for (int role = Q_AS; role <= Q_ES; role++) mi_host_set(sys, h->c[role], 0, n[role]);
-  if (typ) set_types(sys, h, t, nt);
-  free(t);
+  if (errno) note_fail(h, errno);
+  where_end(sys, h, &w, errno == 0);
 }
 
 /* The domain whose reads return group g's figures (MI_DOM_GLOBAL stands for processors too). */
@@ -852,9 +896,12 @@ static int rebase_groups(mi_system *sys, host *h, const int on[NGROUP], const in
 }
 
 /* The process table: every listed pid read (births, figures, io when pio), then the deaths a
- * complete listing shows and the io added; returns the processes seen (or kept). */
-static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, int64_t ms) {
+ * complete listing shows and the io added; returns the processes seen (or kept). where: the
+ * levels of read_where come from the same listing and the same stat reads. */
+static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, int64_t ms, int where) {
   int seen = 0, listed = 0, inj = 0;
+  wtally w;
+  if (where) where_begin(sys, h, &w);
   for (int i = 0; i < NINJECT; i++)
     if (h->inject[i].err && h->inject[i].rel[0] == 0) { note_fail(h, h->inject[i].err); inj = 1; }
   int retry = ms - h->over_ms >= OVER_RETRY_MS;   /* pids without a slot are tried again now and then */
@@ -867,10 +914,11 @@ static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, i
       errno = 0;
       if (!(de = readdir(h->dir))) break;
       int64_t pid = pid_name(de->d_name);
-      if (pid > 0) seen += read_proc(sys, h, pid, pio, first, 0);
+      if (pid > 0) seen += read_proc(sys, h, pid, pio, first, 0, where ? &w : NULL);
     }
     if (errno) note_fail(h, errno); else listed = 1;
   }
+  if (where) where_end(sys, h, &w, listed);
   if (listed) {   /* the pids without a slot that are still there */
     int64_t *t = h->over;
     h->over = h->over_next; h->over_next = t;
@@ -948,8 +996,10 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   if (use[GR_VM]) mi_lx_read_vmstat(sys, h);
   if (use[GR_DISK]) mi_lx_read_disks(sys, h);
   h->rebase_disks = 0;
-  if (use[GR_WHERE] && rooted) { read_where(sys, h); h->where_ms = ms; }
-  int seen = use[GR_SCAN] ? scan_table(sys, h, rooted, use[GR_PIO], first, ms) : 0;
+  int where = use[GR_WHERE] && rooted;   /* with the table: in its listing, one stat per process */
+  if (where && !use[GR_SCAN]) read_where(sys, h);
+  if (where) h->where_ms = ms;
+  int seen = use[GR_SCAN] ? scan_table(sys, h, rooted, use[GR_PIO], first, ms, where) : 0;
   for (int g = 0; g < NGROUP; g++) if (use[g]) h->rd[g] = h->gen;
   close_health(sys, h, &c0);
   return use[GR_SCAN] ? seen : mi_host_proc_count(sys);

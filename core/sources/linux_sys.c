@@ -355,6 +355,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
   h->s.ncpu_all = ncpu;
   h->s.nall = h->s.ncg > 0 ? h->s.ncg : ncpu < NCPU_ALL ? ncpu : NCPU_ALL;
   int nproc = h->s.ncg > 0 ? h->s.ncg : ncpu;
+  if (nproc > 0 && mi_host_cpus_all(sys) != nproc) mi_host_set_cpus_all(sys, nproc);   /* beyond 8: MIPRCSRGET warns */
   if (nproc > NCPU_MI) nproc = NCPU_MI;
   if (nproc > 0 && mi_host_cpus(sys) != nproc) mi_host_set_cpus(sys, nproc);
   for (int c = 0; c < nproc; c++) {

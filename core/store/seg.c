@@ -386,6 +386,7 @@ static int seg_sane(const mi_seg *g, size_t size) {
   if (hi < 0 || hi > MI_MAX_PROCESSES || MI_LD(g->nproc_alive) < 0 || MI_LD(g->nproc_alive) > MI_MAX_PROCESSES ||
       nu < 1 || nu > MI_MAX_USERS_LIMIT || np < 1 || np > MI_MAX_PROCESSES || m < -1 || m > 2 ||
       MI_LD(g->ncpu) < 0 || MI_LD(g->ncpu) > MI_MAX_PROCESSORS || MI_LD(g->max_cells) < 0 ||
+      MI_LD(g->ncpu_all) < 0 || MI_LD(g->ncpu_all) > MI_MAX_CPUS_ALL ||
       MI_LD(g->free_lo) < 0 || MI_LD(g->free_lo) > MI_MAX_PROCESSES)
     return 0;
   for (int l = 0; l <= MI_MAX_LDEV; l++)

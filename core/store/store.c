@@ -432,6 +432,18 @@ int mi_host_set_cpus(mi_system *sys, int n) {
 
 int mi_host_cpus(const mi_system *sys) { return sys ? MI_LD(sys->seg->ncpu) : 0; }
 
+int mi_host_set_cpus_all(mi_system *sys, int n) {
+  if (!sys || sys->attached || n < 0 || n > MI_MAX_CPUS_ALL) return -1;
+  MI_ST(sys->seg->ncpu_all, n);
+  return 0;
+}
+
+int mi_host_cpus_all(const mi_system *sys) {
+  if (!sys) return 0;
+  int32_t n = MI_LD(sys->seg->ncpu), all = MI_LD(sys->seg->ncpu_all);
+  return all > n ? all : n;
+}
+
 int mi_host_set_device(mi_system *sys, int ldev, int type) {
   if (!sys || sys->attached || ldev < 1 || ldev > MI_MAX_LDEV || type < 0 || type > mi_ndevtypes_) return -1;
   mi_wlock(sys);
