@@ -135,6 +135,34 @@ describe("#31.1 typed columns", function()
     s:close() sys:close()
   end)
 
+  it("grow when more entities come than the first read had room for, and hold object-class counters as tables", function()
+    local sys = mi.system { workload = "oltp", cpus = 2, seed = 7 }
+    local a, b = two_sessions(sys, { { "process", { 25047, 25202 } } })
+    local all = a:get("process")
+    local one = b:get("process", nil, { pid = all[#all].pid, columns = "typed" })   -- room for one process
+    assert.equal(1, #one.pid)
+    local pid = one.pid
+    for round = 1, 3 do
+      sys:advance(3000)
+      local recs, cols = a:get("process"), b:get("process", nil, { columns = "typed" })
+      assert.equal(one, cols)
+      assert.equal(pid, cols.pid)
+      assert.is_true(#cols.pid > 1)
+      local at = {}
+      for i = 1, #cols.pid do at[cols.pid[i] .. "/" .. cols.start_ticks[i]] = i end
+      local objcl, n = cols.pmc_pg_fault_objcl_, 0
+      for _, r in ipairs(recs) do
+        local i = at[r.pid .. "/" .. r.start_ticks]
+        assert.equal(r.pmt_process_time, cols.pmt_process_time[i])
+        assert.same(r.pmc_pg_fault_objcl_, objcl[i])
+        n = n + 1
+      end
+      assert.equal(#recs, n)
+      assert.has_error(function() objcl:sum() end)
+    end
+    a:close() b:close() sys:close()
+  end)
+
   it("index from 1: col[i] past the end is nil; totable and ipairs give the values in order", function()
     local s, sys = H.session({ seed = 4 })
     assert.is_true(s:on("process", { 25047 }).ok)
