@@ -704,8 +704,7 @@ function Session:get(domain, items, opts)
     opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "get", "a pid (an integer) or nil", opts.pid)
     opt_check(opts.cpu == nil or math.type(opts.cpu) == "integer", "cpu", "get", "a CPU id (an integer) or nil", opts.cpu)
     opt_check(opts.into == nil or type(opts.into) == "table", "into", "get", "a table to refill or nil", opts.into)
-    opt_check(opts.columns == nil or type(opts.columns) == "boolean" or opts.columns == "typed", "columns", "get",
-      "true, 'typed' or nil", opts.columns)
+    opt_check(type(opts.columns) ~= "string" or opts.columns == "typed", "columns", "get", "true, 'typed' or nil", opts.columns)
     if opts.columns == "typed" and opts.into then
       error("bad option to 'get' (typed columns are refilled in place: into does not combine with them)", 2)
     end
