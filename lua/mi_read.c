@@ -384,7 +384,7 @@ static inline int same_raw(const uint8_t *a, const uint8_t *b, size_t n) {
 }
 
 /* Places count records from buf (rsz bytes apart) as rows pos0.. of a typed read's columns,
- * a column at a time: integers copied; a string or table value refreshed only where its raw
+ * a record at a time: integers copied; a string or table value refreshed only where its raw
  * bytes differ from the row's last ones (the strings of a process taken from the query's
  * per-entity cache, all of a record's when one changed, so the cache stays whole); the state
  * or device type as its code. */
@@ -492,7 +492,14 @@ static void typed_open(lua_State *L, rdctx *c, size_t want) {
   const lqry *qu = c->qu;
   int nc = qu->n + (qu->nfields > qu->n);
   c->res = lua_gettop(L) + 1;
-  if (lua_getiuservalue(L, 1, 8) != LUA_TTABLE) {
+  int whole = lua_getiuservalue(L, 1, 8) == LUA_TTABLE;
+  for (int i = 0; i < nc && whole; i++) {   /* (a column the caller removed or replaced: a new set) */
+    push_colkey(L, c, i);
+    lua_rawget(L, c->res);
+    whole = luaL_testudata(L, -1, COL_MT) != NULL;
+    lua_pop(L, 1);
+  }
+  if (!whole) {
     lua_pop(L, 1);
     lua_createtable(L, 0, nc);
     lua_getiuservalue(L, 1, 1);

@@ -181,6 +181,11 @@ describe("#31.1 typed columns", function()
     for i, v in ipairs(pid) do assert.equal(t[i], v) end   -- Lua's ipairs reads through __index too
     assert.matches("^column pid: " .. n .. " integers$", tostring(pid))
     assert.matches("^column state: " .. n .. " states$", tostring(cols.state))
+    -- a column the caller took out of the table: the next read makes the set anew
+    cols.pid = nil
+    local again = s:get("process", nil, { columns = "typed" })
+    assert.equal(n, #again.pid)
+    assert.equal(t[1], again.pid[1])
     s:close() sys:close()
   end)
 
