@@ -597,6 +597,14 @@ static void result_close(lua_State *L, rdctx *c, const uint8_t *buf, lua_Integer
   }
 }
 
+/* The columns argument of q:get at i: 0 (none), 1 (tables), 2 ("typed": not with into, at 5). */
+static int columns_arg(lua_State *L, int i) {
+  if (lua_type(L, i) != LUA_TSTRING) return lua_toboolean(L, i);
+  luaL_argcheck(L, !strcmp(lua_tostring(L, i), "typed"), i, "true or 'typed' expected");
+  luaL_argcheck(L, lua_isnoneornil(L, 5), 5, "a typed read refills its query's own columns: no table to fill");
+  return 2;
+}
+
 /* q:get([sel [, user_id [, quiet [, into [, columns]]]]]) -> overall, statuses, data: the GET
  * of the query's domain for sel (pid, ldev or processor id; -1 or nil = all); with quiet,
  * statuses is nil when every item's status is 0 (no table to build). data: global, one table
@@ -604,7 +612,8 @@ static void result_close(lua_State *L, rdctx *c, const uint8_t *buf, lua_Integer
  * (process records also have state = "alive"|"dead", I/O records type = the device type's
  * name). into: a table filled instead of a new one (for a list, the caller's records of the
  * same entities are reused and the rest removed). columns: {[key] = {values...}} with the
- * records' keys instead (an I/O device without a type: false). The buffer holds every record
+ * records' keys instead (an I/O device without a type: false); "typed": the query's own typed
+ * columns, refilled (mi_cols.c). The buffer holds every record
  * there is; if processes outgrow it meanwhile (-20015), the dead-process reports among the
  * records that fitted are kept and the call repeated with more room. */
 static int qry_get(lua_State *L) {
@@ -614,12 +623,7 @@ static int qry_get(lua_State *L) {
   int quiet = lua_toboolean(L, 4);
   if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
   tcol *tc[MI_MAX_ITEMS + 1];
-  rdctx c = {.qu = qu, .into = !lua_isnoneornil(L, 5), .columns = lua_toboolean(L, 6), .tc = tc};
-  if (lua_type(L, 6) == LUA_TSTRING) {
-    luaL_argcheck(L, !strcmp(lua_tostring(L, 6), "typed"), 6, "true or 'typed' expected");
-    luaL_argcheck(L, !c.into, 5, "a typed read refills its query's own columns: no table to fill");
-    c.columns = 2;
-  }
+  rdctx c = {.qu = qu, .into = !lua_isnoneornil(L, 5), .columns = columns_arg(L, 6), .tc = tc};
   lua_settop(L, 6);
   lua_getiuservalue(L, 1, 1);
   c.sys = mi_session_system(((lses *)lua_touserdata(L, -1))->s);
