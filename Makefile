@@ -54,7 +54,7 @@ CORE_HDR += .build-flags
 
 # the Lua binding mi.core, compiled once for lua/mish, lua/mi/core.so, examples/embed and spec/bench;
 # core.so exports luaopen_mi_core only (lua/core.map)
-LUA_SRC  = lua/mi_core.c lua/mi_system.c lua/mi_aif.c lua/mi_read.c lua/mi_catalog.c lua/mi_record.c lua/mi_stats.c
+LUA_SRC  = lua/mi_core.c lua/mi_system.c lua/mi_aif.c lua/mi_read.c lua/mi_catalog.c lua/mi_record.c lua/mi_stats.c lua/mi_cols.c
 LUA_OBJ  = $(LUA_SRC:.c=.o)
 LUA_HDR  = lua/mi_lua_int.h lua/mi_lua.h
 

@@ -56,6 +56,7 @@ int luaopen_mi_core(lua_State *L) {
   mil_open_system(L);   /* (first: the program's registry) */
   mil_open_aif(L);
   mil_open_read(L);
+  mil_open_cols(L);
   mil_open_catalog(L);
   mil_open_record(L);
   mil_open_stats(L);

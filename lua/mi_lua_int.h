@@ -63,6 +63,26 @@ typedef union stackbuf { uint8_t b[STACK_BUF]; int64_t align_; } stackbuf;
  * a cache entry's raw bytes. */
 typedef struct slot { const mi_item_info *it; int32_t size, num, at, soff; int16_t str; uint8_t named, kind; } slot;
 
+/* A typed column (#31.1, mi_cols.c): the values of one item (or of a record's state or device
+ * type) for the entities of a typed read, in a contiguous buffer refilled in place by the next
+ * read of its query. kind: COL_INT (int64 values), COL_VAL (strings and object-class tables,
+ * kept in a Lua table, user value 3, and refreshed only where a row's raw bytes changed: raw,
+ * rsize bytes a row, valid for the first filled rows), COL_STATE (v holds pid_state: "dead"
+ * for 1, else "alive"), COL_DEVTYPE (v holds the device type, 0: none). missing: the item was
+ * not read (its status was an error): every value is nil. User value 1: the query (kept
+ * alive; q points at its C query, NULL once closed), 2: the column's key. */
+#define COL_MT "mi.column"
+enum { COL_INT, COL_VAL, COL_STATE, COL_DEVTYPE };
+typedef struct tcol {
+  mi_query *const *q;
+  const struct lses *ses;
+  int kind, missing;
+  lua_Integer len;
+  size_t cap, rsize, filled;
+  int64_t *v;
+  uint8_t *raw;
+} tcol;
+
 /* mi_core.c */
 /* Creates a metatable with methods, __gc and __close. */
 void mil_new_mt(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close);
@@ -133,6 +153,14 @@ mi_rec_reader *mil_checkrdr(lua_State *L, int i);
 int64_t mil_rec_value(mi_rec_reader *r, const mi_rec_item *it, const int64_t *row);
 /* Copies a 16-byte recorded name into out without its trailing blanks and NULs. */
 void mil_rec_name16(const char *name, char out[17]);
+/* mi_cols.c */
+/* Pushes a new empty typed column of kind with the key at the top (popped) for the query at
+ * qi whose C query is *q, read by session u; rsize: raw bytes a row (COL_VAL). */
+tcol *mil_col_new(lua_State *L, int qi, mi_query *const *q, const struct lses *u, int kind, size_t rsize);
+/* Makes room in column t for rows values (grown by half again at least); raises if memory is short. */
+void mil_col_reserve(lua_State *L, tcol *t, size_t rows);
+/* Registers the column metatable. */
+void mil_open_cols(lua_State *L);
 void mil_open_stats(lua_State *L);   /* core.stats: running statistics for the scripts (mi_stats.c) */
 
 #endif

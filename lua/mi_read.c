@@ -15,7 +15,8 @@
  * GET buffer; 4: the records' metatable, whose __index maps an item number to its name's slot
  * (a record holds each value once, under its name, or under its number when it has none);
  * 5 and 6: the interned strings (an icache userdata and its strings table, taken out while a
- * read uses them); 7: the keys a record or a columns table of this query has ({[key] = true}). */
+ * read uses them); 7: the keys a record or a columns table of this query has ({[key] = true});
+ * 8: its typed columns ({[key] = column}, refilled by each typed read, taken out meanwhile). */
 typedef struct lqry {
   mi_query *q;
   int domain, n, nfields, nstr;
@@ -46,6 +47,7 @@ typedef struct rdctx {
   icache *ic;
   int kbase, res, byid, cbase, into, columns;
   lua_Integer oldlen;
+  tcol **tc;   /* a typed read's columns (columns == 2), the extra one last */
 } rdctx;
 #define RD_MT(c) ((c)->kbase + (c)->qu->n)
 
@@ -123,7 +125,7 @@ static int l_query(lua_State *L) {
   int32_t nums[MI_MAX_ITEMS];
   int n = mil_get_items(L, 3, nums);
   int32_t map = mil_opt_int32(L, 4, 1);
-  lqry *qu = lua_newuserdatauv(L, sizeof *qu + sizeof(slot) * (size_t)n, 7);
+  lqry *qu = lua_newuserdatauv(L, sizeof *qu + sizeof(slot) * (size_t)n, 8);
   memset(qu, 0, sizeof *qu);
   luaL_setmetatable(L, QRY_MT);
   lua_pushvalue(L, 1);
@@ -371,10 +373,83 @@ static int reuse_record(lua_State *L, rdctx *c, lua_Integer pos, const uint8_t *
   return 1;
 }
 
+/* Whether the n bytes (a multiple of 4) at a and b are the same: a word at a time, inline
+ * (a string item is 4 to 48 bytes; a library call per value costs more than the compare). */
+static inline int same_raw(const uint8_t *a, const uint8_t *b, size_t n) {
+  uint64_t x, y;
+  for (; n >= 8; n -= 8, a += 8, b += 8) { memcpy(&x, a, 8); memcpy(&y, b, 8); if (x != y) return 0; }
+  uint32_t u = 0, w = 0;
+  if (n) { memcpy(&u, a, 4); memcpy(&w, b, 4); }
+  return u == w;
+}
+
+/* Places count records from buf (rsz bytes apart) as rows pos0.. of a typed read's columns,
+ * a record at a time: integers copied; a string or table value refreshed only where its raw
+ * bytes differ from the row's last ones (the strings of a process taken from the query's
+ * per-entity cache, all of a record's when one changed, so the cache stays whole); the state
+ * or device type as its code. */
+static void place_rows(lua_State *L, rdctx *c, const uint8_t *buf, size_t rsz, lua_Integer pos0, lua_Integer count) {
+  const lqry *qu = c->qu;
+  size_t r0 = (size_t)pos0 - 1, end = r0 + (size_t)count;
+  int n = qu->n, vals = 0;
+  if (n && end > c->tc[0]->cap)   /* (more records than the first buffer held: -20015) */
+    for (int i = 0; i <= n; i++) if (c->tc[i]) mil_col_reserve(L, c->tc[i], end + end / 2);
+  struct { int64_t *v; int32_t at; int wide; } ic[MI_MAX_ITEMS];   /* the integer columns: a plan */
+  int16_t vl[MI_MAX_ITEMS];   /* and the others */
+  int ni = 0;
+  for (int i = 0; i < n; i++) {
+    if (c->tc[i]->kind != COL_INT) { vl[vals++] = (int16_t)i; continue; }
+    ic[ni].v = c->tc[i]->v + r0;
+    ic[ni].at = qu->sl[i].at;
+    ic[ni++].wide = qu->sl[i].kind == 1;
+  }
+  for (lua_Integer r = 0; r < count; r++) {   /* a record at a time: the buffer read once, in order */
+    const uint8_t *rec = buf + (size_t)r * rsz;
+    for (int k = 0; k < ni; k++) {
+      int32_t x;
+      if (ic[k].wide) ic[k].v[r] = rd_long(rec + ic[k].at);
+      else { memcpy(&x, rec + ic[k].at, 4); ic[k].v[r] = x; }
+    }
+  }
+  for (size_t r = r0; r < end && vals; r++) {   /* the values that are not integers, a record at a time */
+    const uint8_t *rec = buf + (r - r0) * rsz;
+    int strs = 0;
+    for (int k = 0; k < vals; k++) {
+      int i = vl[k];
+      tcol *t = c->tc[i];
+      const slot *sl = &qu->sl[i];
+      uint8_t *old = t->raw + r * t->rsize;
+      if (r < t->filled && same_raw(old, rec + sl->at, t->rsize)) continue;   /* the value of these bytes is there */
+      if (sl->str >= 0 && c->ic) { strs = 1; continue; }
+      memcpy(old, rec + sl->at, t->rsize);
+      mil_push_value(L, sl, rec + sl->at);
+      lua_rawseti(L, c->cbase + i, (lua_Integer)r + 1);
+    }
+    if (!strs) continue;
+    int fresh, e = rec_entry(c, rec, &fresh);
+    for (int j = 0; j < qu->nstr; j++) {
+      int i = qu->stri[j];
+      memcpy(c->tc[i]->raw + r * c->tc[i]->rsize, rec + qu->sl[i].at, c->tc[i]->rsize);
+      push_slot(L, c, i, rec, e, fresh);
+      lua_rawseti(L, c->cbase + i, (lua_Integer)r + 1);
+    }
+  }
+  if (!c->tc[n]) return;
+  int32_t at = qu->domain == MI_DOM_PROCESS ? qu->state_at : qu->ldev_at;
+  int64_t *v = c->tc[n]->v + r0;
+  for (lua_Integer r = 0; r < count; r++) {
+    int32_t x = 0;
+    if (at >= 0) memcpy(&x, buf + (size_t)r * rsz + at, 4);
+    if (qu->domain == MI_DOM_IO) x = x >= 1 && x <= MI_MAX_LDEV ? mi_host_device(c->sys, x) : 0;
+    v[r] = x;
+  }
+}
+
 /* Places the record at rec as entry pos of the result: a column value each (columns), or a
  * record table, the caller's of the same entity reused (into) or a new one. */
 static void place(lua_State *L, rdctx *c, lua_Integer pos, const uint8_t *rec) {
   const lqry *qu = c->qu;
+  if (c->columns == 2) { place_rows(L, c, rec, 0, pos, 1); return; }
   if (c->columns) {
     int fresh, e = rec_entry(c, rec, &fresh);
     for (int i = 0; i < qu->n; i++) { push_slot(L, c, i, rec, e, fresh); lua_rawseti(L, c->cbase + i, pos); }
@@ -409,12 +484,72 @@ static void push_colkey(lua_State *L, const rdctx *c, int i) {
   else lua_pushinteger(L, c->qu->sl[i].num);
 }
 
+/* Sets a typed read's result up (c->res): the query's columns taken out (made on its first
+ * typed read: an integer column for each item of 32 or 64 bits, a value column for the
+ * others, a state or device type column last), their value tables at cbase.., room for want
+ * rows. */
+static void typed_open(lua_State *L, rdctx *c, size_t want) {
+  const lqry *qu = c->qu;
+  int nc = qu->n + (qu->nfields > qu->n);
+  c->res = lua_gettop(L) + 1;
+  int whole = lua_getiuservalue(L, 1, 8) == LUA_TTABLE;
+  for (int i = 0; i < nc && whole; i++) {   /* (a column the caller removed or replaced: a new set) */
+    push_colkey(L, c, i);
+    lua_rawget(L, c->res);
+    whole = luaL_testudata(L, -1, COL_MT) != NULL;
+    lua_pop(L, 1);
+  }
+  if (!whole) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, nc);
+    lua_getiuservalue(L, 1, 1);
+    const lses *u = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    for (int i = 0; i < nc; i++) {
+      int kind = i == qu->n ? (qu->domain == MI_DOM_PROCESS ? COL_STATE : COL_DEVTYPE)
+                 : qu->sl[i].it && qu->sl[i].kind < 2 ? COL_INT : COL_VAL;
+      push_colkey(L, c, i);
+      push_colkey(L, c, i);
+      mil_col_new(L, 1, (mi_query *const *)&qu->q, u, kind, (size_t)(i < qu->n ? qu->sl[i].size : 0));
+      lua_rawset(L, c->res);
+    }
+  }
+  lua_pushnil(L); lua_setiuservalue(L, 1, 8);   /* out while in use */
+  lua_pushnil(L);
+  c->byid = lua_gettop(L);
+  c->cbase = c->byid + 1;
+  for (int i = 0; i <= qu->n; i++) {
+    c->tc[i] = NULL;
+    if (i == nc) break;
+    push_colkey(L, c, i);
+    lua_rawget(L, c->res);
+    c->tc[i] = luaL_checkudata(L, -1, COL_MT);
+    mil_col_reserve(L, c->tc[i], want);
+    if (c->tc[i]->kind == COL_VAL) lua_getiuservalue(L, -1, 3); else lua_pushnil(L);
+    lua_replace(L, -2);
+  }
+}
+
+/* Ends a typed read after count rows: each column's length, whether its item was read
+ * (statuses st), the columns put back as the query's. */
+static void typed_close(lua_State *L, const rdctx *c, lua_Integer count, const int32_t *st) {
+  for (int i = 0; i <= c->qu->n && c->tc[i]; i++) {
+    tcol *t = c->tc[i];
+    t->len = count;
+    t->missing = i < c->qu->n && st[i] < 0;
+    if (t->rsize && (size_t)count > t->filled) t->filled = (size_t)count;
+  }
+  lua_pushvalue(L, c->res);
+  lua_setiuservalue(L, 1, 8);
+}
+
 /* Sets the result (c->res) up before a read: a record table for the global domain (the
  * caller's with into), a list, or with columns a table of columns (the caller's reused: each
  * column at cbase.., the extra column last). want: the records expected. */
 static void result_open(lua_State *L, rdctx *c, size_t want) {
   const lqry *qu = c->qu;
   int nc = qu->n + (qu->nfields > qu->n);
+  if (c->columns == 2) { typed_open(L, c, want); return; }
   if (c->into) { lua_pushvalue(L, 5); c->oldlen = (lua_Integer)lua_rawlen(L, 5); }
   else if (c->columns) lua_createtable(L, 0, nc);
   else if (qu->domain == MI_DOM_GLOBAL) lua_pushnil(L);   /* (made once the GET succeeded) */
@@ -462,6 +597,14 @@ static void result_close(lua_State *L, rdctx *c, const uint8_t *buf, lua_Integer
   }
 }
 
+/* The columns argument of q:get at i: 0 (none), 1 (tables), 2 ("typed": not with into, at 5). */
+static int columns_arg(lua_State *L, int i) {
+  if (lua_type(L, i) != LUA_TSTRING) return lua_toboolean(L, i);
+  luaL_argcheck(L, !strcmp(lua_tostring(L, i), "typed"), i, "true or 'typed' expected");
+  luaL_argcheck(L, lua_isnoneornil(L, 5), 5, "a typed read refills its query's own columns: no table to fill");
+  return 2;
+}
+
 /* q:get([sel [, user_id [, quiet [, into [, columns]]]]]) -> overall, statuses, data: the GET
  * of the query's domain for sel (pid, ldev or processor id; -1 or nil = all); with quiet,
  * statuses is nil when every item's status is 0 (no table to build). data: global, one table
@@ -469,7 +612,8 @@ static void result_close(lua_State *L, rdctx *c, const uint8_t *buf, lua_Integer
  * (process records also have state = "alive"|"dead", I/O records type = the device type's
  * name). into: a table filled instead of a new one (for a list, the caller's records of the
  * same entities are reused and the rest removed). columns: {[key] = {values...}} with the
- * records' keys instead (an I/O device without a type: false). The buffer holds every record
+ * records' keys instead (an I/O device without a type: false); "typed": the query's own typed
+ * columns, refilled (mi_cols.c). The buffer holds every record
  * there is; if processes outgrow it meanwhile (-20015), the dead-process reports among the
  * records that fitted are kept and the call repeated with more room. */
 static int qry_get(lua_State *L) {
@@ -478,7 +622,8 @@ static int qry_get(lua_State *L) {
   int32_t uid = mil_opt_int32(L, 3, 0);
   int quiet = lua_toboolean(L, 4);
   if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
-  rdctx c = {.qu = qu, .into = !lua_isnoneornil(L, 5), .columns = lua_toboolean(L, 6)};
+  tcol *tc[MI_MAX_ITEMS + 1];
+  rdctx c = {.qu = qu, .into = !lua_isnoneornil(L, 5), .columns = columns_arg(L, 6), .tc = tc};
   lua_settop(L, 6);
   lua_getiuservalue(L, 1, 1);
   c.sys = mi_session_system(((lses *)lua_touserdata(L, -1))->s);
@@ -522,7 +667,8 @@ static int qry_get(lua_State *L) {
       continue;
     }
     if (qu->domain == MI_DOM_GLOBAL) {
-      if (rc < 0) { lua_pushnil(L); lua_replace(L, c.res); }
+      if (c.columns == 2) { if (rc >= 0) place(L, &c, ++nres, buf); }
+      else if (rc < 0) { lua_pushnil(L); lua_replace(L, c.res); }
       else if (c.columns) { place(L, &c, 1, buf); result_close(L, &c, buf, 1); }
       else result_close(L, &c, buf, 1);
     } else {
@@ -532,9 +678,13 @@ static int qry_get(lua_State *L) {
         int cpus = mi_host_cpus(c.sys);
         if (cpus >= 1 && cpus < count) count = cpus;
       }
-      for (int r = 0; r < count; r++) place(L, &c, ++nres, buf + (size_t)r * rec);
-      result_close(L, &c, buf, nres);
+      if (c.columns == 2) { place_rows(L, &c, buf, rec, nres + 1, count); nres += count; }
+      else {
+        for (int r = 0; r < count; r++) place(L, &c, ++nres, buf + (size_t)r * rec);
+        result_close(L, &c, buf, nres);
+      }
     }
+    if (c.columns == 2) typed_close(L, &c, nres, stats);
     ic_put(L, &c);
     mil_put_buffer(L, 1, bi);
     lua_pushinteger(L, rc);

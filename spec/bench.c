@@ -435,12 +435,16 @@ static void bench_writers(void) {
 static mi_session *lua_cs;
 static uint8_t *lua_cbuf;
 /* cproc(n): n MIPROCGETs of the bench's 10 items, all processes; returns the last count. */
+#define LUA_CREC 64   /* bytes a record of cproc's buffer: room for the 12 items (56) */
 static int lua_cproc(lua_State *L) {
   static int32_t items[] = {20001, 25047, 25048, 25049, 25060, 25066, 25167, 25168, 25172, 25195, 0};
-  int32_t ps[10], n = 0;
+  /* with a true second argument, the 12 items of a typed read (pid, pid state, start first) */
+  static int32_t all[] = {20001, 20002, 20005, 25047, 25048, 25049, 25060, 25066, 25167, 25168, 25172, 25195, 0};
+  int32_t ps[12], n = 0;
   status_type st;
+  int wide = lua_toboolean(L, 2);
   for (lua_Integer i = luaL_checkinteger(L, 1); i > 0; i--)
-    mi_procget(lua_cs, &st, items, lua_cbuf, ps, (int32_t)(44 * 2700), 1, NULL, &n, NULL, 0);
+    mi_procget(lua_cs, &st, wide ? all : items, lua_cbuf, ps, (int32_t)(LUA_CREC * 2700), 1, NULL, &n, NULL, 0);
   lua_pushinteger(L, n);
   return 1;
 }
@@ -467,7 +471,7 @@ static void bench_lua_reads(void) {
     mi_host_proc_create(sys, &d);
   }
   lua_cs = mi_session_new(sys);
-  lua_cbuf = malloc(44 * 2700);
+  lua_cbuf = malloc(LUA_CREC * 2700);
   mi_session_set_priv(lua_cs, 1);
   status_type st;
   int32_t items[] = {20001, 25047, 25048, 25049, 25060, 25066, 25167, 25168, 25172, 25195, 0}, ps[10], map = 1;
@@ -511,8 +515,11 @@ static void bench_lua_reads(void) {
     "  {'into', 20, function() local r = s:get('process', nil, {into = into}) end},\n"
     "  {'columns', 20, function() local r = s:get('process', nil, {columns = true, into = cols}) end},\n"
     "  {'columns, new', 20, function() local r = s:get('process', nil, {columns = true}) end},\n"
+    "  {'typed', 200, function() local r = s:get('process', nil, {columns = 'typed'}) end},\n"
+    "  {'typed + sum', 200, function() local r = s:get('process', nil, {columns = 'typed'}) return r.pmt_process_time:sum() end},\n"
     "  {'floor', 20, pfloor},\n"
     "  {'C', 200, function() cproc(1) end},\n"
+    "  {'C 12', 200, function() cproc(1, true) end},\n"
     "  {'api floor', 20, function() colfloor(clist, 2700) end},\n"
     "  {'global', 100000, function() local r = s:get('global') end},\n"
     "  {'global into', 100000, function() local r = s:get('global', nil, {into = gint}) end},\n"
@@ -525,8 +532,9 @@ static void bench_lua_reads(void) {
     "  collectgarbage() local t0 = os.clock() for i = 1, f[2] do f[3]() end\n"
     "  local t = (os.clock() - t0) / f[2] * 1e6 if t < (best[f[1]] or math.huge) then best[f[1]] = t end\n"
     "end end\n"
-    "assert(cproc(1) == 2700 and #into == 2700 and #cols.pid == 2700)\n"
-    "s:close() return best['api floor'], #clist, best.default, best.into, best.columns, best['columns, new'], best.floor, best.C, best.global, best['global into'], best.gfloor, nkeys\n";
+    "local ty = s:get('process', nil, {columns = 'typed'})\n"
+    "assert(cproc(1) == 2700 and #into == 2700 and #cols.pid == 2700 and #ty.pid == 2700 and ty.pid[2700] == cols.pid[2700])\n"
+    "s:close() return best['C 12'], best.typed, best['typed + sum'], best['api floor'], #clist, best.default, best.into, best.columns, best['columns, new'], best.floor, best.C, best.global, best['global into'], best.gfloor, nkeys\n";
   if (luaL_dostring(L, code) == LUA_OK) {
     double d = lua_tonumber(L, -10), in = lua_tonumber(L, -9), co = lua_tonumber(L, -8), cn = lua_tonumber(L, -7);
     double fl = lua_tonumber(L, -6), c = lua_tonumber(L, -5), g = lua_tonumber(L, -4), gi = lua_tonumber(L, -3), gf = lua_tonumber(L, -2);
@@ -536,7 +544,11 @@ static void bench_lua_reads(void) {
            in, co, cn, c, in / c, co / c, cn / c);
     printf("Lua s:get('global') 23 items: %.2f us, into %.2f us; 23-key constructor %.2f us: ratios %.2f, %.2f (target <= 1.5; best of 5)\n",
            g, gi, gf, g / gf, gi / gf);
-    double af = lua_tonumber(L, -12);
+    double c16 = lua_tonumber(L, -15), ty = lua_tonumber(L, -14), tys = lua_tonumber(L, -13), af = lua_tonumber(L, -12);
+    printf("  typed columns (the query's own, refilled) %.1f us, with a sum of one column %.1f us: ratio %.2f to the C MIPROCGET"
+           " (target <= 3); %.3fx into, %.3fx columns (into)\n", ty, tys, ty / c, ty / in, ty / co);
+    printf("  the C MIPROCGET of the typed read's own 12 items (pid, pid state, start ticks first) %.1f us: typed %.2fx\n",
+           c16, ty / c16);
     printf("  the Lua API's floor of a columns read (lua_pushinteger + lua_rawseti of %d x 2700 integers, in the read's order): %.0f us,"
            " %.2fx the C MIPROCGET; columns (into) %.2fx this floor\n", (int)lua_tointeger(L, -11), af, af / c, co / af);
   } else printf("Lua reads bench failed: %s\n", lua_tostring(L, -1));

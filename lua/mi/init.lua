@@ -573,7 +573,7 @@ function Session:on(domain, items, opts)
   local r = status(rc)
   r.items, r.item_nums, r.mapping = st, nums, MAP_NAMES[m]
   self.queries[domain] = nil
-  if self.lists[domain] then self.lists[domain].q = nil end
+  if self.lists[domain] then self.lists[domain].q, self.lists[domain].tq = nil, nil end
   if domain == "global" then self.queries.processor = nil end
   if rc == 0 or rc > 0 then
     self.lists[domain] = self.lists[domain] or { nums = nums, its = its }
@@ -602,7 +602,7 @@ function Session:off(domain, opts)
   else error("unknown domain '" .. tostring(domain) .. "' (global, process or io)", 2) end
   if rc == 0 and opts.pid == nil and opts.ldev == nil then self.lists[domain] = nil end
   self.queries[domain] = nil
-  if self.lists[domain] then self.lists[domain].q = nil end
+  if self.lists[domain] then self.lists[domain].q, self.lists[domain].tq = nil, nil end
   if domain == "global" then self.queries.processor = nil end
   local r = status(rc)
   if r.code < 0 then return nil, r end
@@ -613,9 +613,14 @@ end
 -- pid, its state, user, program, start, job/session and type; I/O and processor records with
 -- the ldev or processor id. Returns the numbers.
 local PROC_FIXED = { 20001, 20002, 20003, 20004, 20005, 20011, 20012 }
-local function get_list(domain, nums)
+-- A typed read of processes (opts.columns "typed") leads with its identity and state only (pid,
+-- pid_state, start_ticks): the names are columns when the caller asks for them.
+local TYPED_LEAD = { 20001, 20002, 20005 }
+-- The query list of a read of nums: the domain's fixed items first (typed: a typed read's lead).
+local function get_list(domain, nums, typed)
   local out, seen = {}, {}
-  local lead = domain == "process" and PROC_FIXED or domain == "io" and { 20020 } or domain == "processor" and { 20040 } or {}
+  local lead = domain == "process" and (typed and TYPED_LEAD or PROC_FIXED) or domain == "io" and { 20020 }
+    or domain == "processor" and { 20040 } or {}
   for _, n in ipairs(lead) do out[#out + 1] = n; seen[n] = true end
   for _, n in ipairs(nums) do if not seen[n] then out[#out + 1] = n end end
   return out
@@ -624,9 +629,9 @@ end
 -- A GET's status and item statuses in the caller's list nums: the query put the fixed items of
 -- the domain (pid, state, ... ; the LDEV; the CPU) first, so its "item k is the last that
 -- failed" and its statuses count them; the caller's item k is nums[k].
-local function in_callers_list(rc, st, nums, domain)
+local function in_callers_list(rc, st, nums, domain, typed)
   if domain == "global" then return rc, st end   -- nothing put first: the lists are the same
-  local q = get_list(domain, nums)
+  local q = get_list(domain, nums, typed)
   if type(st) ~= "table" or #st ~= #q then return rc, st end
   local at, out, last = {}, {}, 0
   for i, n in ipairs(q) do at[n] = at[n] or i end
@@ -637,17 +642,18 @@ end
 
 -- The prepared query (core.query) of this session for a domain, item numbers and mapping:
 -- made once and kept per list until an ON or OFF of the domain; the core re-resolves its
--- plan by itself when the store's layout or an enable set changes.
-function Session:query(domain, nums, map)
+-- plan by itself when the store's layout or an enable set changes. typed: the list of a typed
+-- read (get_list).
+function Session:query(domain, nums, map, typed)
   arg_check(type(nums) == "table", 2, "query", "list of item numbers", nums)
   arg_check(math.type(map) == "integer", 3, "query", "mapping number (0-2)", map)
   local qs = self.queries[domain]
   if not qs then qs = {}; self.queries[domain] = qs end
-  local key = map .. ":" .. self.sys:udef_count() .. ":" .. table.concat(nums, ",")   -- a counter installed since: a new query
+  local key = (typed and "t" or "") .. map .. ":" .. self.sys:udef_count() .. ":" .. table.concat(nums, ",")   -- a counter installed since: a new query
   local q = qs[key]
   if not q then
     if (qs.n or 0) >= 64 then qs = {}; self.queries[domain] = qs end   -- many one-off lists: start afresh
-    q = core.query(self.s, domain, get_list(domain, nums), map)
+    q = core.query(self.s, domain, get_list(domain, nums, typed), map)
     qs[key], qs.n = q, (qs.n or 0) + 1
   end
   return q
@@ -698,6 +704,10 @@ function Session:get(domain, items, opts)
     opt_check(opts.pid == nil or math.type(opts.pid) == "integer", "pid", "get", "a pid (an integer) or nil", opts.pid)
     opt_check(opts.cpu == nil or math.type(opts.cpu) == "integer", "cpu", "get", "a CPU id (an integer) or nil", opts.cpu)
     opt_check(opts.into == nil or type(opts.into) == "table", "into", "get", "a table to refill or nil", opts.into)
+    opt_check(type(opts.columns) ~= "string" or opts.columns == "typed", "columns", "get", "true, 'typed' or nil", opts.columns)
+    if opts.columns == "typed" and opts.into then
+      error("bad option to 'get' (typed columns are refilled in place: into does not combine with them)", 2)
+    end
     if (opts.into or opts.columns) and (opts.include or opts.exclude) then
       error("bad option to 'get' (into and columns do not combine with include or exclude)", 2)
     end
@@ -718,20 +728,27 @@ function Session:get(domain, items, opts)
   end
   local q, nums
   local list = not items and self.lists[domain]
-  if list then   -- the enabled list: its queries hang on it (per mapping)
-    nums, q = list.nums, list.q and list.q[map]
+  local typed = opts and opts.columns == "typed" and domain == "process"   -- (its own lead: get_list)
+  if list then   -- the enabled list: its queries hang on it (per mapping; typed ones apart)
+    local qk = typed and "tq" or "q"
+    nums, q = list.nums, list[qk] and list[qk][map]
     if not q then
-      list.q = list.q or {}
-      q = self:query(domain, list.nums, map)
-      list.q[map] = q
+      list[qk] = list[qk] or {}
+      q = self:query(domain, list.nums, map, typed)
+      list[qk][map] = q
     end
-  elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map)
-  elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map)
+  elseif items then nums = resolve(items, domain, "items", 2); q = self:query(domain, nums, map, typed)
+  elseif domain == "processor" then nums = resolve("*", "processor", "items", 2); q = self:query(domain, nums, map, typed)
   else error("nothing enabled in domain '" .. tostring(domain) .. "' and no items given", 2) end
   -- opts.into: refill that table (records of the same entities reused, the rest removed);
-  -- opts.columns: {[key] = {values...}}, the records' keys as columns (#31.1)
+  -- opts.columns: {[key] = {values...}}, the records' keys as columns (#31.1); "typed": the
+  -- query's own typed columns ({[key] = column}, lua/mi_cols.c), refilled in place by its next read
   local rc, st, data
   local past8 = domain == "processor" and sel >= 8 and self.cpu_base   -- a host processor past the MI's 8
+  local cpus = opts and opts.columns == "typed" and domain == "processor" and self.cpu_base and self.sys:host_cpus()
+  if cpus and #cpus > 8 then
+    error("bad option to 'get' (typed columns hold the MI's 8 processors; this host has " .. #cpus .. ": use columns = true)", 2)
+  end
   if opts then rc, st, data = q:get(past8 and -1 or sel, 0, true, opts.into, opts.columns)
   else rc, st, data = q:get(sel, 0, true) end   -- (raises first on a closed session or system)
   if domain == "processor" and rc >= 0 and self.cpu_base then
@@ -742,7 +759,7 @@ function Session:get(domain, items, opts)
     data = more_cpus(self, data, nums, sel, opts and opts.columns)
   end
   if domain == "process" and data then READ_AT[data] = self.sys:now() end
-  rc, st = in_callers_list(rc, st, nums, domain)
+  rc, st = in_callers_list(rc, st, nums, domain, typed)
   local r = setmetatable({ code = rc, items = st, item_nums = nums }, Status)
   if rc < 0 then return nil, r end
   return data, r

@@ -21,7 +21,7 @@ local DOCS = {
   ["mi.userdef"] = "mi.userdef{system=, counters={{name=, kind='accum'|'faccum'|'busy'|'queue'|'qbusy', unit=, help=, per_process=, elements=}}} -> u; u.name:add(n [, pid]), :set(level), :value()",
   ["mi.literal"] = "mi.literal.MIGLOBON(s, {21176, 0}, 1) ... the manual's calls one to one",
   ["s:on"] = "s:on(domain, items [, {mapping=, pid=, ldev=}]) -> Status (.items per item), or nil, Status on failure; domain 'global'|'process'|'io'",
-  ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=, into=t, columns=true}]) -> values (or records), Status, or nil, Status; domain also 'processor'; into refills t, columns gives {key = {values}}",
+  ["s:get"] = "s:get(domain [, items, {pid=, ldev=, cpu=, mapping=, into=t, columns=true|'typed'}]) -> values (or records), Status, or nil, Status; domain also 'processor'; into refills t, columns gives {key = {values}}, 'typed' the query's own typed columns {key = column} (col[i], #col, col:sum(), :min(), :max(), :mean(), :totable(), :ipairs()), refilled by its next read",
   ["s:off"] = "s:off(domain [, {pid=, ldev=}]) -> Status, or nil, Status on failure",
   ["s:config"] = "s:config([names...]) -> {NAME = value}, Status from AIFSCGET (nil, Status on failure)",
   ["s:put"] = "s:put({NAME = value} [, {expect = {NAME = value}}]) -> Status with .items and .verify, or nil, Status (AIFSCPUT)",
