@@ -70,6 +70,8 @@ FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=mi_system_free,--wrap=aligned_alloc,--wrap=calloc,--wrap=realloc,--wrap=free
 # fuzz_record reads the recordings the reader maps into the heap (spec/fuzz/fuzz_record.c)
 FUZZ_WRAP_record = -Wl,--wrap=mmap,--wrap=munmap
+# fuzz_attach keeps its mappings of the store it attaches and its large mallocs, and counts a yield as time (spec/fuzz/fuzz_attach.c)
+FUZZ_WRAP_attach = -Wl,--wrap=mmap,--wrap=munmap,--wrap=clock_gettime,--wrap=sched_yield,--wrap=malloc
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
                $(FUZZ_B)/fuzz_attach

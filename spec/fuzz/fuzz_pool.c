@@ -199,8 +199,14 @@ void *__wrap_calloc(size_t n, size_t size) {
   return p;
 }
 
+/* A harness's own cache of large blocks (fuzz_attach.c keeps its large mallocs), weak: NULL in the
+ * others. free calls it with gone = 0, realloc with gone = 1 (the block leaves that cache);
+ * 1 if p was one of its blocks (then free has nothing more to do). */
+int fz_own_block(void *p, int gone) __attribute__((weak));
+
 /* realloc: a kept block given to realloc leaves the cache (the allocator frees or moves it). */
 void *__wrap_realloc(void *p, size_t size) {
+  if (p && fz_own_block) fz_own_block(p, 1);
   if (p)
     for (int i = 0; i < BLOCKS; i++)
       if (blocks[i].p == p) {
@@ -213,6 +219,7 @@ void *__wrap_realloc(void *p, size_t size) {
 
 /* free: a kept block is poisoned until it is handed out again; anything else is freed. */
 void __wrap_free(void *p) {
+  if (p && fz_own_block && fz_own_block(p, 0)) return;
   if (p)
     for (int i = 0; i < BLOCKS; i++)
       if (blocks[i].p == p) {
