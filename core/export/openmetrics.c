@@ -221,8 +221,22 @@ static int take_items(mi_export *x, const int32_t *items, char *err, size_t errl
  * (the big arrays last make turning 279 process items on 4 times faster). */
 static int list_items(mi_system *sys, const int32_t *only, int d, int32_t *nums, int room) {
   int n = 0;
+  /* with a list, its catalog positions sorted (and 21164's) instead of the whole catalog */
+  int at[MI_MAX_ITEMS + 1], nat = 0, all = mi_item_count();
+  if (only) {
+    const mi_item_info *first = mi_item_at(0), *pauses = mi_item_lookup(21164);
+    if (pauses && pauses->domain == d) at[nat++] = (int)(pauses - first);
+    for (int k = 0; only[k] && nat <= MI_MAX_ITEMS; k++) {
+      const mi_item_info *it = mi_item_lookup(only[k]);
+      if (it && it->domain == d) at[nat++] = (int)(it - first);
+    }
+    for (int k = 1; k < nat; k++)
+      for (int j = k; j > 0 && at[j - 1] > at[j]; j--) { int t = at[j]; at[j] = at[j - 1]; at[j - 1] = t; }
+  }
   for (int pass = 0; pass < 2; pass++)
-    for (int i = 0, c = mi_item_count(); i < c && n < room; i++) {
+    for (int k = 0; k < (only ? nat : all) && n < room; k++) {
+      if (only && k && at[k] == at[k - 1]) continue;   /* listed twice */
+      int i = only ? at[k] : k;
       const mi_item_info *it = mi_item_at(i);
       if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO || (it->kind == MI_KIND_SIMPLE) != (pass == 0)) continue;
       if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
@@ -291,15 +305,27 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
  * _total and _created). */
 typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int counter; } fname;
 
+/* Returns 1 if the concatenations a[0] a[1] a[2] and b[0] b[1] b[2] are the same string
+ * (compared in place: fix_clashes asks for every pair of families). */
+static int same_joined(const char *const a[3], const char *const b[3]) {
+  int i = 0, j = 0;
+  const char *p = a[0], *q = b[0];
+  for (;;) {
+    while (!*p && i < 2) p = a[++i];
+    while (!*q && j < 2) q = b[++j];
+    if (!*p || !*q) return !*p && !*q;
+    if (*p++ != *q++) return 0;
+  }
+}
+
 /* Returns 1 if two families would write a name in common (a family or sample name). */
 static int fam_clash(const fname *a, const fname *b) {
   static const char *const sfx[3] = {"", "_total", "_created"};
-  char na[256], nb[256];
   for (int i = 0; i < (a->counter ? 3 : 1); i++)
     for (int j = 0; j < (b->counter ? 3 : 1); j++) {
-      snprintf(na, sizeof na, "%s%s%s", a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]);
-      snprintf(nb, sizeof nb, "%s%s%s", b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]);
-      if (strcmp(na, nb) == 0) return 1;
+      const char *na[3] = {a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]};
+      const char *nb[3] = {b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]};
+      if (same_joined(na, nb)) return 1;
     }
   return 0;
 }
