@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
+#include "fuzz_keep.h"
 #include "mi_query.h"
 #include "mi_select.h"
 #include "mi_userdef.h"
@@ -79,62 +80,6 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 int __wrap_munmap(void *addr, size_t len);
 int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
 int __wrap_sched_yield(void);
-
-/* Large mallocs: MIREADACTIVE's state takes two blocks of 100-500 KB per session (its query's
- * memory and a 2,700-row cache) whose sizes follow the item list; ASan maps each afresh and
- * unmaps it at free (munmap, madvise and page faults: a fifth of an input). This harness keeps up
- * to MBLOCKS blocks of MBLOCK_MIN bytes and more: a malloc takes a free one of at least its size
- * (and at most twice it) with the bytes past its size poisoned, so a read or write past the end
- * still reports (use-after-poison); a freed one is poisoned whole until it is taken again. The
- * pool's free and realloc hand these blocks here (fz_own_block). */
-#define MBLOCKS 8
-#define MBLOCK_MIN (64 * 1024)
-static struct { uint8_t *p; size_t cap; int in_use; } mblocks[MBLOCKS];
-void *__real_malloc(size_t size);
-void *__wrap_malloc(size_t size);
-void __real_free(void *p);
-int fz_own_block(void *p, int gone);
-void __asan_poison_memory_region(const volatile void *addr, size_t size);
-void __asan_unpoison_memory_region(const volatile void *addr, size_t size);
-
-/* malloc: a kept block for MBLOCK_MIN bytes and more, else the allocator's. */
-NOCOV void *__wrap_malloc(size_t size) {
-  if (size < MBLOCK_MIN) return __real_malloc(size);
-  int k = -1;
-  for (int i = 0; i < MBLOCKS; i++)
-    if (mblocks[i].p && !mblocks[i].in_use && mblocks[i].cap >= size && mblocks[i].cap / 2 <= size &&
-        (k < 0 || mblocks[i].cap < mblocks[k].cap))
-      k = i;
-  if (k < 0) {   /* a new block, in an empty place or instead of the smallest free one */
-    for (int i = 0; i < MBLOCKS; i++)
-      if (!mblocks[i].in_use && (k < 0 || !mblocks[i].p || (mblocks[k].p && mblocks[i].cap < mblocks[k].cap))) k = i;
-    if (k < 0) return __real_malloc(size);
-    size_t cap = (size + 65535) & ~(size_t)65535;
-    uint8_t *p = __real_malloc(cap);
-    if (!p) return NULL;
-    if (mblocks[k].p) { __asan_unpoison_memory_region(mblocks[k].p, mblocks[k].cap); __real_free(mblocks[k].p); }
-    mblocks[k].p = p;
-    mblocks[k].cap = cap;
-  }
-  mblocks[k].in_use = 1;
-  __asan_unpoison_memory_region(mblocks[k].p, size);
-  __asan_poison_memory_region(mblocks[k].p + size, mblocks[k].cap - size);
-  return mblocks[k].p;
-}
-
-/* Called by the pool's free (gone 0: poisoned and kept) and realloc (gone 1: the allocator takes
- * it back); 1 if p is a kept block. */
-NOCOV int fz_own_block(void *p, int gone) {
-  for (int i = 0; i < MBLOCKS; i++)
-    if (mblocks[i].p && mblocks[i].p == p) {
-      FZ_CHECK(mblocks[i].in_use, "a kept block of %zu bytes freed twice", mblocks[i].cap);
-      if (gone) { __asan_unpoison_memory_region(p, mblocks[i].cap); mblocks[i].p = NULL; mblocks[i].in_use = 0; return 1; }
-      mblocks[i].in_use = 0;
-      __asan_poison_memory_region(p, mblocks[i].cap);
-      return 1;
-    }
-  return 0;
-}
 
 /* mmap: a full shared mapping of in.store gets the kept mapping of its protection; else real. */
 NOCOV void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
