@@ -194,12 +194,6 @@ static void set_on_err(char *err, size_t n, const char *what, status_type st, co
   else set_err(err, n, what, code);
 }
 
-/* Returns 1 if the 0-terminated list has item. */
-static int listed(const int32_t *list, int32_t item) {
-  for (; *list; list++) if (*list == item) return 1;
-  return 0;
-}
-
 /* Copies a checked item list (mi_export_options.items) into x->items: 0, or -1 with err set (an
  * item not in the catalog, a pseudo-item, one not instrumented: nothing would measure it). */
 static int take_items(mi_export *x, const int32_t *items, char *err, size_t errlen) {
@@ -236,11 +230,9 @@ static int list_items(mi_system *sys, const int32_t *only, int d, int32_t *nums,
   for (int pass = 0; pass < 2; pass++)
     for (int k = 0; k < (only ? nat : all) && n < room; k++) {
       if (only && k && at[k] == at[k - 1]) continue;   /* listed twice */
-      int i = only ? at[k] : k;
-      const mi_item_info *it = mi_item_at(i);
+      const mi_item_info *it = mi_item_at(only ? at[k] : k);
       if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO || (it->kind == MI_KIND_SIMPLE) != (pass == 0)) continue;
       if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
-      if (only && it->item != 21164 && !listed(only, it->item)) continue;
       nums[n++] = it->item;
     }
   /* the program's own counters (#14.2) installed by now: an ACCUM array is one family with an
@@ -309,12 +301,10 @@ typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int cou
  * (compared in place: fix_clashes asks for every pair of families). */
 static int same_joined(const char *const a[3], const char *const b[3]) {
   int i = 0, j = 0;
-  const char *p = a[0], *q = b[0];
-  for (;;) {
+  for (const char *p = a[0], *q = b[0];; p++, q++) {
     while (!*p && i < 2) p = a[++i];
     while (!*q && j < 2) q = b[++j];
-    if (!*p || !*q) return !*p && !*q;
-    if (*p++ != *q++) return 0;
+    if (!*p || !*q || *p != *q) return !*p && !*q;
   }
 }
 
