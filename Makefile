@@ -70,6 +70,10 @@ FUZZ_HDR     = $(filter-out .build-flags,$(CORE_HDR)) spec/fuzz/fuzz_common.h
 FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=mi_system_free,--wrap=aligned_alloc,--wrap=calloc,--wrap=realloc,--wrap=free
 # fuzz_record reads the recordings the reader maps into the heap (spec/fuzz/fuzz_record.c)
 FUZZ_WRAP_record = -Wl,--wrap=mmap,--wrap=munmap
+# fuzz_attach keeps its mappings of the store it attaches and counts a yield as time (spec/fuzz/fuzz_attach.c);
+# it and fuzz_export keep their large mallocs (spec/fuzz/fuzz_keep.h)
+FUZZ_WRAP_attach = -Wl,--wrap=mmap,--wrap=munmap,--wrap=clock_gettime,--wrap=sched_yield,--wrap=malloc
+FUZZ_WRAP_export = -Wl,--wrap=malloc
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
                $(FUZZ_B)/fuzz_attach
@@ -185,7 +189,7 @@ $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore $(LUA_INC) -c $< -o $@
 
-$(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR)
+$(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR) spec/fuzz/fuzz_keep.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(FUZZ_POOL) $(FUZZ_WRAP_$*) $(LDLIBS) -o $@
 
 $(FUZZ_B)/lua/%.o: lua/%.c $(FUZZ_HDR) $(LUA_HDR)

@@ -95,6 +95,7 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_sim_store.c"
 #include "test_export_items.c"   /* mi_export_options.items */
+#include "test_export_order.c"   /* an item list's order: the catalog's */
 #include "test_raw.c"   /* door 2's raw mode: the recorder's reads (#28.3) */
 
 #include "test_simcache.c"
@@ -146,6 +147,7 @@ int main(void) {
   test_i31_row_handle();
   test_i28_raw_read();
   test_export_items();
+  test_export_items_order();
   test_on_room_once();
   test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();

@@ -194,12 +194,6 @@ static void set_on_err(char *err, size_t n, const char *what, status_type st, co
   else set_err(err, n, what, code);
 }
 
-/* Returns 1 if the 0-terminated list has item. */
-static int listed(const int32_t *list, int32_t item) {
-  for (; *list; list++) if (*list == item) return 1;
-  return 0;
-}
-
 /* Copies a checked item list (mi_export_options.items) into x->items: 0, or -1 with err set (an
  * item not in the catalog, a pseudo-item, one not instrumented: nothing would measure it). */
 static int take_items(mi_export *x, const int32_t *items, char *err, size_t errlen) {
@@ -221,12 +215,24 @@ static int take_items(mi_export *x, const int32_t *items, char *err, size_t errl
  * (the big arrays last make turning 279 process items on 4 times faster). */
 static int list_items(mi_system *sys, const int32_t *only, int d, int32_t *nums, int room) {
   int n = 0;
+  /* with a list, its catalog positions sorted (and 21164's) instead of the whole catalog */
+  int at[MI_MAX_ITEMS + 1], nat = 0, all = mi_item_count();
+  if (only) {
+    const mi_item_info *first = mi_item_at(0), *pauses = mi_item_lookup(21164);
+    if (pauses && pauses->domain == d) at[nat++] = (int)(pauses - first);
+    for (int k = 0; only[k] && nat <= MI_MAX_ITEMS; k++) {
+      const mi_item_info *it = mi_item_lookup(only[k]);
+      if (it && it->domain == d) at[nat++] = (int)(it - first);
+    }
+    for (int k = 1; k < nat; k++)
+      for (int j = k; j > 0 && at[j - 1] > at[j]; j--) { int t = at[j]; at[j] = at[j - 1]; at[j - 1] = t; }
+  }
   for (int pass = 0; pass < 2; pass++)
-    for (int i = 0, c = mi_item_count(); i < c && n < room; i++) {
-      const mi_item_info *it = mi_item_at(i);
+    for (int k = 0; k < (only ? nat : all) && n < room; k++) {
+      if (only && k && at[k] == at[k - 1]) continue;   /* listed twice */
+      const mi_item_info *it = mi_item_at(only ? at[k] : k);
       if (!it || it->domain != d || it->kind == MI_KIND_PSEUDO || (it->kind == MI_KIND_SIMPLE) != (pass == 0)) continue;
       if (it->instrumented != MI_INST_YES && it->item != 21164) continue;
-      if (only && it->item != 21164 && !listed(only, it->item)) continue;
       nums[n++] = it->item;
     }
   /* the program's own counters (#14.2) installed by now: an ACCUM array is one family with an
@@ -291,15 +297,25 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
  * _total and _created). */
 typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int counter; } fname;
 
+/* Returns 1 if the concatenations a[0] a[1] a[2] and b[0] b[1] b[2] are the same string
+ * (compared in place: fix_clashes asks for every pair of families). */
+static int same_joined(const char *const a[3], const char *const b[3]) {
+  int i = 0, j = 0;
+  for (const char *p = a[0], *q = b[0];; p++, q++) {
+    while (!*p && i < 2) p = a[++i];
+    while (!*q && j < 2) q = b[++j];
+    if (!*p || !*q || *p != *q) return !*p && !*q;
+  }
+}
+
 /* Returns 1 if two families would write a name in common (a family or sample name). */
 static int fam_clash(const fname *a, const fname *b) {
   static const char *const sfx[3] = {"", "_total", "_created"};
-  char na[256], nb[256];
   for (int i = 0; i < (a->counter ? 3 : 1); i++)
     for (int j = 0; j < (b->counter ? 3 : 1); j++) {
-      snprintf(na, sizeof na, "%s%s%s", a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]);
-      snprintf(nb, sizeof nb, "%s%s%s", b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]);
-      if (strcmp(na, nb) == 0) return 1;
+      const char *na[3] = {a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]};
+      const char *nb[3] = {b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]};
+      if (same_joined(na, nb)) return 1;
     }
   return 0;
 }

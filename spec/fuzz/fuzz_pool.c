@@ -199,8 +199,15 @@ void *__wrap_calloc(size_t n, size_t size) {
   return p;
 }
 
+/* A harness's own large blocks (fuzz_keep.h: attach, export), weak: NULL in the others. Each
+ * returns 1 if it did the free or realloc (a block of its own, or a large realloc from NULL). */
+int fz_own_free(void *p) __attribute__((weak));
+int fz_own_realloc(void *p, size_t size, void **out) __attribute__((weak));
+
 /* realloc: a kept block given to realloc leaves the cache (the allocator frees or moves it). */
 void *__wrap_realloc(void *p, size_t size) {
+  void *q;
+  if (fz_own_realloc && fz_own_realloc(p, size, &q)) return q;
   if (p)
     for (int i = 0; i < BLOCKS; i++)
       if (blocks[i].p == p) {
@@ -213,6 +220,7 @@ void *__wrap_realloc(void *p, size_t size) {
 
 /* free: a kept block is poisoned until it is handed out again; anything else is freed. */
 void __wrap_free(void *p) {
+  if (p && fz_own_free && fz_own_free(p)) return;
   if (p)
     for (int i = 0; i < BLOCKS; i++)
       if (blocks[i].p == p) {
