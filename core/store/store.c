@@ -235,7 +235,10 @@ static void cells_zero(int64_t *p, size_t n) {
 /* Gives a domain's rows room for `need` words each in a new region, keeping the `used` words
  * of each row; 0 or -1. The new rows take half again what is needed (when the arena has it),
  * so an ON of n counters regrows the rows O(log n) times, not n times; the room past `used`
- * stays zero for the counters enabled next. */
+ * stays zero for the counters enabled next. Each row is copied and its rest zeroed in one pass.
+ * Of the process rows only the slots below proc_hi are: a slot's row is zeroed whole when a
+ * process takes it (proc_create), so the rows above hold nothing anyone reads (2,700 rows for a
+ * machine of a few hundred processes: an ON of process counters spent most of its time here). */
 static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   mi_seg *g = sys->seg;
   int32_t new_stride = need > INT32_MAX / 2 ? need : need + need / 2 + 4;
@@ -243,10 +246,12 @@ static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   if (!at) at = arena_alloc(sys, (int64_t)ln->nent * (new_stride = need));
   if (!at) return -1;
   int64_t *cells = (int64_t *)(void *)&g->blk + at, *old = MI_CELLS(g, ln);
-  cells_zero(cells, (size_t)ln->nent * (size_t)new_stride);
-  for (int e = 0; old && e < ln->nent; e++)
-    for (int k = 0; k < used; k++)
-      MI_ST(cells[(size_t)e * new_stride + k], MI_LD(old[(size_t)e * ln->stride + k]));
+  int32_t rows = ln == &g->blk.lane[MI_DOM_PROCESS] ? g->proc_hi : ln->nent, keep = old ? used : 0;
+  for (int e = 0; e < rows; e++) {
+    int64_t *row = cells + (size_t)e * new_stride;
+    for (int k = 0; k < keep; k++) MI_ST(row[k], MI_LD(old[(size_t)e * ln->stride + k]));
+    cells_zero(row + keep, (size_t)(new_stride - keep));
+  }
   int64_t old_at = ln->cells, old_words = (int64_t)ln->nent * ln->stride;
   MI_ST(ln->cells, at);
   MI_ST(ln->stride, new_stride);

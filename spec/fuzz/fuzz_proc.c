@@ -6,6 +6,7 @@
  * CPU time per process and overall, processor user time, levels, live and dead processes. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
@@ -156,37 +157,100 @@ static void shadow_ident(const tree *t, fproc *p) {
 
 /* ---- the tree on disk ---- */
 
-/* Removes a directory tree. */
-static void rm_tree(const char *path) { fz_rm_tree(path); }
-
-/* Files written so far (the tree is rewritten often: unchanged files are left alone). */
-static struct { char rel[48]; uint64_t hash; int touched; } fc[160];
-static int nfc;
+/* What is on disk under root, kept between inputs (rewriting and removing the whole tree for each
+ * input was a third of the harness's time, in the kernel): each file written and a hash of its
+ * text (on: it exists), the pid directories there (with their exe links, which depend on the pid
+ * only) and whether the fixed directories exist. write_tree makes the disk hold exactly the
+ * tree: what changed is written, what the tree does not have is removed, so a file the input
+ * does not mention is missing as in a fresh tree. */
+#define NFC 160
+static struct { char rel[48]; uint64_t hash; int on, touched; } fc[NFC];
+static int64_t pdir[NP * 4];   /* pid directories on disk, 0 a free place */
+static int fixed_dirs;         /* root, sys/kernel and self exist */
 
 /* Writes a file of the tree unless it already holds text. */
 static void put_file(const char *rel, const char *text, size_t n) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
   h ^= n;
-  int e = 0;
-  while (e < nfc && strcmp(fc[e].rel, rel)) e++;
-  if (e == nfc && nfc < 160) { snprintf(fc[nfc].rel, sizeof fc[nfc].rel, "%s", rel); fc[nfc].hash = 0; nfc++; }
-  if (e < nfc) { fc[e].touched = 1; if (fc[e].hash == h) return; fc[e].hash = h; }
+  int e = 0, free_e = -1;
+  for (; e < NFC && strcmp(fc[e].rel, rel); e++) if (free_e < 0 && !fc[e].on) free_e = e;
+  if (e == NFC) {   /* a file not written before takes the place of one that is gone */
+    if (free_e < 0) { fprintf(stderr, "fuzz_proc: more than %d files in the tree\n", NFC); abort(); }
+    e = free_e;
+    snprintf(fc[e].rel, sizeof fc[e].rel, "%s", rel);
+  } else if (fc[e].on && fc[e].hash == h) { fc[e].touched = 1; return; }
+  fc[e].touched = 1;
+  fc[e].hash = h;
+  fc[e].on = 1;
   char path[256];
   snprintf(path, sizeof path, "%s/%s", root, rel);
-  FILE *f = fopen(path, "w");
-  if (!f) abort();
-  fwrite(text, 1, n, f);
-  fclose(f);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);   /* in place: the reader's kept descriptors see it */
+  if (fd < 0 || write(fd, text, n) != (ssize_t)n) abort();
+  close(fd);
+}
+
+/* 1 if the tree has a present process with this pid. */
+static int pid_present(const tree *t, int64_t pid) {
+  for (int i = 0; i < NP; i++) if (t->p[i].present && t->p[i].pid == pid) return 1;
+  return 0;
+}
+
+/* The disk check: what one nftw walk of root found that the bookkeeping does not explain. */
+static int disk_files, disk_dirs;
+/* Checks one entry under root against the bookkeeping: a file is one written (with the text its
+ * hash says), a directory a fixed one or a pid directory, a link a pid directory's exe. */
+static int disk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  const char *rel = path + strlen(root) + (ftw->level > 0);
+  if (ftw->level == 0) return 0;
+  if (flag == FTW_SL) { FZ_CHECK(strstr(rel, "/exe") != NULL, "fuzz_proc: a link %s on disk", rel); return 0; }
+  if (flag == FTW_D) {
+    if (!strcmp(rel, "sys") || !strcmp(rel, "sys/kernel") || !strcmp(rel, "self")) return 0;
+    int64_t pid = strtoll(rel, NULL, 10);
+    int known = 0;
+    for (int d = 0; d < NP * 4; d++) known |= pdir[d] == pid && pid;
+    FZ_CHECK(known, "fuzz_proc: a directory %s on disk that is no pid directory of the tree", rel);
+    disk_dirs++;
+    return 0;
+  }
+  int e = 0;
+  while (e < NFC && !(fc[e].on && !strcmp(fc[e].rel, rel))) e++;
+  FZ_CHECK(e < NFC, "fuzz_proc: a file %s on disk that the tree does not have", rel);
+  char text[8192];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text);
+  if (fd >= 0) close(fd);
+  uint64_t h = 1469598103934665603ull;
+  for (ssize_t i = 0; i < n; i++) h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
+  h ^= (uint64_t)n;
+  FZ_CHECK(n >= 0 && h == fc[e].hash, "fuzz_proc: %s on disk is not the text written", rel);
+  disk_files++;
+  return 0;
+}
+/* Checks that the disk holds exactly what the bookkeeping says (so a file the input does not
+ * mention is missing, as in a fresh tree): every file, its text and every directory. */
+static void check_disk(void) {
+  disk_files = disk_dirs = 0;
+  nftw(root, disk_one, 16, FTW_PHYS);
+  int files = 0, dirs = 0;
+  for (int e = 0; e < NFC; e++) files += fc[e].on;
+  for (int d = 0; d < NP * 4; d++) dirs += pdir[d] != 0;
+  FZ_CHECK(disk_files == files && disk_dirs == dirs, "fuzz_proc: %d files and %d pid directories on disk, %d and %d written",
+           disk_files, disk_dirs, files, dirs);
 }
 
 /* Writes every file of the tree that changed and removes those that are gone. */
 static void write_tree(const tree *t) {
-  mkdir(root, 0755);
-  for (int e = 0; e < nfc; e++) fc[e].touched = 0;
+  for (int e = 0; e < NFC; e++) fc[e].touched = 0;
   char path[256], buf[8192];
-  snprintf(path, sizeof path, "%s/sys", root); mkdir(path, 0755);
-  snprintf(path, sizeof path, "%s/sys/kernel", root); mkdir(path, 0755);
+  if (!fixed_dirs) {
+    mkdir(root, 0755);
+    snprintf(path, sizeof path, "%s/sys", root); mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/sys/kernel", root); mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/self", root); mkdir(path, 0755);   /* a directory that is not a pid */
+    fixed_dirs = 1;
+  }
   put_file("sys/kernel/threads-max", "63418\n", 6);
   int n;
   /* stat */
@@ -246,12 +310,17 @@ static void write_tree(const tree *t) {
     const fproc *p = &t->p[i];
     if (!p->present) continue;
     char rel[64];
-    snprintf(rel, sizeof rel, "%lld", (long long)p->pid);
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    mkdir(path, 0755);
-    char exe[128], link[256];
-    snprintf(link, sizeof link, "%s/exe", path);
-    if (f_exe(p, exe, sizeof exe) && symlink(exe, link) != 0 && errno != EEXIST) abort();
+    int d = 0, free_d = -1;
+    for (; d < NP * 4 && pdir[d] != p->pid; d++) if (free_d < 0 && !pdir[d]) free_d = d;
+    if (d == NP * 4) {   /* a new directory, with its exe link */
+      if (free_d < 0) { fprintf(stderr, "fuzz_proc: more than %d pid directories\n", NP * 4); abort(); }
+      pdir[free_d] = p->pid;
+      snprintf(path, sizeof path, "%s/%lld", root, (long long)p->pid);
+      if (mkdir(path, 0755) != 0) abort();
+      char exe[128], link[256];
+      snprintf(link, sizeof link, "%s/exe", path);
+      if (f_exe(p, exe, sizeof exe) && symlink(exe, link) != 0) abort();
+    }
     snprintf(rel, sizeof rel, "%lld/stat", (long long)p->pid);
     if (p->kind == WELL) {
       n = snprintf(buf, sizeof buf, "%lld (%s) S %lld %lld %lld %s -1 %u 100 0 %llu 0 %llu %llu 0 0 20 0 1 0 %llu 1000 10",
@@ -276,17 +345,20 @@ static void write_tree(const tree *t) {
       put_file(rel, buf, (size_t)n);
     } else if (p->io_kind == GARBAGE) put_file(rel, "syscr\n: 9", 9);
   }
-  /* a directory that is not a pid */
-  snprintf(path, sizeof path, "%s/self", root); mkdir(path, 0755);
-  /* what the new tree does not have any more */
-  for (int e = 0; e < nfc; e++)
-    if (!fc[e].touched && fc[e].hash) { snprintf(path, sizeof path, "%s/%s", root, fc[e].rel); unlink(path); fc[e].hash = 0; }
-  for (int i = 0; i < NP; i++)
-    if (t->p[i].pid && !t->p[i].present) {
-      snprintf(path, sizeof path, "%s/%lld/exe", root, (long long)t->p[i].pid);
+  /* what the new tree does not have any more (this input's or an earlier one's) */
+  for (int e = 0; e < NFC; e++)
+    if (!fc[e].touched && fc[e].on) {
+      snprintf(path, sizeof path, "%s/%s", root, fc[e].rel);
+      if (unlink(path) != 0) abort();
+      fc[e].on = 0;
+    }
+  for (int d = 0; d < NP * 4; d++)
+    if (pdir[d] && !pid_present(t, pdir[d])) {
+      snprintf(path, sizeof path, "%s/%lld/exe", root, (long long)pdir[d]);
       unlink(path);
-      snprintf(path, sizeof path, "%s/%lld", root, (long long)t->p[i].pid);
-      rmdir(path);
+      snprintf(path, sizeof path, "%s/%lld", root, (long long)pdir[d]);
+      if (rmdir(path) != 0) abort();
+      pdir[d] = 0;
     }
 }
 
@@ -718,18 +790,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   w->last_user = UINT64_MAX;
   for (int c = 0; c < 8; c++) w->last_pc[c] = UINT64_MAX;
   gen_tree(&in, &w->t);
-  rm_tree(root);
-  nfc = 0;
-  write_tree(&w->t);
-  char etc[128], ef[160];
-  snprintf(etc, sizeof etc, "%s/etc", base); mkdir(etc, 0755);
-  static const char *const etc_name[3] = {"passwd", "group", "shells"}, *const etc_text[3] = {etc_passwd, etc_group, etc_shells};
-  for (int k = 0; k < 3; k++) {
-    snprintf(ef, sizeof ef, "%s/%s", etc, etc_name[k]);
-    FILE *f = fopen(ef, "w");
-    if (!f) abort();
-    fputs(etc_text[k], f);
-    fclose(f);
+  write_tree(&w->t);   /* over the previous input's tree: the disk holds this tree only */
+  static unsigned inputs;
+  if (inputs++ % 64 == 0 || fz_trace) check_disk();   /* now and then: a walk costs about as much as an input */
+  static int etc_done;
+  if (!etc_done) {   /* the same for every input */
+    char etc[128], ef[160];
+    snprintf(etc, sizeof etc, "%s/etc", base); mkdir(etc, 0755);
+    static const char *const etc_name[3] = {"passwd", "group", "shells"}, *const etc_text[3] = {etc_passwd, etc_group, etc_shells};
+    for (int k = 0; k < 3; k++) {
+      snprintf(ef, sizeof ef, "%s/%s", etc, etc_name[k]);
+      FILE *f = fopen(ef, "w");
+      if (!f) abort();
+      fputs(etc_text[k], f);
+      fclose(f);
+    }
+    etc_done = 1;
   }
   w->sys = mi_linux_new(root, 0);
   FZ_CHECK(w->sys != NULL, "mi_linux_new(%s) failed", root);
@@ -774,6 +850,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < 2; i++) fz_model_sync_off(&w->ses[i]);
   }
   mi_system_free(w->sys);
-  rm_tree(root);
   return 0;
 }
