@@ -85,5 +85,17 @@ function H.page_2k()
   p:close()
   return n // 2048
 end
+-- A simulated system sharing a store at a temporary path (oltp, 2 CPUs, seed 8) whose owner
+-- counts process CPU time and disc I/O (25047, 25060), 3 s along, and a read-write attach of
+-- it; returns the owner's system and session, and the attached system.
+function H.shared_owner()
+  local mi = require("mi")
+  local path = H.tmp_path("share")
+  local sys = mi.system { workload = "oltp", cpus = 2, seed = 8, share = path }
+  local own = mi.open { system = sys }
+  assert(own:on("process", { 25047, 25060 }).ok, "the owner's ON")
+  sys:advance(3000)
+  return sys, own, mi.attach(path, { write = true })   -- it turns on items the owner does not (#27.8)
+end
 _G.H = H
 return H

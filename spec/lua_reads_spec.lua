@@ -166,12 +166,7 @@ describe("#31.1 s:get into a reused table and as columns", function()
   end)
 
   it("#31.1 an attached store: the three forms read the owner's values", function()
-    local path = H.tmp_path("share")
-    local sys = mi.system { workload = "oltp", cpus = 2, seed = 8, share = path }
-    local own = mi.open { system = sys }
-    assert.is_true(own:on("process", { 25047, 25060 }).ok)
-    sys:advance(3000)
-    local att = mi.attach(path, { write = true })   -- it turns on items the owner does not (#27.8)
+    local sys, own, att = H.shared_owner()
     local ss = sessions(att, { { "process", { 25047, 25060 } }, { "global", { 21176, 21177 } } })
     local t, c = {}, {}
     for round = 1, 3 do

@@ -264,12 +264,7 @@ describe("#31.1 typed columns", function()
   end)
 
   it("an attached store: the typed columns read the owner's values", function()
-    local path = H.tmp_path("share")
-    local sys = mi.system { workload = "oltp", cpus = 2, seed = 8, share = path }
-    local own = mi.open { system = sys }
-    assert.is_true(own:on("process", { 25047, 25060 }).ok)
-    sys:advance(3000)
-    local att = mi.attach(path, { write = true })
+    local sys, own, att = H.shared_owner()
     local a, b = two_sessions(att, { { "process", { 25047, 25060 } } })
     for round = 1, 3 do
       same_as_records(a:get("process"), b:get("process", nil, { columns = "typed" }), "pid", "attached, read " .. round)
