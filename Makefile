@@ -72,7 +72,7 @@ FUZZ_POOL    = $(FUZZ_B)/spec/fuzz/fuzz_pool.o -Wl,--wrap=mi_system_new,--wrap=m
 FUZZ_WRAP_record = -Wl,--wrap=mmap,--wrap=munmap
 # fuzz_attach keeps its mappings of the store it attaches and counts a yield as time (spec/fuzz/fuzz_attach.c);
 # it and fuzz_export keep their large mallocs (spec/fuzz/fuzz_keep.h)
-FUZZ_WRAP_attach = -Wl,--wrap=mmap,--wrap=munmap,--wrap=clock_gettime,--wrap=sched_yield,--wrap=malloc
+FUZZ_WRAP_attach = -Wl,--wrap=mmap,--wrap=munmap,--wrap=clock_gettime,--wrap=sched_yield,--wrap=nanosleep,--wrap=malloc
 FUZZ_WRAP_export = -Wl,--wrap=malloc
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
