@@ -162,9 +162,12 @@ typedef struct mi_host_lane {
   int32_t nent;         /* rows: 1 global, 2700 process slots, LDEV 0-999, processors 0-7 */
 } mi_host_lane;
 typedef struct mi_host_view {
-  int64_t *base;              /* word 0 of the block: a lane's cells count from here */
-  const int32_t *off;         /* counter id -> word offset in its rows; -1 = nobody counts it */
-  const mi_host_lane *lane;   /* per domain (MI_DOM_*) */
+  mi_host_lane *lane;         /* per domain (MI_DOM_*), at word 0 of the block (a lane's cells count
+                                 from here), the counter -> word table right after them: the
+                                 inline writers reach both through this one pointer */
+  int64_t *base;              /* = lane, as words */
+  const int32_t *off;         /* = the table after the lanes: counter id -> word offset in its
+                                 rows; -1 = nobody counts it */
   const uint8_t *live;        /* process slot -> 1 while its process is alive */
   uint64_t *mod;              /* process slot -> the read-active epoch when its row was last written */
   uint64_t *epoch;            /* read-active CHANGED: each such read takes the next epoch */
@@ -188,15 +191,16 @@ static inline void mi_host_mark_(const mi_host_view *v, int entity) {
 static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int mode) {
   if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
   const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-  int32_t o = v->off[c.id];
+  mi_host_lane *lanes = v->lane;
+  int32_t o = ((const int32_t *)(const void *)(lanes + MI_DOM_COUNT))[c.id];
   int d = c.id >> MI_HOST_INDEX_BITS;
-  const mi_host_lane *ln = &v->lane[d];
+  const mi_host_lane *ln = &lanes[d];
   if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
   if (mode != MI_CELL_READ && d == MI_DOM_PROCESS) {
     if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!v->live[entity])) return NULL;
     if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY) mi_host_mark_(v, entity);
   }
-  return v->base + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+  return (int64_t *)(void *)lanes + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
 }
 /* Marks process slot `entity` of sys written (for a source that writes cells it got with
  * mi_host_cell_ in MI_CELL_READ or MI_CELL_CHECK mode, e.g. only when a value changed). */
@@ -282,8 +286,8 @@ static inline int mi_host_row_open(mi_system *sys, mi_host_row *r, int domain, i
     if (cells && (unsigned)entity < (unsigned)ln->nent &&
         (domain != MI_DOM_PROCESS || v->live[entity])) {
       if (domain == MI_DOM_PROCESS) mi_host_mark_(v, entity);
-      r->cells = v->base + cells + (size_t)entity * (size_t)ln->stride;
-      r->word = &v->off[base];
+      r->cells = (int64_t *)(void *)v->lane + cells + (size_t)entity * (size_t)ln->stride;
+      r->word = (const int32_t *)(const void *)(v->lane + MI_DOM_COUNT) + base;
       r->base = base; r->n = MI_HOST_INDEX_LIMIT; r->words = ln->stride; r->entity = entity;
       return 1;
     }

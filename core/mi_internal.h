@@ -149,6 +149,8 @@ static inline void mi_blk_mark(mi_host_block *b, int e) {
   __atomic_store_n(&b->mod[e], __atomic_load_n(&b->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 /* Points view v at writer block b (the view's base is the block's word 0). */
+_Static_assert(offsetof(mi_host_block, lane) == 0 && offsetof(mi_host_block, off) == sizeof(mi_host_lane) * MI_DOM_COUNT,
+               "mi_host.h's inline writers find the word table right after the lanes, at word 0");
 static inline void mi_view_set(mi_host_view *v, mi_host_block *b) {
   v->base = (int64_t *)(void *)b; v->off = b->off; v->lane = b->lane;
   v->live = b->live; v->mod = b->mod; v->epoch = &b->epoch;
