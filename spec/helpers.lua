@@ -85,6 +85,15 @@ function H.page_2k()
   p:close()
   return n // 2048
 end
+-- Copies spec/fixtures/NAME into a fresh temporary directory, removed when the running test ends
+-- (busted's finally, given by the test: it is not a global of this file); returns the directory.
+function H.fixture_copy(name, finally)
+  local dir = os.tmpname()
+  os.remove(dir)
+  finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+  assert(os.execute("mkdir -p '" .. dir .. "' && cp -r spec/fixtures/" .. name .. "/. '" .. dir .. "'"))
+  return dir
+end
 -- A simulated system sharing a store at a temporary path (oltp, 2 CPUs, seed 8) whose owner
 -- counts process CPU time and disc I/O (25047, 25060), 3 s along, and a read-write attach of
 -- it; returns the owner's system and session, and the attached system.
