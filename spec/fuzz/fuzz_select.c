@@ -62,13 +62,28 @@ static int model_valid(const mi_entity_desc *d) {
          (d->devtype == -1 || (d->devtype >= 1 && d->devtype <= 10));
 }
 
-/* Recursive glob, case-insensitive. */
-static int rglob(const char *p, size_t pn, const char *s, size_t sn) {
+/* Recursive glob, case-insensitive, memoised on (pattern left, name left): polynomial, so a
+ * pattern of many stars cannot make the model itself the slow unit (the plain recursion took
+ * 2.3 CPU s on a 45-byte input of the session 38 campaign). memo: 0 unknown, 1 no, 2 yes. */
+static int rglob_m(const char *p, size_t pn, const char *s, size_t sn, uint8_t memo[][MI_SEL_PATTERN + 1]) {
   if (!pn) return !sn;
-  if (*p == '*') return rglob(p + 1, pn - 1, s, sn) || (sn && rglob(p, pn, s + 1, sn - 1));
-  if (!sn) return 0;
-  char a = *p >= 'a' && *p <= 'z' ? (char)(*p - 32) : *p, b = *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s;
-  return (*p == '?' || a == b) && rglob(p + 1, pn - 1, s + 1, sn - 1);
+  uint8_t *m = &memo[pn][sn];
+  if (*m) return *m == 2;
+  int r;
+  if (*p == '*') r = rglob_m(p + 1, pn - 1, s, sn, memo) || (sn && rglob_m(p, pn, s + 1, sn - 1, memo));
+  else if (!sn) r = 0;
+  else {
+    char a = *p >= 'a' && *p <= 'z' ? (char)(*p - 32) : *p, b = *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s;
+    r = (*p == '?' || a == b) && rglob_m(p + 1, pn - 1, s + 1, sn - 1, memo);
+  }
+  *m = (uint8_t)(r ? 2 : 1);
+  return r;
+}
+static int rglob(const char *p, size_t pn, const char *s, size_t sn) {
+  static uint8_t memo[MI_SEL_PATTERN + 1][MI_SEL_PATTERN + 1];
+  if (pn > MI_SEL_PATTERN || sn > MI_SEL_PATTERN) abort();   /* the model's own bound */
+  for (size_t i = 0; i <= pn; i++) memset(memo[i], 0, sn + 1);
+  return rglob_m(p, pn, s, sn, memo);
 }
 
 /* Model of a name pattern against a 48-byte name image. */
