@@ -1095,8 +1095,25 @@ static int pmain(lua_State *L) {
   return 1;
 }
 
+/* Keeps MISH_RECORD_READY (the readiness pipe start_recorder gives its recorder) only when it
+ * names a descriptor above 2 open for writing on a pipe: scripts/record.lua writes a byte to it,
+ * and a stray value must not have it write into a terminal or someone's file. */
+static void check_record_ready(void) {
+  const char *v = getenv("MISH_RECORD_READY");
+  if (!v) return;
+  char *end;
+  errno = 0;
+  long fd = strtol(v, &end, 10);
+  struct stat sb;
+  int fl = -1;
+  if (errno || end == v || *end || fd < 3 || fd > INT_MAX || fstat((int)fd, &sb) != 0 || !S_ISFIFO(sb.st_mode) ||
+      (fl = fcntl((int)fd, F_GETFL)) < 0 || (fl & O_ACCMODE) == O_RDONLY)
+    unsetenv("MISH_RECORD_READY");
+}
+
 int main(int argc, char **argv) {
   if (argv[0] && argv[0][0]) progname = "mish";
+  check_record_ready();
   lua_State *L = luaL_newstate();
   if (!L) { fprintf(stderr, "mish: cannot create Lua state\n"); return 1; }
   lua_pushcfunction(L, pmain);

@@ -6,11 +6,10 @@ local mi = require("mi")
 local put = H.put_file   -- writes a fixture file (spec/helpers.lua)
 local N = 64
 
--- A temporary copy of the 64-CPU fixture; returns its proc root and the directory to remove.
-local function copy()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p '" .. dir .. "' && cp -r spec/fixtures/host_cpu64/. '" .. dir .. "'"))
+-- A temporary copy of the 64-CPU fixture, removed when the test ends (H.fixture_copy); returns
+-- its proc root and its directory.
+local function copy(fin)
+  local dir = H.fixture_copy("host_cpu64", fin)
   return dir .. "/proc", dir
 end
 
@@ -48,8 +47,7 @@ local ITEMS = { "gmc_pauses", "gmt_idle" }   -- 21164 turns the processors on
 -- A session on a fresh copy of the 64-CPU fixture (removed when the test ends), its processor
 -- counters on and two readings taken.
 local function open64()
-  local root, dir = copy()
-  finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+  local root, dir = copy(finally)
   local s = mi.open({ system = mi.system({ host = true, proc = root, age_ms = 0 }) })
   second_reading(root, true)
   assert(s:on("global", ITEMS))
@@ -114,8 +112,7 @@ describe("a host with 64 CPUs", function()
   it("glance draws a bar for every CPU, paired by processor_id, several a line past 8", function()
     -- the fixture's early reading, then glance's first sleep brings the second (a copy from next/)
     local function run(flags)
-      local root, dir = copy()
-      finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+      local root, dir = copy(finally)
       second_reading(root, true)
       assert(os.execute("mkdir '" .. dir .. "/next'"))
       second_reading(dir .. "/next")
@@ -156,8 +153,7 @@ describe("a host with 64 CPUs", function()
   end)
 
   it("exports every CPU's series, each counting from the exporter's start", function()
-    local root, dir = copy()
-    finally(function() os.execute("rm -rf '" .. dir .. "'") end)
+    local root, dir = copy(finally)
     local sys = mi.system({ host = true, proc = root, age_ms = 0 })
     second_reading(root, true)
     mi.openmetrics(sys, { processes = false, io = false })   -- the exporter starts counting

@@ -119,6 +119,23 @@ describe("#13 mish --record", function()
     os.remove(path)
   end)
 
+  it("writes its readiness byte only to a pipe: a stray MISH_RECORD_READY leaves others' files alone", function()
+    -- the variable is mish --record's readiness pipe; a descriptor on someone's file (or a
+    -- terminal, or 0-2) is not one, and record.lua must not open it for writing (which truncated it)
+    local victim, path = tmp_path("victim.txt"), tmp_path("ready.mir")
+    local f = assert(io.open(victim, "w")) f:write("keep me\n") f:close()
+    for _, v in ipairs({ "3", "1", "x", "99999999999" }) do
+      local out, ok = run("MISH_RECORD_READY=" .. v .. " " .. MISH .. " scripts/record.lua -o " .. path ..
+        " --count 1 --interval 0.01 --quiet 3>>" .. victim)
+      assert.is_true(ok, out)
+      assert.equal("", out, "nothing on stdout or stderr with MISH_RECORD_READY=" .. v)
+      f = assert(io.open(victim)) local text = f:read("a") f:close()
+      assert.equal("keep me\n", text, "the file behind descriptor 3 is untouched (MISH_RECORD_READY=" .. v .. ")")
+      os.remove(path)
+    end
+    os.remove(victim)
+  end)
+
   it("refuses what cannot work, saying why", function()
     local out, ok = run(MISH .. " --record /nonexistent-dir/x.mir -e 'print(1)'")
     assert.is_falsy(ok)
