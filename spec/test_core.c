@@ -98,6 +98,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_export_items.c"   /* mi_export_options.items */
 #include "test_export_order.c"   /* an item list's order: the catalog's */
 #include "test_raw.c"   /* door 2's raw mode: the recorder's reads (#28.3) */
+#include "test_simlevels.c"   /* storage levels skipped while their domain counts nothing (#27 fuzzing) */
 
 #include "test_simcache.c"
 
@@ -151,6 +152,7 @@ int main(void) {
   test_export_items_order();
   test_on_room_once();
   test_grow_rows_above_hi();
+  test_sim_storage_levels_one_domain();
   test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();
   test_i14_proconsel();

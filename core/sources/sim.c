@@ -8,6 +8,7 @@
  * sim_workload.c the workloads, sim_counters.c what it counts and where, sim_sched.c the clock
  * and dispatcher, sim_work.c sessions and jobs, sim_memory.c memory, sim_devices.c devices,
  * sim_rooms.c the rooms' operations; this file attaches a model to a system (the source). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   s->next_pid = 100;
   s->trap_in = 1009;
   s->max_catchup_ms = 3600000;
+  s->fold_m = INT_MIN;   /* no fold read yet */
   sim_resolve(s);
   sim_role_domains(s);
   sim_sync_layout(sys, s);   /* every word -1 until a step reads which domains count */

@@ -1,6 +1,7 @@
 /* sim_counters.c — what the simulator counts and where it writes: the counter of each role,
  * stop reason and room event row (resolved once from item numbers), and the step's rows and
  * words read from the store's layout. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -314,7 +315,11 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));
     s->rsset[k] = it && it->kind == MI_KIND_SIMPLE ? s->rscol[k][RS_G_BLK] : -1;
   }
-  for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
+  int m = mi_host_mapping(sys);
+  if (m != s->fold_m) {   /* the fold depends on the mapping alone: read again when it changed */
+    for (int cls = 0; cls < 720; cls++) s->fold[cls] = (int16_t)mi_host_objcl_word(sys, cls);
+    s->fold_m = m;
+  }
   sim_row(s, &s->g0, MI_DOM_GLOBAL, 0);
   for (int c = 0; c < 8; c++) sim_row(s, &s->crow[c], MI_DOM_PROCESSOR, c);
   s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;

@@ -58,9 +58,12 @@ int16_t sim_swap_room_of(const sproc *p) {
 void sim_proc_levels(mi_system *sys, sim *s, const sproc *p) {
   const int32_t *sz = store_of(p);
   int64_t main_pg[10];
+  int counted = mi_host_domains(sys) >> MI_DOM_PROCESS & 1;   /* else mi_host_set finds no cell */
   for (int c = 0; c < 10; c++) {
-    mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, sz[c]);
-    mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
+    if (counted) {
+      mi_host_set(sys, s->c[P_SEC_CUR + c], p->slot, sz[c]);
+      mi_host_set(sys, s->c[P_VM_CUR + c], p->slot, 2 * sz[c]);
+    }
     main_pg[c] = sz[c] / 4;
   }
   mi_host_row prw;
@@ -68,12 +71,16 @@ void sim_proc_levels(mi_system *sys, sim *s, const sproc *p) {
 }
 
 /* The system's storage levels: storage, virtual memory and objects by class (the sums over the
- * live processes), the ROC pages and the resident pages by class. */
+ * live processes), the ROC pages and the resident pages by class. The 31 simple levels are
+ * skipped while no global counter is on (each mi_host_set would find no cell): a spawn writes
+ * them, and the boot's logons spawn up to 100 processes before anyone can have turned one on. */
 void sim_storage_levels(mi_system *sys, sim *s) {
-  for (int c = 0; c < 10; c++)
-    for (int m = 0; m < 3; m++)
-      mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
-  mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+  if (mi_host_domains(sys) >> MI_DOM_GLOBAL & 1) {
+    for (int c = 0; c < 10; c++)
+      for (int m = 0; m < 3; m++)
+        mi_host_set(sys, s->c[(m == 0 ? G_SEC_CUR : m == 1 ? G_VM_CUR : G_OBJ_CUR) + c], 0, s->store_cur[m][c]);
+    mi_host_set(sys, s->c[G_ROC_CUR], 0, (s->store_cur[0][4] + s->store_cur[0][5]) / 4);
+  }
   res_levels(s);
 }
 

@@ -220,6 +220,7 @@ typedef struct sim {
   struct evact { int32_t g, p; uint8_t n, objcl, wmark; } evact[NEVROW];  /* ... the same with the row's shape, together */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
+  int fold_m;               /* the mapping fold was read for (INT_MIN before the first reading) */
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */
   uint64_t lay_gen;         /* the layout generation the words were read at */
   int lay_cnt, lay_ok;      /* ... and s->cnt then; 0 before the first reading */

@@ -679,11 +679,12 @@ static void op_get(world *w, fz_in *in, int domain) {
   fz_check_get_statuses(&g);
   int nrec = domain == MI_DOM_GLOBAL ? 1 : count;
   FZ_CHECK(nrec >= 0 && nrec * rec <= size, "GET: %d records of %lld in %d", nrec, (long long)rec, size);
-  int32_t off[MI_MAX_ITEMS];
-  for (int i = 0, o = 0; i < n; o += fz_item_bytes(nums[i], domain, mapping), i++) off[i] = o;
+  fz_layout lay;
+  fz_layout_of(&g, &lay);
+  const int32_t *off = lay.off;
   for (int r = 0; r < nrec; r++) {
     const uint8_t *p = buf + (size_t)r * (size_t)rec;
-    fz_check_record(&g, p, r);
+    fz_check_record_in(&g, &lay, p, r);
     uint32_t v;
     for (int i = 0; i < n; i++) {
       if (stats[i]) continue;

@@ -140,7 +140,7 @@ static void get(mi_system *sys, mi_session *s, fz_ses *m, int domain, fz_in *in,
                 domain == MI_DOM_PROCESS ? m->proc : domain == MI_DOM_IO ? m->io : m->glob, m->glob[21164 - 20000], ep};
     fz_check_get_statuses(&g);
     FZ_CHECK(count >= 0 && count * rec <= size, "GET: %d records of %lld bytes in %d", count, (long long)rec, size);
-    for (int r = 0; r < count; r++) fz_check_record(&g, buf + (size_t)r * (size_t)rec, r);
+    fz_check_records(&g, buf, count, rec);
   }
   free(buf);
 }
