@@ -237,6 +237,19 @@ struct mi_session {
   mi_urec local;            /* read-only system: the session's MI-user record, kept here, never in the store */
 };
 
+/* What the reads of one process did beyond their first gather, for `make bench` (#31.2): counted
+ * off the hot path with relaxed loads and stores (threads of one process may lose a count). */
+typedef struct mi_read_figs {
+  uint64_t retries;      /* gathers that saw a publish (or a torn layout) and were repeated */
+  uint64_t copy_torn;    /* reads of the published copy that the writer rewrote meanwhile */
+  uint64_t copy_old;     /* looks at the copy that found it not the last publish (or another plan) */
+  uint64_t waits;        /* waits for an open section's publish (mi_read_wait) */
+  uint64_t sleeps;       /* of those, futex sleeps that slept (not refused at once) */
+} mi_read_figs;
+
+/* Adds one to a figure (relaxed: no data race, a lost count at worst). */
+#define MI_FIG(x) MI_ST((x), MI_LD(x) + 1)
+
 /* A system as one process sees it: the view (first), its mapping of the segment, and what
  * stays per process (options, registry, source, sessions). */
 struct mi_system {
@@ -261,6 +274,7 @@ struct mi_system {
   int64_t snap_ms;                   /* ... and since when (monotonic ms): one that stood MI_READ_WAIT_MS gets no
                                       * copy of the last publish (query.c, glob_snap; both atomic) */
   uint64_t snap_reads;               /* GETs this process served from that copy (atomic; tests and figures) */
+  mi_read_figs rf;                   /* what this process's reads did beyond one gather (figures: make bench) */
   char share_path[MI_PATH_MAX];
   mi_system_options opt;
   char registry_path[MI_PATH_MAX];

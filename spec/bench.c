@@ -19,6 +19,7 @@
 #include "mi_linux.h"
 #include "bench_common.h"
 #include "mi_select.h"
+#include "mi_internal.h"   /* bench_readers: an attached reader's figures (sys->rf) */
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -288,9 +289,55 @@ static double thread_cpu_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+/* One timed read of bench_readers: its wall and thread CPU time, the context switches in it
+ * (involuntary: preempted; voluntary: asleep) and its minor faults, and what the read did beyond
+ * one gather (the reader's figures moved during it: mi_read_figs, and a read of the copy). */
+typedef struct rd_sample {
+  int64_t wall, cpu;
+  uint16_t ivcsw, vcsw, minflt, retries, copy, torn, old, waits, sleeps;
+} rd_sample;
+
+/* Thread CPU nanoseconds. */
+static int64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* b - a, clamped to 16 bits. */
+static uint16_t d16(uint64_t a, uint64_t b) { return b - a > 65535 ? 65535 : (uint16_t)(b - a); }
+
+/* Orders samples by wall time. */
+static int cmp_wall(const void *a, const void *b) {
+  int64_t x = ((const rd_sample *)a)->wall, y = ((const rd_sample *)b)->wall;
   return (x > y) - (x < y);
+}
+
+/* Prints what the reads did and what the slowest 1% of them did: the mechanism behind the tail. */
+static void readers_report(rd_sample *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_wall);
+  int from = n - n / 100;
+  int c[2][9] = {{0}};   /* all reads, the slowest 1%: first gather, copy, retried, torn copy, waited, slept, preempted, asleep, faulted */
+  int64_t gap[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    const rd_sample *r = &v[i];
+    for (int t = 0; t < 2; t++) {
+      if (t == 1 && i < from) continue;
+      int plain = !r->retries && !r->copy && !r->torn && !r->old && !r->waits;
+      c[t][0] += plain; c[t][1] += r->copy > 0; c[t][2] += r->retries > 0; c[t][3] += r->torn > 0;
+      c[t][4] += r->waits > 0; c[t][5] += r->sleeps > 0; c[t][6] += r->ivcsw > 0; c[t][7] += r->vcsw > 0;
+      c[t][8] += r->minflt > 0;
+      if (t == 1) gap[1] += r->wall - r->cpu;
+    }
+  }
+  const char *names[9] = {"one gather", "copy", "retried", "torn copy", "waited", "slept", "preempted", "switched out", "faulted"};
+  for (int t = 0; t < 2; t++) {
+    printf("  %s:", t ? "slowest 1%" : "all reads");
+    for (int k = 0; k < 9; k++) printf(" %s %d%s", names[k], c[t][k], k < 8 ? "," : "");
+    if (t) printf("; wall - cpu mean %.1f us, fastest of them %.1f us wall %.1f cpu", gap[1] / 1e3 / (n - from),
+                  v[from].wall / 1e3, v[from].cpu / 1e3);
+    printf("\n");
+  }
 }
 
 /* The writer for bench_readers: simulator steps back to back (one write section each) for
@@ -330,7 +377,7 @@ static void bench_readers(int rw) {
   mi_globinstall(os, &st, 666); mi_accesson(os, &st, 666);
   mi_globon(os, &st, glob, stats, &m, 0);
   mi_sim_advance(own, 2000);
-  int64_t *lat = mmap(NULL, sizeof(int64_t) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  rd_sample *lat = mmap(NULL, sizeof(rd_sample) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   int *bad = mmap(NULL, sizeof(int) * KIDS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (lat == MAP_FAILED || bad == MAP_FAILED) { printf("readers: no memory\n"); mi_system_free(own); unlink(spath); return; }
   double before = readers_writer(own, 1.5, 0, NULL);
@@ -362,9 +409,22 @@ static void bench_readers(int rw) {
         at.tv_nsec += 10000000;
         while (at.tv_nsec >= 1000000000) { at.tv_nsec -= 1000000000; at.tv_sec++; }
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {}
+        struct rusage u0, u1;
+        mi_read_figs f0 = att->rf;
+        uint64_t c0 = att->snap_reads;
+        getrusage(RUSAGE_THREAD, &u0);
+        int64_t p0 = thread_cpu_ns();
         double t0 = now_ns();
         mi_globget(a, &kst, glob, buf, ks, sizeof buf, 1, 0);
-        lat[k * READS + i] = (int64_t)(now_ns() - t0);
+        double t1 = now_ns();
+        int64_t p1 = thread_cpu_ns();
+        getrusage(RUSAGE_THREAD, &u1);
+        mi_read_figs f1 = att->rf;
+        lat[k * READS + i] = (rd_sample){
+          .wall = (int64_t)(t1 - t0), .cpu = p1 - p0, .ivcsw = d16((uint64_t)u0.ru_nivcsw, (uint64_t)u1.ru_nivcsw),
+          .vcsw = d16((uint64_t)u0.ru_nvcsw, (uint64_t)u1.ru_nvcsw), .minflt = d16((uint64_t)u0.ru_minflt, (uint64_t)u1.ru_minflt),
+          .retries = d16(f0.retries, f1.retries), .copy = d16(c0, att->snap_reads), .torn = d16(f0.copy_torn, f1.copy_torn),
+          .old = d16(f0.copy_old, f1.copy_old), .waits = d16(f0.waits, f1.waits), .sleeps = d16(f0.sleeps, f1.sleeps)};
         if (kst.all != 0) bad[k]++;
       }
       _exit(0);
@@ -383,14 +443,17 @@ static void bench_readers(int rw) {
   if (up == KIDS) {
     int nbad = 0;
     for (int k = 0; k < KIDS; k++) nbad += bad[k];
-    qsort(lat, KIDS * READS, sizeof *lat, cmp_i64);
+    qsort(lat, KIDS * READS, sizeof *lat, cmp_wall);
+    int retried = 0, waited = 0;
+    for (int i = 0; i < KIDS * READS; i++) { retried += lat[i].retries || lat[i].torn; waited += lat[i].waits > 0; }
     double base = (before + after) / 2;
     printf("16 attached readers (%s) at 100 Hz vs a back-to-back sim writer: MIGLOBGET p50 %.1f us  p99 %.1f us  max %.1f us"
-           " (%d reads, %d failed; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
-           rw ? "read-write" : "read-only", lat[KIDS * READS / 2] / 1e3, lat[KIDS * READS * 99 / 100] / 1e3, lat[KIDS * READS - 1] / 1e3,
-           KIDS * READS, nbad, with * 1e6, base * 1e6, with / base);
+           " (%d reads, %d failed, %d retried, %d waited; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
+           rw ? "read-write" : "read-only", lat[KIDS * READS / 2].wall / 1e3, lat[KIDS * READS * 99 / 100].wall / 1e3,
+           lat[KIDS * READS - 1].wall / 1e3, KIDS * READS, nbad, retried, waited, with * 1e6, base * 1e6, with / base);
+    readers_report(lat, KIDS * READS);
   } else printf("readers vs a back-to-back writer: only %d of %d readers attached\n", up, KIDS);
-  munmap(lat, sizeof(int64_t) * KIDS * READS);
+  munmap(lat, sizeof(rd_sample) * KIDS * READS);
   munmap(bad, sizeof(int) * KIDS);
   mi_session_free(os);
   mi_system_free(own);

@@ -96,6 +96,7 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
                                 : mi_read_wait((sys), &q_, &st_.req))) continue; \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
+      MI_FIG((sys)->rf.retries);                                              \
     }                                                                         \
     if (st_.req) mi_read_hold((sys), st_.req);                                \
   } while (0)
@@ -487,15 +488,17 @@ static int glob_snap(mi_query *q, mi_system *sys, uint8_t *buf, int32_t size, in
   if (!q->valid || !q->plain || q->rec > size) return 0;
   int32_t stride = MI_LD(b->stride);
   if (MI_LD(b->seq) != live - 1 || MI_LD(b->gen) != q->gen || MI_LD(b->mapping) != q->sysmap ||
-      stride <= 0 || stride > MI_SNAP_WORDS || q->reach > stride)
+      stride <= 0 || stride > MI_SNAP_WORDS || q->reach > stride) {
+    MI_FIG(sys->rf.copy_old);
     return 0;
+  }
   rd r = {.g = g, .mapping = q->sysmap};
   r.rnd = (mi_round){MI_LD(b->round), MI_LD(b->round_magic), MI_LD(b->round_shift)};
   if (r.rnd.r < 1) r.rnd.r = 1;
   if (r.rnd.shift < 0 || r.rnd.shift > 126) r.rnd.shift = 63;   /* only a rewritten copy: refused below */
   static const int32_t zero = 0;
   gather(&r, q, b->cells, stride, &zero, 1, buf);
-  if (!mi_snap_valid(sys, k)) return 0;
+  if (!mi_snap_valid(sys, k)) { MI_FIG(sys->rf.copy_torn); return 0; }
   __atomic_fetch_add(&sys->snap_reads, 1, __ATOMIC_RELAXED);
   *rc = 0;
   return 1;

@@ -614,10 +614,10 @@ static uint32_t *low_word(uint64_t *w) {
 #endif
 }
 
-/* Sleeps while *w == val, at most ns nanoseconds (or until woken). */
-static void futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
+/* Sleeps while *w == val, at most ns nanoseconds (or until woken); 0 if *w had moved already. */
+static int futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
   struct timespec to = {ns / 1000000000, ns % 1000000000};
-  syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0);
+  return !(syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0) != 0 && errno == EAGAIN);
 }
 
 /* Wakes every sleeper on w. */
@@ -885,12 +885,13 @@ int mi_read_try(mi_system *sys, uint64_t *q) {
  * waits on it); a spin, then a short sleep on seq (FUTEX_WAIT works on a read-only mapping). */
 static int read_wait_ro(mi_system *sys, uint64_t *q) {
   mi_seg_hdr *h = &sys->seg->h;
+  MI_FIG(sys->rf.waits);
   for (unsigned spins = 0;; spins++) {
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     if (!(*q & 1)) return 1;
     if (mi_owner_check(sys)) return 1;
     if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
-    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_RO_SLEEP_NS);
+    if (futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_RO_SLEEP_NS)) MI_FIG(sys->rf.sleeps);
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     return !(*q & 1);
   }
@@ -910,13 +911,14 @@ int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req) {
   uint64_t t = (uint64_t)mono_ns() | 1;   /* a new request (never 0), or a renewed one: the writer holds off */
   __atomic_store_n(&h->read_req, t, __ATOMIC_SEQ_CST);
   *req = t;
+  MI_FIG(sys->rf.waits);
   for (unsigned spins = 0;; spins++) {
     *q = __atomic_load_n(&h->seq, __ATOMIC_SEQ_CST);
     if (!(*q & 1)) return 1;
     if (mi_wheld(sys) || (sys->attached && mi_owner_check(sys))) return 1;
     if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
     /* a section stays open (its writer is off the CPU, or writes long): sleep until its publish */
-    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS);
+    if (futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS)) MI_FIG(sys->rf.sleeps);
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     return !(*q & 1);
   }
