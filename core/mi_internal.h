@@ -81,10 +81,11 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 9   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+#define MI_SEG_VERSION 10  /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
                               6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests;
                               8: the published copy of the global rows (mi_snap), futex handoff;
-                              9: the processors the machine has beyond the MI's 8 (ncpu_all) */
+                              9: the processors the machine has beyond the MI's 8 (ncpu_all);
+                              10: the published copy a ring of MI_SNAP_BUFS */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -127,6 +128,10 @@ typedef struct mi_seg_hdr {
 /* The global rows as one publish left them (seg.c, "the published copy"): a GET that finds a
  * write section open reads the last publish here instead of waiting for the writer. */
 #define MI_SNAP_WORDS 2048
+/* Copies in the ring (a power of two): a reader's copy holds while the writer makes fewer than this
+ * many more, so a writer that publishes every few hundred ns leaves a reader microseconds, not one
+ * section, to read it (two buffers: 663 of 4,800 bench reads found theirs rewritten). */
+#define MI_SNAP_BUFS 8
 typedef struct mi_snap {
   uint64_t seq, gen;          /* the (even) sequence of the publish it holds, the layout generation then */
   int32_t stride, mapping;    /* words copied (0: no rows, or more than MI_SNAP_WORDS), the system mapping */
@@ -198,10 +203,11 @@ typedef struct mi_seg {
   int64_t arena_base, arena_words, arena_top;
   int32_t nfree;
   struct { int64_t off, len; } freel[MI_ARENA_FREE];
-  /* the published copy of the global rows, double-buffered: snap[snap_idx & 1] is the last one
-   * made, snap_writing the one being made (a reader's copy is good while snap_writing - its index < 2) */
+  /* the published copy of the global rows, a ring of MI_SNAP_BUFS: snap[snap_idx % MI_SNAP_BUFS] is
+   * the last one made, snap_writing the one being made (a reader's copy k is good while
+   * snap_writing - k < MI_SNAP_BUFS) */
   __attribute__((aligned(64))) uint32_t snap_idx, snap_writing;
-  mi_snap snap[2];
+  mi_snap snap[MI_SNAP_BUFS];
   /* last: the writer block; the arena's cells follow it */
   __attribute__((aligned(64))) mi_host_block blk;
 } mi_seg;
