@@ -289,12 +289,14 @@ static double thread_cpu_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One timed read of bench_readers: its wall and thread CPU time, the context switches in it
- * (involuntary: preempted; voluntary: asleep) and its minor faults, and what the read did beyond
- * one gather (the reader's figures moved during it: mi_read_figs, and a read of the copy). */
+/* One timed read of bench_readers: its wall and thread CPU time (the CPU clock's own syscall
+ * included, ~2.5 us here; interrupts are charged to the thread too), the context switches in it
+ * (involuntary: preempted; voluntary: asleep), its minor faults, whether it ran the owner check
+ * (every 200 ms), and what the read did beyond one gather (the reader's figures moved during it:
+ * mi_read_figs, and a read of the copy). */
 typedef struct rd_sample {
-  int64_t wall, cpu;
-  uint16_t ivcsw, vcsw, minflt, retries, copy, torn, old, waits, sleeps;
+  int64_t wall, cpu, hot, ctl;   /* the controls' wall times: the same GET again at once, ~2 us of arithmetic */
+  uint16_t ivcsw, vcsw, minflt, retries, copy, torn, old, waits, sleeps, checked;
 } rd_sample;
 
 /* Thread CPU nanoseconds. */
@@ -306,6 +308,32 @@ static int64_t thread_cpu_ns(void) {
 
 /* b - a, clamped to 16 bits. */
 static uint16_t d16(uint64_t a, uint64_t b) { return b - a > 65535 ? 65535 : (uint16_t)(b - a); }
+
+/* The control of bench_readers: arithmetic on registers only, `n` rounds (no memory, no call). */
+static uint64_t ctl_loop(long n) {
+  uint64_t x = 88172645463325252u;
+  for (long i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; __asm__ volatile("" : "+r"(x)); }
+  return x;
+}
+
+/* Rounds of ctl_loop that take `ns` on this machine when nothing interrupts them (the fastest of
+ * 200 tries of 10,000 rounds). */
+static long ctl_rounds(double ns) {
+  double best = 1e30;
+  for (int t = 0; t < 200; t++) {
+    double t0 = now_ns();
+    ctl_loop(10000);
+    double d = now_ns() - t0;
+    if (d < best) best = d;
+  }
+  return (long)(ns / (best / 10000) + 0.5);
+}
+
+/* Orders int64s. */
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
 
 /* Orders samples by wall time. */
 static int cmp_wall(const void *a, const void *b) {
@@ -338,6 +366,11 @@ static void readers_report(rd_sample *v, int n) {
                   v[from].wall / 1e3, v[from].cpu / 1e3);
     printf("\n");
   }
+  if (getenv("MISH_BENCH_READERS_DETAIL"))   /* the slowest 1% one by one */
+    for (int i = from; i < n; i++)
+      printf("    wall %.1f cpu %.1f ivcsw %d vcsw %d flt %d retries %d copy %d torn %d old %d waits %d sleeps %d checked %d\n",
+             v[i].wall / 1e3, v[i].cpu / 1e3, v[i].ivcsw, v[i].vcsw, v[i].minflt, v[i].retries, v[i].copy, v[i].torn,
+             v[i].old, v[i].waits, v[i].sleeps, v[i].checked);
 }
 
 /* The writer for bench_readers: simulator steps back to back (one write section each) for
@@ -360,7 +393,10 @@ static double readers_writer(mi_system *own, double secs, int kids, int *left) {
  * 23 items from a store whose owner (this process) runs the simulator back to back, one write
  * section per 10 ms step, for 3 s: p50/p99/max wall time per GET over every read; and the
  * writer's thread CPU per step (the same adds in each) with the readers against without them
- * (before and after, averaged). MISH_BENCH_READERS=1 runs only this. */
+ * (before and after, averaged). Each reader reads once before the timed reads (its plan built),
+ * records per read what it did (rd_sample), and after each read times two controls: the same GET
+ * again at once, and ~2 us of register arithmetic. MISH_BENCH_READERS=1 runs only this;
+ * MISH_BENCH_READERS_DETAIL=1 also lists the slowest 1% one by one. */
 static void bench_readers(int rw) {
   enum { KIDS = 16, READS = 300 };
   char spath[64];
@@ -380,6 +416,7 @@ static void bench_readers(int rw) {
   rd_sample *lat = mmap(NULL, sizeof(rd_sample) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   int *bad = mmap(NULL, sizeof(int) * KIDS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (lat == MAP_FAILED || bad == MAP_FAILED) { printf("readers: no memory\n"); mi_system_free(own); unlink(spath); return; }
+  long rounds = ctl_rounds(2000);   /* the control: ~2 us of arithmetic, about a read's median */
   double before = readers_writer(own, 1.5, 0, NULL);
   int ready[2], go[2];
   if (pipe(ready) != 0 || pipe(go) != 0) { perror("pipe"); return; }
@@ -402,6 +439,8 @@ static void bench_readers(int rw) {
       if (!c) fprintf(stderr, "reader %d: attach %d st %d\n", k, err, a ? kst.all : 0);
       if (write(ready[1], &c, 1) != 1 || !c) _exit(1);
       if (read(go[0], &c, 1) != 0) _exit(1);   /* EOF: go */
+      status_type wst;   /* one read first, once every reader's ON is done: its plan built, every timed read a steady one */
+      mi_globget(a, &wst, glob, buf, ks, sizeof buf, 1, 0);
       struct timespec at;
       clock_gettime(CLOCK_MONOTONIC, &at);
       at.tv_nsec += k * (10000000 / KIDS);
@@ -411,6 +450,7 @@ static void bench_readers(int rw) {
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {}
         struct rusage u0, u1;
         mi_read_figs f0 = att->rf;
+        int64_t n0 = att->next_check_ms;
         uint64_t c0 = att->snap_reads;
         getrusage(RUSAGE_THREAD, &u0);
         int64_t p0 = thread_cpu_ns();
@@ -424,7 +464,16 @@ static void bench_readers(int rw) {
           .wall = (int64_t)(t1 - t0), .cpu = p1 - p0, .ivcsw = d16((uint64_t)u0.ru_nivcsw, (uint64_t)u1.ru_nivcsw),
           .vcsw = d16((uint64_t)u0.ru_nvcsw, (uint64_t)u1.ru_nvcsw), .minflt = d16((uint64_t)u0.ru_minflt, (uint64_t)u1.ru_minflt),
           .retries = d16(f0.retries, f1.retries), .copy = d16(c0, att->snap_reads), .torn = d16(f0.copy_torn, f1.copy_torn),
-          .old = d16(f0.copy_old, f1.copy_old), .waits = d16(f0.waits, f1.waits), .sleeps = d16(f0.sleeps, f1.sleeps)};
+          .old = d16(f0.copy_old, f1.copy_old), .waits = d16(f0.waits, f1.waits), .sleeps = d16(f0.sleeps, f1.sleeps),
+          .checked = att->next_check_ms != n0};
+        /* the controls: the same GET again at once (hot), then ~2 us of register arithmetic */
+        status_type hst;
+        double t2 = now_ns();
+        mi_globget(a, &hst, glob, buf, ks, sizeof buf, 1, 0);
+        double t3 = now_ns();
+        ctl_loop(rounds);
+        lat[k * READS + i].hot = (int64_t)(t3 - t2);
+        lat[k * READS + i].ctl = (int64_t)(now_ns() - t3);
         if (kst.all != 0) bad[k]++;
       }
       _exit(0);
@@ -452,6 +501,17 @@ static void bench_readers(int rw) {
            rw ? "read-write" : "read-only", lat[KIDS * READS / 2].wall / 1e3, lat[KIDS * READS * 99 / 100].wall / 1e3,
            lat[KIDS * READS - 1].wall / 1e3, KIDS * READS, nbad, retried, waited, with * 1e6, base * 1e6, with / base);
     readers_report(lat, KIDS * READS);
+    int64_t *ctl = malloc(sizeof(int64_t) * KIDS * READS * 2), *hot = ctl ? ctl + KIDS * READS : NULL;
+    if (ctl) {
+      for (int i = 0; i < KIDS * READS; i++) { ctl[i] = lat[i].ctl; hot[i] = lat[i].hot; }
+      qsort(ctl, KIDS * READS, sizeof *ctl, cmp_i64);
+      qsort(hot, KIDS * READS, sizeof *hot, cmp_i64);
+      printf("  controls after each read: the same GET again at once p50 %.1f us  p99 %.1f us  max %.1f us;"
+             " %ld rounds of register arithmetic (~2 us) p50 %.1f us  p99 %.1f us  max %.1f us\n",
+             hot[KIDS * READS / 2] / 1e3, hot[KIDS * READS * 99 / 100] / 1e3, hot[KIDS * READS - 1] / 1e3,
+             rounds, ctl[KIDS * READS / 2] / 1e3, ctl[KIDS * READS * 99 / 100] / 1e3, ctl[KIDS * READS - 1] / 1e3);
+      free(ctl);
+    }
   } else printf("readers vs a back-to-back writer: only %d of %d readers attached\n", up, KIDS);
   munmap(lat, sizeof(rd_sample) * KIDS * READS);
   munmap(bad, sizeof(int) * KIDS);
