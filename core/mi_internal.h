@@ -279,7 +279,7 @@ struct mi_system {
   uint64_t snap_seq;                 /* an open section's sequence a GET found ... */
   int64_t snap_ms;                   /* ... and since when (monotonic ms): one that stood MI_READ_WAIT_MS gets no
                                       * copy of the last publish (query.c, glob_snap; both atomic) */
-  uint64_t snap_reads;               /* GETs this process served from that copy (atomic; tests and figures) */
+  uint64_t snap_reads;               /* GETs this process served from that copy (relaxed, as mi_read_figs; tests and figures) */
   mi_read_figs rf;                   /* what this process's reads did beyond one gather (figures: make bench) */
   char share_path[MI_PATH_MAX];
   mi_system_options opt;

@@ -4,7 +4,8 @@
  * table; the friendly s:get of global, process and I/O records; simulating one hour of an
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
  * process deaths; an attached reader's MIGLOBGET against the owner's; 16 attached readers at
- * 100 Hz against a back-to-back simulator writer (#31.2; MISH_BENCH_READERS=1 runs only that); writer handles (#17.4);
+ * 100 Hz against a back-to-back simulator writer and a cold attached GET, the floor of their tail
+ * (#31.2; MISH_BENCH_READERS=1 runs only those); writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
  * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
  * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
@@ -521,6 +522,51 @@ static void bench_readers(int rw) {
 }
 
 
+/* #31.2: what a cold GET costs, the floor of bench_readers' tail: an attached read-only reader's
+ * MIGLOBGET of the 23 items after sweeping `mb` MB (caches and TLB evicted; at 256 MB the page
+ * tables too), and the same GET again at once; p50/p90 of 200. */
+static void bench_cold_get(long mb) {
+  char spath[64];
+  snprintf(spath, sizeof spath, "/tmp/mish-bench-cold-%d", (int)getpid());
+  unlink(spath);
+  mi_system *own = mi_system_new(&(mi_system_options){.share = spath, .max_cells = 1 << 20});
+  int err = 0;
+  mi_system *att = own ? mi_system_attach(spath, &err) : NULL;
+  size_t n = (size_t)mb << 20;
+  volatile char *big = att ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+  if (big == MAP_FAILED) { printf("cold GET: cannot share/attach or map %ld MB\n", mb); mi_system_free(att); mi_system_free(own); unlink(spath); return; }
+  status_type st;
+  int32_t stats[32], m = 1, b[32];
+  mi_session *os = mi_session_new(own), *as = mi_session_new(att);
+  mi_session_set_priv(os, 1); mi_session_set_priv(as, 1);
+  mi_globinstall(os, &st, 666); mi_accesson(os, &st, 666);
+  mi_globinstall(as, &st, 666); mi_accesson(as, &st, 666);
+  mi_globon(os, &st, glob, stats, &m, 0);
+  mi_globon(as, &st, glob, stats, &m, 0);
+  mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+  for (size_t i = 0; i < n; i += 4096) big[i] = 1;
+  enum { R = 200 };
+  int64_t cold[R], hot[R];
+  unsigned sum = 0;
+  for (int r = 0; r < R; r++) {
+    for (size_t i = 0; i < n; i += 64) sum += (unsigned)big[i];
+    double t0 = now_ns();
+    mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+    double t1 = now_ns();
+    mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+    cold[r] = (int64_t)(t1 - t0); hot[r] = (int64_t)(now_ns() - t1);
+  }
+  qsort(cold, R, sizeof *cold, cmp_i64);
+  qsort(hot, R, sizeof *hot, cmp_i64);
+  printf("cold attached MIGLOBGET 23 items after a %ld MB sweep: p50 %.1f us  p90 %.1f us; the same GET again at once p50 %.2f us%s\n",
+         mb, cold[R / 2] / 1e3, cold[R * 9 / 10] / 1e3, hot[R / 2] / 1e3, st.all || sum == 1 ? " (a GET failed)" : "");
+  munmap((void *)big, n);
+  mi_session_free(as); mi_session_free(os);
+  mi_system_free(att);
+  mi_system_free(own);
+  unlink(spath);
+}
+
 /* The writer mixes alone (MISH_BENCH_WRITERS=1): the system of main's mixes (23 global items
  * counted, 2,700 processes with 9 counters each), mi_host_add and the writer handles against
  * bare adds, then the row handles against bare adds. */
@@ -685,7 +731,10 @@ int main(void) {
   if (getenv("MISH_BENCH_LUA")) { bench_lua_reads(); return 0; }   /* only the Lua reads (#31.1); =form: only that form, for a profiler */
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   if (getenv("MISH_BENCH_SIM")) { bench_sim(); return 0; }   /* only the simulator's figures */
-  if (getenv("MISH_BENCH_READERS")) { bench_readers(0); bench_readers(1); return 0; }   /* only the readers against a busy writer */
+  if (getenv("MISH_BENCH_READERS")) {   /* only the readers against a busy writer, and the cold GET */
+    bench_readers(0); bench_readers(1); bench_cold_get(64); bench_cold_get(256);
+    return 0;
+  }
   if (getenv("MISH_BENCH_WRITERS")) { bench_writers(); return 0; }   /* only the writer mixes (#31.3) */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
@@ -987,7 +1036,9 @@ int main(void) {
       int32_t m1 = 1, m2 = 1;
       mi_globon(so_s, &st, glob, stats, &m1, 0);
       mi_globon(sa, &st, glob, stats, &m2, 0);
+      mi_host_begin(own);   /* a shared store's writes are published (its readers read the publish) */
       for (int k = 0; k < 23; k++) mi_host_add(own, cs[k], 0, 1000 + k);
+      mi_host_publish(own);
       double town = 1e9, tatt = 1e9;
       int32_t b1[32], b2[32];
       for (int r = 0; r < 3; r++) {
@@ -1009,6 +1060,8 @@ int main(void) {
   }
   bench_readers(0);   /* #31.2; read-only readers (#27.8) */
   bench_readers(1);   /* and read-write ones, as before #27.8 */
+  bench_cold_get(64);   /* the floor of their tail: a GET with caches and TLB evicted */
+  bench_cold_get(256);
   if (getenv("MISH_BENCH_QUICK")) { free(pbuf); mi_system_free(sys); return 0; }
 
   /* Lua: the same 23 items into a table */

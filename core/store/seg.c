@@ -737,14 +737,15 @@ void mi_wlock(mi_system *sys) {
  * that waits for its publish waits for the writer to be on a CPU. So while readers ask for it
  * (snap_want: a count of publishes, renewed by any GET that found a section open), the outermost
  * close of a section first copies the global rows, with the sequence it is about to publish,
- * the layout generation, the mapping and the rounding, into the spare of two buffers, then names
- * it the last copy. A GET that finds a section open reads the last copy (query.c, glob_snap):
- * it holds the latest publish when its sequence is the open one's less one. The copy costs the
- * writer the global stride in words per publish, only while readers are interested. */
+ * the layout generation, the mapping and the rounding, into the next buffer of a ring of
+ * MI_SNAP_BUFS, then names it the last copy. A GET reads the last copy (query.c, glob_snap; an
+ * attached reader first of all) when it holds the latest publish: its sequence is at least the
+ * last even one. The copy costs the writer the global stride in words per publish, only while
+ * readers are interested (the owner of a shared store: always, its read-only readers cannot ask). */
 #define MI_SNAP_KEEP 65536
 
-/* Copies the global rows into the spare buffer and names it the last copy (in the section, before
- * the publish). */
+/* Copies the global rows into the ring's next buffer and names it the last copy (in the section,
+ * before the publish). */
 static void snap_copy(mi_seg *g) {
   uint32_t want = MI_LD(g->h.snap_want);
   if (want) MI_ST(g->h.snap_want, want - 1);
