@@ -370,6 +370,8 @@ void mi_wlock(mi_system *sys);        /* opens a write section (nests in the sam
 int mi_wtrylock(mi_system *sys);      /* the same if free or already ours: 1, else 0 */
 void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishes */
 int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
+int mi_writer_stopped(const mi_system *sys);   /* 1 if the thread in the open section is stopped (or cannot
+                                                  be told), 0 if it runs, waits for a CPU or sleeps */
 int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
 const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k);  /* the last copy of the global rows (renews the readers'

@@ -477,8 +477,9 @@ static int glob_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int *fresh) 
  * publish, when the copy holds that publish or a later one (its sequence is at least the last
  * even one seen: a copy is made at the close of its section, so one sequence later is the section
  * closing now, whole), the plan is plain and was resolved at the copy's generation and mapping,
- * and this process has not seen one section stand open for MI_READ_WAIT_MS (a writer stopped
- * inside its section gets its readers -32006 as before, not its last values forever). A copy
+ * and this process has not seen one section stand open for MI_READ_WAIT_MS while its writer was
+ * stopped (a writer stopped inside its section gets its readers -32006 as before, not its last
+ * values forever; one only waiting for a CPU that long, on a loaded machine, does not). A copy
  * rewritten while read is read again at once from the newest (up to SNAP_TRIES): the writer is
  * running, so a wait for its publish could only be longer. 1 if served (*rc). */
 static int glob_snap(mi_query *q, mi_system *sys, uint8_t *buf, int32_t size, int *rc) {
@@ -491,7 +492,10 @@ static int glob_snap(mi_query *q, mi_system *sys, uint8_t *buf, int32_t size, in
       clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
       int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
       if (live != MI_LD(sys->snap_seq)) { MI_ST(sys->snap_seq, live); MI_ST(sys->snap_ms, now); }
-      else if (now - MI_LD(sys->snap_ms) >= MI_READ_WAIT_MS) return 0;   /* its writer stopped: wait, then busy */
+      else if (now - MI_LD(sys->snap_ms) >= MI_READ_WAIT_MS) {
+        if (mi_writer_stopped(sys)) return 0;   /* its writer stopped: wait, then busy */
+        MI_ST(sys->snap_ms, now);   /* only off its CPU (a loaded machine): the copy serves; look again later */
+      }
     }
     uint32_t k;
     const mi_snap *b = mi_snap_begin(sys, &k);

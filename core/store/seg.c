@@ -861,6 +861,25 @@ int mi_wheld(const mi_system *sys) {
   return sys->seg && __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED) == my_tid();
 }
 
+/* Read only once a section stood open MI_READ_WAIT_MS (glob_snap), so a /proc read costs nothing
+ * that matters: a stopped writer (SIGSTOP, a debugger: state T or t) gets its readers -32006, one
+ * merely off its CPU on a loaded machine does not. No holder, or no readable state: stopped. */
+int mi_writer_stopped(const mi_system *sys) {
+  uint32_t tid = __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED);
+  if (!tid) return 1;
+  char p[48], buf[256];
+  snprintf(p, sizeof p, "/proc/%u/stat", (unsigned)tid);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 1;
+  buf[n] = 0;
+  const char *r = strrchr(buf, ')');   /* the name may hold anything; the state follows its last ')' */
+  if (!r || r[1] != ' ' || !r[2]) return 1;
+  return r[2] == 'T' || r[2] == 't';
+}
+
 void mi_host_begin(mi_system *sys) { if (sys && sys->seg && !sys->attached) mi_wlock(sys); }
 
 void mi_host_publish(mi_system *sys) {
