@@ -81,10 +81,11 @@ typedef struct mi_store {
 } mi_store;
 
 #define MI_SEG_MAGIC "MISHSEG1"
-#define MI_SEG_VERSION 9   /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
+#define MI_SEG_VERSION 10  /* 2: the user-defined counter table; 3: the owner's source name; 4: row marks for CHANGED; 5: rows with room to grow;
                               6: users that follow installs, the configuration generation; 7: the owner's flock, readers' hold-off requests;
                               8: the published copy of the global rows (mi_snap), futex handoff;
-                              9: the processors the machine has beyond the MI's 8 (ncpu_all) */
+                              9: the processors the machine has beyond the MI's 8 (ncpu_all);
+                              10: the published copy a ring of MI_SNAP_BUFS */
 #define MI_SEG_ORDER 0x01020304u
 #define MI_ARENA_FREE 512
 
@@ -127,6 +128,10 @@ typedef struct mi_seg_hdr {
 /* The global rows as one publish left them (seg.c, "the published copy"): a GET that finds a
  * write section open reads the last publish here instead of waiting for the writer. */
 #define MI_SNAP_WORDS 2048
+/* Copies in the ring (a power of two): a reader's copy holds while the writer makes fewer than this
+ * many more, so a writer that publishes every few hundred ns leaves a reader microseconds, not one
+ * section, to read it (two buffers: 663 of 4,800 bench reads found theirs rewritten). */
+#define MI_SNAP_BUFS 8
 typedef struct mi_snap {
   uint64_t seq, gen;          /* the (even) sequence of the publish it holds, the layout generation then */
   int32_t stride, mapping;    /* words copied (0: no rows, or more than MI_SNAP_WORDS), the system mapping */
@@ -198,10 +203,11 @@ typedef struct mi_seg {
   int64_t arena_base, arena_words, arena_top;
   int32_t nfree;
   struct { int64_t off, len; } freel[MI_ARENA_FREE];
-  /* the published copy of the global rows, double-buffered: snap[snap_idx & 1] is the last one
-   * made, snap_writing the one being made (a reader's copy is good while snap_writing - its index < 2) */
+  /* the published copy of the global rows, a ring of MI_SNAP_BUFS: snap[snap_idx % MI_SNAP_BUFS] is
+   * the last one made, snap_writing the one being made (a reader's copy k is good while
+   * snap_writing - k < MI_SNAP_BUFS) */
   __attribute__((aligned(64))) uint32_t snap_idx, snap_writing;
-  mi_snap snap[2];
+  mi_snap snap[MI_SNAP_BUFS];
   /* last: the writer block; the arena's cells follow it */
   __attribute__((aligned(64))) mi_host_block blk;
 } mi_seg;
@@ -237,6 +243,19 @@ struct mi_session {
   mi_urec local;            /* read-only system: the session's MI-user record, kept here, never in the store */
 };
 
+/* What the reads of one process did beyond their first gather, for `make bench` (#31.2): counted
+ * off the hot path with relaxed loads and stores (threads of one process may lose a count). */
+typedef struct mi_read_figs {
+  uint64_t retries;      /* gathers that saw a publish (or a torn layout) and were repeated */
+  uint64_t copy_torn;    /* reads of the published copy that the writer rewrote meanwhile */
+  uint64_t copy_old;     /* looks at the copy that found it not the last publish (or another plan) */
+  uint64_t waits;        /* waits for an open section's publish (mi_read_wait) */
+  uint64_t sleeps;       /* of those, futex sleeps that slept (not refused at once) */
+} mi_read_figs;
+
+/* Adds one to a figure (relaxed: no data race, a lost count at worst). */
+#define MI_FIG(x) MI_ST((x), MI_LD(x) + 1)
+
 /* A system as one process sees it: the view (first), its mapping of the segment, and what
  * stays per process (options, registry, source, sessions). */
 struct mi_system {
@@ -260,7 +279,8 @@ struct mi_system {
   uint64_t snap_seq;                 /* an open section's sequence a GET found ... */
   int64_t snap_ms;                   /* ... and since when (monotonic ms): one that stood MI_READ_WAIT_MS gets no
                                       * copy of the last publish (query.c, glob_snap; both atomic) */
-  uint64_t snap_reads;               /* GETs this process served from that copy (atomic; tests and figures) */
+  uint64_t snap_reads;               /* GETs this process served from that copy (relaxed, as mi_read_figs; tests and figures) */
+  mi_read_figs rf;                   /* what this process's reads did beyond one gather (figures: make bench) */
   char share_path[MI_PATH_MAX];
   mi_system_options opt;
   char registry_path[MI_PATH_MAX];
@@ -350,6 +370,8 @@ void mi_wlock(mi_system *sys);        /* opens a write section (nests in the sam
 int mi_wtrylock(mi_system *sys);      /* the same if free or already ours: 1, else 0 */
 void mi_wunlock(mi_system *sys);      /* closes it; the outermost close publishes */
 int mi_wheld(const mi_system *sys);   /* 1 if this thread is in a write section of sys */
+int mi_writer_stopped(const mi_system *sys);   /* 1 if the thread in the open section is stopped (or cannot
+                                                  be told), 0 if it runs, waits for a CPU or sleeps */
 int mi_read_begin(mi_system *sys, uint64_t *q);   /* waits briefly for a published state: 1 and its sequence, or 0 */
 int mi_read_valid(mi_system *sys, uint64_t q);    /* 1 if nothing was published since q */
 const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k);  /* the last copy of the global rows (renews the readers'

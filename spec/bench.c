@@ -4,7 +4,8 @@
  * table; the friendly s:get of global, process and I/O records; simulating one hour of an
  * 8-CPU, 2,000-process system; an absent-pid lookup in a fresh pid hash and after 100,000
  * process deaths; an attached reader's MIGLOBGET against the owner's; 16 attached readers at
- * 100 Hz against a back-to-back simulator writer (#31.2; MISH_BENCH_READERS=1 runs only that); writer handles (#17.4);
+ * 100 Hz against a back-to-back simulator writer and a cold attached GET, the floor of their tail
+ * (#31.2; MISH_BENCH_READERS=1 runs only those); writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
  * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
  * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
@@ -19,6 +20,7 @@
 #include "mi_linux.h"
 #include "bench_common.h"
 #include "mi_select.h"
+#include "mi_internal.h"   /* bench_readers: an attached reader's figures (sys->rf) */
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -288,9 +290,88 @@ static double thread_cpu_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* One timed read of bench_readers: its wall and thread CPU time (the CPU clock's own syscall
+ * included, ~2.5 us here; interrupts are charged to the thread too), the context switches in it
+ * (involuntary: preempted; voluntary: asleep), its minor faults, whether it ran the owner check
+ * (every 200 ms), and what the read did beyond one gather (the reader's figures moved during it:
+ * mi_read_figs, and a read of the copy). */
+typedef struct rd_sample {
+  int64_t wall, cpu, hot, ctl;   /* the controls' wall times: the same GET again at once, ~2 us of arithmetic */
+  uint16_t ivcsw, vcsw, minflt, retries, copy, torn, old, waits, sleeps, checked;
+} rd_sample;
+
+/* Thread CPU nanoseconds. */
+static int64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* b - a, clamped to 16 bits. */
+static uint16_t d16(uint64_t a, uint64_t b) { return b - a > 65535 ? 65535 : (uint16_t)(b - a); }
+
+/* The control of bench_readers: arithmetic on registers only, `n` rounds (no memory, no call). */
+static uint64_t ctl_loop(long n) {
+  uint64_t x = 88172645463325252u;
+  for (long i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; __asm__ volatile("" : "+r"(x)); }
+  return x;
+}
+
+/* Rounds of ctl_loop that take `ns` on this machine when nothing interrupts them (the fastest of
+ * 200 tries of 10,000 rounds). */
+static long ctl_rounds(double ns) {
+  double best = 1e30;
+  for (int t = 0; t < 200; t++) {
+    double t0 = now_ns();
+    ctl_loop(10000);
+    double d = now_ns() - t0;
+    if (d < best) best = d;
+  }
+  return (long)(ns / (best / 10000) + 0.5);
+}
+
+/* Orders int64s. */
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
+}
+
+/* Orders samples by wall time. */
+static int cmp_wall(const void *a, const void *b) {
+  int64_t x = ((const rd_sample *)a)->wall, y = ((const rd_sample *)b)->wall;
+  return (x > y) - (x < y);
+}
+
+/* Prints what the reads did and what the slowest 1% of them did: the mechanism behind the tail. */
+static void readers_report(rd_sample *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_wall);
+  int from = n - n / 100;
+  int c[2][9] = {{0}};   /* all reads, the slowest 1%: first gather, copy, retried, torn copy, waited, slept, preempted, asleep, faulted */
+  int64_t gap[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    const rd_sample *r = &v[i];
+    for (int t = 0; t < 2; t++) {
+      if (t == 1 && i < from) continue;
+      int plain = !r->retries && !r->copy && !r->torn && !r->old && !r->waits;
+      c[t][0] += plain; c[t][1] += r->copy > 0; c[t][2] += r->retries > 0; c[t][3] += r->torn > 0;
+      c[t][4] += r->waits > 0; c[t][5] += r->sleeps > 0; c[t][6] += r->ivcsw > 0; c[t][7] += r->vcsw > 0;
+      c[t][8] += r->minflt > 0;
+      if (t == 1) gap[1] += r->wall - r->cpu;
+    }
+  }
+  const char *names[9] = {"one gather", "copy", "retried", "torn copy", "waited", "slept", "preempted", "switched out", "faulted"};
+  for (int t = 0; t < 2; t++) {
+    printf("  %s:", t ? "slowest 1%" : "all reads");
+    for (int k = 0; k < 9; k++) printf(" %s %d%s", names[k], c[t][k], k < 8 ? "," : "");
+    if (t) printf("; wall - cpu mean %.1f us, fastest of them %.1f us wall %.1f cpu", gap[1] / 1e3 / (n - from),
+                  v[from].wall / 1e3, v[from].cpu / 1e3);
+    printf("\n");
+  }
+  if (getenv("MISH_BENCH_READERS_DETAIL"))   /* the slowest 1% one by one */
+    for (int i = from; i < n; i++)
+      printf("    wall %.1f cpu %.1f ivcsw %d vcsw %d flt %d retries %d copy %d torn %d old %d waits %d sleeps %d checked %d\n",
+             v[i].wall / 1e3, v[i].cpu / 1e3, v[i].ivcsw, v[i].vcsw, v[i].minflt, v[i].retries, v[i].copy, v[i].torn,
+             v[i].old, v[i].waits, v[i].sleeps, v[i].checked);
 }
 
 /* The writer for bench_readers: simulator steps back to back (one write section each) for
@@ -313,7 +394,10 @@ static double readers_writer(mi_system *own, double secs, int kids, int *left) {
  * 23 items from a store whose owner (this process) runs the simulator back to back, one write
  * section per 10 ms step, for 3 s: p50/p99/max wall time per GET over every read; and the
  * writer's thread CPU per step (the same adds in each) with the readers against without them
- * (before and after, averaged). MISH_BENCH_READERS=1 runs only this. */
+ * (before and after, averaged). Each reader reads once before the timed reads (its plan built),
+ * records per read what it did (rd_sample), and after each read times two controls: the same GET
+ * again at once, and ~2 us of register arithmetic. MISH_BENCH_READERS=1 runs only this;
+ * MISH_BENCH_READERS_DETAIL=1 also lists the slowest 1% one by one. */
 static void bench_readers(int rw) {
   enum { KIDS = 16, READS = 300 };
   char spath[64];
@@ -330,9 +414,10 @@ static void bench_readers(int rw) {
   mi_globinstall(os, &st, 666); mi_accesson(os, &st, 666);
   mi_globon(os, &st, glob, stats, &m, 0);
   mi_sim_advance(own, 2000);
-  int64_t *lat = mmap(NULL, sizeof(int64_t) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  rd_sample *lat = mmap(NULL, sizeof(rd_sample) * KIDS * READS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   int *bad = mmap(NULL, sizeof(int) * KIDS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (lat == MAP_FAILED || bad == MAP_FAILED) { printf("readers: no memory\n"); mi_system_free(own); unlink(spath); return; }
+  long rounds = ctl_rounds(2000);   /* the control: ~2 us of arithmetic, about a read's median */
   double before = readers_writer(own, 1.5, 0, NULL);
   int ready[2], go[2];
   if (pipe(ready) != 0 || pipe(go) != 0) { perror("pipe"); return; }
@@ -355,6 +440,8 @@ static void bench_readers(int rw) {
       if (!c) fprintf(stderr, "reader %d: attach %d st %d\n", k, err, a ? kst.all : 0);
       if (write(ready[1], &c, 1) != 1 || !c) _exit(1);
       if (read(go[0], &c, 1) != 0) _exit(1);   /* EOF: go */
+      status_type wst;   /* one read first, once every reader's ON is done: its plan built, every timed read a steady one */
+      mi_globget(a, &wst, glob, buf, ks, sizeof buf, 1, 0);
       struct timespec at;
       clock_gettime(CLOCK_MONOTONIC, &at);
       at.tv_nsec += k * (10000000 / KIDS);
@@ -362,9 +449,32 @@ static void bench_readers(int rw) {
         at.tv_nsec += 10000000;
         while (at.tv_nsec >= 1000000000) { at.tv_nsec -= 1000000000; at.tv_sec++; }
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {}
+        struct rusage u0, u1;
+        mi_read_figs f0 = att->rf;
+        int64_t n0 = att->next_check_ms;
+        uint64_t c0 = att->snap_reads;
+        getrusage(RUSAGE_THREAD, &u0);
+        int64_t p0 = thread_cpu_ns();
         double t0 = now_ns();
         mi_globget(a, &kst, glob, buf, ks, sizeof buf, 1, 0);
-        lat[k * READS + i] = (int64_t)(now_ns() - t0);
+        double t1 = now_ns();
+        int64_t p1 = thread_cpu_ns();
+        getrusage(RUSAGE_THREAD, &u1);
+        mi_read_figs f1 = att->rf;
+        lat[k * READS + i] = (rd_sample){
+          .wall = (int64_t)(t1 - t0), .cpu = p1 - p0, .ivcsw = d16((uint64_t)u0.ru_nivcsw, (uint64_t)u1.ru_nivcsw),
+          .vcsw = d16((uint64_t)u0.ru_nvcsw, (uint64_t)u1.ru_nvcsw), .minflt = d16((uint64_t)u0.ru_minflt, (uint64_t)u1.ru_minflt),
+          .retries = d16(f0.retries, f1.retries), .copy = d16(c0, att->snap_reads), .torn = d16(f0.copy_torn, f1.copy_torn),
+          .old = d16(f0.copy_old, f1.copy_old), .waits = d16(f0.waits, f1.waits), .sleeps = d16(f0.sleeps, f1.sleeps),
+          .checked = att->next_check_ms != n0};
+        /* the controls: the same GET again at once (hot), then ~2 us of register arithmetic */
+        status_type hst;
+        double t2 = now_ns();
+        mi_globget(a, &hst, glob, buf, ks, sizeof buf, 1, 0);
+        double t3 = now_ns();
+        ctl_loop(rounds);
+        lat[k * READS + i].hot = (int64_t)(t3 - t2);
+        lat[k * READS + i].ctl = (int64_t)(now_ns() - t3);
         if (kst.all != 0) bad[k]++;
       }
       _exit(0);
@@ -383,20 +493,79 @@ static void bench_readers(int rw) {
   if (up == KIDS) {
     int nbad = 0;
     for (int k = 0; k < KIDS; k++) nbad += bad[k];
-    qsort(lat, KIDS * READS, sizeof *lat, cmp_i64);
+    qsort(lat, KIDS * READS, sizeof *lat, cmp_wall);
+    int retried = 0, waited = 0;
+    for (int i = 0; i < KIDS * READS; i++) { retried += lat[i].retries || lat[i].torn; waited += lat[i].waits > 0; }
     double base = (before + after) / 2;
     printf("16 attached readers (%s) at 100 Hz vs a back-to-back sim writer: MIGLOBGET p50 %.1f us  p99 %.1f us  max %.1f us"
-           " (%d reads, %d failed; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
-           rw ? "read-write" : "read-only", lat[KIDS * READS / 2] / 1e3, lat[KIDS * READS * 99 / 100] / 1e3, lat[KIDS * READS - 1] / 1e3,
-           KIDS * READS, nbad, with * 1e6, base * 1e6, with / base);
+           " (%d reads, %d failed, %d retried, %d waited; target p99 <= 50 us)  writer cpu/step %.2f us vs %.2f us alone, ratio %.2f (target <= 1.2)\n",
+           rw ? "read-write" : "read-only", lat[KIDS * READS / 2].wall / 1e3, lat[KIDS * READS * 99 / 100].wall / 1e3,
+           lat[KIDS * READS - 1].wall / 1e3, KIDS * READS, nbad, retried, waited, with * 1e6, base * 1e6, with / base);
+    readers_report(lat, KIDS * READS);
+    int64_t *ctl = malloc(sizeof(int64_t) * KIDS * READS * 2), *hot = ctl ? ctl + KIDS * READS : NULL;
+    if (ctl) {
+      for (int i = 0; i < KIDS * READS; i++) { ctl[i] = lat[i].ctl; hot[i] = lat[i].hot; }
+      qsort(ctl, KIDS * READS, sizeof *ctl, cmp_i64);
+      qsort(hot, KIDS * READS, sizeof *hot, cmp_i64);
+      printf("  controls after each read: the same GET again at once p50 %.1f us  p99 %.1f us  max %.1f us;"
+             " %ld rounds of register arithmetic (~2 us) p50 %.1f us  p99 %.1f us  max %.1f us\n",
+             hot[KIDS * READS / 2] / 1e3, hot[KIDS * READS * 99 / 100] / 1e3, hot[KIDS * READS - 1] / 1e3,
+             rounds, ctl[KIDS * READS / 2] / 1e3, ctl[KIDS * READS * 99 / 100] / 1e3, ctl[KIDS * READS - 1] / 1e3);
+      free(ctl);
+    }
   } else printf("readers vs a back-to-back writer: only %d of %d readers attached\n", up, KIDS);
-  munmap(lat, sizeof(int64_t) * KIDS * READS);
+  munmap(lat, sizeof(rd_sample) * KIDS * READS);
   munmap(bad, sizeof(int) * KIDS);
   mi_session_free(os);
   mi_system_free(own);
   unlink(spath);
 }
 
+
+/* #31.2: what a cold GET costs, the floor of bench_readers' tail: an attached read-only reader's
+ * MIGLOBGET of the 23 items after sweeping `mb` MB (caches and TLB evicted; at 256 MB the page
+ * tables too), and the same GET again at once; p50/p90 of 200. */
+static void bench_cold_get(long mb) {
+  char spath[64];
+  snprintf(spath, sizeof spath, "/tmp/mish-bench-cold-%d", (int)getpid());
+  unlink(spath);
+  mi_system *own = mi_system_new(&(mi_system_options){.share = spath, .max_cells = 1 << 20});
+  int err = 0;
+  mi_system *att = own ? mi_system_attach(spath, &err) : NULL;
+  size_t n = (size_t)mb << 20;
+  volatile char *big = att ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+  if (big == MAP_FAILED) { printf("cold GET: cannot share/attach or map %ld MB\n", mb); mi_system_free(att); mi_system_free(own); unlink(spath); return; }
+  status_type st;
+  int32_t stats[32], m = 1, b[32];
+  mi_session *os = mi_session_new(own), *as = mi_session_new(att);
+  mi_session_set_priv(os, 1); mi_session_set_priv(as, 1);
+  mi_globinstall(os, &st, 666); mi_accesson(os, &st, 666);
+  mi_globinstall(as, &st, 666); mi_accesson(as, &st, 666);
+  mi_globon(os, &st, glob, stats, &m, 0);
+  mi_globon(as, &st, glob, stats, &m, 0);
+  mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+  for (size_t i = 0; i < n; i += 4096) big[i] = 1;
+  enum { R = 200 };
+  int64_t cold[R], hot[R];
+  unsigned sum = 0;
+  for (int r = 0; r < R; r++) {
+    for (size_t i = 0; i < n; i += 64) sum += (unsigned)big[i];
+    double t0 = now_ns();
+    mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+    double t1 = now_ns();
+    mi_globget(as, &st, glob, b, stats, sizeof b, 1, 0);
+    cold[r] = (int64_t)(t1 - t0); hot[r] = (int64_t)(now_ns() - t1);
+  }
+  qsort(cold, R, sizeof *cold, cmp_i64);
+  qsort(hot, R, sizeof *hot, cmp_i64);
+  printf("cold attached MIGLOBGET 23 items after a %ld MB sweep: p50 %.1f us  p90 %.1f us; the same GET again at once p50 %.2f us%s\n",
+         mb, cold[R / 2] / 1e3, cold[R * 9 / 10] / 1e3, hot[R / 2] / 1e3, st.all || sum == 1 ? " (a GET failed)" : "");
+  munmap((void *)big, n);
+  mi_session_free(as); mi_session_free(os);
+  mi_system_free(att);
+  mi_system_free(own);
+  unlink(spath);
+}
 
 /* The writer mixes alone (MISH_BENCH_WRITERS=1): the system of main's mixes (23 global items
  * counted, 2,700 processes with 9 counters each), mi_host_add and the writer handles against
@@ -562,7 +731,10 @@ int main(void) {
   if (getenv("MISH_BENCH_LUA")) { bench_lua_reads(); return 0; }   /* only the Lua reads (#31.1); =form: only that form, for a profiler */
   if (getenv("MISH_BENCH_HOST")) { bench_host(); bench_startup(); return 0; }   /* only the host and start-up figures */
   if (getenv("MISH_BENCH_SIM")) { bench_sim(); return 0; }   /* only the simulator's figures */
-  if (getenv("MISH_BENCH_READERS")) { bench_readers(0); bench_readers(1); return 0; }   /* only the readers against a busy writer */
+  if (getenv("MISH_BENCH_READERS")) {   /* only the readers against a busy writer, and the cold GET */
+    bench_readers(0); bench_readers(1); bench_cold_get(64); bench_cold_get(256);
+    return 0;
+  }
   if (getenv("MISH_BENCH_WRITERS")) { bench_writers(); return 0; }   /* only the writer mixes (#31.3) */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
@@ -864,7 +1036,9 @@ int main(void) {
       int32_t m1 = 1, m2 = 1;
       mi_globon(so_s, &st, glob, stats, &m1, 0);
       mi_globon(sa, &st, glob, stats, &m2, 0);
+      mi_host_begin(own);   /* a shared store's writes are published (its readers read the publish) */
       for (int k = 0; k < 23; k++) mi_host_add(own, cs[k], 0, 1000 + k);
+      mi_host_publish(own);
       double town = 1e9, tatt = 1e9;
       int32_t b1[32], b2[32];
       for (int r = 0; r < 3; r++) {
@@ -886,6 +1060,8 @@ int main(void) {
   }
   bench_readers(0);   /* #31.2; read-only readers (#27.8) */
   bench_readers(1);   /* and read-write ones, as before #27.8 */
+  bench_cold_get(64);   /* the floor of their tail: a GET with caches and TLB evicted */
+  bench_cold_get(256);
   if (getenv("MISH_BENCH_QUICK")) { free(pbuf); mi_system_free(sys); return 0; }
 
   /* Lua: the same 23 items into a table */

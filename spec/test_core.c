@@ -89,6 +89,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
 #include "test_growrows.c"   /* a regrowth copies the process rows below proc_hi only (#27 fuzzing) */
 #include "test_host32.c"     /* the host's CPUs past 8, container limits, short-lived tasks (#32) */
+#include "test_snapring.c"   /* the published copy as a ring; attached readers read it first (#31.2) */
 
 #include "test_changed.c"
 
@@ -202,6 +203,7 @@ int main(void) {
   test_dead_waiter();
   test_processes();
   test_store_safety();
+  test_snap_ring();
   test_attach_ro();
   test_host32();
   test_prcsr64();

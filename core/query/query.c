@@ -96,6 +96,7 @@ static const int64_t *rd_rows(rd *r, int d, int32_t need, int32_t *stride) {
                                 : mi_read_wait((sys), &q_, &st_.req))) continue; \
       __VA_ARGS__;                                                            \
       if (mi_read_valid((sys), q_)) break;                                    \
+      MI_FIG((sys)->rf.retries);                                              \
     }                                                                         \
     if (st_.req) mi_read_hold((sys), st_.req);                                \
   } while (0)
@@ -468,37 +469,58 @@ static int glob_run(mi_query *q, rd *r, uint8_t *buf, int32_t size, int *fresh) 
   return 0;
 }
 
-/* MIGLOBGET while a write section is open: the values of the last publish from its copy (seg.c,
- * "the published copy"), when the copy holds that publish (its sequence is the open one's less
- * one), the plan is plain and was resolved at the copy's generation and mapping, and this
- * process has not seen the section stand open for MI_READ_WAIT_MS (a writer stopped inside its
- * section gets its readers -32006 as before, not its last values forever). 1 if served (*rc). */
+/* Reads of the copy a GET makes in a row while the writer keeps rewriting the one it reads: each
+ * takes the newest, so only a reader stopped for MI_SNAP_BUFS - 1 publishes in each misses. */
+#define SNAP_TRIES 4
+
+/* MIGLOBGET from the published copy (seg.c, "the published copy"): the values of the last
+ * publish, when the copy holds that publish or a later one (its sequence is at least the last
+ * even one seen: a copy is made at the close of its section, so one sequence later is the section
+ * closing now, whole), the plan is plain and was resolved at the copy's generation and mapping,
+ * and this process has not seen one section stand open for MI_READ_WAIT_MS while its writer was
+ * stopped (a writer stopped inside its section gets its readers -32006 as before, not its last
+ * values forever; one only waiting for a CPU that long, on a loaded machine, does not). A copy
+ * rewritten while read is read again at once from the newest (up to SNAP_TRIES): the writer is
+ * running, so a wait for its publish could only be longer. 1 if served (*rc). */
 static int glob_snap(mi_query *q, mi_system *sys, uint8_t *buf, int32_t size, int *rc) {
   const mi_seg *g = sys->seg;
-  uint64_t live = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
-  if (!(live & 1) || mi_wheld(sys)) return 0;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-  if (live != MI_LD(sys->snap_seq)) { MI_ST(sys->snap_seq, live); MI_ST(sys->snap_ms, now); }
-  else if (now - MI_LD(sys->snap_ms) >= MI_READ_WAIT_MS) return 0;   /* its writer stopped: wait, then busy */
-  uint32_t k;
-  const mi_snap *b = mi_snap_begin(sys, &k);
-  if (!q->valid || !q->plain || q->rec > size) return 0;
-  int32_t stride = MI_LD(b->stride);
-  if (MI_LD(b->seq) != live - 1 || MI_LD(b->gen) != q->gen || MI_LD(b->mapping) != q->sysmap ||
-      stride <= 0 || stride > MI_SNAP_WORDS || q->reach > stride)
-    return 0;
-  rd r = {.g = g, .mapping = q->sysmap};
-  r.rnd = (mi_round){MI_LD(b->round), MI_LD(b->round_magic), MI_LD(b->round_shift)};
-  if (r.rnd.r < 1) r.rnd.r = 1;
-  if (r.rnd.shift < 0 || r.rnd.shift > 126) r.rnd.shift = 63;   /* only a rewritten copy: refused below */
-  static const int32_t zero = 0;
-  gather(&r, q, b->cells, stride, &zero, 1, buf);
-  if (!mi_snap_valid(sys, k)) return 0;
-  __atomic_fetch_add(&sys->snap_reads, 1, __ATOMIC_RELAXED);
-  *rc = 0;
-  return 1;
+  for (int t = 0; t < SNAP_TRIES; t++) {
+    uint64_t live = __atomic_load_n(&g->h.seq, __ATOMIC_ACQUIRE);
+    if (mi_wheld(sys)) return 0;
+    if (live & 1) {   /* a section open: how long has this process seen it so? */
+      struct timespec ts;
+      clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+      int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+      if (live != MI_LD(sys->snap_seq)) { MI_ST(sys->snap_seq, live); MI_ST(sys->snap_ms, now); }
+      else if (now - MI_LD(sys->snap_ms) >= MI_READ_WAIT_MS) {
+        if (mi_writer_stopped(sys)) return 0;   /* its writer stopped: wait, then busy */
+        MI_ST(sys->snap_ms, now);   /* only off its CPU (a loaded machine): the copy serves; look again later */
+      }
+    }
+    uint32_t k;
+    const mi_snap *b = mi_snap_begin(sys, &k);
+    if (!q->valid || !q->plain || q->rec > size) return 0;
+    int32_t stride = MI_LD(b->stride);
+    if (MI_LD(b->seq) < (live & ~(uint64_t)1) || MI_LD(b->gen) != q->gen || MI_LD(b->mapping) != q->sysmap ||
+        stride <= 0 || stride > MI_SNAP_WORDS || q->reach > stride) {
+      MI_FIG(sys->rf.copy_old);
+      return 0;
+    }
+    rd r = {.g = g, .mapping = q->sysmap};
+    r.rnd = (mi_round){MI_LD(b->round), MI_LD(b->round_magic), MI_LD(b->round_shift)};
+    if (r.rnd.r < 1) r.rnd.r = 1;
+    if (r.rnd.shift < 0 || r.rnd.shift > 126) r.rnd.shift = 63;   /* only a rewritten copy: refused below */
+    static const int32_t zero = 0;
+    gather(&r, q, b->cells, stride, &zero, 1, buf);
+    if (mi_snap_valid(sys, k)) {
+      MI_FIG(sys->snap_reads);   /* (no locked add on the read path: threads of one process may lose a count) */
+      *rc = 0;
+      return 1;
+    }
+    if (sys->broken) return 0;
+    MI_FIG(sys->rf.copy_torn);
+  }
+  return 0;
 }
 
 int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) {
@@ -508,10 +530,14 @@ int mi_query_exec_glob(mi_query *q, uint8_t *buf, int32_t size, int32_t *stats) 
   mi_sys_refresh_read(sys, MI_DOM_GLOBAL);
   int rc = 0, locked = 0, fresh = 0, busy = 0, copy = 0;
   rd r;
-  READ_LOOP_OR(sys, locked, busy, (copy = glob_snap(q, sys, buf, size, &rc)), {
-    rd_start(&r, sys);
-    rc = glob_run(q, &r, buf, size, &fresh);
-  });
+  /* an attached reader reads the copy first: its owner makes one at every publish (seg.c), and
+   * against a writer that publishes back to back a gather of the live rows mostly sees a publish */
+  if (sys->attached) copy = glob_snap(q, sys, buf, size, &rc);
+  if (!copy)
+    READ_LOOP_OR(sys, locked, busy, (copy = glob_snap(q, sys, buf, size, &rc)), {
+      rd_start(&r, sys);
+      rc = glob_run(q, &r, buf, size, &fresh);
+    });
   if (locked) mi_wunlock(sys);
   if (read_failed(sys, busy)) return read_failed(sys, busy);
   if (!copy) settle(q, &r, fresh);

@@ -486,6 +486,17 @@ static mi_host_block *ro_block(void) {
   return b;
 }
 
+/* Maps the published copies' pages into this process now (a read of a word per page): a reader's
+ * first GET from each copy would otherwise take a page fault, tens of microseconds on a loaded
+ * machine (bench_readers: 23 of its 48 slowest reads). Under the SIGBUS guard, as every read. */
+static void prefault_snap(const mi_seg *g) {
+  const char *p = (const char *)&g->snap[0], *end = (const char *)&g->snap[MI_SNAP_BUFS];
+  long pg = sysconf(_SC_PAGESIZE);
+  if (pg <= 0) pg = 4096;
+  for (; p < end; p += pg) (void)__atomic_load_n(p, __ATOMIC_RELAXED);
+  (void)__atomic_load_n(end - 1, __ATOMIC_RELAXED);
+}
+
 mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, int *err) {
   int e = 0;
   if (!err) err = &e;
@@ -521,6 +532,7 @@ mi_system *mi_system_attach_with(const char *path, const mi_attach_options *o, i
     return NULL;
   }
   mi_seg *g = sys->seg;
+  prefault_snap(g);
   sys->opt.max_users = g->max_users;
   sys->opt.max_cells = g->max_cells;
   sys->opt.max_ldevs = g->max_ldevs;
@@ -614,10 +626,10 @@ static uint32_t *low_word(uint64_t *w) {
 #endif
 }
 
-/* Sleeps while *w == val, at most ns nanoseconds (or until woken). */
-static void futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
+/* Sleeps while *w == val, at most ns nanoseconds (or until woken); 0 if *w had moved already. */
+static int futex_sleep(uint32_t *w, uint32_t val, int64_t ns) {
   struct timespec to = {ns / 1000000000, ns % 1000000000};
-  syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0);
+  return !(syscall(SYS_futex, w, FUTEX_WAIT, val, &to, NULL, 0) != 0 && errno == EAGAIN);
 }
 
 /* Wakes every sleeper on w. */
@@ -725,19 +737,20 @@ void mi_wlock(mi_system *sys) {
  * that waits for its publish waits for the writer to be on a CPU. So while readers ask for it
  * (snap_want: a count of publishes, renewed by any GET that found a section open), the outermost
  * close of a section first copies the global rows, with the sequence it is about to publish,
- * the layout generation, the mapping and the rounding, into the spare of two buffers, then names
- * it the last copy. A GET that finds a section open reads the last copy (query.c, glob_snap):
- * it holds the latest publish when its sequence is the open one's less one. The copy costs the
- * writer the global stride in words per publish, only while readers are interested. */
+ * the layout generation, the mapping and the rounding, into the next buffer of a ring of
+ * MI_SNAP_BUFS, then names it the last copy. A GET reads the last copy (query.c, glob_snap; an
+ * attached reader first of all) when it holds the latest publish: its sequence is at least the
+ * last even one. The copy costs the writer the global stride in words per publish, only while
+ * readers are interested (the owner of a shared store: always, its read-only readers cannot ask). */
 #define MI_SNAP_KEEP 65536
 
-/* Copies the global rows into the spare buffer and names it the last copy (in the section, before
- * the publish). */
+/* Copies the global rows into the ring's next buffer and names it the last copy (in the section,
+ * before the publish). */
 static void snap_copy(mi_seg *g) {
   uint32_t want = MI_LD(g->h.snap_want);
   if (want) MI_ST(g->h.snap_want, want - 1);
   uint32_t k = MI_LD(g->snap_idx) + 1;
-  mi_snap *b = &g->snap[k & 1];
+  mi_snap *b = &g->snap[k % MI_SNAP_BUFS];
   const mi_host_lane *ln = &g->blk.lane[MI_DOM_GLOBAL];
   int64_t at = MI_LD(ln->cells);
   int32_t st = MI_LD(ln->stride);
@@ -745,7 +758,7 @@ static void snap_copy(mi_seg *g) {
       at + st > g->arena_base + g->arena_words)
     st = 0;   /* no rows (nothing on), or too long a row: readers wait for the publish */
   MI_ST(g->snap_writing, k);
-  FENCE(__ATOMIC_RELEASE);   /* a reader of buffer k & 1 sees it taken before any of its words moves */
+  FENCE(__ATOMIC_RELEASE);   /* a reader of buffer k % MI_SNAP_BUFS sees it taken before any of its words moves */
   const int64_t *row = (const int64_t *)(const void *)&g->blk + at;
   for (int32_t i = 0; i < st; i++) MI_ST(b->cells[i], MI_LD(row[i]));
   MI_ST(b->seq, MI_LD(g->h.seq) + 1);
@@ -763,13 +776,13 @@ const mi_snap *mi_snap_begin(mi_system *sys, uint32_t *k) {
   /* keep the copies coming (a read-only reader reads them while others ask for them) */
   if (!sys->readonly && MI_LD(g->h.snap_want) < MI_SNAP_KEEP / 2) MI_ST(g->h.snap_want, MI_SNAP_KEEP);
   *k = __atomic_load_n(&g->snap_idx, __ATOMIC_ACQUIRE);
-  return &g->snap[*k & 1];
+  return &g->snap[*k % MI_SNAP_BUFS];
 }
 
 int mi_snap_valid(mi_system *sys, uint32_t k) {
   FENCE(__ATOMIC_ACQUIRE);   /* every load of the copy happens before the check */
   if (MI_UNLIKELY(sys->bus_slot >= 0) && bus_hit(sys)) { sys->broken = MI_E_STORE_TRUNCATED; return 0; }
-  return MI_LD(sys->seg->snap_writing) - k < 2;   /* k + 2 taken: the writer is rewriting k's buffer */
+  return MI_LD(sys->seg->snap_writing) - k < MI_SNAP_BUFS;   /* k + MI_SNAP_BUFS taken: the writer is rewriting k's buffer */
 }
 
 void mi_wunlock(mi_system *sys) {
@@ -848,6 +861,25 @@ int mi_wheld(const mi_system *sys) {
   return sys->seg && __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED) == my_tid();
 }
 
+/* Read only once a section stood open MI_READ_WAIT_MS (glob_snap), so a /proc read costs nothing
+ * that matters: a stopped writer (SIGSTOP, a debugger: state T or t) gets its readers -32006, one
+ * merely off its CPU on a loaded machine does not. No holder, or no readable state: stopped. */
+int mi_writer_stopped(const mi_system *sys) {
+  uint32_t tid = __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED);
+  if (!tid) return 1;
+  char p[48], buf[256];
+  snprintf(p, sizeof p, "/proc/%u/stat", (unsigned)tid);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 1;
+  buf[n] = 0;
+  const char *r = strrchr(buf, ')');   /* the name may hold anything; the state follows its last ')' */
+  if (!r || r[1] != ' ' || !r[2]) return 1;
+  return r[2] == 'T' || r[2] == 't';
+}
+
 void mi_host_begin(mi_system *sys) { if (sys && sys->seg && !sys->attached) mi_wlock(sys); }
 
 void mi_host_publish(mi_system *sys) {
@@ -885,12 +917,13 @@ int mi_read_try(mi_system *sys, uint64_t *q) {
  * waits on it); a spin, then a short sleep on seq (FUTEX_WAIT works on a read-only mapping). */
 static int read_wait_ro(mi_system *sys, uint64_t *q) {
   mi_seg_hdr *h = &sys->seg->h;
+  MI_FIG(sys->rf.waits);
   for (unsigned spins = 0;; spins++) {
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     if (!(*q & 1)) return 1;
     if (mi_owner_check(sys)) return 1;
     if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
-    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_RO_SLEEP_NS);
+    if (futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_RO_SLEEP_NS)) MI_FIG(sys->rf.sleeps);
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     return !(*q & 1);
   }
@@ -910,13 +943,14 @@ int mi_read_wait(mi_system *sys, uint64_t *q, uint64_t *req) {
   uint64_t t = (uint64_t)mono_ns() | 1;   /* a new request (never 0), or a renewed one: the writer holds off */
   __atomic_store_n(&h->read_req, t, __ATOMIC_SEQ_CST);
   *req = t;
+  MI_FIG(sys->rf.waits);
   for (unsigned spins = 0;; spins++) {
     *q = __atomic_load_n(&h->seq, __ATOMIC_SEQ_CST);
     if (!(*q & 1)) return 1;
     if (mi_wheld(sys) || (sys->attached && mi_owner_check(sys))) return 1;
     if (spins < MI_SPIN_LOOKS) { cpu_relax(); continue; }
     /* a section stays open (its writer is off the CPU, or writes long): sleep until its publish */
-    futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS);
+    if (futex_sleep(low_word(&h->seq), (uint32_t)*q, MI_READ_SLEEP_NS)) MI_FIG(sys->rf.sleeps);
     *q = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     return !(*q & 1);
   }

@@ -112,6 +112,7 @@ void mi_sys_refresh_for(mi_system *sys, int domain) {
 /* mi_sys_refresh before a read of domain alone: the source may leave other domains for the
  * reads that return them (mi_host_reading). */
 void mi_sys_refresh_read(mi_system *sys, int domain) {
+  if (sys->attached) return;   /* no source (mi_system_set_source refuses one): no flags to set, no line to touch */
   __atomic_fetch_or(&sys->read_dom, 1 << domain, __ATOMIC_RELAXED);
   mi_sys_refresh(sys);
   __atomic_fetch_and(&sys->read_dom, ~(1 << domain), __ATOMIC_RELAXED);
