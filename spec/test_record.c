@@ -263,11 +263,18 @@ static void test_record_tears(void) {
   int nrec = 0;
   long ns = 0;
   mi_rec_event ev;
-  while (rd && mi_rec_next(rd, &ev) != MI_REV_END && nrec < 256) {
+  int peek_bad = 0, peeks = 0;
+  for (;;) {   /* mi_rec_peek, twice (the second from its memo), says what each mi_rec_next reads */
+    int64_t t1 = -1, t2 = -2;
+    int p1 = mi_rec_peek(rd, &t1), p2 = mi_rec_peek(rd, &t2);
+    if (!rd || mi_rec_next(rd, &ev) == MI_REV_END || nrec >= 256) { peek_bad += p1 != MI_REV_END || p2 != MI_REV_END; break; }
+    peek_bad += p1 != ev.type || p2 != ev.type || t1 != ev.time || t2 != ev.time;
+    peeks++;
     ns += ev.type == MI_REV_SAMPLE;
     ends[nrec] = (long)(ev.offset + ev.bytes);
     samples_by[nrec++] = ns;
   }
+  CHECK(peeks > 6 && peek_bad == 0, "#13: mi_rec_peek says the type and time of every record mi_rec_next then reads, twice alike");
   mi_rec_close(rd);
   /* every frame's end (index records are frames too, not events) */
   long fends[512];

@@ -45,6 +45,8 @@ struct mi_rec_reader {
   int64_t last_index, gaps;
   int64_t prev_sample;             /* the time of the sample read last, if have_prev (not since the start or a seek) */
   int have_prev;
+  int64_t peek_at, peek_time;      /* the last mi_rec_peek: at pos peek_at (-1: none) it said peek_type, peek_time */
+  int peek_type;
   char text[1024];
 };
 
@@ -484,22 +486,26 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
 int mi_rec_peek(mi_rec_reader *r, int64_t *t) {
   if (t) *t = 0;
   if (!r) return MI_REV_END;
-  int64_t off = r->pos;
+  /* the mapping never changes: a second look from the same position (the replay source peeks
+   * before each step and again in it) gives the answer the first CRC check gave */
+  if (r->peek_at == r->pos) { if (t) *t = r->peek_time; return r->peek_type; }
+  int64_t off = r->pos, tm = 0;
+  int ty = MI_REV_END;
   for (;;) {
-    if ((uint64_t)off >= r->size) return MI_REV_END;
+    if ((uint64_t)off >= r->size) break;
     int64_t len = frame_ok(r, off);
-    if (!len) return (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END;
-    int ty = ftype(r, off);
-    if (t) *t = ftime(r, off);
-    switch (ty) {
-    case MIR_T_HEADER: return MI_REV_SEGMENT;
-    case MIR_T_ENTITY: return MI_REV_ENTITY;
-    case MIR_T_CONFIG: return MI_REV_CONFIG;
-    case MIR_T_MARK: return MI_REV_MARK;
-    case MIR_T_SAMPLE: case MIR_T_KEY: return MI_REV_SAMPLE;
-    default: off += len;   /* index and later types are no events */
-    }
+    if (!len) { ty = (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END; break; }
+    int ft = ftype(r, off);
+    tm = ftime(r, off);
+    ty = ft == MIR_T_HEADER ? MI_REV_SEGMENT : ft == MIR_T_ENTITY ? MI_REV_ENTITY : ft == MIR_T_CONFIG ? MI_REV_CONFIG
+       : ft == MIR_T_MARK ? MI_REV_MARK : ft == MIR_T_SAMPLE || ft == MIR_T_KEY ? MI_REV_SAMPLE : -1;
+    if (ty >= 0) break;
+    ty = MI_REV_END;   /* index and later types are no events (their time stays in tm, as before) */
+    off += len;
   }
+  r->peek_at = r->pos; r->peek_type = ty; r->peek_time = tm;
+  if (t) *t = tm;
+  return ty;
 }
 
 /* ---- opening, the span, seeking ---- */
@@ -561,6 +567,7 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
   r->size = (size_t)sb.st_size;
   r->jump = -1;
   r->last_index = -1;
+  r->peek_at = -1;
   if (r->size) {
     void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) { close(fd); free(r); snprintf(err, errlen, "cannot map '%s': %s", path, strerror(errno)); return NULL; }
