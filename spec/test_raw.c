@@ -22,6 +22,9 @@ static void test_i28_raw_read(void) {
   mi_host_add(sys, mi_host_counter(25047), a, 5);
   mi_host_add(sys, mi_host_counter(25047), b, 9);
   mi_host_add(sys, mi_host_counter(25167), b, 4);
+  mi_host_add_objcl(sys, mi_host_counter(25202), b, 3, 6);   /* b's class counter: 6 and 2 in two classes, 0 for a */
+  mi_host_add_objcl(sys, mi_host_counter(25202), b, 700, 2);
+  mi_host_add(sys, mi_host_counter(21031), 0, 33);
   mi_query *q[MI_DOM_COUNT] = {mi_query_new(s, MI_DOM_GLOBAL, gi, 3, map), mi_query_new(s, MI_DOM_PROCESS, pi, 4, map)};
   EQ(mi_query_raw_words(q[1], 0), 0, "#28.3 a pseudo-item has no cells in a raw row");
   EQ(mi_query_raw_words(q[1], 1), 1, "#28.3 a simple counter: one cell");
@@ -40,6 +43,7 @@ static void test_i28_raw_read(void) {
   EQ(nk[0], 1, "#28.3 one global entity");
   EQ(gc[0], 11, "#28.3 the global cells in the list's order (21184)");
   EQ(gc[1], 22, "#28.3 ... (21183)");
+  EQ(gc[2], 33, "#28.3 ... (21031, the last)");
   EQ(nk[1], 2, "#28.3 both live processes");
   int ia = pk[0] == a ? 0 : 1, ib = 1 - ia;
   EQ(pk[ia], a, "#28.3 keys are the slots");
@@ -47,6 +51,22 @@ static void test_i28_raw_read(void) {
   EQ(pc[(size_t)ib * rw[1] + 0], 9, "#28.3 a process's own cell (25047 of b), paired by slot");
   EQ(pc[(size_t)ia * rw[1] + 0], 5, "#28.3 ... and a's");
   EQ(pc[(size_t)ib * rw[1] + rw[1] - 1], 4, "#28.3 the last item after the class counter's cells (25167)");
+  EQ(pc[(size_t)ia * rw[1] + rw[1] - 1], 0, "#28.3 ... a's own (none added)");
+  {   /* the class counter's cells, word for word as the store holds them (through the public view) */
+    const mi_host_view *hv = (const mi_host_view *)(const void *)sys;
+    const int64_t *pcell = hv->base + hv->lane[MI_DOM_PROCESS].cells;
+    int32_t cw = mi_query_raw_words(q[1], 2), coff = hv->off[mi_host_counter(25202).id], stride = hv->lane[MI_DOM_PROCESS].stride;
+    int same = 1;
+    int64_t csum[2] = {0, 0};
+    for (int w = 0; w < cw; w++) {
+      same &= pc[(size_t)ib * rw[1] + 1 + w] == pcell[(size_t)b * stride + coff + w];
+      csum[0] += pc[(size_t)ia * rw[1] + 1 + w];
+      csum[1] += pc[(size_t)ib * rw[1] + 1 + w];
+    }
+    CHECK(coff >= 0 && same, "#28.3 the class counter's cells of b, word for word the store's");
+    EQ(csum[1], 6 + 2, "#28.3 ... as added to its classes");
+    EQ(csum[0], 0, "#28.3 ... and a's, untouched");
+  }
   EQ(v.present[a], 1, "#28.3 the view: a alive");
   EQ(v.proc[b].pid, 702, "#28.3 the view: b's pid");
   CHECK(memcmp(v.proc[b].program, "RAWPROG", 7) == 0, "#28.3 the view: b's program as the store keeps it");

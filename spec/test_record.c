@@ -250,7 +250,27 @@ static int rec_append_second(const char *path, int fsync, char *err, size_t errl
   return rc != NULL;
 }
 
+#include "recfile/format.h"   /* mir_crc32c */
+/* CRC-32C bit by bit (reflected Castagnoli polynomial): the reference mir_crc32c must equal. */
+static uint32_t crc32c_bits(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  while (n--) { c ^= *p++; for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1; }
+  return ~c;
+}
+
 static void test_record_tears(void) {
+  {   /* the frames' CRC (the CPU's instruction where it has one, else tables) against the bit-by-bit reference */
+    CHECK(mir_crc32c(0, "123456789", 9) == 0xE3069283u, "#13: CRC-32C of '123456789' is the standard check value");
+    static uint8_t b[300];
+    for (int i = 0; i < 300; i++) b[i] = (uint8_t)(i * 131 + 7);
+    int bad = 0;
+    for (size_t at = 0; at < 8; at++)
+      for (size_t n = 0; n + at <= 290; n += 1 + n / 16) {
+        bad += mir_crc32c(0, b + at, n) != crc32c_bits(b + at, n);
+        bad += mir_crc32c(mir_crc32c(0, b + at, n / 3), b + at + n / 3, n - n / 3) != crc32c_bits(b + at, n);   /* continued */
+      }
+    EQ(bad, 0, "#13: mir_crc32c equals the reference at every length and alignment tried, whole or continued");
+  }
   const char *path = rec_tmp("rec2.mir"), *cut = rec_tmp("rec2.cut");
   unlink(path);
   rec_make(path, 6, NULL, 3);
@@ -263,11 +283,18 @@ static void test_record_tears(void) {
   int nrec = 0;
   long ns = 0;
   mi_rec_event ev;
-  while (rd && mi_rec_next(rd, &ev) != MI_REV_END && nrec < 256) {
+  int peek_bad = 0, peeks = 0;
+  for (;;) {   /* mi_rec_peek, twice (the second from its memo), says what each mi_rec_next reads */
+    int64_t t1 = -1, t2 = -2;
+    int p1 = mi_rec_peek(rd, &t1), p2 = mi_rec_peek(rd, &t2);
+    if (!rd || mi_rec_next(rd, &ev) == MI_REV_END || nrec >= 256) { peek_bad += p1 != MI_REV_END || p2 != MI_REV_END; break; }
+    peek_bad += p1 != ev.type || p2 != ev.type || t1 != ev.time || t2 != ev.time;
+    peeks++;
     ns += ev.type == MI_REV_SAMPLE;
     ends[nrec] = (long)(ev.offset + ev.bytes);
     samples_by[nrec++] = ns;
   }
+  CHECK(peeks > 6 && peek_bad == 0, "#13: mi_rec_peek says the type and time of every record mi_rec_next then reads, twice alike");
   mi_rec_close(rd);
   /* every frame's end (index records are frames too, not events) */
   long fends[512];

@@ -41,26 +41,35 @@ static int raw_entities(mi_session *s, int d, int32_t *keys, mi_raw_view *v) {
   return n;
 }
 
-/* Copies q's cells of the n entities keys[] into out (row after row). Called in a write section. */
+/* Copies q's cells of the n entities keys[] into out (row after row). Called in a write section:
+ * each item's words and offset are looked up once, before the entities (the layout cannot move
+ * in the section), so a row costs a copy per item, not a catalog lookup per cell. */
 static void raw_rows(const mi_query *q, const int32_t *keys, int n, int64_t *out) {
   mi_system *sys = q->s->sys;
   const mi_seg *g = sys->seg;
   int d = q->domain;
   const mi_host_lane *ln = &g->blk.lane[d];
   const int64_t *cells = MI_CELLS(g, ln);
-  int32_t rw = 0;
-  for (int k = 0; k < q->n; k++) rw += mi_query_raw_words(q, k);
+  int32_t words[MI_MAX_ITEMS], off[MI_MAX_ITEMS], rw = 0;   /* off -1: the item's words read as zeros */
+  int m = 0;                                                  /* items with words */
+  for (int k = 0; k < q->n && k < MI_MAX_ITEMS; k++) {
+    int32_t w = mi_query_raw_words(q, k);
+    if (!w) continue;
+    int32_t o = MI_OFF(sys, d, q->pl[k].it->index);
+    words[m] = w;
+    off[m++] = o >= 0 && o + w <= ln->stride ? o : -1;
+    rw += w;
+  }
   for (int i = 0; i < n; i++) {
     int64_t *dst = out + (size_t)i * (size_t)rw;
     int e = keys[i];
-    for (int k = 0; k < q->n; k++) {
-      int32_t words = mi_query_raw_words(q, k);
-      if (!words) continue;
-      int32_t off = MI_OFF(sys, d, q->pl[k].it->index);
-      if (cells && off >= 0 && e < ln->nent && off + words <= ln->stride)
-        memcpy(dst, cells + (size_t)e * ln->stride + off, (size_t)words * 8);
-      else memset(dst, 0, (size_t)words * 8);
-      dst += words;
+    if (!cells || e >= ln->nent) { memset(dst, 0, (size_t)rw * 8); continue; }
+    const int64_t *row = cells + (size_t)e * ln->stride;
+    for (int k = 0; k < m; k++) {
+      if (off[k] < 0) memset(dst, 0, (size_t)words[k] * 8);
+      else if (words[k] == 1) *dst = row[off[k]];
+      else memcpy(dst, row + off[k], (size_t)words[k] * 8);
+      dst += words[k];
     }
   }
 }

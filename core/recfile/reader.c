@@ -45,6 +45,8 @@ struct mi_rec_reader {
   int64_t last_index, gaps;
   int64_t prev_sample;             /* the time of the sample read last, if have_prev (not since the start or a seek) */
   int have_prev;
+  int64_t peek_at, peek_time;      /* the last mi_rec_peek: at pos peek_at (-1: none) it said peek_type, peek_time */
+  int peek_type;
   char text[1024];
 };
 
@@ -62,10 +64,8 @@ static void crc_init(void) {
     for (int i = 0; i < 256; i++) crc_tab[t][i] = (crc_tab[t - 1][i] >> 8) ^ crc_tab[0][crc_tab[t - 1][i] & 0xFF];
 }
 
-uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n) {
-  pthread_once(&crc_once, crc_init);
-  const uint8_t *p = data;
-  crc = ~crc;
+/* The tables' CRC of n bytes at p, crc the running (inverted) value. */
+static uint32_t crc_table(uint32_t crc, const uint8_t *p, size_t n) {
   while (n >= 8) {
     uint32_t lo = mir_get32(p) ^ crc, hi = mir_get32(p + 4);
     crc = crc_tab[7][lo & 0xFF] ^ crc_tab[6][(lo >> 8) & 0xFF] ^ crc_tab[5][(lo >> 16) & 0xFF] ^ crc_tab[4][lo >> 24] ^
@@ -74,7 +74,38 @@ uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n) {
     n -= 8;
   }
   while (n--) crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
-  return ~crc;
+  return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with the CPU's CRC32 instruction (SSE4.2 computes exactly CRC-32C, reflected; x86 reads
+ * little-endian as mir_get32 does). */
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const uint8_t *p, size_t n) {
+  uint64_t c = crc;
+  while (n >= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    c = __builtin_ia32_crc32di(c, v);
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = (uint32_t)c;
+  while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return c32;
+}
+static int crc_hw;   /* the CPU has SSE4.2 (set once, with the tables) */
+/* Fills the tables and looks for the instruction. */
+static void crc_init_all(void) { crc_init(); crc_hw = __builtin_cpu_supports("sse4.2"); }
+#else
+static void crc_init_all(void) { crc_init(); }
+#endif
+
+uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n) {
+  pthread_once(&crc_once, crc_init_all);
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (crc_hw) return ~crc_sse42(~crc, data, n);
+#endif
+  return ~crc_table(~crc, data, n);
 }
 
 int64_t mir_last_index(const struct mi_rec_reader *r) { return r ? r->last_index : -1; }
@@ -484,22 +515,26 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
 int mi_rec_peek(mi_rec_reader *r, int64_t *t) {
   if (t) *t = 0;
   if (!r) return MI_REV_END;
-  int64_t off = r->pos;
+  /* the mapping never changes: a second look from the same position (the replay source peeks
+   * before each step and again in it) gives the answer the first CRC check gave */
+  if (r->peek_at == r->pos) { if (t) *t = r->peek_time; return r->peek_type; }
+  int64_t off = r->pos, tm = 0;
+  int ty = MI_REV_END;
   for (;;) {
-    if ((uint64_t)off >= r->size) return MI_REV_END;
+    if ((uint64_t)off >= r->size) break;
     int64_t len = frame_ok(r, off);
-    if (!len) return (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END;
-    int ty = ftype(r, off);
-    if (t) *t = ftime(r, off);
-    switch (ty) {
-    case MIR_T_HEADER: return MI_REV_SEGMENT;
-    case MIR_T_ENTITY: return MI_REV_ENTITY;
-    case MIR_T_CONFIG: return MI_REV_CONFIG;
-    case MIR_T_MARK: return MI_REV_MARK;
-    case MIR_T_SAMPLE: case MIR_T_KEY: return MI_REV_SAMPLE;
-    default: off += len;   /* index and later types are no events */
-    }
+    if (!len) { ty = (uint64_t)off < r->size ? MI_REV_DAMAGE : MI_REV_END; break; }
+    int ft = ftype(r, off);
+    tm = ftime(r, off);
+    ty = ft == MIR_T_HEADER ? MI_REV_SEGMENT : ft == MIR_T_ENTITY ? MI_REV_ENTITY : ft == MIR_T_CONFIG ? MI_REV_CONFIG
+       : ft == MIR_T_MARK ? MI_REV_MARK : ft == MIR_T_SAMPLE || ft == MIR_T_KEY ? MI_REV_SAMPLE : -1;
+    if (ty >= 0) break;
+    ty = MI_REV_END;   /* index and later types are no events (their time stays in tm, as before) */
+    off += len;
   }
+  r->peek_at = r->pos; r->peek_type = ty; r->peek_time = tm;
+  if (t) *t = tm;
+  return ty;
 }
 
 /* ---- opening, the span, seeking ---- */
@@ -561,8 +596,9 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
   r->size = (size_t)sb.st_size;
   r->jump = -1;
   r->last_index = -1;
+  r->peek_at = -1;
   if (r->size) {
-    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (m == MAP_FAILED) { close(fd); free(r); snprintf(err, errlen, "cannot map '%s': %s", path, strerror(errno)); return NULL; }
     r->data = m;
   }
