@@ -759,12 +759,28 @@ static int64_t host_cpu_value(const mi_export *x, int k, int32_t item) {
   }
 }
 
+static int scrape(mi_export *x);
+
 int mi_export_scrape(mi_export *x) {
   if (!x || !x->s) return MI_E_INTERNAL_NO_CALLER;
   if (MI_UNLIKELY(mi_udef_count(x->sys) != x->udef_n)) {
     int rc = replan(x);
     if (rc < 0) return rc;
   }
+  /* one reading of the source for every domain the scrape reads: the host walks /proc once
+   * (the table and the where-levels in one listing), not once for the global read's levels
+   * and again for the processes */
+  int doms = 1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESSOR;
+  if (x->d[MI_DOM_IO].q) doms |= 1 << MI_DOM_IO;
+  if (x->d[MI_DOM_PROCESS].q) doms |= 1 << MI_DOM_PROCESS;
+  mi_query_hold(x->s, doms);
+  int rc = scrape(x);
+  mi_query_release(x->s);
+  return rc;
+}
+
+/* The body of mi_export_scrape, its source read already. */
+static int scrape(mi_export *x) {
   xdom *G = &x->d[MI_DOM_GLOBAL];
   if (room_for(G, 1) < 0) return MI_E_BUFFER_TOO_SMALL;
   int rc = mi_query_run(G->q, G->buf, (int32_t)G->cap, -1, NULL, NULL, 0);
