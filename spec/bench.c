@@ -19,6 +19,7 @@
 #include "mi_linux.h"
 #include "bench_common.h"
 #include "mi_select.h"
+#include "mi_query.h"
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>
