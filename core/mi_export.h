@@ -53,7 +53,8 @@ MI_API void mi_export_forget_session(mi_export *x);
 /* Reads the system once (runs the source's refresh): the values the next format writes. 0, or
  * the failing GET's status (e.g. MI_E_STORE_OWNER_GONE); the last good scrape is kept. When
  * user-defined counters were installed since the last plan, plans again first (its counters
- * restart; see core/DECISIONS.md, "The exporter"). */
+ * restart; see core/DECISIONS.md, "The exporter"). One reading of the source serves every
+ * domain of the scrape (mi_query_hold): the host walks /proc once per scrape. */
 MI_API int mi_export_scrape(mi_export *x);
 /* Formats the last scrape (scraping first if there was none) as fmt (MI_EXPORT_TEXT or
  * _OPENMETRICS); returns the text, valid until the next call on x, with its length in *len

@@ -407,6 +407,8 @@ void mi_proc_reported(mi_system *sys, int slot);
 void mi_sys_refresh(mi_system *sys);
 void mi_sys_refresh_for(mi_system *sys, int domain);   /* the same, telling the source an ON of domain follows */
 void mi_sys_refresh_read(mi_system *sys, int domain);  /* the same, telling the source a read of domain follows */
+void mi_sys_hold(mi_system *sys, int domains);         /* one refresh for reads of several domains (bits), the reads after refreshing nothing */
+void mi_sys_release(mi_system *sys);                   /* ends mi_sys_hold on this thread */
 
 /* store/users.c: the MI-user records; what the AIF room does for the store, installed by it
  * (the store never calls upward: core/README.md "Rooms") */

@@ -103,6 +103,12 @@ MI_API int mi_query_item_on(mi_session *s, int32_t item);
 /* Runs the source's refresh of s's system, as every AIF call does first (a recorder calls it
  * before it reads). */
 MI_API void mi_query_refresh(mi_session *s);
+/* Refreshes s's system once for a reading of several domains (bit d: domain d), then the
+ * mi_query_run and mi_query_room calls this thread makes on that system refresh nothing until
+ * mi_query_release: one reading of every domain (an exporter's scrape), not one per domain. */
+MI_API void mi_query_hold(mi_session *s, int domains);
+/* Ends mi_query_hold: each read refreshes again. */
+MI_API void mi_query_release(mi_session *s);
 
 #ifdef MI_INTERNAL_H
 /* ---- core side (aif.c): a query in caller-provided memory and the GETs' bodies ---- */

@@ -21,6 +21,7 @@
 #include "bench_common.h"
 #include "mi_select.h"
 #include "mi_internal.h"   /* bench_readers: an attached reader's figures (sys->rf) */
+#include "mi_query.h"
 #include <signal.h>
 #include <unistd.h>
 #include <sys/wait.h>

@@ -362,6 +362,32 @@ describe("#32 the host reads what a GET returns", function()
     s:close(); s2:close()
   end)
 
+  it("an exporter's scrape is one reading of the host: one refresh, each process's stat once, the levels from its listing", function()
+    root = fixture({})
+    -- 5 running processes and 2 asleep in wait4, as above
+    for pid = 301, 307 do
+      local st = pid <= 305 and "R" or "S"
+      put(root, pid .. "/stat", string.format("%d (w%d) %s %d %d %d 0 -1 0 100 0 0 0 1 0 0 0 20 0 1 0 500 1000 10 0%s\n",
+        pid, pid, st, 1, pid, pid, string.rep(" 0", 16)))
+      put(root, pid .. "/status", "Name:\tw\nUid:\t0\t0\t0\t0\n")
+      put(root, pid .. "/wchan", "do_wait")
+    end
+    local s, sys = host(root)   -- age 0: each read alone would refresh
+    mi.openmetrics(s)           -- the exporter's counters go on, the processes are born
+    local before = sys:info().host
+    local om = mi.openmetrics(s)
+    local after = sys:info().host
+    assert.equal(1, after.refreshes - before.refreshes, "one refresh for the global, processor, I/O and process reads")
+    local scrape = after.files_read - before.files_read
+    assert.equal(7, sys:refresh())
+    local full = sys:info().host.last_files   -- a full refresh: every file once, one listing
+    -- (mish's cgroup is read at most once a second: one file more or less)
+    assert.is_true(math.abs(scrape - full) <= 1, "the scrape read " .. scrape .. " files, a full refresh " .. full)
+    assert.equal("2", om:match("\nmish_gmc_cur_blk_child_wait (%d+)\n"), "the levels of the same listing")
+    assert.equal("7", om:match("\nmish_gmc_cur_cs_process (%d+)\n"))
+    s:close()
+  end)
+
   it("resident pages (25201 class 0) are a level: rss x page size in 2 KB pages, now", function()
     root = fixture({ { 100, "bash", 1, 10, { 1, 1, 0, 0 } } })   -- rss 10 pages
     local page_kb = tonumber(io.popen("getconf PAGESIZE"):read("l")) // 1024

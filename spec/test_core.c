@@ -105,6 +105,7 @@ static mi_system *attach_t(const char *path, int *err) {
 
 #include "test_watch.c"   /* a watching process query; the exporter's unchanged scrape (#32) */
 #include "test_prcsr64.c"   /* MIPRCSRGET past 8 processors: warning 32701 (#32) */
+#include "test_hold.c"   /* one reading of several domains: an exporter's scrape (#28/#31) */
 
 
 int main(void) {
@@ -207,6 +208,7 @@ int main(void) {
   test_attach_ro();
   test_host32();
   test_prcsr64();
+  test_hold_one_reading();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();

@@ -761,14 +761,12 @@ static int64_t host_cpu_value(const mi_export *x, int k, int32_t item) {
 
 int mi_export_scrape(mi_export *x) {
   if (!x || !x->s) return MI_E_INTERNAL_NO_CALLER;
-  if (MI_UNLIKELY(mi_udef_count(x->sys) != x->udef_n)) {
-    int rc = replan(x);
-    if (rc < 0) return rc;
-  }
+  int rc = MI_UNLIKELY(mi_udef_count(x->sys) != x->udef_n) ? replan(x) : 0;
   xdom *G = &x->d[MI_DOM_GLOBAL];
-  if (room_for(G, 1) < 0) return MI_E_BUFFER_TOO_SMALL;
-  int rc = mi_query_run(G->q, G->buf, (int32_t)G->cap, -1, NULL, NULL, 0);
-  if (rc < 0) return rc;
+  if (rc < 0 || room_for(G, 1) < 0) return rc < 0 ? rc : MI_E_BUFFER_TOO_SMALL;
+  mi_query_hold(x->s, 1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESSOR | (x->d[MI_DOM_IO].q ? 1 << MI_DOM_IO : 0) | (x->d[MI_DOM_PROCESS].q ? 1 << MI_DOM_PROCESS : 0));
+  rc = mi_query_run(G->q, G->buf, (int32_t)G->cap, -1, NULL, NULL, 0);
+  if (rc < 0) goto out;
   G->nrec = 1;
   x->now = mi_host_now(x->sys);
   x->rf = mi_host_config(x->sys, 3042);
@@ -777,10 +775,10 @@ int mi_export_scrape(mi_export *x) {
   if (x->tpm < 1) x->tpm = 1;
   x->ncpu = mi_host_cpus(x->sys);
   if (x->ncpu > NCPU) x->ncpu = NCPU;
-  if ((rc = run_all(x, MI_DOM_PROCESSOR, -1)) < 0) return rc;
+  if ((rc = run_all(x, MI_DOM_PROCESSOR, -1)) < 0) goto out;
   host_cpus(x);
   if (x->d[MI_DOM_IO].q) {
-    if ((rc = run_all(x, MI_DOM_IO, -1)) < 0) return rc;
+    if ((rc = run_all(x, MI_DOM_IO, -1)) < 0) goto out;
     xdom *D = &x->d[MI_DOM_IO];
     for (int i = 0; i < D->nrec; i++) {
       int ldev = ld32(D->buf + (size_t)i * (size_t)D->rec);
@@ -797,7 +795,7 @@ int mi_export_scrape(mi_export *x) {
   x->untracked = 0;
   if (x->d[MI_DOM_PROCESS].q) {
     xdom *D = &x->d[MI_DOM_PROCESS];
-    if ((rc = run_all(x, MI_DOM_PROCESS, -1)) < 0) return rc;   /* a failed read keeps the last sums */
+    if ((rc = run_all(x, MI_DOM_PROCESS, -1)) < 0) goto out;   /* a failed read keeps the last sums */
     if (mi_query_unchanged(D->q)) goto done;   /* the records of the last read, summed already */
     x->mark++;
     x->live = 0;
@@ -807,7 +805,7 @@ int mi_export_scrape(mi_export *x) {
     }
     for (int i = 0; i < x->np; i++) x->p[i].rec = -1;
     for (int i = 0; i < D->nrec; i++)
-      if (account(x, D->buf + (size_t)i * (size_t)D->rec, i) < 0) return MI_E_BUFFER_TOO_SMALL;
+      if (account(x, D->buf + (size_t)i * (size_t)D->rec, i) < 0) { rc = MI_E_BUFFER_TOO_SMALL; goto out; }
     /* processes not seen (none should be: every death is reported) are forgotten; then the
      * per-PID selection: kept while alive, new ones while there is room */
     int gone = 0, sel = 0;
@@ -832,7 +830,9 @@ int mi_export_scrape(mi_export *x) {
 done:
   x->scrapes++;
   x->scraped = 1;
-  return 0;
+out:
+  mi_query_release(x->s);
+  return rc < 0 ? rc : 0;
 }
 
 /* ---- formatting ---- */

@@ -117,3 +117,11 @@ int mi_query_item_on(mi_session *s, int32_t item) {
 void mi_query_refresh(mi_session *s) {
   if (s) mi_sys_refresh(s->sys);
 }
+
+void mi_query_hold(mi_session *s, int domains) {
+  if (s) mi_sys_hold(s->sys, domains);
+}
+
+void mi_query_release(mi_session *s) {
+  if (s) mi_sys_release(s->sys);
+}

@@ -451,16 +451,21 @@ void mi_lx_read_memory(mi_system *sys, host *h) {
 }
 
 /* The /proc/vmstat figures read, each summed into a slot of hsys.vm (or -1: pgmajfault). A
- * key ending in '_' takes every line it begins (pgalloc_dma, pgalloc_normal...). VK gives a key
- * its length (no strlen per line and key: a GET reads vmstat). */
-#define VK(k, slot) {k, sizeof k - 1, slot}
-static const struct { const char *key; size_t len; int slot; } vmkeys[] = {
-  VK("pgalloc_", V_ALLOC), VK("pgfree", V_FREE), VK("allocstall", V_STALL), VK("allocstall_", V_STALL),
-  VK("pageoutrun", V_STALL), VK("pgscan_kswapd", V_SCAN), VK("pgscan_direct", V_SCAN),
-  VK("pgscan_khugepaged", V_SCAN), VK("pgscan_proactive", V_SCAN), VK("pgsteal_anon", V_STEAL_ANON),
-  VK("pgsteal_file", V_STEAL_FILE), VK("nr_vmscan_write", V_VMSCAN_WRITE), VK("pswpout", V_PSWPOUT),
-  VK("pswpin", V_PSWPIN), VK("pgdeactivate", V_DEACT), VK("pgactivate", V_ACT), VK("pgmajfault", -1),
+ * prefix key (pre 1) takes every line whose first word is longer and begins with it
+ * (pgalloc_dma, pgalloc_normal...); another key a first word equal to it. The keys are grouped
+ * by first letter (VM_A, VM_N, VM_P: where each letter's keys begin): a line is compared with
+ * its own letter's keys only, letter by letter (a GET reads vmstat: ~190 lines, ~120 of them
+ * beginning with one of the 3 letters). */
+#define VK(k, pre, slot) {k, sizeof k - 1, pre, slot}
+static const struct { const char *key; uint8_t len, pre; int8_t slot; } vmkeys[] = {
+  VK("allocstall", 0, V_STALL), VK("allocstall_", 1, V_STALL),
+  VK("nr_vmscan_write", 0, V_VMSCAN_WRITE),
+  VK("pgalloc_", 1, V_ALLOC), VK("pgfree", 0, V_FREE), VK("pageoutrun", 0, V_STALL), VK("pgscan_kswapd", 0, V_SCAN),
+  VK("pgscan_direct", 0, V_SCAN), VK("pgscan_khugepaged", 0, V_SCAN), VK("pgscan_proactive", 0, V_SCAN),
+  VK("pgsteal_anon", 0, V_STEAL_ANON), VK("pgsteal_file", 0, V_STEAL_FILE), VK("pswpout", 0, V_PSWPOUT),
+  VK("pswpin", 0, V_PSWPIN), VK("pgdeactivate", 0, V_DEACT), VK("pgactivate", 0, V_ACT), VK("pgmajfault", 0, -1),
 };
+enum { VM_A = 0, VM_N = 2, VM_P = 3 };
 #define NVMKEYS ((int)(sizeof vmkeys / sizeof vmkeys[0]))
 
 /* /proc/vmstat, one pass: major faults and the memory manager's figures (table above). A
@@ -474,13 +479,18 @@ void mi_lx_read_vmstat(mi_system *sys, host *h) {
   uint64_t v[NVM] = {0}, maj = 0, x;
   int have[NVM] = {0}, have_maj = 0, bad = 0;
   for (const char *line = h->buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-    if (*line != 'p' && *line != 'a' && *line != 'n') continue;   /* the first letters of every key */
-    size_t len = strcspn(line, " \n");
-    for (int i = 0; i < NVMKEYS; i++) {
-      size_t k = vmkeys[i].len;
-      int prefix = vmkeys[i].key[k - 1] == '_';
-      if ((prefix ? len <= k : len != k) || line[1] != vmkeys[i].key[1] || memcmp(line, vmkeys[i].key, k) != 0) continue;
-      const char *p = line + len;
+    int i = *line == 'a' ? VM_A : *line == 'n' ? VM_N : *line == 'p' ? VM_P : -1;
+    if (i < 0) continue;
+    int to = i == VM_A ? VM_N : i == VM_N ? VM_P : NVMKEYS;
+    for (; i < to; i++) {
+      const char *key = vmkeys[i].key;
+      size_t k = vmkeys[i].len, j = 1;
+      while (j < k && line[j] == key[j]) j++;   /* stops at the line's end too: no key has a NUL */
+      if (j < k) continue;
+      char c = line[k];   /* what follows the key: a blank ends a whole word, anything else a longer one */
+      int ends = c == ' ' || c == '\n' || c == 0;   /* (a tab belongs to the word, as ever) */
+      if (vmkeys[i].pre ? ends : !ends) continue;
+      const char *p = line + k + (vmkeys[i].pre ? strcspn(line + k, " \n") : 0);
       if (!num(&p, &x)) { bad = 1; break; }
       if (vmkeys[i].slot < 0) { maj = x; have_maj = 1; }
       else { v[vmkeys[i].slot] = sum_sat(v[vmkeys[i].slot], x); have[vmkeys[i].slot] = 1; }

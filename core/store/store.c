@@ -109,13 +109,33 @@ void mi_sys_refresh_for(mi_system *sys, int domain) {
   __atomic_fetch_and(&sys->want_dom, ~(1 << domain), __ATOMIC_RELAXED);
 }
 
+/* The system whose reads' refreshes this thread holds (mi_sys_hold), NULL none. */
+static _Thread_local const mi_system *held;
+
 /* mi_sys_refresh before a read of domain alone: the source may leave other domains for the
- * reads that return them (mi_host_reading). */
+ * reads that return them (mi_host_reading). Nothing while this thread holds sys's reads. */
 void mi_sys_refresh_read(mi_system *sys, int domain) {
   if (sys->attached) return;   /* no source (mi_system_set_source refuses one): no flags to set, no line to touch */
+  if (held == sys) return;
   __atomic_fetch_or(&sys->read_dom, 1 << domain, __ATOMIC_RELAXED);
   mi_sys_refresh(sys);
   __atomic_fetch_and(&sys->read_dom, ~(1 << domain), __ATOMIC_RELAXED);
+}
+
+/* One mi_sys_refresh for reads of the domains of bit mask domains, then the reads this thread
+ * makes of sys refresh nothing until mi_sys_release (one reading of several domains: an
+ * exporter's scrape reads the source once, not once per domain). An ON still refreshes. */
+void mi_sys_hold(mi_system *sys, int domains) {
+  held = NULL;
+  __atomic_fetch_or(&sys->read_dom, domains, __ATOMIC_RELAXED);
+  mi_sys_refresh(sys);
+  __atomic_fetch_and(&sys->read_dom, ~domains, __ATOMIC_RELAXED);
+  held = sys;
+}
+
+/* Ends mi_sys_hold: the reads refresh again. */
+void mi_sys_release(mi_system *sys) {
+  if (held == sys) held = NULL;
 }
 
 /* The thread of mi_system_publish_every. */
