@@ -307,9 +307,14 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
     st->slot[index] = st->used;
     st->used += words;
   } else {
-    /* a parked slot restarts from zero */
+    /* a parked slot restarts from zero; one outside its rows (an attached store's file that
+     * says so: untrusted) turns nothing on */
     int words = mi_counter_words(sys, domain, index, g->mapping);
     int64_t *cells = MI_CELLS(g, ln);
+    if (!cells || words <= 0 || (int64_t)st->slot[index] + words > ln->stride) {
+      st->refs[index]--;
+      return MI_E_STORE_TRUNCATED;
+    }
     for (int e = 0; e < ln->nent; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
   }
   MI_ST(MI_OFF(sys, domain, index), st->slot[index]);

@@ -190,16 +190,41 @@ NOCOV static void check_text(const char *t, size_t n, int om) {
   for (int i = 1; i < nf; i++) FZ_CHECK(cmp_name(&fams[i - 1], &fams[i]) != 0, "family twice: %.60s", fams[i]);
 }
 
+/* Model of a label value as the exposition writes it, escapes left out: a control byte other
+ * than newline and any byte not part of a well-formed UTF-8 sequence (overlong 2-byte leads,
+ * leads past U+10FFFF, missing continuations) become '?'. out holds 4 bytes per input byte. */
+NOCOV static void render_label(const char *in, char *out) {
+  const unsigned char *p = (const unsigned char *)in;
+  while (*p) {
+    unsigned c = *p;
+    int len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    int ok = len > 0;
+    for (int k = 1; ok && k < len; k++) ok = p[k] >= 0x80 && p[k] <= 0xBF;
+    if (!ok || (len == 1 && c < 0x20 && c != '\n')) { *out++ = '?'; p++; continue; }
+    memcpy(out, p, (size_t)len);
+    out += len; p += len;
+  }
+  *out = 0;
+}
+
 #define NP 8
 /* Checks the per-group series of a text exposition t (n bytes): each program/kind group's
  * pmc_disc_read and fz_hist elements are what the input added to its processes. */
 NOCOV static void check_groups(const char *t, size_t n, const char *run, char names[][20], const int *kinds,
                                const int64_t *sum, int64_t hsum[][NEL]) {
   /* each group's total is what was added to it (names repeat: sum per distinct program/kind) */
+  /* groups are by the label as written: names that differ only in bytes written as '?' are one
+   * series (a label set is one series), so the model compares the rendered names */
+  static char rn[NP][4 * 20 + 1];
+  for (int i = 0; i < NP; i++) render_label(names[i], rn[i]);
   for (int i = 0; i < NP; i++) {
     int64_t want = 0, first = 1;
     for (int j = 0; j < NP; j++) {
-      if (strcmp(names[j], names[i]) == 0 && kinds[j] == kinds[i]) { want += sum[j]; if (j < i) first = 0; }
+      if (strcmp(rn[j], rn[i]) == 0 && kinds[j] == kinds[i]) { want += sum[j]; if (j < i) first = 0; }
     }
     if (!first || !want) continue;
     /* find its series: the escaped name and kind */
