@@ -64,18 +64,24 @@ static int64_t mono_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-uint64_t mi_proc_start_time(int64_t pid) {
-  char path[64], buf[1024];
+/* Reads /proc/<pid>/stat into buf (n bytes) and returns what follows the name's last ')' (the
+ * name may hold spaces and parentheses: " S ..."), or NULL when it cannot be read. */
+static char *proc_stat_fields(int64_t pid, char *buf, size_t n) {
+  char path[64];
   snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
+  if (fd < 0) return NULL;
+  ssize_t got = read(fd, buf, n - 1);
   close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  char *p = strrchr(buf, ')');   /* the name may hold spaces and parentheses */
+  if (got <= 0) return NULL;
+  buf[got] = 0;
+  char *p = strrchr(buf, ')');
+  return p ? p + 1 : NULL;
+}
+
+uint64_t mi_proc_start_time(int64_t pid) {
+  char buf[1024], *p = proc_stat_fields(pid, buf, sizeof buf);
   if (!p) return 0;
-  p++;
   for (int field = 3; field <= 22; field++) {   /* p is before field 3 (state) */
     while (*p == ' ') p++;
     if (field == 22) return strtoull(p, NULL, 10);
@@ -867,17 +873,10 @@ int mi_wheld(const mi_system *sys) {
 int mi_writer_stopped(const mi_system *sys) {
   uint32_t tid = __atomic_load_n(&sys->seg->h.lock, __ATOMIC_RELAXED);
   if (!tid) return 1;
-  char p[48], buf[256];
-  snprintf(p, sizeof p, "/proc/%u/stat", (unsigned)tid);
-  int fd = open(p, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 1;
-  buf[n] = 0;
-  const char *r = strrchr(buf, ')');   /* the name may hold anything; the state follows its last ')' */
-  if (!r || r[1] != ' ' || !r[2]) return 1;
-  return r[2] == 'T' || r[2] == 't';
+  char buf[256];
+  const char *r = proc_stat_fields(tid, buf, sizeof buf);   /* the state follows the name */
+  if (!r || r[0] != ' ' || !r[1]) return 1;
+  return r[1] == 'T' || r[1] == 't';
 }
 
 void mi_host_begin(mi_system *sys) { if (sys && sys->seg && !sys->attached) mi_wlock(sys); }
