@@ -39,8 +39,9 @@ typedef struct mi_linux_health {
   /* what measuring costs (the monitor's own figures) */
   int64_t files_read;    /* files read (opened, or kept open and read again) by all refreshes */
   int64_t last_files;    /* files read by the latest refresh */
-  int64_t cpu_ns;        /* CPU time of the refreshes (the thread that ran them), nanoseconds */
-  int64_t last_cpu_ns;   /* CPU time of the latest refresh */
+  int64_t cpu_ns;        /* CPU time of the refreshes (the thread that ran them) since they are
+                          * timed (mi_linux_time_refreshes), nanoseconds; -1 if never timed */
+  int64_t last_cpu_ns;   /* CPU time of the latest timed refresh (-1 if none) */
   int64_t self_cpu_ns;   /* CPU time of the whole program so far (every thread), when copied */
   /* tasks born and gone between two readings of the process table (never seen): /proc/stat's
    * fork count (which counts threads too) less the processes seen born and the threads added
@@ -50,6 +51,10 @@ typedef struct mi_linux_health {
 } mi_linux_health;
 /* Copies the reading health of a host system into *out; 0, or -1 if sys is not the host. */
 MI_API int mi_linux_health_get(mi_system *sys, mi_linux_health *out);
+/* Turns the timing of each refresh's own CPU (the health's cpu_ns, last_cpu_ns) on or off: two
+ * thread-CPU clock reads per refresh, system calls of ~1 us each on a VM, so off by default (the
+ * figures read -1); the exporter and the Lua binding turn it on. 0, or -1 if sys is not the host. */
+MI_API int mi_linux_time_refreshes(mi_system *sys, int on);
 /* Reads the process table (each /proc/[pid]'s files) at most every ms milliseconds, however
  * often the AIFs are called (0, the default: at every refresh that returns processes; an ON
  * still reads at once); other files keep the system's age. 0, or -1 if sys is not the host. */

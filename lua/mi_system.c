@@ -186,6 +186,7 @@ static lsys *open_with(lua_State *L, const char *spec, int t, const mi_source_ar
     luaL_error(L, "cannot share the store at '%s': %s", share, share_reason(errno));
   if (!u->sys) luaL_error(L, "%s", err);
   if (share) mi_system_publish_every(u->sys, 100);   /* live for attached readers while this state idles */
+  mi_linux_time_refreshes(u->sys, 1);   /* a host's info() shows what its refreshes cost (-1: not the host) */
   u->owned = 1;
   return u;
 }
@@ -557,8 +558,10 @@ static int sys_info(lua_State *L) {
     lua_createtable(L, 0, 13);
     lua_pushinteger(L, hh.files_read); lua_setfield(L, -2, "files_read");
     lua_pushinteger(L, hh.last_files); lua_setfield(L, -2, "last_files");
-    lua_pushnumber(L, hh.cpu_ns / 1e9); lua_setfield(L, -2, "cpu_s");
-    lua_pushnumber(L, hh.last_cpu_ns / 1e9); lua_setfield(L, -2, "last_cpu_s");
+    if (hh.cpu_ns >= 0) {   /* nil: refreshes not timed (a system an embedder made, mi_linux_time_refreshes) */
+      lua_pushnumber(L, hh.cpu_ns / 1e9); lua_setfield(L, -2, "cpu_s");
+      lua_pushnumber(L, hh.last_cpu_ns / 1e9); lua_setfield(L, -2, "last_cpu_s");
+    }
     lua_pushnumber(L, hh.self_cpu_ns / 1e9); lua_setfield(L, -2, "self_cpu_s");
     lua_pushinteger(L, hh.refreshes); lua_setfield(L, -2, "refreshes");
     if (hh.short_lived >= 0) { lua_pushinteger(L, hh.short_lived); lua_setfield(L, -2, "short_lived"); }   /* nil: not measured */

@@ -390,6 +390,7 @@ mi_export *mi_export_new_on(mi_session *s, const mi_export_options *o, char *err
   x->map_asked = map;
   x->udef_n = mi_udef_count(sys);   /* first: one installed while this plans is seen next scrape */
   x->s = s;
+  mi_linux_time_refreshes(sys, 1);   /* its health families show what measuring the host costs */
   mi_session_set_priv(x->s, 1);
   status_type st;
   mi_globinstall(x->s, &st, x->uid);
@@ -1154,8 +1155,7 @@ static void format_processes(mi_export *x, int om, int64_t *tmp) {
 static void format_self(mi_export *x, int om) {
   {   /* what is measured and the mapping that names the classes */
     static const char *const maps[3] = {"large", "small", "standard"};
-    fam f;
-    labels l;
+    fam f; labels l;
     fam_begin(&f, "", "exporter_info", "the measured system's source (an attached store: its owner's too) and the object-class mapping in use", 0, 0, om);
     memset(&l, 0, sizeof l);
     l.k[l.n] = "source"; l.v[l.n++] = mi_system_source_name(x->sys);   /* sim, host, replay, attached, custom, a registered name */
@@ -1173,7 +1173,7 @@ static void format_self(mi_export *x, int om) {
     self_metric(x, om, "host_refresh_files", "files of the proc root the host source's latest refresh read", 0, hh.last_files);
     if (hh.short_lived >= 0)   /* not measured yet: no sample */
       self_metric(x, om, "host_short_lived", "tasks born and gone between two readings of the process table, never seen (forks less births seen)", 1, hh.short_lived);
-    self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
+    if (hh.cpu_ns >= 0) self_seconds(x, om, "host_refresh_cpu_seconds", "CPU time the host source's refreshes took", hh.cpu_ns);
     self_seconds(x, om, "cpu_seconds", "CPU time of the program measuring the host (every thread)", hh.self_cpu_ns);
   }
 }

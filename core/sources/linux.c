@@ -946,15 +946,17 @@ static int scan_table(mi_system *sys, host *h, int rooted, int pio, int first, i
   return seen;
 }
 
-/* The health figures of a refresh that began at thread CPU time c0. */
+/* The health figures of a refresh that began at thread CPU time c0 (when refreshes are timed). */
 static void close_health(mi_system *sys, host *h, const struct timespec *c0) {
   h->health.refreshes++;
   if (h->trouble) h->health.incomplete++;
   h->health.complete = !h->trouble;
-  struct timespec c1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-  h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0->tv_sec) * 1000000000 + (c1.tv_nsec - c0->tv_nsec);
-  h->health.cpu_ns += h->health.last_cpu_ns;
+  if (h->timed) {   /* two thread-CPU clock reads are system calls (~1 us each on a VM): only when asked */
+    struct timespec c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    h->health.last_cpu_ns = (int64_t)(c1.tv_sec - c0->tv_sec) * 1000000000 + (c1.tv_nsec - c0->tv_nsec);
+    h->health.cpu_ns += h->health.last_cpu_ns;
+  }
   h->health.last_files = h->files;
   h->health.files_read += h->files;
   h->last_ms = mono_ms();
@@ -979,8 +981,8 @@ static int refresh_all(mi_system *sys, host *h, int full) {
   h->trouble = 0;
   int64_t ms = mono_ms();
   int house = full || h->gen == 1 || ms - h->house_ms >= HOUSEKEEP_MS;
-  struct timespec c0;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+  struct timespec c0 = {0, 0};
+  if (h->timed) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
   h->files = 0;
   mi_lx_sys_levels(sys, h);
   int on[NGROUP], use[NGROUP];
@@ -1043,16 +1045,16 @@ static void host_free(void *arg) {
 
 extern const mi_source_ops mi_source_host_ops;
 /* The host state driving sys, or NULL if sys is not the host. */
-static host *of(mi_system *sys) {
+host *mi_lx_of(mi_system *sys) {
   return mi_system_source_ops(sys) == &mi_source_host_ops ? (host *)mi_system_source(sys) : NULL;
 }
 
-int mi_linux_attached(mi_system *sys) { return of(sys) != NULL; }
+int mi_linux_attached(mi_system *sys) { return mi_lx_of(sys) != NULL; }
 
 int mi_linux_refresh(mi_system *sys) {
   if (!mi_linux_attached(sys)) return -1;
   mi_host_begin(sys);
-  int n = refresh_all(sys, of(sys), 1);
+  int n = refresh_all(sys, mi_lx_of(sys), 1);
   mi_host_publish(sys);
   return n;
 }
@@ -1061,7 +1063,8 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   if (!sys) return -1;
   host *h = calloc(1, sizeof *h);
   if (!h) return -1;
-  h->health.short_lived = -1;   /* not measured until two readings of the table had fork counts */
+  /* not measured: short-lived tasks until two readings of the table had fork counts, CPU until timed */
+  h->health.short_lived = h->health.cpu_ns = h->health.last_cpu_ns = -1;
   snprintf(h->root, sizeof h->root, "%s", proc_root ? proc_root : "/proc");
   h->sysdb = strcmp(h->root, "/proc") == 0;
   h->rootfd = -1;
@@ -1112,28 +1115,10 @@ int32_t mi_linux_mapping(int i, const char **figure) {
   return map[i].item;
 }
 
-int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
-  if (!mi_linux_attached(sys) || !out) return -1;
-  mi_host_begin(sys);   /* a write section: a publisher thread's refresh is not half-way through */
-  *out = of(sys)->health;
-  mi_host_publish(sys);
-  struct timespec ts;
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) out->self_cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-  return 0;
-}
-
-int mi_linux_set_process_age(mi_system *sys, int ms) {
-  if (!mi_linux_attached(sys)) return -1;
-  mi_host_begin(sys);
-  of(sys)->proc_age_ms = ms > 0 ? ms : 0;
-  mi_host_publish(sys);
-  return 0;
-}
-
 int mi_linux_limits_get(mi_system *sys, mi_linux_limits *out) {
   if (!mi_linux_attached(sys) || !out) return -1;
   mi_host_begin(sys);
-  mi_lx_limits(of(sys), out);
+  mi_lx_limits(mi_lx_of(sys), out);
   mi_host_publish(sys);
   return 0;
 }
@@ -1141,7 +1126,7 @@ int mi_linux_limits_get(mi_system *sys, mi_linux_limits *out) {
 int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max) {
   if (!mi_linux_attached(sys) || (max > 0 && !out)) return -1;
   mi_host_begin(sys);   /* a write section: not half-way through a publisher thread's refresh */
-  host *h = of(sys);
+  host *h = mi_lx_of(sys);
   int32_t round = mi_host_config(sys, 3042);   /* MI_ROUND_FACTOR: ticks per MI_Time */
   int n = mi_lx_cpus(h, (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz, round > 0 ? round : 1, out, max);
   mi_host_publish(sys);
@@ -1149,13 +1134,13 @@ int mi_linux_cpus(mi_system *sys, mi_linux_cpu *out, int max) {
 }
 
 const char *mi_linux_disk_name(mi_system *sys, int ldev) {
-  if (!mi_linux_attached(sys) || ldev < 1 || ldev > of(sys)->ndisks) return NULL;
-  return of(sys)->disk[ldev - 1].name;
+  if (!mi_linux_attached(sys) || ldev < 1 || ldev > mi_lx_of(sys)->ndisks) return NULL;
+  return mi_lx_of(sys)->disk[ldev - 1].name;
 }
 
 int mi_linux_inject_fail(mi_system *sys, const char *rel, int err) {
   if (!mi_linux_attached(sys) || !rel || strlen(rel) >= sizeof ((host *)0)->inject[0].rel) return -1;
-  host *h = of(sys);
+  host *h = mi_lx_of(sys);
   int free_i = -1;
   for (int i = 0; i < NINJECT; i++) {
     if (h->inject[i].err && strcmp(h->inject[i].rel, rel) == 0) { h->inject[i].err = err; return 0; }

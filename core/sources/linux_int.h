@@ -136,6 +136,7 @@ typedef struct host {
   size_t cap;
   mi_linux_health health;
   int trouble;                  /* this refresh failed a read or rejected a file */
+  int timed;                    /* refreshes time their own CPU (mi_linux_time_refreshes) */
   struct { char rel[64]; int err; } inject[NINJECT];   /* test hook: reads that fail */
   int rootfd;                   /* the root, kept open: files are opened relative to it; -1 none */
   int procfs;                   /* the root is a procfs: its files are regular and a short read ends them */
@@ -161,6 +162,9 @@ typedef struct host {
   int forks_measured;           /* an interval between two table readings had fork counts at both ends */
   hsys s;                       /* the system-wide readers' own state (linux_sys.c) */
 } host;
+
+/* The host state driving sys, or NULL if sys is not the host (linux.c). */
+host *mi_lx_of(mi_system *sys);
 
 static inline int64_t mono_ms(void) {
   struct timespec ts;

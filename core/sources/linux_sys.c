@@ -602,3 +602,32 @@ void mi_lx_read_disks(mi_system *sys, host *h) {
   }
   if (bad) note_bad(h);
 }
+
+/* ---- the reading health and the process table age (mi_linux.h) ---- */
+int mi_linux_health_get(mi_system *sys, mi_linux_health *out) {
+  if (!mi_linux_attached(sys) || !out) return -1;
+  mi_host_begin(sys);   /* a write section: a publisher thread's refresh is not half-way through */
+  *out = mi_lx_of(sys)->health;
+  mi_host_publish(sys);
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) out->self_cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return 0;
+}
+
+int mi_linux_time_refreshes(mi_system *sys, int on) {
+  if (!mi_linux_attached(sys)) return -1;
+  mi_host_begin(sys);
+  host *h = mi_lx_of(sys);
+  if (on && h->health.cpu_ns < 0) h->health.cpu_ns = h->health.last_cpu_ns = 0;   /* measured from now */
+  h->timed = on != 0;
+  mi_host_publish(sys);
+  return 0;
+}
+
+int mi_linux_set_process_age(mi_system *sys, int ms) {
+  if (!mi_linux_attached(sys)) return -1;
+  mi_host_begin(sys);
+  mi_lx_of(sys)->proc_age_ms = ms > 0 ? ms : 0;
+  mi_host_publish(sys);
+  return 0;
+}
