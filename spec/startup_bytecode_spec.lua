@@ -61,3 +61,33 @@ describe("#17.3 mish loads a module's bytecode when it is as new as the source",
     assert.is_true(ok, out); assert.equal("true\n", out)
   end)
 end)
+
+-- #28 (start-up within 5% of 079cae2): mi.records and mi.calls are read at their first use.
+describe("#28 mi loads its recording and literal parts at their first use", function()
+  local function mish(code)
+    local ok, out = run(string.format("./lua/mish -e %q", code))
+    assert.is_true(ok, out)
+    return out
+  end
+  it("start-up reads neither", function()
+    assert.equal("nil\tnil\n", mish('print(package.loaded["mi.records"], package.loaded["mi.calls"])'))
+  end)
+  it("a stub of mi.records loads it and answers as the real function (its errors name it)", function()
+    local out = mish([[local mi = require("mi"); local f = mi.record_items
+      print(#mi.record_items({"global:gmt_idle"}), package.loaded["mi.records"] ~= nil, mi.record_items ~= f)
+      print(#f({"global:gmt_idle", "global:gmt_paused"}))
+      print(select(2, pcall(mi.health_text, 5)))]])
+    assert.equal("1\ttrue\ttrue\n2\n", out:sub(1, 14), out)
+    assert.truthy(out:find("bad argument #1 to 'health_text'", 1, true), out)
+  end)
+  it("mi.literal loads mi.calls when first asked, pairs over it included", function()
+    local out = mish([[local mi = require("mi"); local n = 0
+      for k in pairs(mi.literal) do n = n + 1 end
+      print(n > 15, package.loaded["mi.calls"] ~= nil, type(mi.literal.MIGLOBGET), mi.REPLAY_END ~= nil, #mi.RECORD_ITEMS > 3)]])
+    assert.equal("true\ttrue\tfunction\ttrue\ttrue\n", out)
+  end)
+  it("help(mi) lists the recording functions before they are loaded", function()
+    local out = mish('help(mi)')
+    assert.truthy(out:find("mi.record_items", 1, true) and out:find("mi.replay", 1, true), out)
+  end)
+end)

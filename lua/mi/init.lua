@@ -928,10 +928,54 @@ function Session:records(domain, items, opts) return self:get(domain, items, opt
 -- literal layer, M.literal) and mi.records (OpenMetrics, recorders, replays, recording health).
 local P = { BY_NAME = BY_NAME, BY_NUM = BY_NUM, READ_AT = READ_AT, Session = Session, arg_check = arg_check,
   bad_self = bad_self, core = core, opt_check = opt_check, source_options = source_options }
-package.loaded["mi._facade"] = { M = M, P = P }
-require("mi.analysis")
-require("mi.calls")
-require("mi.records")
-package.loaded["mi._facade"] = nil
+-- What a recording holds when no items are named: every global counter (gmc_pauses brings
+-- the processor counters), ten process items and the disk items — what every script in
+-- scripts/ and the manual's examples read — and every user-defined counter (#14.2).
+M.RECORD_ITEMS = { "global:*", "processor:*", "userdef:*",
+  "process:pmt_process_time", "process:pmt_ready_queue", "process:pmc_launch", "process:pmc_disc_read",
+  "process:pmc_disc_write", "process:pmc_disc_read_size", "process:pmc_disc_write_size",
+  "process:pmc_pg_fault_objcl_", "process:pmc_stop_disc_io", "process:pmc_stop_quantum_expiration",
+  "io:imc_completed_read", "io:imc_completed_write", "io:imc_read_xfer_size", "io:imc_write_xfer_size",
+  "io:imt_rd_round_trip_time", "io:imt_wt_round_trip_time", "io:imc_q_current", "io:imc_q_maximum",
+  "io:imc_read_objcl_", 23009, 23010 }
+
+-- What a sleep raises at the end of a replayed recording while M._end_raises is set (mi.cli's
+-- loop sets it, to print the run's summary with the samples it had, #30.4).
+M.REPLAY_END = setmetatable({}, { __tostring = function() return "the recording ended" end, __name = "mi.REPLAY_END" })
+
+-- Loads a part of the facade (it adds to M through P).
+local function load_part(name)
+  package.loaded["mi._facade"] = { M = M, P = P }
+  local ok, err = pcall(require, name)
+  package.loaded["mi._facade"] = nil
+  if not ok then error(err, 0) end
+end
+load_part("mi.analysis")
+-- mi.records and mi.calls are read at their first use: a script or prompt that never records,
+-- exports or calls the literal layer does not load them (start-up: 3.60 M instructions with them,
+-- 3.15 M without). Until then M holds stubs of their functions (help and completion see them)
+-- that load the part, which replaces them, and call the real function.
+for _, name in ipairs({ "openmetrics", "record_items", "record", "replay", "replay_drive", "health_text", "recording_state" }) do
+  local stub
+  stub = function(...)
+    if M[name] == stub then load_part("mi.records") end
+    if M[name] == stub then error("mi.records did not define mi." .. name, 2) end
+    return M[name](...)
+  end
+  M[name] = stub
+end
+-- mi.literal: a stand-in table until mi.calls replaces it; what it is asked goes to the real one.
+local literal_proxy
+local function literal()
+  if M.literal == literal_proxy then load_part("mi.calls") end
+  if M.literal == literal_proxy then error("mi.calls did not define mi.literal", 3) end
+  return M.literal
+end
+literal_proxy = setmetatable({}, {
+  __index = function(_, k) return literal()[k] end,
+  __newindex = function(_, k, v) literal()[k] = v end,
+  __pairs = function() return next, literal(), nil end,
+})
+M.literal = literal_proxy
 
 return M

@@ -53,17 +53,6 @@ function M.openmetrics(x, opts)
 end
 
 -- ---------------------------------------------------------------- recordings (#13)
--- What a recording holds when no items are named: every global counter (gmc_pauses brings
--- the processor counters), ten process items and the disk items — what every script in
--- scripts/ and the manual's examples read — and every user-defined counter (#14.2).
-M.RECORD_ITEMS = { "global:*", "processor:*", "userdef:*",
-  "process:pmt_process_time", "process:pmt_ready_queue", "process:pmc_launch", "process:pmc_disc_read",
-  "process:pmc_disc_write", "process:pmc_disc_read_size", "process:pmc_disc_write_size",
-  "process:pmc_pg_fault_objcl_", "process:pmc_stop_disc_io", "process:pmc_stop_quantum_expiration",
-  "io:imc_completed_read", "io:imc_completed_write", "io:imc_read_xfer_size", "io:imc_write_xfer_size",
-  "io:imt_rd_round_trip_time", "io:imt_wt_round_trip_time", "io:imc_q_current", "io:imc_q_maximum",
-  "io:imc_read_objcl_", 23009, 23010 }
-
 -- Expands recording item specs into numbers: numbers, names (any domain), "DOMAIN:*" (every
 -- counter of a domain), "DOMAIN:NAME" or a glob ("pmc_*"), "userdef:*" (every user-defined
 -- counter of the recorded system, those installed while it records too: -1). With sys, names
@@ -139,10 +128,6 @@ function M.replay(path, o)
   if not ok then error(sys, 2) end
   return sys
 end
-
--- What a sleep raises at the end of a replayed recording while M._end_raises is set (mi.cli's
--- loop sets it, to print the run's summary with the samples it had, #30.4).
-M.REPLAY_END = setmetatable({}, { __tostring = function() return "the recording ended" end, __name = "mi.REPLAY_END" })
 
 -- Makes the program's clock and sleep follow a replayed system: as fast as possible, a sleep steps
 -- the recording (at least to its next sample) and ends the program at the recording's end (or
