@@ -354,7 +354,10 @@ static inline mi_round mi_round_of(const mi_seg *g) {
 }
 /* ticks -> MI_Time (floor division by the rounding factor), without a divide instruction. */
 static inline int64_t mi_round_div(const mi_round *r, int64_t v) {
-  if (v < 0) return -((-v + r->r - 1) / r->r);
+  if (v < 0) {   /* in unsigned arithmetic: an attached store's cell may hold INT64_MIN */
+    uint64_t q = ((0 - (uint64_t)v) + (uint64_t)r->r - 1) / (uint64_t)r->r;
+    return (int64_t)(0 - q);
+  }
   return (int64_t)(((unsigned __int128)(uint64_t)v * r->magic) >> r->shift);
 }
 /* ticks -> MI_Time for a system. */

@@ -26,8 +26,9 @@ verify() {  # verify NAME COMMAND...: checks the last program's output in $out
 # ICS is the interval (a wall-clock timer read just after each GET) less what the model accounted up to
 # the GET's refresh: it is 0 give or take how much later the timer was read after one GET than after the
 # other, so it may dip below 0 by that jitter (allowed: 2% of a 0.3 s interval, 6 ms), never by more.
-cpu_sums() { awk '/^ paused/ { s = $2 + $4 + $6 + $8 + $10 + $12 + $14; n++; if ($6 < -2 || s < 99.5 || s > 100.5) bad++ }
-                  END { exit !(n >= 2 && !bad) }' "$1"; }
+cpu_sums() {  # cpu_sums FILE [MIN]: at least MIN (2) intervals, each ICS >= 0 within jitter, states summing to 100%
+  awk -v min="${2:-2}" '/^ paused/ { s = $2 + $4 + $6 + $8 + $10 + $12 + $14; n++; if ($6 < -2 || s < 99.5 || s > 100.5) bad++ }
+                  END { exit !(n >= min && !bad) }' "$1"; }
 check "testmiaif1 (C) runs" env MISH_CPUS=1 examples/testmiaif1 0.3 3
 verify "testmiaif1 (C): ICS >= 0 (within timer jitter) and states sum to 100% on every interval" cpu_sums "$out"
 check "testmiaif1 (Lua) runs" env MISH_CPUS=1 $MISH examples/testmiaif1.lua 0.3 3
@@ -44,8 +45,9 @@ check "testmiaif1: a workload with MISH_SYSTEM=host is an error, exit 2 (#16.3)"
   'MISH_SYSTEM=host MISH_WORKLOAD=batch examples/testmiaif1 0.1 1 2>&1; test $? = 2'
 verify "testmiaif1: the error names MISH_WORKLOAD (#16.3)" grep -q "MISH_WORKLOAD=batch" "$out"
 # testmiaif2: per-class reads add up to the total reads on every interval
-class_sums() { awk '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
-                    END { if (t != s) bad++; exit !(n >= 2 && !bad) }' "$1"; }
+class_sums() {  # class_sums FILE [MIN]: at least MIN (2) intervals, per-class reads adding up to the total on each
+  awk -v min="${2:-2}" '/^disk read:/ { if (n++ && t != s) bad++; t = $3; s = 0; next } { s += $2 }
+                    END { if (t != s) bad++; exit !(n >= min && !bad) }' "$1"; }
 check "testmiaif2 (C) runs" examples/testmiaif2 0.3 3
 verify "testmiaif2 (C): reads per class add to total reads" class_sums "$out"
 check "testmiaif2 (Lua) runs" $MISH examples/testmiaif2.lua 0.3 3
@@ -55,12 +57,14 @@ verify "testmiaif2 (Lua): reads per class add to total reads" class_sums "$out"
 # their timer is the recorded time; they end (exit 0) at the recording's end, before the 20 samples asked
 rec=/tmp/mish-ex-$$.mirec
 check "a 1-CPU recording for the examples' replays" $MISH --cpus 1 scripts/record.lua -o "$rec" --interval 0.3 --count 6
+# at a paced speed a loaded machine may hold the program past several recorded samples: one interval
+# is then all it sees (a wall-clock outcome, not an error); at max every sample is stepped
 replay_cpu() {  # replay_cpu FILE EXACT: states sum to 100%, fewer than 20 intervals; EXACT: >= 3, each ICS 0-2%
-  cpu_sums "$1" && awk -v exact="$2" '/^ paused/ { n++; if (exact && ($6 < 0 || $6 > 2)) bad++ }
+  cpu_sums "$1" $((2 - !$2)) && awk -v exact="$2" '/^ paused/ { n++; if (exact && ($6 < 0 || $6 > 2)) bad++ }
     END { exit !(n < 20 && (!exact || n >= 3) && !bad) }' "$1"
 }
 replay_io() {  # replay_io FILE EXACT: per-class sums, fewer than 20 intervals; EXACT: >= 3 and reads counted
-  class_sums "$1" && awk -v exact="$2" '/^disk read:/ { n++; r += $3 } END { exit !(n < 20 && (!exact || (n >= 3 && r > 0))) }' "$1"
+  class_sums "$1" $((2 - !$2)) && awk -v exact="$2" '/^disk read:/ { n++; r += $3 } END { exit !(n < 20 && (!exact || (n >= 3 && r > 0))) }' "$1"
 }
 for sp in max 1 4; do
   exact=0; [ $sp = max ] && exact=1

@@ -106,6 +106,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_watch.c"   /* a watching process query; the exporter's unchanged scrape (#32) */
 #include "test_prcsr64.c"   /* MIPRCSRGET past 8 processors: warning 32701 (#32) */
 #include "test_hold.c"   /* one reading of several domains: an exporter's scrape (#28/#31) */
+#include "test_extremes.c"   /* the read path at the ends of int64 (#27 attach campaign) */
 
 
 int main(void) {
@@ -209,6 +210,7 @@ int main(void) {
   test_host32();
   test_prcsr64();
   test_hold_one_reading();
+  test_extremes();
   mi_default_configure(NULL, &(mi_system_options){.registry = regpath});   /* the program chooses */
   test_long_paths();
   test_upper_api();

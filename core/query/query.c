@@ -266,6 +266,10 @@ static inline int32_t view(const rd *r, int64_t v, int time) {
   return (int32_t)(uint32_t)(uint64_t)v;
 }
 
+/* One class's cell added into a folded class: modulo 2^64 like the counters themselves, never
+ * an overflow (an attached store's cells are whatever its file holds). */
+static inline int64_t fold_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+
 /* Writes an object- or semaphore-class counter's values (folded to the query's map if asked). */
 static void put_array(const rd *r, const mi_qitem *p, const int64_t *row, int mapping, uint8_t *dst) {
   const int64_t *c = row + p->off;
@@ -279,7 +283,7 @@ static void put_array(const rd *r, const mi_qitem *p, const int64_t *row, int ma
   int m = mi_objcl_len(mapping);
   memset(acc, 0, sizeof(int64_t) * (size_t)m);
   const uint16_t *f = mi_fold_[r->mapping][mapping];
-  for (int k = 0; k < n; k++) acc[f[k]] += MI_LD(c[k]);
+  for (int k = 0; k < n; k++) acc[f[k]] = fold_add(acc[f[k]], MI_LD(c[k]));
   for (int k = 0; k < m; k++) { int32_t v = view(r, acc[k], time); memcpy(dst + 4 * k, &v, 4); }
 }
 
@@ -298,7 +302,7 @@ static void put_warray(const rd *r, const mi_qitem *p, const int64_t *row, int m
     m = mi_objcl_len(mapping);
     memset(acc, 0, sizeof(int64_t) * (size_t)m);
     const uint16_t *f = mi_fold_[r->mapping][mapping];
-    for (int k = 0; k < n; k++) acc[f[k]] += MI_LD(c[k]);
+    for (int k = 0; k < n; k++) acc[f[k]] = fold_add(acc[f[k]], MI_LD(c[k]));
   }
   for (int k = 0; k < m; k++) {
     int64_t v = time ? mi_round_div(&r->rnd, acc[k]) : acc[k];

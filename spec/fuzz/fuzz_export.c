@@ -249,13 +249,13 @@ NOCOV static void check_groups(const char *t, size_t n, const char *run, char na
    * present once nonzero */
   for (int i = 0; i < NP; i++) {
     int first = 1, plain = 1;
-    for (int j = 0; j < i; j++) if (strcmp(names[j], names[i]) == 0 && kinds[j] == kinds[i]) first = 0;
+    for (int j = 0; j < i; j++) if (strcmp(rn[j], rn[i]) == 0 && kinds[j] == kinds[i]) first = 0;
     for (const unsigned char *p = (const unsigned char *)names[i]; *p; p++) plain &= *p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\';
     if (!first || !plain) continue;
     static const char *const kn2[3] = {"system", "session", "job"};
     for (int e = 0; e < NEL; e++) {
       int64_t want = 0;
-      for (int j = 0; j < NP; j++) if (strcmp(names[j], names[i]) == 0 && kinds[j] == kinds[i]) want += hsum[j][e];
+      for (int j = 0; j < NP; j++) if (strcmp(rn[j], rn[i]) == 0 && kinds[j] == kinds[i]) want += hsum[j][e];   /* one series per rendered label */
       if (!want) continue;
       char label[200];
       snprintf(label, sizeof label, "mish_fz_hist_total{program=\"%s.%s\",kind=\"%s\",element=\"%d\"} ", names[i], run, kn2[kinds[i]], e);
