@@ -148,8 +148,9 @@ MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
  * at the latest key before ticks (through the index; the start if none), or at the start when the
  * file's clock goes back somewhere (steps_back). 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);
-/* Scans the whole file (from the start; the reader is rewound after). Returns 0 clean, 1 torn
- * tail only, 2 damaged regions, gaps or span marks that lie (a torn tail too, maybe). */
+/* Scans the whole file (from the start; the reader is rewound after, its span and steps back then
+ * those of every frame). Returns 0 clean, 1 torn tail only, 2 damaged regions, gaps or span marks
+ * that lie (a torn tail too, maybe). */
 MI_API int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h);
 /* Returns the header information of the segment being read. */
 MI_API const mi_rec_info *mi_rec_info_get(const mi_rec_reader *r);

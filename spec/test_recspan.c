@@ -117,17 +117,27 @@ static void test_record_span_marks(void) {
   b = NULL;
   unlink(path);
 
-  /* honest damage before a mark: the mark counts samples the damage took, which is no lie */
+  /* honest damage before a mark: the mark counts samples the damage took, which is no lie; once
+   * verify has read every frame, the reader's span is theirs */
   rec_clock_seg(path, boot, 40, 1, 2);
   n = rec_slurp(path, &b);
   ni = n > 0 ? rec_indexes(b, n, idx, 64) : 0;
   CHECK(ni >= 2, "p39: 40 samples, keys every 2: indexes every 16 keys and at the close");
-  if (ni >= 2) {
-    b[idx[0] / 2] ^= 0x55;   /* a frame in the middle of the first stretch, damaged */
+  long key = -1;
+  for (long off = 0; n > 0 && off + MIR_MIN <= n && key < 0; off += mir_get32(b + off + 4))
+    if (mir_get16(b + off + 8) == MIR_T_KEY) key = off;
+  if (ni >= 2 && key > 0) {
+    b[key + MIR_HEAD + 2] ^= 0x55;   /* the first sample (a key), damaged */
     CHECK(rs_write(copy, b, n) == 0, "p39: a damaged copy");
     rd = mi_rec_open(copy, NULL, 0);
+    in = rd ? mi_rec_info_get(rd) : NULL;
+    mir_span s;
+    if (rd) mir_span_full(rd, &s);
+    EQ(in ? in->first_time : -1, boot * 1000 * 8000, "p39: the open takes the mark's span (the lost first sample in it)");
     EQ(rd ? mi_rec_verify(rd, &h) : -1, 2, "p39: a damaged file: verify says so");
     CHECK(h.damaged_regions == 1 && h.bad_marks == 0, "p39: ... one damaged region, and no mark counted as lying (damage explains it)");
+    CHECK(rd && s.count == 39 && in->first_time == s.first && in->last_time == s.last && in->steps_back == s.steps,
+          "p39: ... after verify the span is the frames' (from the second sample)");
     mi_rec_close(rd);
   }
   free(b);

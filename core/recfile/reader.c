@@ -858,8 +858,12 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
   }
   h->seq_gaps = r->gaps;
   h->bad_marks = r->bad_marks;
-  /* what every frame says outranks a span mark: the reader believes it from here on */
-  if (h->steps_back > r->info.steps_back) r->info.steps_back = h->steps_back;
+  /* every frame was read: the span is theirs from here on, as an open without marks finds it
+   * (a mark that lied, or counted samples that damage took since, no longer counts) */
+  r->info.first_time = r->run.count ? r->run.first : -1;
+  r->info.last_time = r->run.count ? r->run.last : -1;
+  r->info.steps_back = r->run.steps;
+  r->span_n = r->run.count;
   rewind_(r);
   return h->damaged_regions || h->seq_gaps || h->bad_marks ? 2 : h->torn_at >= 0 ? 1 : 0;
 }

@@ -29,7 +29,8 @@ function R.open(name, file)
   local ok, r = pcall(core.rec_open, file)
   if not ok then io.stderr:write(name, ": ", tostring(r), "\n") os.exit(3) end
   local _, h = mi.recording_state(file, io.stderr)
-  if h and (h.bad_marks or 0) > 0 then r:verify() end   -- a span mark lied: this reader believes the frames too (p39)
+  -- a span mark that lied, or counts samples damage took: this reader's span is the frames' too (p39)
+  if h and ((h.bad_marks or 0) > 0 or h.damaged_regions > 0 or h.seq_gaps > 0) then r:verify() end
   return r
 end
 
