@@ -110,7 +110,8 @@ typedef struct mi_rec_info {
   int continued;                   /* the segment's header only says the layout grew (version 2) */
   int64_t sample_time;             /* the time of the latest sample applied (-1 before one) */
   int udef_count;                  /* user-defined counters in the segment's table (version 2) */
-  int64_t steps_back;              /* samples of the file whose time is earlier than the sample before */
+  int64_t steps_back;              /* samples of the file whose time is earlier than the sample before (at open: the
+                                      last span mark's and the frames after it; reading a step a mark left out counts it) */
 } mi_rec_info;
 /* A user-defined counter as recorded (format version 2): its catalog entry (number MI_UDEF_FIRST +
  * its place in the table, name, domain, unit, type; description = help, or the name), its kind
@@ -130,6 +131,7 @@ typedef struct mi_rec_health {
   int64_t continued;   /* continued headers: a segment grew (counters installed while recording); not in segments */
   int64_t steps_back, first_step_back;   /* samples earlier than the sample before; the first one's offset (-1) */
   int64_t unreadable;  /* whole sample records past damage that cannot be read (no key since): not in samples (#30.6) */
+  int64_t bad_marks;   /* index records whose span mark cannot be true or disagrees with the samples before them */
 } mi_rec_health;
 
 /* Opens a recording for reading (mapped, never written). NULL with the reason in err: cannot open,
@@ -146,8 +148,9 @@ MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
  * at the latest key before ticks (through the index; the start if none), or at the start when the
  * file's clock goes back somewhere (steps_back). 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);
-/* Scans the whole file (from the start; the reader is rewound after). Returns 0 clean, 1 torn
- * tail only, 2 damaged regions (a torn tail too, maybe). */
+/* Scans the whole file (from the start; the reader is rewound after, its span and steps back then
+ * those of every frame). Returns 0 clean, 1 torn tail only, 2 damaged regions, gaps or span marks
+ * that lie (a torn tail too, maybe). */
 MI_API int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h);
 /* Returns the header information of the segment being read. */
 MI_API const mi_rec_info *mi_rec_info_get(const mi_rec_reader *r);

@@ -256,19 +256,19 @@ static int rdr_next(lua_State *L) {
 }
 /* recording:verify() -> 0 clean | 1 torn tail | 2 damaged, and {bytes, records, samples, keys, segments,
  * damaged_regions, damaged_bytes, first_damage, torn_at, torn_bytes, seq_gaps, first_time, last_time,
- * continued, steps_back, first_step_back, unreadable}. */
+ * continued, steps_back, first_step_back, unreadable, bad_marks}. */
 static int rdr_verify(lua_State *L) {
   mi_rec_health h;
   int rc = mi_rec_verify(checkrdr(L, 1), &h);
   lua_pushinteger(L, rc);
-  lua_createtable(L, 0, 17);
+  lua_createtable(L, 0, 18);
   const char *k[] = {"bytes", "records", "samples", "keys", "segments", "damaged_regions", "damaged_bytes", "first_damage",
                      "torn_at", "torn_bytes", "seq_gaps", "first_time", "last_time", "continued", "steps_back", "first_step_back",
-                     "unreadable"};
+                     "unreadable", "bad_marks"};
   int64_t v[] = {h.bytes, h.records, h.samples, h.keys, h.segments, h.damaged_regions, h.damaged_bytes, h.first_damage,
                  h.torn_at, h.torn_bytes, h.seq_gaps, h.first_time, h.last_time, h.continued, h.steps_back, h.first_step_back,
-                 h.unreadable};
-  for (int i = 0; i < 17; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
+                 h.unreadable, h.bad_marks};
+  for (int i = 0; i < 18; i++) { lua_pushinteger(L, v[i]); lua_setfield(L, -2, k[i]); }
   return 2;
 }
 /* recording:seek(ticks) -> true if a key at or before it (or the start) was found. */

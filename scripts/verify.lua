@@ -1,7 +1,7 @@
 -- verify.lua: checks a recording record by record and says what it found: whole records,
 -- the samples a reader can read (every tool counts the same: #30.6) and those damage left
 -- unreadable, a torn tail (where), damaged regions skipped. Exit status: 0 clean, 1 torn tail only,
--- 2 damaged regions or missing records, 3 not a recording.
+-- 2 damaged regions, missing records or index span marks that lie, 3 not a recording.
 local mi = require("mi")
 local cli = require("mi.cli")
 
@@ -33,7 +33,7 @@ local out = { file = file, state = state, bytes = h.bytes, records = h.records, 
   segments = h.segments, continued = h.continued, damaged_regions = h.damaged_regions, damaged_bytes = h.damaged_bytes,
   torn_at = h.torn_at >= 0 and h.torn_at or nil, torn_bytes = h.torn_at >= 0 and h.torn_bytes or nil,
   seq_gaps = h.seq_gaps, steps_back = h.steps_back, first_step_back = h.steps_back > 0 and h.first_step_back or nil,
-  unreadable = h.unreadable,
+  unreadable = h.unreadable, bad_marks = h.bad_marks,
   first = stamp(h.first_time), last = stamp(h.last_time), version = info.version,
   source = info.source, machine = info.machine }
 if opts.json then
@@ -41,7 +41,7 @@ if opts.json then
   print(cli.json(out))
 elseif opts.csv then
   local keys = { "file", "state", "bytes", "records", "samples", "keys", "segments", "continued", "damaged_regions", "damaged_bytes",
-    "torn_at", "torn_bytes", "seq_gaps", "first", "last", "steps_back", "first_step_back", "unreadable" }
+    "torn_at", "torn_bytes", "seq_gaps", "first", "last", "steps_back", "first_step_back", "unreadable", "bad_marks" }
   print(table.concat(keys, ","))
   local v = {}
   for i, k in ipairs(keys) do v[i] = out[k] == nil and "" or tostring(out[k]) end
@@ -57,6 +57,9 @@ else
   end
   for _, g in ipairs(regions) do print(string.format("  damaged: %d bytes at offset %d skipped", g.bytes, g.offset)) end
   if h.seq_gaps > 0 then print(string.format("  %d gap(s) in the record sequence", h.seq_gaps)) end
+  if h.bad_marks > 0 then
+    print(string.format("  %d index record(s) whose span mark disagrees with the samples before it (not believed: every frame counts)", h.bad_marks))
+  end
   if h.steps_back > 0 then
     print(string.format("  the recorded clock goes back %d time(s) (first at offset %d): every sample is kept, in file order",
       h.steps_back, h.first_step_back))

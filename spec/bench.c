@@ -8,7 +8,8 @@
  * (#31.2; MISH_BENCH_READERS=1 runs only those); writer handles (#17.4);
  * the host source's MIGLOBGET and MIPROCGET at >= 500 and 2,000 processes against C floors
  * reading the same files (#17.3; MISH_BENCH_HOST=1 runs only those); the exporter's scrape
- * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's. */
+ * (#15) of the host and of a 2,000-process sim against prometheus-node-exporter's;
+ * MISH_BENCH_RECORD=1 runs only the recording figures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -737,6 +738,7 @@ int main(void) {
     return 0;
   }
   if (getenv("MISH_BENCH_WRITERS")) { bench_writers(); return 0; }   /* only the writer mixes (#31.3) */
+  if (getenv("MISH_BENCH_RECORD")) { bench_record(); return 0; }   /* only the recording figures (#13; p39) */
   mi_system_options o = {.registry = NULL};
   mi_system *sys = mi_system_new(&o);
   mi_session *s = mi_session_new(sys);

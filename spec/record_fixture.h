@@ -1,8 +1,8 @@
 /* record_fixture.h — what the recording tests and the record harness's seed writer share
  * (spec/test_record.c, spec/fuzz/fuzz_record_seeds.c): the user-defined counters they record
  * (every kind, 0-6 installed before a recording, 7 and 8 while it records), reading a file
- * whole, finding a header frame, and spoiling a header's counter table with its frame made
- * whole again. */
+ * whole, finding a header frame, spoiling a header's counter table with its frame made whole
+ * again, and finding the index records and making a span mark lie about the steps back (p39). */
 #ifndef RECORD_FIXTURE_H
 #define RECORD_FIXTURE_H
 #include <stdio.h>
@@ -72,5 +72,32 @@ static inline uint8_t *rec_doctor(const uint8_t *b, long n, int which, int cut, 
   memcpy(o + k, b + h + len, (size_t)(n - h - len));
   *on = k + n - h - len;
   return o;
+}
+/* The offsets of the index records of b (n bytes, whole frames from 0): up to max of them; how many. */
+static inline int rec_indexes(const uint8_t *b, long n, long *at, int max) {
+  int k = 0;
+  for (long off = 0; off + MIR_MIN <= n;) {
+    uint32_t len = mir_get32(b + off + 4);
+    if (len < MIR_MIN || off + len > n) break;
+    if (mir_get16(b + off + 8) == MIR_T_INDEX && k < max) at[k++] = off;
+    off += len;
+  }
+  return k;
+}
+/* Sets the steps back of the span mark of the index frame at off in b to steps (below 128, as the
+ * one there: the frame keeps its length), its CRC made whole again; 0, or -1 if it has no such mark. */
+static inline int rec_mark_steps(uint8_t *b, long off, uint64_t steps) {
+  uint32_t len = mir_get32(b + off + 4);
+  mir_cur c = {b + off + MIR_HEAD, b + off + len - MIR_TAIL, 1};
+  mir_getb(&c, 8);
+  uint64_t n = mir_getv(&c);
+  for (uint64_t j = 0; j < n && c.ok; j++) { mir_getv(&c); mir_getv(&c); }
+  for (int f = 0; f < 5; f++) mir_getv(&c);   /* its offset, count, earliest, latest, last */
+  const uint8_t *at = c.p;
+  uint64_t was = mir_getv(&c);
+  if (!c.ok || was >= 0x80 || steps >= 0x80) return -1;
+  mir_putv(b + (at - b), steps);
+  mir_put32(b + off + len - MIR_TAIL, mir_crc32c(0, b + off, len - MIR_TAIL));
+  return 0;
 }
 #endif

@@ -107,6 +107,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_prcsr64.c"   /* MIPRCSRGET past 8 processors: warning 32701 (#32) */
 #include "test_hold.c"   /* one reading of several domains: an exporter's scrape (#28/#31) */
 #include "test_extremes.c"   /* the read path at the ends of int64 (#27 attach campaign) */
+#include "test_recspan.c"   /* span marks: an open reads the last index's, not every frame (p39) */
 
 
 int main(void) {
@@ -178,6 +179,7 @@ int main(void) {
   test_record_masks();
   test_record_input_checks();
   test_record_clock_back();
+  test_record_span_marks();
   test_host_memtotal_holds();
   test_query_enable_set();
   test_query_api();

@@ -80,6 +80,22 @@ int64_t mir_last_index(const struct mi_rec_reader *r);
 /* The sequence number after the last whole record read (indexes too, which are not events). */
 uint64_t mir_next_seq(const struct mi_rec_reader *r);
 
+/* The span of the samples before a point of the file: every whole sample and key frame's time
+ * (count of them, earliest, latest, the last one's, and how many were earlier than the one before).
+ * An index record carries this for the file before it (the span mark, core/RECORDING.md). */
+typedef struct mir_span { int64_t count, first, last, prev, steps; } mir_span;
+#define MIR_SPAN_NONE ((mir_span){0, -1, -1, -1, 0})
+/* Counts a sample at time t in s (a step back when earlier than the one before). */
+static inline void mir_span_add(mir_span *s, int64_t t) {
+  if (!s->count || t < s->first) s->first = t;
+  if (!s->count || t > s->last) s->last = t;
+  if (s->count && t < s->prev) s->steps++;
+  s->prev = t;
+  s->count++;
+}
+/* The span of the whole file, every frame checked (what a reader without a span mark computes). */
+void mir_span_full(const struct mi_rec_reader *r, mir_span *s);
+
 /* CRC-32C (Castagnoli) of n bytes, continuing crc (start with 0). */
 uint32_t mir_crc32c(uint32_t crc, const void *data, size_t n);
 

@@ -47,6 +47,10 @@ struct mi_rec_reader {
   int have_prev;
   int64_t peek_at, peek_time;      /* the last mi_rec_peek: at pos peek_at (-1: none) it said peek_type, peek_time */
   int peek_type;
+  mir_span run;                    /* the whole sample frames read since the start, if run_ok (a pass from offset 0) */
+  int run_ok, run_damaged;         /* run_damaged: damage or a gap met in that pass (marks may count lost samples) */
+  int64_t span_n;                  /* samples the span (info) was found from: 0 if none */
+  int64_t bad_marks;               /* span marks of the pass that cannot be true or disagree with the samples */
   char text[1024];
 };
 
@@ -416,9 +420,48 @@ static int get_key(mi_rec_reader *r, mir_cur *c) {
   return get_body(r, c, 1);
 }
 
+/* Reads the span mark of the whole index record at off (len bytes) into *s: 1 if it has one that
+ * can be true, -1 if it has one that cannot, 0 if it has none (an older writer) or one written
+ * for another offset (these bytes were copied from elsewhere: not believed, no lie either). */
+static int index_mark(const mi_rec_reader *r, int64_t off, int64_t len, mir_span *s) {
+  mir_cur c = {r->data + off + MIR_HEAD, r->data + off + len - MIR_TAIL, 1};
+  if (!mir_getb(&c, 8)) return 0;
+  uint64_t n = mir_getv(&c);
+  for (uint64_t j = 0; j < n && c.ok; j++) { mir_getv(&c); mir_getv(&c); }
+  if (!c.ok || c.p == c.end) return 0;
+  uint64_t at = mir_getv(&c), count = mir_getv(&c);
+  s->first = mir_unzz(mir_getv(&c));
+  s->last = mir_unzz(mir_getv(&c));
+  s->prev = mir_unzz(mir_getv(&c));
+  uint64_t steps = mir_getv(&c);
+  if (!c.ok) return -1;
+  if (at != (uint64_t)off) return 0;
+  /* every sample before it is a frame of at least MIR_MIN bytes; steps are between two of them */
+  if (count > (uint64_t)off / MIR_MIN || steps > (count ? count - 1 : 0)) return -1;
+  if (count ? s->first > s->prev || s->prev > s->last : s->first != -1 || s->last != -1 || s->prev != -1) return -1;
+  s->count = (int64_t)count;
+  s->steps = (int64_t)steps;
+  return 1;
+}
+
+/* Checks the span mark of the index record at off against the samples read before it in a pass
+ * from the start: one that cannot be true, or that disagrees (where damage or a gap before it
+ * cannot explain the difference: lost samples only narrow a span and take steps away), is counted. */
+static void check_mark(mi_rec_reader *r, int64_t off, int64_t len) {
+  mir_span m;
+  int k = index_mark(r, off, len, &m);
+  if (k == 0) return;
+  if (k < 0) { r->bad_marks++; return; }
+  const mir_span *s = &r->run;
+  int same = m.count == s->count && m.steps == s->steps && m.first == s->first && m.last == s->last && m.prev == s->prev;
+  int unsafe = s->count > m.count || s->steps > m.steps || (s->count && (s->first < m.first || s->last > m.last));
+  if (!same && (!r->run_damaged || unsafe)) r->bad_marks++;
+}
+
 /* Reports bytes [off, off+n) as damaged (or torn at the end) in ev. */
 static int damage(mi_rec_reader *r, mi_rec_event *ev, int64_t off, int64_t next) {
   r->synced = 0;
+  r->run_damaged = 1;
   r->seq_known = 0;
   if (next < 0) {
     ev->type = MI_REV_TORN;
@@ -432,6 +475,20 @@ static int damage(mi_rec_reader *r, mi_rec_event *ev, int64_t off, int64_t next)
     r->pos = next;
   }
   return ev->type;
+}
+
+/* Notes the time of a sample or key frame: a step back (the clock went back: kept, and said in ev),
+ * the pass's span, and the frames believed over a span mark that said otherwise (a step it left
+ * out is counted, so a later seek starts from the start; a time outside the span widens it). */
+static void note_sample(mi_rec_reader *r, mi_rec_event *ev) {
+  ev->back = r->have_prev && ev->time < r->prev_sample;
+  r->prev_sample = ev->time;
+  r->have_prev = 1;
+  mir_span_add(&r->run, ev->time);
+  if (ev->back && r->info.steps_back == 0) r->info.steps_back = 1;
+  if (!r->span_n++) r->info.first_time = r->info.last_time = ev->time;
+  else if (ev->time < r->info.first_time) r->info.first_time = ev->time;
+  else if (ev->time > r->info.last_time) r->info.last_time = ev->time;
 }
 
 int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
@@ -450,12 +507,8 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
     ev->bytes = len;
     ev->seq = seq;
     ev->time = (int64_t)mir_get64(p + 20);
-    if (type == MIR_T_SAMPLE || type == MIR_T_KEY) {   /* the clock went back: kept, and said */
-      ev->back = r->have_prev && ev->time < r->prev_sample;
-      r->prev_sample = ev->time;
-      r->have_prev = 1;
-    }
-    if (r->seq_known && seq != r->next_seq) { r->synced = 0; r->gaps++; }   /* whole records are missing */
+    if (type == MIR_T_SAMPLE || type == MIR_T_KEY) note_sample(r, ev);
+    if (r->seq_known && seq != r->next_seq) { r->synced = 0; r->gaps++; r->run_damaged = 1; }   /* whole records are missing */
     r->seq_known = 1;
     r->next_seq = seq + 1;
     r->pos = off + len;
@@ -500,12 +553,14 @@ int mi_rec_next(mi_rec_reader *r, mi_rec_event *ev) {
       return ev->type;
     case MIR_T_INDEX:
       r->last_index = off;
+      if (r->run_ok) check_mark(r, off, len);
       continue;
     default:
       continue;   /* a record type of a later minor version: skipped */
     }
     if (bad) {   /* a whole frame whose payload does not parse: damaged as well */
       r->synced = 0;
+      r->run_damaged = 1;
       ev->type = MI_REV_DAMAGE;
       return ev->type;
     }
@@ -559,27 +614,69 @@ static int64_t valid_end(const mi_rec_reader *r) {
   return end;
 }
 
-/* Finds the file's span — its earliest and latest sample time — and counts the samples whose
- * time is earlier than the sample's before them (the clock went back), over every whole frame. */
-static void span(mi_rec_reader *r) {
-  r->info.first_time = r->info.last_time = -1;
-  r->info.steps_back = 0;
-  int64_t off = 0, prev = -1;
-  int any = 0;
+/* Maps every page of the file at once, before a scan that touches them all (a hint: a kernel
+ * without it maps each page as it is read). */
+static void populate(const mi_rec_reader *r) {
+#ifdef MADV_POPULATE_READ
+  if (r->data) madvise((void *)r->data, r->size, MADV_POPULATE_READ);
+#else
+  (void)r;
+#endif
+}
+
+/* Adds the samples of every whole frame from off to the end to s (the span, the steps back). */
+static void span_scan(const mi_rec_reader *r, int64_t off, mir_span *s) {
   while ((uint64_t)off < r->size) {
     int64_t len = frame_ok(r, off);
     if (!len) { off = find_next(r, off + 1); if (off < 0) break; continue; }
     int t = ftype(r, off);
-    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) {
-      int64_t tm = ftime(r, off);
-      if (!any || tm < r->info.first_time) r->info.first_time = tm;
-      if (!any || tm > r->info.last_time) r->info.last_time = tm;
-      if (any && tm < prev) r->info.steps_back++;
-      prev = tm;
-      any = 1;
-    }
+    if (t == MIR_T_SAMPLE || t == MIR_T_KEY) mir_span_add(s, ftime(r, off));
     off += len;
   }
+}
+
+void mir_span_full(const struct mi_rec_reader *r, mir_span *s) {
+  *s = MIR_SPAN_NONE;
+  if (r) span_scan(r, 0, s);
+}
+
+/* The file's last span mark: back from the whole end to the last index record, or to the last key
+ * and its pointer to the last index. With a mark that can be true, *s is the span before that
+ * index and the offset after it is returned; else 0 (every frame must be read). */
+static int64_t span_mark(const mi_rec_reader *r, mir_span *s) {
+  int64_t end = r->vend, at = -1;
+  while (end > 0 && at < 0) {
+    int64_t st = prev_frame(r, end);
+    if (st < 0) return 0;
+    int ty = ftype(r, st);
+    if (ty == MIR_T_INDEX) at = st;
+    else if (ty == MIR_T_KEY) {
+      if (end - st < MIR_MIN + 24) return 0;
+      uint64_t p = mir_get64(r->data + st + MIR_HEAD + 16);
+      if (p >= (uint64_t)st) return 0;   /* none (all ones), or not before the key */
+      at = (int64_t)p;
+    }
+    end = st;
+  }
+  int64_t len = at >= 0 ? frame_ok(r, at) : 0;
+  mir_span m;
+  if (!len || ftype(r, at) != MIR_T_INDEX || index_mark(r, at, len, &m) != 1) return 0;
+  *s = m;
+  return at + len;
+}
+
+/* Finds the file's span — its earliest and latest sample time — and counts the samples whose
+ * time is earlier than the sample's before them (the clock went back): from the last span mark
+ * and the frames after it, or over every whole frame of a file that has none. */
+static void span(mi_rec_reader *r) {
+  mir_span s = MIR_SPAN_NONE;
+  int64_t from = span_mark(r, &s);
+  if (!from) populate(r);
+  span_scan(r, from, &s);
+  r->info.first_time = s.count ? s.first : -1;
+  r->info.last_time = s.count ? s.last : -1;
+  r->info.steps_back = s.steps;
+  r->span_n = s.count;
 }
 
 mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
@@ -597,8 +694,10 @@ mi_rec_reader *mi_rec_open(const char *path, char *err, size_t errlen) {
   r->jump = -1;
   r->last_index = -1;
   r->peek_at = -1;
+  r->run = MIR_SPAN_NONE;
+  r->run_ok = 1;
   if (r->size) {
-    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void *m = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) { close(fd); free(r); snprintf(err, errlen, "cannot map '%s': %s", path, strerror(errno)); return NULL; }
     r->data = m;
   }
@@ -657,6 +756,9 @@ static void rewind_(mi_rec_reader *r) {
   r->pos = 0;
   r->jump = -1;
   r->seq_known = 0;
+  r->run = MIR_SPAN_NONE;
+  r->run_ok = 1;
+  r->run_damaged = 0;
 }
 
 int mi_rec_seek(mi_rec_reader *r, int64_t t) {
@@ -717,6 +819,7 @@ int mi_rec_seek(mi_rec_reader *r, int64_t t) {
   if (!frame_ok(r, hdr) || ftype(r, hdr) != MIR_T_HEADER) return 0;   /* read from the start */
   r->pos = hdr;
   r->jump = best;
+  r->run_ok = 0;   /* the samples before the key are not read: no span mark is checked */
   return 0;
 }
 
@@ -727,9 +830,11 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
   h->first_damage = h->torn_at = h->first_time = h->last_time = h->first_step_back = -1;
   if (!r) return 2;
   h->bytes = (int64_t)r->size;
+  populate(r);   /* every frame is read */
   rewind_(r);
   mi_rec_event ev;
   r->gaps = 0;
+  r->bad_marks = 0;
   while (mi_rec_next(r, &ev) != MI_REV_END) {
     if (ev.type == MI_REV_TORN) { h->torn_at = ev.offset; h->torn_bytes = ev.bytes; continue; }
     if (ev.type == MI_REV_DAMAGE) {
@@ -752,8 +857,15 @@ int mi_rec_verify(mi_rec_reader *r, mi_rec_health *h) {
     }
   }
   h->seq_gaps = r->gaps;
+  h->bad_marks = r->bad_marks;
+  /* every frame was read: the span is theirs from here on, as an open without marks finds it
+   * (a mark that lied, or counted samples that damage took since, no longer counts) */
+  r->info.first_time = r->run.count ? r->run.first : -1;
+  r->info.last_time = r->run.count ? r->run.last : -1;
+  r->info.steps_back = r->run.steps;
+  r->span_n = r->run.count;
   rewind_(r);
-  return h->damaged_regions || h->seq_gaps ? 2 : h->torn_at >= 0 ? 1 : 0;
+  return h->damaged_regions || h->seq_gaps || h->bad_marks ? 2 : h->torn_at >= 0 ? 1 : 0;
 }
 
 /* ---- the state ---- */

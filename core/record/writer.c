@@ -52,6 +52,7 @@ struct mi_recorder {
   int64_t off, header_off, last_key_off, last_index_off;
   int since_key, npend;
   struct { int64_t t, off; } *pend;
+  mir_span span;                             /* the file's samples so far (what came before, an append's too): each index's span mark */
   uint8_t *buf;
   size_t cap, len;
   int64_t now, last_sync_ms;
@@ -255,15 +256,19 @@ static int write_mark(mi_recorder *r, int kind, int64_t a, int64_t b, const char
   return emit(r, MIR_T_MARK, r->now);
 }
 
-/* Writes an index of the keys since the previous one; 0 or -1. */
+/* Writes an index of the keys since the previous one, then its span mark (the file's samples
+ * before it, so a reader's open need not read them); 0 or -1. */
 static int write_index(mi_recorder *r) {
   if (!r->npend) return 0;
-  if (begin(r) < 0 || need(r, 32 + (size_t)r->npend * 20) < 0) return -1;
+  if (begin(r) < 0 || need(r, 32 + (size_t)r->npend * 20 + 64) < 0) return -1;
   r->len = MIR_HEAD;
   p64(r, (uint64_t)r->last_index_off);
   pv(r, (uint64_t)r->npend);
   for (int i = 0; i < r->npend; i++) { pv(r, mir_zz(r->pend[i].t)); pv(r, (uint64_t)r->pend[i].off); }
   int64_t at = r->off;
+  const mir_span *sp = &r->span;
+  pv(r, (uint64_t)at); pv(r, (uint64_t)sp->count);
+  pv(r, mir_zz(sp->first)); pv(r, mir_zz(sp->last)); pv(r, mir_zz(sp->prev)); pv(r, (uint64_t)sp->steps);
   if (emit(r, MIR_T_INDEX, r->now) < 0) return -1;
   r->last_index_off = at;
   r->npend = 0;
@@ -367,6 +372,7 @@ static int write_key(mi_recorder *r) {
   if (put_body(r, 1) < 0) return -1;
   int64_t at = r->off;
   if (emit(r, MIR_T_KEY, r->now) < 0) return -1;
+  mir_span_add(&r->span, r->now);
   r->last_key_off = at;
   r->since_key = 0;
   r->pend[r->npend].t = r->now;
@@ -483,6 +489,7 @@ int mi_recorder_sample(mi_recorder *r) {
     if (begin(r) < 0) return -1;
     r->len = MIR_HEAD;
     if (put_body(r, 0) < 0 || emit(r, MIR_T_SAMPLE, r->now) < 0) return -1;
+    mir_span_add(&r->span, r->now);
     r->since_key++;
   }
   if (write_entities(r, 1) < 0) return -1;
@@ -535,6 +542,7 @@ static int prepare_append(mi_recorder *r, const char *path, char *err, size_t er
   if (!rd) { snprintf(err, errlen, "cannot append to '%s': %s", path, e2); return -1; }
   mi_rec_health h;
   mi_rec_verify(rd, &h);
+  mir_span_full(rd, &r->span);   /* the span marks go on from what the file holds (every frame read: never a mark's word) */
   /* the last sequence number, key and index of the whole records */
   mi_rec_event ev;
   uint64_t seq = 0;
@@ -769,6 +777,7 @@ mi_recorder *mi_recorder_open(mi_system *sys, const char *path, const int32_t *i
   if (!r->o.user_id) r->o.user_id = 666;
   r->mapping = r->o.map1 >= 1 && r->o.map1 <= 3 ? r->o.map1 - 1 : MI_MAP_SMALL;
   r->header_off = r->last_key_off = r->last_index_off = -1;
+  r->span = MIR_SPAN_NONE;
   r->pend = calloc((size_t)r->o.index_every + 1, sizeof *r->pend);
   r->v = calloc(1, sizeof *r->v);
   /* the items, by domain (each once; pseudo-items and unknown numbers left out) */

@@ -28,7 +28,9 @@ function R.open(name, file)
   if not file then io.stderr:write(name, ": a recording FILE is required (try --help)\n") os.exit(3) end
   local ok, r = pcall(core.rec_open, file)
   if not ok then io.stderr:write(name, ": ", tostring(r), "\n") os.exit(3) end
-  mi.recording_state(file, io.stderr)
+  local _, h = mi.recording_state(file, io.stderr)
+  -- a span mark that lied, or counts samples damage took: this reader's span is the frames' too (p39)
+  if h and ((h.bad_marks or 0) > 0 or h.damaged_regions > 0 or h.seq_gaps > 0) then r:verify() end
   return r
 end
 
@@ -97,7 +99,7 @@ function R.walk(r, from, to, fn, on_segment)
       if seg == 0 or not r:info().continued then seg = seg + 1; run = run + 1 end
       if on_segment then on_segment(seg) end
     elseif ev.type == "sample" then
-      if ev.back then run = run + 1 end
+      if ev.back then run = run + 1; ordered = false end   -- a span mark said none: past `to` is no end any more
       if ev.time > to and ordered then break end
       if ev.time >= from and ev.time <= to then
         if ev.skipped then unreadable = unreadable + 1 else fn(ev, seg, run) end

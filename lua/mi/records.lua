@@ -158,13 +158,14 @@ end
 
 -- What a recording's health (recording:verify()'s table) says is wrong with it, in the words every
 -- tool uses (verify, summary, export, a replay: #30.6): damaged regions and bytes skipped, whole
--- samples left unreadable by the damage, gaps, a torn tail; nil if nothing is.
+-- samples left unreadable by the damage, gaps, span marks that lie, a torn tail; nil if nothing is.
 function M.health_text(h)
   arg_check(type(h) == "table" and math.type(h.damaged_regions) == "integer", 1, "health_text", "recording:verify()'s table", h)
   local parts = {}
   if h.damaged_regions > 0 then parts[#parts + 1] = string.format("%d damaged region(s), %d bytes skipped (first at offset %d)", h.damaged_regions, h.damaged_bytes, h.first_damage) end
   if (h.unreadable or 0) > 0 then parts[#parts + 1] = string.format("%d whole sample(s) unreadable after damage (no key since)", h.unreadable) end
   if h.seq_gaps > 0 then parts[#parts + 1] = h.seq_gaps .. " gap(s) in the record sequence" end
+  if (h.bad_marks or 0) > 0 then parts[#parts + 1] = h.bad_marks .. " index record(s) whose span mark disagrees with the samples (not believed)" end
   if h.torn_at >= 0 then parts[#parts + 1] = string.format("torn tail at offset %d (%d bytes)", h.torn_at, h.torn_bytes) end
   return #parts > 0 and table.concat(parts, "; ") or nil
 end

@@ -2,7 +2,9 @@
  * with user-defined counters of every kind, two installed while it records (a continued header),
  * as corpus/record/udef_clean (mode byte 0) and udef_crcfix (1: the harness recomputes CRCs), and
  * regress/record/ inputs whose counter table is cut short, holds a bad kind, or whose continued
- * header does. Not built by make; from the worktree root, after make:
+ * header does; and (p39) span marks: a recording whose clock is set back between two segments,
+ * with many index records, as corpus/record/span_marks, and the same whose last mark hides the
+ * step, as corpus/record/span_lie (mode 1). Not built by make; from the worktree root, after make:
  *   cc -std=c11 -D_GNU_SOURCE -Icore spec/fuzz/fuzz_record_seeds.c core/libmi.a -lm -pthread -o /tmp/seeds && /tmp/seeds */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,5 +59,26 @@ int main(void) {
   doctor(b, n, "spec/fuzz/regress/record/udef_table_cut", 0, 1, 0);
   doctor(b, n, "spec/fuzz/regress/record/udef_bad_kind", 0, 0, 9);
   doctor(b, n, "spec/fuzz/regress/record/udef_continued_bad", 1, 0, 7);
+  free(b);
+  /* span marks: two segments, the second's clock an hour earlier; keys every 2, an index every 2 keys */
+  unlink(path);
+  for (int seg = 0; seg < 2; seg++) {
+    mi_system *s2 = mi_system_new(&(mi_system_options){.boot_ticks = (int64_t)(1700003600 - 3600 * seg) * 1000 * 8000});
+    int32_t one[] = {21177};
+    mi_recorder *r2 = mi_recorder_open(s2, path, one, 1, &(mi_rec_options){.fsync = MI_REC_FSYNC_NONE, .key_every = 2, .index_every = 2,
+                                       .machine = "seed", .mish_version = "s"}, err, sizeof err);
+    if (!r2) { puts(err); return 1; }
+    for (int i = 0; i < 6; i++) { mi_host_advance(s2, 1000 * 8000); mi_recorder_sample(r2); }
+    mi_recorder_close(r2);
+    mi_system_free(s2);
+  }
+  n = rec_slurp(path, &b);
+  spill("spec/fuzz/corpus/record/span_marks", 0, b, n);
+  long idx[64];
+  int ni = rec_indexes(b, n, idx, 64);
+  if (ni < 1 || rec_mark_steps(b, idx[ni - 1], 0) < 0) { puts("no span mark"); return 1; }
+  spill("spec/fuzz/corpus/record/span_lie", 1, b, n);
+  free(b);
+  unlink(path);
   return 0;
 }
