@@ -106,6 +106,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_watch.c"   /* a watching process query; the exporter's unchanged scrape (#32) */
 #include "test_prcsr64.c"   /* MIPRCSRGET past 8 processors: warning 32701 (#32) */
 #include "test_hold.c"   /* one reading of several domains: an exporter's scrape (#28/#31) */
+#include "test_simhash.c"   /* the simulator's counters, all domains, as recorded (#31) */
 
 
 int main(void) {
@@ -155,6 +156,7 @@ int main(void) {
   test_on_room_once();
   test_grow_rows_above_hi();
   test_sim_storage_levels_one_domain();
+  test_sim_counters_unchanged();
   test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();
   test_i14_proconsel();
