@@ -309,7 +309,8 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, s->ev[i][1]);
     for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, s->ev_hist[i][k]) : -1;
-    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i]};
+    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], s->ev_whole[i], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i],
+                                 s->ev_grp[i], s->ev_pmul[i]};
   }
   for (int k = 0; k < NREASON; k++) {
     const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));
