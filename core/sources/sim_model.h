@@ -175,7 +175,7 @@ typedef struct sim {
   double ev_pois[NROOM][EV_MAXHITS + 1];       /* P(events <= k) of each room, summed as the draw sums it */
   double ev_cellw[NROOM];                      /* EV_CELLS / the fractions' sum */
   uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
-  uint8_t ev_top[NROOM][EV_TOP];               /* the row of every draw with these top bits, EV_SPLIT if it varies */
+  uint8_t ev_top[NROOM][EV_TOP];               /* the row (evrows index) of every draw with these top bits, EV_SPLIT if it varies */
   uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
@@ -217,8 +217,9 @@ typedef struct sim {
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
   int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
   int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
-  struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul; } evact[NEVROW];  /* ... the same with the
-                               row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row */
+  struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul, odd; } evact[NEVROW];  /* ... the same with
+                               the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row; odd: 1 when
+                               the row is not a plain count (a histogram, by class, a watermark or in a subset) */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
   int fold_m;               /* the mapping fold was read for (INT_MIN before the first reading) */

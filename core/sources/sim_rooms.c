@@ -102,16 +102,21 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
   int used[NSUBGRP] = {0};   /* each subset group's events in this operation */
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_mix(hb, h);
-    int lo = top[x >> (64 - EV_TOP_BITS)];
-    if (lo == EV_SPLIT) lo = sim_ev_row(s, room, x);
-    const struct evact *a = &act[chance[lo]];
+    int i = top[x >> (64 - EV_TOP_BITS)];
+    if (i == EV_SPLIT) i = chance[sim_ev_row(s, room, x)];
+    const struct evact *a = &act[i];
+    if (!a->odd) {   /* most: a plain count, global and per process */
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+      continue;
+    }
     if (a->grp) {   /* a subset: no more than its total in one operation */
       int g = a->grp - 1;
       if (used[g] >= s->ev_cap[room][g]) continue;
       used[g]++;
     }
     if (a->n > 1) {   /* a histogram: one bucket per event */
-      int32_t w = s->hcol[chance[lo]][(x & 0x7FF) % (uint64_t)a->n];
+      int32_t w = s->hcol[i][(x & 0x7FF) % (uint64_t)a->n];
       if ((uint32_t)w < gn) MI_CELL_PUT(gc + w, gc[w] + 1);
       continue;
     }
