@@ -108,6 +108,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_hold.c"   /* one reading of several domains: an exporter's scrape (#28/#31) */
 #include "test_extremes.c"   /* the read path at the ends of int64 (#27 attach campaign) */
 #include "test_recspan.c"   /* span marks: an open reads the last index's, not every frame (p39) */
+#include "test_simhash.c"   /* the simulator's counters, all domains, as recorded (#31) */
 
 
 int main(void) {
@@ -157,6 +158,7 @@ int main(void) {
   test_on_room_once();
   test_grow_rows_above_hi();
   test_sim_storage_levels_one_domain();
+  test_sim_counters_unchanged();
   test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();
   test_i14_proconsel();

@@ -207,7 +207,7 @@ void sim_resolve_fresh(sim *s) {
     for (int c = 0; c < EV_TOP && s->nchance[r]; c++) {
       uint64_t x0 = (uint64_t)c << (64 - EV_TOP_BITS), x1 = x0 | (((uint64_t)1 << (64 - EV_TOP_BITS)) - 1);
       int a = sim_ev_row(s, r, x0), b = sim_ev_row(s, r, x1);
-      s->ev_top[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
+      s->ev_top[r][c] = (uint8_t)(a == b ? s->chance[r][a] : EV_SPLIT);   /* (the row itself: NEVROW < EV_SPLIT) */
       a = sim_ev_hits(s, r, x0), b = sim_ev_hits(s, r, x1);
       s->ev_ntop[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
     }
@@ -309,7 +309,8 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, s->ev[i][1]);
     for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, s->ev_hist[i][k]) : -1;
-    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i]};
+    s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], s->ev_whole[i], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i],
+                                 s->ev_grp[i], s->ev_pmul[i], (uint8_t)(evrows[i].n > 1 || s->ev_objcl[i] || s->ev_wmark[i] || s->ev_grp[i])};
   }
   for (int k = 0; k < NREASON; k++) {
     const mi_item_info *it = mi_item_lookup(reason_item(k, RS_G_BLK));

@@ -175,7 +175,7 @@ typedef struct sim {
   double ev_pois[NROOM][EV_MAXHITS + 1];       /* P(events <= k) of each room, summed as the draw sums it */
   double ev_cellw[NROOM];                      /* EV_CELLS / the fractions' sum */
   uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
-  uint8_t ev_top[NROOM][EV_TOP];               /* the row of every draw with these top bits, EV_SPLIT if it varies */
+  uint8_t ev_top[NROOM][EV_TOP];               /* the row (evrows index) of every draw with these top bits, EV_SPLIT if it varies */
   uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
@@ -217,7 +217,9 @@ typedef struct sim {
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
   int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
   int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
-  struct evact { int32_t g, p; uint8_t n, objcl, wmark; } evact[NEVROW];  /* ... the same with the row's shape, together */
+  struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul, odd; } evact[NEVROW];  /* ... the same with
+                               the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row; odd: 1 when
+                               the row is not a plain count (a histogram, by class, a watermark or in a subset) */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
   int fold_m;               /* the mapping fold was read for (INT_MIN before the first reading) */
@@ -226,6 +228,9 @@ typedef struct sim {
   int lay_cnt, lay_ok;      /* ... and s->cnt then; 0 before the first reading */
   mi_host_row g0;           /* the global row (refused while nobody counts the domain) */
   mi_host_row crow[8];      /* each processor's row (...) */
+  mi_host_row lrow;         /* the row of the process launched last, as its launch opened it while the step counts:
+                               only its cells and words (what the by-word writes read; copying the whole handle
+                               cost every launch its unused fields), by counter it takes nothing (n 0) */
   int32_t rsset[NREASON];   /* stop reason -> its global cur_blk level's word (simple counters only), -1 */
   mi_ctr semq[2][3];        /* the semaphore-queue buckets 21088-21090 (global) and 25261-25263 (process) */
   int32_t semcol[2][3];     /* ... their first words (a class's cell is the word + the class), -1 */
@@ -349,12 +354,17 @@ static inline void blk_changed(sim *s, int k) {
 /* 64 random bits from (seed, operation, k): the rooms' event counts draw from them rather than
  * from the model's stream, so counting them or not (nobody enabled them) leaves the model, and
  * every other count, the same. */
-static inline uint64_t ev_hash(const sim *s, uint64_t op, int k) {
-  uint64_t x = s->w.seed ^ (op * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)k << 40);
+static inline uint64_t ev_hash(const sim *s, uint64_t op, int k);
+/* ev_hash in two parts, for many draws of one operation: its base from (seed, operation) ... */
+static inline uint64_t ev_hash_base(const sim *s, uint64_t op) { return s->w.seed ^ (op * 0x9E3779B97F4A7C15ull); }
+/* ... and draw k from the base: ev_hash(s, op, k) == ev_mix(ev_hash_base(s, op), k). */
+static inline uint64_t ev_mix(uint64_t base, int k) {
+  uint64_t x = base ^ ((uint64_t)k << 40);
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+static inline uint64_t ev_hash(const sim *s, uint64_t op, int k) { return ev_mix(ev_hash_base(s, op), k); }
 
 /* sim_counters.c */
 mi_ctr sim_inst_counter(int32_t item);

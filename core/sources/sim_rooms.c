@@ -31,11 +31,12 @@ static const struct waitrow { int room; int32_t reason; double chance, ms; } wai
 #define NWAITROW ((int)(sizeof waitrows / sizeof waitrows[0]))
 
 /* Semaphore classes each room blocks on (semcl.tsv), with the chance an operation blocks. */
-static const struct { int room; int cls[6]; double chance; } semrows[] = {
-  {R_FILE, {19, 20, 21, 22, 23, 24}, 0.05}, {R_IMAGE, {55, 56, 57, 59, 60, 75}, 0.1},
-  {R_SQL, {29, 30, 31, 34, 63, 64}, 0.08}, {R_IPC, {1, 3, 6, 7, 8, 27}, 0.08},
-  {R_MEM, {9, 10, 13, 42, 44, 72}, 0.03}, {R_TERM, {28, 38, 41, 70, 71, 73}, 0.01},
+static const struct { int room; int cls[6]; double chance; } semrows[] = {   /* (row r is room r's; R_SYS has none) */
+  [R_FILE] = {R_FILE, {19, 20, 21, 22, 23, 24}, 0.05}, [R_IMAGE] = {R_IMAGE, {55, 56, 57, 59, 60, 75}, 0.1},
+  [R_SQL] = {R_SQL, {29, 30, 31, 34, 63, 64}, 0.08}, [R_IPC] = {R_IPC, {1, 3, 6, 7, 8, 27}, 0.08},
+  [R_MEM] = {R_MEM, {9, 10, 13, 42, 44, 72}, 0.03}, [R_TERM] = {R_TERM, {28, 38, 41, 70, 71, 73}, 0.01},
 };
+#define NSEMROW ((int)(sizeof semrows / sizeof semrows[0]))
 
 /* Each room's rows of the wait table (waitrows are grouped by room). */
 void sim_wait_rows(sim *s) {
@@ -65,59 +66,66 @@ static int counting(const sim *s) {
   return (s->cnt & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0;
 }
 
-/* Counts n events of row i for p (its global counter, by class cls if it is by class, and its
- * per-process twin). */
-static inline void ev_count(sim *s, mi_host_row *gr, mi_host_row *pr, int i, int64_t n, int cls) {
-  if (s->ev_objcl[i]) {   /* (an object-class row has no per-process twin) */
-    int32_t w = s->evcol[i][0];
-    if (w >= 0 && (unsigned)cls < 720u) mi_host_row_addw(gr, w + s->fold[cls], n);
-    return;
-  }
-  mi_host_row_addw(gr, s->evcol[i][0], n);
-  mi_host_row_addw(pr, s->evcol[i][1], n * s->ev_pmul[i]);
-}
-
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
- * row's whole count, and its fraction by chance. */
+ * row's whole count, and its fraction by chance. The rows' words and shapes come from s->evact
+ * (one load a row), the rows' cells through the two rows' pointers held in locals, and the
+ * operation's draws from one hash base (ev_hash's, taken apart: the same bits). */
 void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   (void)sys;
   if (!counting(s)) return;
   mi_host_row *gr = &s->g0;
-  for (int k = 0; k < s->nwhole[room]; k++) {
-    int i = s->whole[room][k];
-    if (s->ev_wmark[i]) mi_host_row_maxw(gr, s->evcol[i][0], ev_depth(ev_hash(s, op, 64 + k)));
-    else ev_count(s, gr, pr, i, s->ev_whole[i], cls);
+  int64_t *gc = gr->cells, *pc = pr->cells;
+  const uint32_t gn = (uint32_t)gr->words, pn = (uint32_t)pr->words;
+  const int clsok = (unsigned)cls < 720u;
+  const int32_t fw = clsok ? s->fold[cls] : 0;   /* the class's word within an object-class counter */
+  const struct evact *act = s->evact;
+  const uint64_t hb = ev_hash_base(s, op);
+  for (int k = 0, nw = s->nwhole[room]; k < nw; k++) {
+    const struct evact *a = &act[s->whole[room][k]];
+    if (a->wmark) { if ((uint32_t)a->g < gn) { int64_t d = ev_depth(ev_mix(hb, 64 + k)); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); } }
+    else if (a->objcl) { if (a->g >= 0 && clsok && (uint32_t)(a->g + fw) < gn) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + a->whole); }
+    else {
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + a->whole);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + (int64_t)a->whole * a->pmul);
+    }
   }
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
    * chosen by its fraction */
-  int nch = s->nchance[room];
-  if (!nch) return;
-  uint64_t x0 = ev_hash(s, op, 0);
+  if (!s->nchance[room]) return;
+  uint64_t x0 = ev_mix(hb, 0);
   int hits = s->ev_ntop[room][x0 >> (64 - EV_TOP_BITS)];
   if (hits == EV_SPLIT) hits = sim_ev_hits(s, room, x0);
   const uint8_t *top = s->ev_top[room];
   const int *chance = s->chance[room];
   int used[NSUBGRP] = {0};   /* each subset group's events in this operation */
   for (int h = 1; h <= hits; h++) {
-    uint64_t x = ev_hash(s, op, h);
-    int lo = top[x >> (64 - EV_TOP_BITS)];
-    if (lo == EV_SPLIT) lo = sim_ev_row(s, room, x);
-    int i = chance[lo];
-    if (s->ev_grp[i]) {   /* a subset: no more than its total in one operation */
-      int g = s->ev_grp[i] - 1;
+    uint64_t x = ev_mix(hb, h);
+    int i = top[x >> (64 - EV_TOP_BITS)];
+    if (i == EV_SPLIT) i = chance[sim_ev_row(s, room, x)];
+    const struct evact *a = &act[i];
+    if (!a->odd) {   /* most: a plain count, global and per process */
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+      continue;
+    }
+    if (a->grp) {   /* a subset: no more than its total in one operation */
+      int g = a->grp - 1;
       if (used[g] >= s->ev_cap[room][g]) continue;
       used[g]++;
     }
-    const struct evact *a = &s->evact[i];
     if (a->n > 1) {   /* a histogram: one bucket per event */
-      mi_host_row_addw(gr, s->hcol[i][(x & 0x7FF) % (uint64_t)a->n], 1);
+      int32_t w = s->hcol[i][(x & 0x7FF) % (uint64_t)a->n];
+      if ((uint32_t)w < gn) MI_CELL_PUT(gc + w, gc[w] + 1);
       continue;
     }
-    if (a->objcl) { if (a->g >= 0 && (unsigned)cls < 720u) mi_host_row_addw(gr, a->g + s->fold[cls], 1); }
-    else if (a->wmark) mi_host_row_maxw(gr, a->g, ev_depth(x));
-    else { mi_host_row_addw(gr, a->g, 1); mi_host_row_addw(pr, a->p, 1); }
+    if (a->objcl) { if (a->g >= 0 && clsok && (uint32_t)(a->g + fw) < gn) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + 1); }
+    else if (a->wmark) { if ((uint32_t)a->g < gn) { int64_t d = ev_depth(x); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); } }
+    else {
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+    }
   }
 }
 
@@ -135,11 +143,10 @@ int sim_room_op(mi_system *sys, sim *s, sproc *p, mi_host_row *pr, int room, int
     mi_host_row irow;
     if (IO_ON(s)) RADD(sim_row(s, &irow, MI_DOM_IO, 1), I_CTRL, 1);
   }
-  for (size_t i = 0; i < sizeof semrows / sizeof semrows[0]; i++)
-    if (semrows[i].room == room && rnd(s) < semrows[i].chance) {
-      int cls = semrows[i].cls[(int)(rnd(s) * 6) % 6], q = 1 + (int)(rnd(s) * 8);
-      sem_block_row(s, pr, cls, q);
-    }
+  if (room < NSEMROW && rnd(s) < semrows[room].chance) {   /* (semrows[room] is the room's row) */
+    int cls = semrows[room].cls[(int)(rnd(s) * 6) % 6], q = 1 + (int)(rnd(s) * 8);
+    sem_block_row(s, pr, cls, q);
+  }
   double u = rnd(s), acc = 0;
   for (int i = s->wt_lo[room]; i < s->wt_hi[room]; i++) {
     if (waitrows[i].room != room) continue;

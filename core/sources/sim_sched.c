@@ -312,7 +312,8 @@ static int swap_in(sim *s, sproc *p) {
   return n;
 }
 
-/* A CPU launches p and runs it for up to its quantum from *budget. */
+/* A CPU launches p and runs it for up to its quantum from *budget; while anybody counts, p's
+ * row is opened into s->lrow (for the burst's end to write through too). */
 static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t at, int64_t *budget) {
   (void)sys;
   int64_t disp = s->tpm_20 < *budget ? s->tpm_20 : *budget;   /* 50 us to launch */
@@ -355,7 +356,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   if (!s->cnt) return;
   /* the launch's counters */
   mi_host_row *cr = &s->crow[cpu & 7], *gr = &s->g0;
-  mi_host_row prw, *pr = sim_row(s, &prw, MI_DOM_PROCESS, p->slot);
+  mi_host_row prl, *pr = sim_row(s, &prl, MI_DOM_PROCESS, p->slot);   /* (a local: its fields stay in registers) */
   if (CPU_ON(s)) {
     RADD(cr, C_DISP_T, disp); RADD(cr, C_DISP_C, 1); RADD(cr, C_LAUNCH, 1);
     RADD(cr, C_Q_T + p->queue, run); RADD(cr, C_Q_C + p->queue, 1);
@@ -374,6 +375,7 @@ static void dispatch(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int
   }
   RADD(pr, P_TIME, run);
   if (p->cm) { RADD(pr, P_CM_T, run); RADD(pr, P_SW2CM, 1); RADD(pr, P_SW2NM, 1); }
+  s->lrow.cells = prl.cells; s->lrow.words = prl.words;   /* (what a word's writes read: RADD, ROBJ, RSET, RMAX) */
 }
 
 /* A burst stopped at time at with work left: on an expired quantum the priority decays toward

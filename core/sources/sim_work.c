@@ -160,10 +160,11 @@ void sim_terminal_read(mi_system *sys, sim *s, sproc *p, int64_t now) {
 }
 
 /* A burst is done at time at: the first response, then the next I/O, a system process's sleep,
- * a session's response and think, or a job's end. */
+ * a session's response and think, or a job's end. p was launched last: while the step counts,
+ * its launch opened its row (s->lrow). */
 void sim_burst_done(mi_system *sys, sim *s, sproc *p, int cpu, int64_t now, int64_t len, int64_t *budget) {
   mi_host_row *cr = &s->crow[(cpu) & 7];
-  mi_host_row prw, *pr = sim_row(s, &prw, MI_DOM_PROCESS, p->slot);
+  mi_host_row prw, *pr = s->cnt ? &s->lrow : sim_row(s, &prw, MI_DOM_PROCESS, p->slot);
   int64_t tpm = s->tpm;
   if (p->kind == K_USER && !p->first_done) {
     p->first_done = 1;
