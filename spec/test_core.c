@@ -88,6 +88,8 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_sources_model.c"   /* one option model: the sources' option tables (#28.2) */
 #include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
 #include "test_growrows.c"   /* a regrowth copies the process rows below proc_hi only (#27 fuzzing) */
+#include "test_parkrows.c"   /* a parked process counter restarts the rows below proc_hi only (#27 fuzzing) */
+#include "test_exportclash.c"   /* exporter name clashes across sample suffixes (#27 fuzzing) */
 #include "test_host32.c"     /* the host's CPUs past 8, container limits, short-lived tasks (#32) */
 #include "test_snapring.c"   /* the published copy as a ring; attached readers read it first (#31.2) */
 
@@ -157,6 +159,8 @@ int main(void) {
   test_export_items_order();
   test_on_room_once();
   test_grow_rows_above_hi();
+  test_park_rows_above_hi();
+  test_export_clash_suffix();
   test_sim_storage_levels_one_domain();
   test_sim_counters_unchanged();
   test_h32_watch_model(); test_h32_export_unchanged();

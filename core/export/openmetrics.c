@@ -295,7 +295,7 @@ static int build_dom(mi_export *x, int d, const int32_t *lead, int nlead, const 
 
 /* A family's name as the exposition writes it, and whether it is a counter (its samples add
  * _total and _created). */
-typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int counter; } fname;
+typedef struct fname { const char *prefix; xitem *xi; const char *fixed; int counter; size_t len; } fname;
 
 /* Returns 1 if the concatenations a[0] a[1] a[2] and b[0] b[1] b[2] are the same string
  * (compared in place: fix_clashes asks for every pair of families). */
@@ -308,14 +308,14 @@ static int same_joined(const char *const a[3], const char *const b[3]) {
   }
 }
 
-/* Returns 1 if two families would write a name in common (a family or sample name). */
+/* Returns 1 if two families would write a name in common (family or sample name; lengths first). */
 static int fam_clash(const fname *a, const fname *b) {
   static const char *const sfx[3] = {"", "_total", "_created"};
   for (int i = 0; i < (a->counter ? 3 : 1); i++)
     for (int j = 0; j < (b->counter ? 3 : 1); j++) {
       const char *na[3] = {a->prefix, a->fixed ? a->fixed : a->xi->name, sfx[i]};
       const char *nb[3] = {b->prefix, b->fixed ? b->fixed : b->xi->name, sfx[j]};
-      if (same_joined(na, nb)) return 1;
+      if (a->len + (i ? 4 + 2 * i : 0) == b->len + (j ? 4 + 2 * j : 0) && same_joined(na, nb)) return 1;   /* +6, +8 */
     }
   return 0;
 }
@@ -331,17 +331,18 @@ static int fix_clashes(mi_export *x) {
   fname *f = malloc(cap * sizeof *f);
   if (!f) return -1;
   int n = 0, rc = 0;
-  for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) f[n++] = (fname){"", NULL, fixed[k], k == 1};
+  for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++) f[n++] = (fname){"", NULL, fixed[k], k == 1, strlen(fixed[k])};
   for (int pass = 0; pass < 2 && !rc; pass++)   /* built-in families first, then the program's in install order */
     for (int d = 0; d < MI_DOM_COUNT && !rc; d++)
       for (int i = 0; i < x->d[d].nx && !rc; i++) {
         xitem *xi = &x->d[d].x[i];
         int udef = (uint32_t)xi->it->item - MI_UDEF_FIRST < MI_UDEF_MAX;
         if (udef != pass) continue;
-        fname mine[2] = {{d == MI_DOM_PROCESSOR ? "cpu_" : "", xi, NULL, !xi->gauge}, {"pid_", xi, NULL, !xi->gauge}};
+        fname mine[2] = {{d == MI_DOM_PROCESSOR ? "cpu_" : "", xi, NULL, !xi->gauge, 0}, {"pid_", xi, NULL, !xi->gauge, 0}};
         int nm = d == MI_DOM_PROCESS && x->pids ? 2 : 1;
         for (int tries = 0; udef && tries < 4; tries++) {
-          int bad = 0;
+          int bad = 0;   /* (each name's length anew: a rename lengthens it) */
+          for (int m = 0; m < nm; m++) mine[m].len = strlen(mine[m].prefix) + strlen(xi->name);
           for (int k = 0; k < n && !bad; k++)
             for (int m = 0; m < nm && !bad; m++) bad = fam_clash(&mine[m], &f[k]);
           if (!bad) break;
@@ -349,10 +350,9 @@ static int fix_clashes(mi_export *x) {
           char *nn = malloc(l);
           if (!nn) { rc = -1; break; }
           snprintf(nn, l, "udef%d_%s", (int)xi->it->item, xi->name);
-          free(xi->name);
-          xi->name = nn;
+          free(xi->name); xi->name = nn;
         }
-        for (int m = 0; m < nm; m++) f[n++] = mine[m];
+        for (int m = 0; m < nm; m++) { mine[m].len = strlen(mine[m].prefix) + strlen(xi->name); f[n++] = mine[m]; }
       }
   free(f);
   return rc;

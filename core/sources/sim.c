@@ -135,9 +135,19 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
   if (w->sessions > mi_host_config(sys, 3004)) mi_host_config_set(sys, 3004, w->sessions);
   if (w->jobs > mi_host_config(sys, 3002)) mi_host_config_set(sys, 3002, w->jobs);
   if (w->sessions + w->jobs > mi_host_config(sys, 3036)) mi_host_config_set(sys, 3036, w->sessions + w->jobs);
-  for (int i = 0; i < MAXP; i++) {
-    int slot = mi_host_proc_slot(sys, i + 1);
-    if (slot < 0) continue;
+  /* the processes there (machine_config's, and any the caller made) whose pid is 1..MAXP, in pid
+   * order: found from the slots in use, not by a hash lookup of each of the MAXP pids */
+  int nsys = 0, hi = mi_host_proc_hi(sys);
+  int32_t *order = s->rdy;   /* scratch: nothing is READY before the first step */
+  for (int slot = 0; slot < hi && slot < MAXP; slot++) {
+    int64_t pid = mi_host_proc_pid(sys, slot);
+    if (pid < 1 || pid > MAXP || mi_host_proc_slot(sys, pid) != slot) continue;
+    int k = nsys++;
+    for (; k > 0 && mi_host_proc_pid(sys, order[k - 1]) > pid; k--) order[k] = order[k - 1];
+    order[k] = slot;
+  }
+  for (int o = 0; o < nsys; o++) {
+    int slot = order[o], i = (int)mi_host_proc_pid(sys, slot) - 1;
     sproc *p = &s->p[slot];
     p->slot = slot; p->kind = K_SYS; p->queue = i == 3 ? Q_AS : Q_BS;   /* MEMMGR runs in the linear AS queue */
     p->wake = mi_host_now(sys) + (int64_t)(i + 1) * 137 * mi_host_ticks_per_ms(sys);
@@ -148,6 +158,7 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
     p->swap_room = sim_swap_room_of(p);
     sim_storage(sys, s, p, 1);
   }
+  memset(order, 0, sizeof *order * (size_t)nsys);
   mi_source_attach(sys, &mi_source_sim_ops, s);
   s->last_logon = mi_host_now(sys) - 1000 * mi_host_ticks_per_ms(sys);
   sim_logon(sys, s);

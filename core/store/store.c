@@ -308,14 +308,16 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
     st->used += words;
   } else {
     /* a parked slot restarts from zero; one outside its rows (an attached store's file that
-     * says so: untrusted) turns nothing on */
+     * says so: untrusted) turns nothing on. Of the process rows only those below proc_hi are
+     * zeroed, as in grow: a process taking a slot above zeroes its whole row */
     int words = mi_counter_words(sys, domain, index, g->mapping);
     int64_t *cells = MI_CELLS(g, ln);
     if (!cells || words <= 0 || (int64_t)st->slot[index] + words > ln->stride) {
       st->refs[index]--;
       return MI_E_STORE_TRUNCATED;
     }
-    for (int e = 0; e < ln->nent; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
+    int32_t rows = domain == MI_DOM_PROCESS && g->proc_hi < ln->nent ? g->proc_hi : ln->nent;
+    for (int e = 0; e < rows; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
   }
   MI_ST(MI_OFF(sys, domain, index), st->slot[index]);
   st->active++;
