@@ -148,6 +148,9 @@ MI_API int mi_rec_peek(mi_rec_reader *r, int64_t *t);
  * at the latest key before ticks (through the index; the start if none), or at the start when the
  * file's clock goes back somewhere (steps_back). 0, or -1 if the file holds no key. */
 MI_API int mi_rec_seek(mi_rec_reader *r, int64_t ticks);
+/* Finds the span and the steps back from every frame's time, not from the file's span marks, and
+ * makes them the reader's (a reader that must not take the file's word: a replay). NULL is fine. */
+MI_API void mi_rec_span_frames(mi_rec_reader *r);
 /* Scans the whole file (from the start; the reader is rewound after, its span and steps back then
  * those of every frame). Returns 0 clean, 1 torn tail only, 2 damaged regions, gaps or span marks
  * that lie (a torn tail too, maybe). */

@@ -88,6 +88,21 @@ static void test_record_span_marks(void) {
     EQ(rd ? rec_ahead(rd, in->first_time, &back) : -1, 20, "p39: reading the lying file: every sample");
     EQ(back, 1, "p39: ... the step back marked");
     EQ(in ? in->steps_back : -1, 1, "p39: ... and counted: the mark is believed no longer");
+    mi_rec_span_frames(rd);
+    EQ(in ? in->steps_back : -1, 1, "the frames' own span: the hidden step found");
+    {   /* a replay takes the frames' word, not the mark's: a window is refused as for the honest
+         * file, a whole replay plays every sample */
+      char spec[300], err[300] = "";
+      snprintf(spec, sizeof spec, "replay:%s", copy);
+      mi_source_args wa = {.window = "from=+10s"};
+      mi_system *rs = mi_system_open(spec, NULL, &wa, err, sizeof err);
+      CHECK(!rs && strstr(err, "goes back"), "a replay window over a file whose mark hides a step back: refused, as for the honest file");
+      mi_system_free(rs);
+      rs = mi_system_open(spec, NULL, NULL, err, sizeof err);
+      while (rs && mi_replay_step(rs, 1) == 1) {}
+      EQ(rs ? mi_replay_samples(rs) : -1, 20, "a whole replay of it: every sample");
+      mi_system_free(rs);
+    }
     EQ(rd ? mi_rec_seek(rd, in->first_time + 8000 * 1000) : -1, 0, "p39: a seek after it");
     EQ(rd ? rec_ahead(rd, in->first_time + 8000 * 1000, NULL) : -1, 19, "p39: ... starts from the start: no sample at or after the time is lost");
     mi_rec_close(rd);

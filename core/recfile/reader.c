@@ -640,6 +640,17 @@ void mir_span_full(const struct mi_rec_reader *r, mir_span *s) {
   if (r) span_scan(r, 0, s);
 }
 
+void mi_rec_span_frames(mi_rec_reader *r) {
+  if (!r) return;
+  mir_span s;
+  populate(r);
+  mir_span_full(r, &s);
+  r->info.first_time = s.count ? s.first : -1;
+  r->info.last_time = s.count ? s.last : -1;
+  r->info.steps_back = s.steps;
+  r->span_n = s.count;
+}
+
 /* The file's last span mark: back from the whole end to the last index record, or to the last key
  * and its pointer to the last index. With a mark that can be true, *s is the span before that
  * index and the offset after it is returned; else 0 (every frame must be read). */

@@ -426,6 +426,9 @@ static int replay_open(mi_system *sys, const char *arg, const mi_source_args *a,
   if (!st) { snprintf(err, errlen, "out of memory"); return -1; }
   st->rd = mi_rec_open(arg, err, errlen);
   if (!st->rd) { free(st); return -1; }
+  /* the window and the clock's steps back from the frames themselves: a span mark that hides a
+   * step would let a window drop samples after it (the replay reads every frame anyway) */
+  mi_rec_span_frames(st->rd);
   const mi_rec_info *in = mi_rec_info_get(st->rd);
   st->tpm = in->tpm > 0 ? in->tpm : 1;
   st->first = in->first_time;
