@@ -41,11 +41,11 @@ AIF_SRC  = core/aif/aif.c core/aif/session.c core/aif/upper.c core/aif/aiftime.c
 # the sources: they see mi_host.h and mi_source.h only (mi_internal.h #errors under MI_SOURCE_BUILD)
 SOURCE_SRC = core/sources/sources.c core/sources/defsys.c core/sources/sim.c core/sources/sim_workload.c core/sources/sim_counters.c core/sources/sim_rooms.c core/sources/sim_memory.c core/sources/sim_devices.c core/sources/sim_sched.c core/sources/sim_work.c core/sources/linux.c core/sources/linux_sys.c core/sources/replay.c
 # the exporter (a reader of the public headers): formatter and HTTP server
-EXPORT_SRC = core/export/openmetrics.c core/export/serve.c core/export/conn.c
+EXPORT_SRC = core/export/openmetrics.c core/export/serve.c core/export/conn.c core/export/labels.c
 # recordings (#13): the recorder and the reader (core/RECORDING.md)
 RECORD_SRC = core/record/writer.c core/recfile/reader.c
 CORE_OBJ = $(CORE_SRC:.c=.o)
-CORE_HDR = core/base/clock.h core/catalog/catalog_int.h core/mi_testhook.h core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/recfile/format.h core/export/conn.h core/sources/sim_model.h core/sources/linux_int.h
+CORE_HDR = core/base/clock.h core/catalog/catalog_int.h core/mi_testhook.h core/mi.h core/mi_export.h core/mi_query.h core/mi_select.h core/mi_host.h core/mi_source.h core/mi_sim.h core/mi_linux.h core/mi_catalog.h core/mi_internal.h core/mi_userdef.h core/gen/mi_status.h core/mi_record.h core/recfile/format.h core/export/conn.h core/export/labels.h core/sources/sim_model.h core/sources/linux_int.h
 CATALOG  = $(wildcard core/catalog/*.tsv)
 # the compiler and flags of the last build: a change (e.g. SANITIZE=1 and back) rebuilds everything
 BUILD_ID := $(CC) $(ALLCFLAGS) $(LUA_LIB) $(MISH_SCRIPT_DIR) $(SOMAJOR)

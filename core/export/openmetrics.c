@@ -14,6 +14,7 @@
 #include "mi_query.h"
 #include "mi_source.h"
 #include "mi_linux.h"
+#include "labels.h"
 
 #define NCPU MI_MAX_PROCESSORS
 #define NLDEV (MI_MAX_LDEV + 1)
@@ -521,9 +522,10 @@ static void program_of(const uint8_t *p, char out[52]) {
   out[k] = 0;
 }
 
-/* Finds or makes the group of (program, kind); its index, or -1 when out of memory. */
+/* Finds or makes the group of (program as a label writes it, kind); its index, or -1 when out of memory. */
 static int group_of(mi_export *x, const char *program, int kind) {
-  if (x->ng >= MAX_GROUPS) program = "(other)";
+  char key[sizeof x->g->program];
+  program = x->ng >= MAX_GROUPS ? "(other)" : mi_om_label_key(program, key, sizeof key);
   size_t pl = strlen(program);
   uint32_t h = hash_bytes(program, pl, 2166136261u ^ (uint32_t)kind);
   if (x->ghcap) {
@@ -904,10 +906,8 @@ static void put_ticks(mi_export *x, int64_t t) {
 static void put_label(mi_export *x, const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
-    unsigned c = *p;
-    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 && c >= 0xC2 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 && c <= 0xF4 ? 4 : 0;
-    for (int k = 1; k < n; k++) if ((p[k] & 0xC0) != 0x80) { n = 0; break; }
-    if (n == 0 || (n == 1 && c < 0x20 && c != '\n')) { PUTS(x, "?"); p++; continue; }
+    unsigned c = *p, n = (unsigned)mi_om_label_char(p);
+    if (n == 0) { PUTS(x, "?"); p++; continue; }
     if (c == '\\') PUTS(x, "\\\\");
     else if (c == '"') PUTS(x, "\\\"");
     else if (c == '\n') PUTS(x, "\\n");
