@@ -152,6 +152,7 @@ int main(void) {
   test_udef_dead_and_gone();
   test_h17_host_reads_what_is_on();
   test_h32_sys_files_read_for_their_items();
+  test_host_stat_cpu_listed_twice();
   test_h17_writer_handle();
   test_i31_row_handle();
   test_i28_raw_read();

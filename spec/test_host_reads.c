@@ -114,6 +114,39 @@ static void test_h32_sys_files_read_for_their_items(void) {
   rm_tree(root);
 }
 
+/* Campaign finding 6 (spec/fuzz/regress/proc/stat-listing-a-cpu-twice-is-malformed): a /proc/stat
+ * listing cpu0 twice spoils the reading like a cut cpu line. The last line used to win, rebasing
+ * cpu0 to its second (lower) figures, so the next reading counted growth from there: 102 jiffies
+ * of user time where the CPU had used 2. */
+static void test_host_stat_cpu_listed_twice(void) {
+  char root[64];
+  host_tree(root, 100, 1);
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  status_type st;
+  int32_t on[] = {21164, 0}, stats[4], map = 1;   /* 21164 turns the processor items on (decision 10) */
+  mi_globon(s, &st, on, stats, &map, 666);
+  EQ(st.all, 0, "MIGLOBON of 21164: the processors are counted");
+  mi_ctr user = mi_host_counter(27023);
+  int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / sysconf(_SC_CLK_TCK), v0 = mi_host_value(sys, user, 0);
+  mi_linux_health h0, h1;
+  mi_linux_health_get(sys, &h0);
+  put_file(root, "stat", "cpu  301 10 80 1500 60 15 15 20 0 0\ncpu0 101 10 50 800 20 5 5 10 0 0\n"
+                         "cpu1 200 0 30 700 40 10 10 10 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\nbtime 1700000000\n");
+  mi_linux_refresh(sys);
+  mi_linux_health_get(sys, &h1);
+  EQ(h1.malformed, h0.malformed + 1, "a stat listing cpu0 twice is malformed");
+  EQ(mi_host_value(sys, user, 0), v0, "cpu0's user time does not move on a stat listing it twice");
+  put_file(root, "stat", "cpu  302 10 80 1500 60 15 15 20 0 0\ncpu0 102 10 50 800 20 5 5 10 0 0\n"
+                         "cpu1 200 0 30 700 40 10 10 10 0 0\nbtime 1700000000\n");
+  mi_linux_refresh(sys);
+  EQ(mi_host_value(sys, user, 0) - v0, 2 * tick, "cpu0's 2 jiffies since the last good reading, from its kept baseline");
+  mi_session_free(s);
+  mi_system_free(sys);
+  rm_tree(root);
+}
+
 /* #17.4: a writer handle adds where mi_host_add would, follows the rows when an ON moves them,
  * and ignores what mi_host_add ignores (nobody counts it, a dead process, a NULL system). */
 static void test_h17_writer_handle(void) {

@@ -286,10 +286,19 @@ void mi_lx_limits(const host *h, mi_linux_limits *out) {
   out->memory_max = s->cg_mem_b;
 }
 
+/* 1 if processor a (all_of; -1: none) is in the set listed already, else puts it there. */
+static int listed_twice(uint64_t *listed, int a) {
+  if (a < 0) return 0;
+  if (listed[a / 64] >> (a % 64) & 1) return 1;
+  listed[a / 64] |= 1ull << (a % 64);
+  return 0;
+}
+
 /* /proc/stat: CPU times per processor and overall, running and blocked counts. A cpu line
  * with fewer than 8 valid figures (user nice system idle iowait irq softirq steal: kernels
- * since 2.6.11) spoils every cpu line of this reading: one half-read line must not rebase a
- * processor. A processor with no line this time keeps its baseline. */
+ * since 2.6.11), or a second line for one CPU, spoils every cpu line of this reading: one
+ * half-read line must not rebase a processor. A processor with no line this time keeps its
+ * baseline. */
 void mi_lx_read_stat(mi_system *sys, host *h) {
   int64_t now = mono_ms();
   if (h->gen == 1 || now - h->s.cg_ms >= HOUSEKEEP_MS) {   /* container limits change rarely: once a second */
@@ -300,7 +309,7 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
   int64_t tick = (int64_t)mi_host_ticks_per_ms(sys) * 1000 / h->hz;   /* ticks per jiffy */
   uint64_t sum[NCPU_MI][8] = {{0}}, all[8] = {0};
   int ncpu = 0, have_all = 0, bad = 0, present[NCPU_MI] = {0};
-  uint64_t x, forks = UINT64_MAX;
+  uint64_t x, forks = UINT64_MAX, listed[NCPU_ALL / 64] = {0};
   for (const char *line = h->buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     if (strncmp(line, "cpu", 3) == 0 && (line[3] == ' ' || isdigit((unsigned char)line[3]))) {
       const char *p = line + 3;
@@ -317,10 +326,8 @@ void mi_lx_read_stat(mi_system *sys, host *h) {
         /* processors 0-7 are CPUs 0-7; CPUs 8 and up are in the global figures only (the
          * "cpu" line), never folded onto another processor (core/SOURCES.md) */
         int c = proc_of(h, idx), a = all_of(h, idx);
-        if (c >= 0) {
-          memcpy(sum[c], v, sizeof sum[c]);
-          present[c] = 1;
-        }
+        if (listed_twice(listed, a)) { bad = 1; continue; }
+        if (c >= 0) { memcpy(sum[c], v, sizeof sum[c]); present[c] = 1; }
         if (a >= 0) {   /* every processor's figures, for mi_linux_cpus */
           cpu_fig(h, a, F_IDLE, sum_sat(v[3], v[4]));
           cpu_fig(h, a, F_ICS, sum_sat(sum_sat(v[5], v[6]), v[7]));

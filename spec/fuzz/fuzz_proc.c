@@ -384,6 +384,8 @@ static int stat_read(const tree *t) {
     if (t->cpu_idx[c] >= 65536) return 0;
     for (int k = 0; k < 8; k++)
       if (t->cpu[c][k] > (uint64_t)INT64_MAX) return 0;
+    for (int d = 0; d < c; d++)   /* a CPU whose figures the reader keeps (below 1024) listed twice */
+      if (t->cpu_idx[d] == t->cpu_idx[c] && t->cpu_idx[c] < 1024) return 0;
   }
   return 1;
 }
@@ -533,7 +535,7 @@ static void shadow_read(world *w, int first) {
     int64_t ncpu = 0;
     for (int c = 0; c < t->ncpul; c++) {
       if (t->cpu_idx[c] < 0) continue;   /* "cpu-5": the reader skips it */
-      sum[t->cpu_idx[c] % 8] = sat_sum(sum[t->cpu_idx[c] % 8], t->cpu[c][0]);
+      if (t->cpu_idx[c] < 8) sum[t->cpu_idx[c]] = t->cpu[c][0];   /* CPUs 8 and up: the global figures only */
       if ((int64_t)t->cpu_idx[c] + 1 > ncpu) ncpu = (int64_t)t->cpu_idx[c] + 1;
     }
     for (int c = 0; c < 8 && c < ncpu; c++) {
