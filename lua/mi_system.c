@@ -55,6 +55,10 @@ static void set_field(lua_State *L, mi_workload *w, const char *key) {
     while (mi_dist_name(k) && strcmp(mi_dist_name(k), d)) k++;
     if (!mi_dist_name(k)) luaL_error(L, "workload field '%s': unknown distribution '%s' (exponential, constant, uniform)", key, d);
     v = k;
+  } else if (kind == MI_WF_DIST) {   /* a code (0.0 for exponential) would pass silently as a name */
+    luaL_error(L, "workload field '%s': distribution name expected (exponential, constant, uniform), got %s", key,
+               luaL_typename(L, -1));
+    return;
   } else if (lua_type(L, -1) == LUA_TNUMBER) v = lua_tonumber(L, -1);
   else { luaL_error(L, "workload field '%s': number expected, got %s", key, luaL_typename(L, -1)); return; }
   if (mi_workload_set(w, key, v) == -2) {

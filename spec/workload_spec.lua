@@ -58,6 +58,12 @@ describe("workloads", function()
     assert.has_error(function() mi.system({ sesions = 4 }) end, "unknown workload field 'sesions' (see mi.workload_fields())")
     assert.has_error(function() mi.system({ think_dist = "normal" }) end,
       "workload field 'think_dist': unknown distribution 'normal' (exponential, constant, uniform)")
+    -- campaign finding (spec/fuzz/regress/lua_workload/service-dist-given-as-a-number): 0.0 ran exponential
+    assert.has_error(function() mi.system({ service_dist = 0.0 }) end,
+      "workload field 'service_dist': distribution name expected (exponential, constant, uniform), got number")
+    local numbered = tmpfile("return { base = 'oltp', think_dist = 2 }")
+    assert.has_error(function() mi.system({ workload = numbered }) end)
+    os.remove(numbered)
     assert.has_error(function() mi.system({ disk_ms = 0 }) end)
     assert.has_error(function() mi.workload(12) end)
   end)

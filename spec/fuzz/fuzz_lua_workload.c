@@ -61,7 +61,7 @@ static const char script[] =
   "if okw and type(t) == 'table' and info.workload and not t.host then\n"
   "  for _, f in ipairs(mi.workload_fields()) do\n"
   "    local v, got = rawget(t, f.name), info.workload[f.name]\n"
-  "    if math.type(v) == 'integer' or math.type(v) == 'float' then\n"
+  "    if math.type(v) == 'integer' or math.type(v) == 'float' or type(v) == 'string' then\n"
   "      if got ~= v then error('INVARIANT: the file set ' .. f.name .. ' = ' .. tostring(v) .. ' but the system runs ' .. tostring(got), 0) end\n"
   "    end\n"
   "  end\n"
