@@ -161,6 +161,7 @@ int main(void) {
   test_on_room_once();
   test_grow_rows_above_hi();
   test_park_rows_above_hi();
+  test_park_io_rows_above_highest();
   test_export_clash_suffix();
   test_sim_storage_levels_one_domain();
   test_sim_counters_unchanged();

@@ -46,3 +46,36 @@ static void test_park_rows_above_hi(void) {
   mi_session_free(s);
   mi_system_free(sys);
 }
+
+/* The I/O rows above the highest configured LDEV are not kept either (store.c kept_rows): a
+ * regrowth copies the rows up to it, and a device configured above starts from zero whatever its
+ * row held (a writer may add to an LDEV that is no device). */
+static void test_park_io_rows_above_highest(void) {
+  mi_session *s;
+  mi_system *sys = new_sys(&s, NULL);
+  for (int l = 1; l <= 3; l++) mi_host_set_device(sys, l, 1);   /* disks */
+  status_type st;
+  int32_t one[] = {20020, 23048, 0}, stats[24], map = 1, ldev = -2;
+  int32_t more[] = {20020, 23000, 23001, 23002, 23003, 23004, 23005, 23006, 23007, 23008, 23009, 23010, 23011, 23012, 0};
+  mi_ioon(s, &st, one, stats, &map, &ldev, 0);
+  EQ(st.all, 0, "MIIOON of completed reads on the disks");
+  mi_ctr rd = mi_host_counter(23048);
+  mi_host_add(sys, rd, 3, 30);
+  mi_host_add(sys, rd, 50, 7);   /* LDEV 50 is no device: a write to its row is nobody's */
+  EQ(mi_host_value(sys, rd, 50), 0, "an LDEV that is no device reads no counter");
+  mi_host_set_device(sys, 50, 1);
+  EQ(mi_host_value(sys, rd, 50), 0, "a device configured above the kept rows starts from zero");
+  mi_host_add(sys, rd, 50, 5);
+  mi_session *u = mi_session_new(sys);
+  mi_session_set_priv(u, 1);
+  mi_accesson(u, &st, 666);
+  int32_t stride0 = sys->seg->blk.lane[MI_DOM_IO].stride;
+  mi_ioon(u, &st, more, stats, &map, &ldev, 666);
+  EQ(st.all, 0, "another user's ON of 13 more I/O counters");
+  CHECK(sys->seg->blk.lane[MI_DOM_IO].stride > stride0, "the I/O rows regrew");
+  EQ(mi_host_value(sys, rd, 3), 30, "a regrowth keeps a disk's count");
+  EQ(mi_host_value(sys, rd, 50), 5, "a regrowth keeps the count of the highest configured LDEV");
+  mi_session_free(u);
+  mi_session_free(s);
+  mi_system_free(sys);
+}

@@ -253,13 +253,32 @@ static void cells_zero(int64_t *p, size_t n) {
 
 /* ---- cells ---- */
 
+/* The rows of lane ln whose cells are kept: the process slots below proc_hi, the I/O rows up
+ * to the highest LDEV configured (a row is zeroed whole when its device is configured:
+ * mi_host_set_device), every row of the other lanes. */
+static int32_t kept_rows(const mi_seg *g, const mi_host_lane *ln) {
+  if (ln == &g->blk.lane[MI_DOM_PROCESS]) return g->proc_hi < ln->nent ? g->proc_hi : ln->nent;
+  if (ln != &g->blk.lane[MI_DOM_IO]) return ln->nent;
+  int32_t l = MI_MAX_LDEV + 1;
+  uint64_t w;
+  while (l >= 8) {   /* eight LDEVs at a time: a machine of a few dozen devices in a table of 999 */
+    memcpy(&w, g->devtype + l - 8, sizeof w);
+    if (w) break;
+    l -= 8;
+  }
+  while (l > 0 && !g->devtype[l - 1]) l--;
+  return l < ln->nent ? l : ln->nent;
+}
+
 /* Gives a domain's rows room for `need` words each in a new region, keeping the `used` words
  * of each row; 0 or -1. The new rows take half again what is needed (when the arena has it),
  * so an ON of n counters regrows the rows O(log n) times, not n times; the room past `used`
  * stays zero for the counters enabled next. Each row is copied and its rest zeroed in one pass.
  * Of the process rows only the slots below proc_hi are: a slot's row is zeroed whole when a
  * process takes it (proc_create), so the rows above hold nothing anyone reads (2,700 rows for a
- * machine of a few hundred processes: an ON of process counters spent most of its time here). */
+ * machine of a few hundred processes: an ON of process counters spent most of its time here).
+ * The same for the I/O rows above the highest configured LDEV (kept_rows): 999 rows for the
+ * simulator's few dozen devices. */
 static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   mi_seg *g = sys->seg;
   int32_t new_stride = need > INT32_MAX / 2 ? need : need + need / 2 + 4;
@@ -267,7 +286,7 @@ static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   if (!at) at = arena_alloc(sys, (int64_t)ln->nent * (new_stride = need));
   if (!at) return -1;
   int64_t *cells = (int64_t *)(void *)&g->blk + at, *old = MI_CELLS(g, ln);
-  int32_t rows = ln == &g->blk.lane[MI_DOM_PROCESS] ? g->proc_hi : ln->nent, keep = old ? used : 0;
+  int32_t rows = kept_rows(g, ln), keep = old ? used : 0;
   for (int e = 0; e < rows; e++) {
     int64_t *row = cells + (size_t)e * new_stride;
     for (int k = 0; k < keep; k++) MI_ST(row[k], MI_LD(old[(size_t)e * ln->stride + k]));
@@ -308,15 +327,15 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
     st->used += words;
   } else {
     /* a parked slot restarts from zero; one outside its rows (an attached store's file that
-     * says so: untrusted) turns nothing on. Of the process rows only those below proc_hi are
-     * zeroed, as in grow: a process taking a slot above zeroes its whole row */
+     * says so: untrusted) turns nothing on. Only the kept rows are zeroed, as in grow: a
+     * process taking a slot above, or a device configured above, zeroes its whole row */
     int words = mi_counter_words(sys, domain, index, g->mapping);
     int64_t *cells = MI_CELLS(g, ln);
     if (!cells || words <= 0 || (int64_t)st->slot[index] + words > ln->stride) {
       st->refs[index]--;
       return MI_E_STORE_TRUNCATED;
     }
-    int32_t rows = domain == MI_DOM_PROCESS && g->proc_hi < ln->nent ? g->proc_hi : ln->nent;
+    int32_t rows = kept_rows(g, ln);
     for (int e = 0; e < rows; e++) cells_zero(cells + (size_t)e * ln->stride + st->slot[index], (size_t)words);
   }
   MI_ST(MI_OFF(sys, domain, index), st->slot[index]);
@@ -451,6 +470,8 @@ void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
 }
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
+  /* an LDEV not configured has no counters (its row may be above the kept ones: kept_rows) */
+  if (sys && c.id >> MI_HOST_INDEX_BITS == MI_DOM_IO && (e < 1 || e > MI_MAX_LDEV || !MI_LD(sys->seg->devtype[e]))) return 0;
   const int64_t *p = cell_of_kind(sys, c, e, 0, MI_KIND_SIMPLE);   /* a dead process still reads */
   return p ? MI_LD(*p) : 0;
 }
@@ -482,13 +503,12 @@ int mi_host_set_device(mi_system *sys, int ldev, int type) {
   mi_wlock(sys);
   mi_seg *g = sys->seg;
   if (g->devtype[ldev] != type) {
-    if (g->devtype[ldev]) {
-      /* the device goes (or becomes another): out of every user's set, its counters restart */
-      mi_io_forget_ldev(sys, ldev);
-      mi_host_lane *ln = &g->blk.lane[MI_DOM_IO];
-      int64_t *cells = MI_CELLS(g, ln);
-      if (cells) cells_zero(cells + (size_t)ldev * ln->stride, (size_t)ln->stride);
-    }
+    /* a device that goes (or becomes another) leaves every user's set; its counters restart,
+     * and a device configured starts from zero (its row may be above the kept ones) */
+    if (g->devtype[ldev]) mi_io_forget_ldev(sys, ldev);
+    mi_host_lane *ln = &g->blk.lane[MI_DOM_IO];
+    int64_t *cells = MI_CELLS(g, ln);
+    if (cells) cells_zero(cells + (size_t)ldev * ln->stride, (size_t)ln->stride);
     MI_ST(g->devtype[ldev], (uint8_t)type);
   }
   mi_wunlock(sys);
