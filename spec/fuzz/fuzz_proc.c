@@ -717,7 +717,10 @@ static void op_get(world *w, fz_in *in, int domain) {
       FZ_CHECK(!fp->stable || !fp->present, "MIPROCGET: pid %lld reported dead but it is alive in the tree", (long long)pid);
       FZ_CHECK(fp->dead_seen[si] < fp->last_present || fp->dead_seen[si] < 0,
                "MIPROCGET: pid %lld reported dead twice to one session", (long long)pid);
-      fp->dead_seen[si] = w->version;
+      /* a pid present now was reported dead for an earlier absence (it died, then a process of
+       * the same pid and start time was born: campaign finding 9, regress/proc/pid-back-after-
+       * its-death-dies-again): a later death of the newcomer is a second, legitimate report */
+      fp->dead_seen[si] = fp->present ? w->version - 1 : w->version;
       continue;
     }
     FZ_CHECK(fp->present, "MIPROCGET: pid %lld alive but gone from the tree", (long long)pid);
