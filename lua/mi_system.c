@@ -50,9 +50,10 @@ static void set_field(lua_State *L, mi_workload *w, const char *key) {
   int kind = MI_WF_INTEGER;
   mi_workload_field(field_index(key), &lo, &hi, &kind, NULL);
   if (kind == MI_WF_DIST && lua_type(L, -1) == LUA_TSTRING) {
-    const char *d = lua_tostring(L, -1);
-    int k = 0;
-    while (mi_dist_name(k) && strcmp(mi_dist_name(k), d)) k++;
+    size_t len;
+    const char *d = lua_tolstring(L, -1, &len);
+    int k = 0;   /* the whole string: "uniform\0x" is no distribution (campaign finding 10) */
+    while (mi_dist_name(k) && (strlen(mi_dist_name(k)) != len || memcmp(mi_dist_name(k), d, len))) k++;
     if (!mi_dist_name(k)) luaL_error(L, "workload field '%s': unknown distribution '%s' (exponential, constant, uniform)", key, d);
     v = k;
   } else if (kind == MI_WF_DIST) {   /* a code (0.0 for exponential) would pass silently as a name */

@@ -61,6 +61,8 @@ describe("workloads", function()
     -- campaign finding (spec/fuzz/regress/lua_workload/service-dist-given-as-a-number): 0.0 ran exponential
     assert.has_error(function() mi.system({ service_dist = 0.0 }) end,
       "workload field 'service_dist': distribution name expected (exponential, constant, uniform), got number")
+    -- campaign finding 10 (regress/lua_workload/distribution-name-with-a-nul): "uniform\0..." ran uniform
+    assert.has_error(function() mi.system({ think_dist = "uniform\0\0\4" }) end)
     local numbered = tmpfile("return { base = 'oltp', think_dist = 2 }")
     assert.has_error(function() mi.system({ workload = numbered }) end)
     os.remove(numbered)
