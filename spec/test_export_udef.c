@@ -2,6 +2,13 @@
  * spec/test_core.c (#included there: one program, its helpers and statics shared; included in order
  * of definition). */
 
+/* Scrapes x (the scrape checked, what names it) and returns its exposition in format f, "" if none. */
+static const char *scrape_text(mi_export *x, int f, const char *what) {
+  EQ(mi_export_scrape(x), 0, what);
+  const char *t = mi_export_format(x, f, NULL);
+  return t ? t : "";
+}
+
 /* #15 + #14.2 + #16.7: the exporter names user-defined counters and gives every family the
  * catalog's description as HELP */
 static void test_export_udef_help(void) {
@@ -16,9 +23,7 @@ static void test_export_udef_help(void) {
   CHECK(x != NULL, "#15 an exporter over a system with user-defined counters");
   if (!x) { mi_session_free(s); mi_system_free(sys); return; }
   mi_udef_add(sys, orders, 0, 7);
-  EQ(mi_export_scrape(x), 0, "#15 the scrape reads them");
-  const char *t = mi_export_format(x, MI_EXPORT_TEXT, NULL);
-  if (!t) t = "";
+  const char *t = scrape_text(x, MI_EXPORT_TEXT, "#15 the scrape reads them");
   CHECK(strstr(t, "\nmish_orders_placed_total 7\n") != NULL, "#15 a user-defined ACCUM is exported as a counter with its value");
   CHECK(strstr(t, "# HELP mish_orders_placed_total orders the shop took\n") != NULL, "#15 its help text is its HELP");
   CHECK(strstr(t, "mish_work_list_seconds_total") != NULL, "#15 a QUEUE counter is exported in seconds");
@@ -129,9 +134,7 @@ static void test_export_udef_arrays_qbusy(void) {
   mi_udef_set(sys, srv, 0, 0);
   mi_udef_set(sys, psrv, slot, 0);
   mi_host_advance(sys, (int64_t)500 * 8000);
-  EQ(mi_export_scrape(x), 0, "#14.2 the scrape reads them");
-  const char *om = mi_export_format(x, MI_EXPORT_OPENMETRICS, NULL);
-  if (!om) om = "";
+  const char *om = scrape_text(x, MI_EXPORT_OPENMETRICS, "#14.2 the scrape reads them");
   CHECK(strstr(om, "# TYPE mish_sort_keys counter\n") && strstr(om, "\nmish_sort_keys_total{element=\"1\"} 4\n") &&
         strstr(om, "\nmish_sort_keys_total{element=\"3\"} 2\n") && !strstr(om, "element=\"0\"") && !strstr(om, "element=\"2\"} 0"),
         "#14.2 an ACCUM array: one counter family, a series per element (0-based) once nonzero");

@@ -24,10 +24,8 @@ static void *hold_other_get(void *arg) {
  * after the release each read refreshes again. */
 static void test_hold_one_reading(void) {
   char root[64];
-  host_tree(root, 100, 3);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  EQ(mi_linux_attach(sys, root, 0), 0, "hold: attach to the fixture tree");
+  mi_system *sys = host_fixture_sys(root, 100, 3, &s);
   status_type st;
   int32_t glob[] = {21176, 21177, 0}, proc[] = {20001, 25047, 0}, stats[8], map = 1, buf[8], prec[256], n = 0;
   longint_type all;

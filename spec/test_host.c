@@ -36,6 +36,15 @@ static char *host_tree(char *root, int pid0, int n) {
   return root;
 }
 
+/* A fixture tree of processes pid0 .. pid0+n-1 at root (host_tree) and a system attached to it at
+ * age 0 (each read refreshes), its session in *s. */
+static mi_system *host_fixture_sys(char *root, int pid0, int n, mi_session **s) {
+  host_tree(root, pid0, n);
+  mi_system *sys = new_sys(s, NULL);
+  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  return sys;
+}
+
 /* nftw callback: removes one entry, depth first. */
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb; (void)flag; (void)ftw;
@@ -79,10 +88,8 @@ static void refresh_starved(mi_system *sys, int spare) {
 
 static void test_host_emfile(void) {
   char root[64];
-  host_tree(root, 100, 20);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_system *sys = host_fixture_sys(root, 100, 20, &s);
   EQ(mi_host_proc_count(sys), 0, "#32 the attach reads no process file");
   mi_linux_refresh(sys);
   EQ(mi_host_proc_count(sys), 20, "twenty processes at the start");
@@ -172,10 +179,8 @@ static void test_host_table_full(void) {
 
 static void test_host_read_errors(void) {
   char root[64];
-  host_tree(root, 100, 3);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  mi_linux_attach(sys, root, 0);
+  mi_system *sys = host_fixture_sys(root, 100, 3, &s);
   mi_linux_refresh(sys);
   mi_linux_health hh, h0;
   EQ(mi_linux_health_get(sys, &hh), 0, "a host system has a health");

@@ -17,10 +17,8 @@ static int64_t h17_failed(mi_system *sys) {
  * but not io, a process I/O counter reads io too, the processor interrupts item reads interrupts. */
 static void test_h17_host_reads_what_is_on(void) {
   char root[64];
-  host_tree(root, 100, 3);
   mi_session *s, *s2, *s3;
-  mi_system *sys = new_sys(&s, NULL);
-  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_system *sys = host_fixture_sys(root, 100, 3, &s);
   mi_linux_refresh(sys);
   s2 = mi_session_new(sys); mi_session_set_priv(s2, 1);
   s3 = mi_session_new(sys); mi_session_set_priv(s3, 1);
@@ -91,10 +89,8 @@ static void test_h17_host_reads_what_is_on(void) {
  * items is counted (or an ON is under way); the CPU times alone read /proc/stat. */
 static void test_h32_sys_files_read_for_their_items(void) {
   char root[64];
-  host_tree(root, 100, 3);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_system *sys = host_fixture_sys(root, 100, 3, &s);
   status_type st;
   int32_t glob[] = {21177, 21184, 21092, 0}, vm[] = {21295, 0}, stats[8], map = 1, buf[16];
   mi_globon(s, &st, glob, stats, &map, 666);
@@ -120,10 +116,8 @@ static void test_h32_sys_files_read_for_their_items(void) {
  * of user time where the CPU had used 2. */
 static void test_host_stat_cpu_listed_twice(void) {
   char root[64];
-  host_tree(root, 100, 1);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  EQ(mi_linux_attach(sys, root, 0), 0, "attach to the fixture tree");
+  mi_system *sys = host_fixture_sys(root, 100, 1, &s);
   status_type st;
   int32_t on[] = {21164, 0}, stats[4], map = 1;   /* 21164 turns the processor items on (decision 10) */
   mi_globon(s, &st, on, stats, &map, 666);

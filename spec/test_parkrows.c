@@ -11,7 +11,7 @@ static void test_park_rows_above_hi(void) {
   mi_system *sys = new_sys(&s, NULL);
   status_type st;
   int32_t map = 1, stats[8], count = 0, both[] = {20001, 25047, 25048, 0}, other[] = {20001, 25048, 0}, one[] = {20001, 25047, 0};
-  for (int p = 0; p < 30; p++) { mi_proc_desc d = {.pid = 700 + p, .program = "P", .user = "U"}; mi_host_proc_create(sys, &d); }
+  procs_30(sys, 700);
   mi_session *u = mi_session_new(sys);
   mi_session_set_priv(u, 1);
   mi_accesson(u, &st, 666);
@@ -20,8 +20,7 @@ static void test_park_rows_above_hi(void) {
   mi_procon(u, &st, other, stats, &map, NULL, 0);
   EQ(st.all, 0, "another user's ON of one of them");
   mi_ctr c0 = mi_host_counter(25047);
-  for (int p = 0; p < 30; p++) mi_host_add(sys, c0, p, 1000 + p);
-  for (int p = 20; p < 30; p++) mi_host_proc_exit(sys, p);
+  count_then_end_top_ten(sys, c0);
   static uint8_t buf[1 << 16];
   mi_procget(s, &st, both, buf, stats, (int32_t)sizeof buf, 1, NULL, &count, NULL, 0);
   mi_procget(u, &st, other, buf, stats, (int32_t)sizeof buf, 1, NULL, &count, NULL, 0);   /* both told: freed */
@@ -32,16 +31,10 @@ static void test_park_rows_above_hi(void) {
   CHECK(sys->seg->dom[MI_DOM_PROCESS].slot[it->index] >= 0, "its slot is parked (25048 keeps the rows)");
   mi_procon(s, &st, one, stats, &map, NULL, 0);
   EQ(st.all, 0, "the ON again: the parked slot restarts");
-  int bad_low = 0, bad_new = 0;
+  int bad_low = 0;
   for (int p = 0; p < 20; p++) bad_low += mi_host_value(sys, c0, p) != 0;
   EQ(bad_low, 0, "the live processes' 25047 restarts from zero");
-  for (int p = 20; p < 25; p++) {
-    mi_proc_desc d = {.pid = 1700 + p, .program = "R", .user = "U"};
-    int slot = mi_host_proc_create(sys, &d);
-    EQ(slot, p, "a new process takes the lowest free slot");
-    bad_new += mi_host_value(sys, c0, slot) != 0;
-  }
-  EQ(bad_new, 0, "a process at a slot above the old proc_hi reads zero where a dead one counted");
+  EQ(new_procs_counted(sys, c0, 1700), 0, "a process at a slot above the old proc_hi reads zero where a dead one counted");
   mi_session_free(u);
   mi_session_free(s);
   mi_system_free(sys);

@@ -37,10 +37,8 @@ static void test_long_paths(void) {
  * 32-bit item, never wrapped (fuzz input proc/memtotal-over-4tb-held-at-int32-max). */
 static void test_host_memtotal_holds(void) {
   char root[64];
-  host_tree(root, 100, 1);
   mi_session *s;
-  mi_system *sys = new_sys(&s, NULL);
-  mi_linux_attach(sys, root, 0);
+  mi_system *sys = host_fixture_sys(root, 100, 1, &s);
   EQ(mi_host_config(sys, 3039), 4000000, "3039 is MemTotal / 2");
   put_file(root, "meminfo", "MemTotal: 14073749674393812 kB\nMemFree: 2000000 kB\n");
   mi_linux_refresh(sys);
