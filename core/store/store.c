@@ -471,7 +471,7 @@ void mi_host_max(mi_system *sys, mi_ctr c, int e, int64_t value) {
 
 int64_t mi_host_value(const mi_system *sys, mi_ctr c, int e) {
   /* an LDEV not configured has no counters (its row may be above the kept ones: kept_rows) */
-  if (sys && c.id >> MI_HOST_INDEX_BITS == MI_DOM_IO && (e < 1 || e > MI_MAX_LDEV || !MI_LD(sys->seg->devtype[e]))) return 0;
+  if (c.id >> MI_HOST_INDEX_BITS == MI_DOM_IO && !mi_host_device(sys, e)) return 0;
   const int64_t *p = cell_of_kind(sys, c, e, 0, MI_KIND_SIMPLE);   /* a dead process still reads */
   return p ? MI_LD(*p) : 0;
 }
