@@ -74,6 +74,9 @@ FUZZ_WRAP_record = -Wl,--wrap=mmap,--wrap=munmap
 # it and fuzz_export keep their large mallocs (spec/fuzz/fuzz_keep.h)
 FUZZ_WRAP_attach = -Wl,--wrap=mmap,--wrap=munmap,--wrap=clock_gettime,--wrap=sched_yield,--wrap=nanosleep,--wrap=malloc
 FUZZ_WRAP_export = -Wl,--wrap=malloc
+# fuzz_proc's tree is served from memory to the /proc reader (spec/fuzz/fuzz_memfs.c)
+FUZZ_WRAP_proc = $(FUZZ_B)/spec/fuzz/fuzz_memfs.o -Wl,--wrap=open,--wrap=openat,--wrap=pread,--wrap=fstat,--wrap=fstatfs,--wrap=close,$\
+                 --wrap=fdopendir,--wrap=readdir,--wrap=rewinddir,--wrap=closedir,--wrap=readlink,--wrap=readlinkat,--wrap=access
 FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(FUZZ_B)/fuzz_workload \
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
                $(FUZZ_B)/fuzz_attach
@@ -199,6 +202,12 @@ $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 
 $(FUZZ_B)/fuzz_%: spec/fuzz/fuzz_%.c $(FUZZ_CORE) $(FUZZ_B)/spec/fuzz/fuzz_pool.o $(FUZZ_HDR) spec/fuzz/fuzz_keep.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Icore $< $(FUZZ_CORE) $(FUZZ_POOL) $(FUZZ_WRAP_$*) $(LDLIBS) -o $@
+
+# the in-memory tree is not the product: no coverage of its branches
+$(FUZZ_B)/spec/fuzz/fuzz_memfs.o: spec/fuzz/fuzz_memfs.c spec/fuzz/fuzz_memfs.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_B)/fuzz_proc: $(FUZZ_B)/spec/fuzz/fuzz_memfs.o spec/fuzz/fuzz_memfs.h
 
 $(FUZZ_B)/lua/%.o: lua/%.c $(FUZZ_HDR) $(LUA_HDR)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "fuzz_common.h"
 #include "mi_linux.h"
+#include "fuzz_memfs.h"
 
 #define NP 24          /* pid slots in the tree */
 #define NCPUL 12       /* cpuN lines at most */
@@ -70,7 +71,7 @@ typedef struct world {
 
 static const int32_t tracked[5] = {21184, 25047, 25202, 27023, 21092};
 static world W;
-static char base[128], root[160];
+static char root[160];
 static long hz;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -78,8 +79,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fz_avoid_init();
   unsetenv("MI_AIFKUF");
   setenv("TZ", "UTC", 1);
-  snprintf(base, sizeof base, "%s", fz_scratch_dir("proc"));   /* the tree is rewritten often: in memory */
-  snprintf(root, sizeof root, "%s/proc", base);
+  /* the tree is served from memory (fuzz_memfs.c) at a path that is nowhere on disk */
+  snprintf(root, sizeof root, "/mish-fuzz-memfs/proc");
+  memfs_init(root);
   hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
   return 0;
 }
@@ -183,11 +185,7 @@ static void put_file(const char *rel, const char *text, size_t n) {
   fc[e].touched = 1;
   fc[e].hash = h;
   fc[e].on = 1;
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", root, rel);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);   /* in place: the reader's kept descriptors see it */
-  if (fd < 0 || write(fd, text, n) != (ssize_t)n) abort();
-  close(fd);
+  if (memfs_put(rel, text, n) != 0) abort();   /* in place: the reader's kept descriptors see it */
 }
 
 /* 1 if the tree has a present process with this pid. */
@@ -196,47 +194,41 @@ static int pid_present(const tree *t, int64_t pid) {
   return 0;
 }
 
-/* The disk check: what one nftw walk of root found that the bookkeeping does not explain. */
+/* The tree check: what a walk of the tree found that the bookkeeping does not explain. */
 static int disk_files, disk_dirs;
-/* Checks one entry under root against the bookkeeping: a file is one written (with the text its
+/* Checks one entry of the tree against the bookkeeping: a file is one written (with the text its
  * hash says), a directory a fixed one or a pid directory, a link a pid directory's exe. */
-static int disk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  const char *rel = path + strlen(root) + (ftw->level > 0);
-  if (ftw->level == 0) return 0;
-  if (flag == FTW_SL) { FZ_CHECK(strstr(rel, "/exe") != NULL, "fuzz_proc: a link %s on disk", rel); return 0; }
-  if (flag == FTW_D) {
-    if (!strcmp(rel, "sys") || !strcmp(rel, "sys/kernel") || !strcmp(rel, "self")) return 0;
+static void disk_one(const char *rel, char type, const char *text, size_t n, void *arg) {
+  (void)arg;
+  if (!strncmp(rel, "../etc/", 7)) return;
+  if (type == 'l') { FZ_CHECK(strstr(rel, "/exe") != NULL, "fuzz_proc: a link %s in the tree", rel); return; }
+  if (type == 'd') {
+    if (!strcmp(rel, "sys") || !strcmp(rel, "sys/kernel") || !strcmp(rel, "self")) return;
     int64_t pid = strtoll(rel, NULL, 10);
     int known = 0;
     for (int d = 0; d < NP * 4; d++) known |= pdir[d] == pid && pid;
-    FZ_CHECK(known, "fuzz_proc: a directory %s on disk that is no pid directory of the tree", rel);
+    FZ_CHECK(known, "fuzz_proc: a directory %s in the tree that is no pid directory of it", rel);
     disk_dirs++;
-    return 0;
+    return;
   }
   int e = 0;
   while (e < NFC && !(fc[e].on && !strcmp(fc[e].rel, rel))) e++;
-  FZ_CHECK(e < NFC, "fuzz_proc: a file %s on disk that the tree does not have", rel);
-  char text[8192];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text);
-  if (fd >= 0) close(fd);
+  FZ_CHECK(e < NFC, "fuzz_proc: a file %s in the tree that the input does not have", rel);
   uint64_t h = 1469598103934665603ull;
-  for (ssize_t i = 0; i < n; i++) h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)text[i]) * 1099511628211ull;
   h ^= (uint64_t)n;
-  FZ_CHECK(n >= 0 && h == fc[e].hash, "fuzz_proc: %s on disk is not the text written", rel);
+  FZ_CHECK(h == fc[e].hash, "fuzz_proc: %s in the tree is not the text written", rel);
   disk_files++;
-  return 0;
 }
-/* Checks that the disk holds exactly what the bookkeeping says (so a file the input does not
+/* Checks that the tree holds exactly what the bookkeeping says (so a file the input does not
  * mention is missing, as in a fresh tree): every file, its text and every directory. */
 static void check_disk(void) {
   disk_files = disk_dirs = 0;
-  nftw(root, disk_one, 16, FTW_PHYS);
+  memfs_walk(disk_one, NULL);
   int files = 0, dirs = 0;
   for (int e = 0; e < NFC; e++) files += fc[e].on;
   for (int d = 0; d < NP * 4; d++) dirs += pdir[d] != 0;
-  FZ_CHECK(disk_files == files && disk_dirs == dirs, "fuzz_proc: %d files and %d pid directories on disk, %d and %d written",
+  FZ_CHECK(disk_files == files && disk_dirs == dirs, "fuzz_proc: %d files and %d pid directories in the tree, %d and %d written",
            disk_files, disk_dirs, files, dirs);
 }
 
@@ -245,10 +237,9 @@ static void write_tree(const tree *t) {
   for (int e = 0; e < NFC; e++) fc[e].touched = 0;
   char path[256], buf[8192];
   if (!fixed_dirs) {
-    mkdir(root, 0755);
-    snprintf(path, sizeof path, "%s/sys", root); mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/sys/kernel", root); mkdir(path, 0755);
-    snprintf(path, sizeof path, "%s/self", root); mkdir(path, 0755);   /* a directory that is not a pid */
+    memfs_mkdir("sys");
+    memfs_mkdir("sys/kernel");
+    memfs_mkdir("self");   /* a directory that is not a pid */
     fixed_dirs = 1;
   }
   put_file("sys/kernel/threads-max", "63418\n", 6);
@@ -315,11 +306,11 @@ static void write_tree(const tree *t) {
     if (d == NP * 4) {   /* a new directory, with its exe link */
       if (free_d < 0) { fprintf(stderr, "fuzz_proc: more than %d pid directories\n", NP * 4); abort(); }
       pdir[free_d] = p->pid;
-      snprintf(path, sizeof path, "%s/%lld", root, (long long)p->pid);
-      if (mkdir(path, 0755) != 0) abort();
-      char exe[128], link[256];
-      snprintf(link, sizeof link, "%s/exe", path);
-      if (f_exe(p, exe, sizeof exe) && symlink(exe, link) != 0) abort();
+      char exe[128], link[64];
+      snprintf(link, sizeof link, "%lld", (long long)p->pid);
+      if (memfs_mkdir(link) != 0) abort();
+      snprintf(link, sizeof link, "%lld/exe", (long long)p->pid);
+      if (f_exe(p, exe, sizeof exe) && memfs_symlink(link, exe) != 0) abort();
     }
     snprintf(rel, sizeof rel, "%lld/stat", (long long)p->pid);
     if (p->kind == WELL) {
@@ -348,16 +339,15 @@ static void write_tree(const tree *t) {
   /* what the new tree does not have any more (this input's or an earlier one's) */
   for (int e = 0; e < NFC; e++)
     if (!fc[e].touched && fc[e].on) {
-      snprintf(path, sizeof path, "%s/%s", root, fc[e].rel);
-      if (unlink(path) != 0) abort();
+      if (memfs_unlink(fc[e].rel) != 0) abort();
       fc[e].on = 0;
     }
   for (int d = 0; d < NP * 4; d++)
     if (pdir[d] && !pid_present(t, pdir[d])) {
-      snprintf(path, sizeof path, "%s/%lld/exe", root, (long long)pdir[d]);
-      unlink(path);
-      snprintf(path, sizeof path, "%s/%lld", root, (long long)pdir[d]);
-      if (rmdir(path) != 0) abort();
+      snprintf(path, sizeof path, "%lld/exe", (long long)pdir[d]);
+      memfs_unlink(path);
+      snprintf(path, sizeof path, "%lld", (long long)pdir[d]);
+      if (memfs_rmdir(path) != 0) abort();
       pdir[d] = 0;
     }
 }
@@ -801,16 +791,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (inputs++ % 64 == 0 || fz_trace) check_disk();   /* now and then: a walk costs about as much as an input */
   static int etc_done;
   if (!etc_done) {   /* the same for every input */
-    char etc[128], ef[160];
-    snprintf(etc, sizeof etc, "%s/etc", base); mkdir(etc, 0755);
-    static const char *const etc_name[3] = {"passwd", "group", "shells"}, *const etc_text[3] = {etc_passwd, etc_group, etc_shells};
-    for (int k = 0; k < 3; k++) {
-      snprintf(ef, sizeof ef, "%s/%s", etc, etc_name[k]);
-      FILE *f = fopen(ef, "w");
-      if (!f) abort();
-      fputs(etc_text[k], f);
-      fclose(f);
-    }
+    static const char *const etc_name[3] = {"../etc/passwd", "../etc/group", "../etc/shells"},
+                      *const etc_text[3] = {etc_passwd, etc_group, etc_shells};
+    for (int k = 0; k < 3; k++) if (memfs_put(etc_name[k], etc_text[k], strlen(etc_text[k])) != 0) abort();
     etc_done = 1;
   }
   w->sys = mi_linux_new(root, 0);
@@ -856,5 +839,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < 2; i++) fz_model_sync_off(&w->ses[i]);
   }
   mi_system_free(w->sys);
+  FZ_CHECK(memfs_open_count() == 0, "fuzz_proc: the freed reader left %d descriptors of the tree open", memfs_open_count());
   return 0;
 }
