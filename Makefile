@@ -193,7 +193,7 @@ fuzz-harnesses: $(FUZZ_BIN)
 # and fuzz_export's time went to the trace-cmp hooks in sim_step, entity, account); their edges are
 # still counted, and every parser and check of input (workload files, /proc, stores, HTTP) keeps it.
 FUZZ_NOCMP   = $(addprefix $(FUZZ_B)/core/sources/,sim.o sim_counters.o sim_rooms.o sim_memory.o sim_devices.o sim_sched.o sim_work.o) \
-               $(FUZZ_B)/core/query/query.o $(FUZZ_B)/core/export/openmetrics.o
+               $(FUZZ_B)/core/query/query.o $(FUZZ_B)/core/export/openmetrics.o $(FUZZ_B)/core/store/store.o
 $(FUZZ_NOCMP): FUZZ_COV = -fno-sanitize-coverage=trace-cmp
 
 $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
