@@ -204,23 +204,33 @@ static inline void mi_host_mark_(const mi_host_view *v, int entity) {
   __atomic_store_n(&v->mod[entity], __atomic_load_n(v->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
-/* The first cell of counter c for an entity, or NULL when the system is NULL, c is not a
- * counter, nobody counts it or the entity is out of range; in modes MI_CELL_WRITE and
+/* The first cell of counter c for an entity in the store's arrays given one by one (lanes
+ * with the word table after them, live flags, row marks, CHANGED epoch), or NULL when c is not
+ * a counter, nobody counts it or the entity is out of range; in modes MI_CELL_WRITE and
  * MI_CELL_CHECK, also NULL for a process slot that is not alive. The writing modes mark a
- * process row written. The one lookup behind every writer and mi_host_value. */
-static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int mode) {
-  if (MI_UNLIKELY(!sys || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
-  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-  mi_host_lane *lanes = v->lane;
+ * process row written. The one rule behind every writer and mi_host_value: mi_host_cell_ gives
+ * it the view's arrays, the store's exported calls their block's own (fixed offsets, no loads). */
+static inline int64_t *mi_host_cell_in_(mi_host_lane *lanes, const uint8_t *live, uint64_t *mod, const uint64_t *epoch,
+                                        mi_ctr c, int entity, int mode) {
+  if (MI_UNLIKELY((uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS)) return NULL;
   int32_t o = ((const int32_t *)(const void *)(lanes + MI_DOM_COUNT))[c.id];
   int d = c.id >> MI_HOST_INDEX_BITS;
   const mi_host_lane *ln = &lanes[d];
   if (MI_UNLIKELY(o < 0 || (unsigned)entity >= (unsigned)ln->nent)) return NULL;
   if (mode != MI_CELL_READ && d == MI_DOM_PROCESS) {
-    if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!v->live[entity])) return NULL;
-    if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY) mi_host_mark_(v, entity);
+    if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!live[entity])) return NULL;
+    if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY)
+      __atomic_store_n(&mod[entity], __atomic_load_n(epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   }
-  return (int64_t *)(void *)lanes + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+  int64_t *p = (int64_t *)(void *)lanes + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
+  if (!p) __builtin_unreachable();   /* never at address 0: a caller's NULL test folds away */
+  return p;
+}
+/* mi_host_cell_in_ on the system's view; NULL also for a NULL system. */
+static inline int64_t *mi_host_cell_(const mi_system *sys, mi_ctr c, int entity, int mode) {
+  if (MI_UNLIKELY(!sys)) return NULL;
+  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
+  return mi_host_cell_in_(v->lane, v->live, v->mod, v->epoch, c, entity, mode);
 }
 /* Marks process slot `entity` of sys written (for a source that writes cells it got with
  * mi_host_cell_ in MI_CELL_READ or MI_CELL_CHECK mode, e.g. only when a value changed). */

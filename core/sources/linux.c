@@ -841,17 +841,23 @@ static void plan_groups(mi_system *sys, host *h, int full, int house, int64_t ms
   int wg = mi_host_wants(sys, MI_DOM_GLOBAL), wp = mi_host_wants(sys, MI_DOM_PROCESS), wi = mi_host_wants(sys, MI_DOM_IO);
   int reading = full ? 0 : mi_host_reading(sys);
   if (reading & 1 << MI_DOM_PROCESSOR) reading |= 1 << MI_DOM_GLOBAL;
-  on[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
-  on[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
-  on[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
-  on[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL) || mi_lx_sys_active(sys, h, GR_DISK);
-  on[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
-  on[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
-  on[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
-  on[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES) || any_active(sys, h, W_TRMWT, T_USER);
-  on[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
-  on[GR_SCAN] |= on[GR_RSS];
-  on[GR_SCAN] |= on[GR_SCHED];
+  uint64_t lg = mi_host_layout_gen(sys);   /* what is counted changes only with the layout */
+  if (h->on_gen != lg) {
+    int *o = h->on_cache;
+    o[GR_INTR] = mi_host_active(sys, h->c[C_INTR]);
+    o[GR_MEM] = mi_host_active(sys, h->c[G_FREE]) || mi_lx_sys_active(sys, h, GR_MEM);
+    o[GR_VM] = mi_host_active(sys, h->c[G_PF]) || mi_lx_sys_active(sys, h, GR_VM);
+    o[GR_DISK] = any_active(sys, h, D_RDRTT, D_COMPL) || mi_lx_sys_active(sys, h, GR_DISK);
+    o[GR_SCAN] = any_active(sys, h, P_TIME, P_WTSZ) || any_active(sys, h, P_PF, P_PF);
+    o[GR_PIO] = any_active(sys, h, P_RD, P_WTSZ);
+    o[GR_SCHED] = any_active(sys, h, P_RUNQ, P_LAUNCH);
+    o[GR_WHERE] = any_active(sys, h, W_TRMRD, W_MSG) || any_active(sys, h, Q_AS, Q_ES) || any_active(sys, h, W_TRMWT, T_USER);
+    o[GR_RSS] = any_active(sys, h, P_RSS, P_RSS);
+    o[GR_SCAN] |= o[GR_RSS];
+    o[GR_SCAN] |= o[GR_SCHED];
+    h->on_gen = lg;
+  }
+  memcpy(on, h->on_cache, sizeof h->on_cache);
   use[GR_INTR] = full || wg == 2 || on[GR_INTR];
   use[GR_MEM] = full || wg == 2 || on[GR_MEM] || house;
   use[GR_VM] = full || wg == 2 || on[GR_VM];
@@ -1069,6 +1075,7 @@ int mi_linux_attach(mi_system *sys, const char *proc_root, int age_ms) {
   h->sysdb = strcmp(h->root, "/proc") == 0;
   h->rootfd = -1;
   for (int k = 0; k < NKEPT; k++) h->kfd[k] = -1;
+  h->on_gen = UINT64_MAX;   /* plan_groups works out what is counted at the first refresh */
   open_root(h);   /* a root that cannot be opened now is tried again at each refresh */
   h->age_ms = age_ms < 0 ? 100 : age_ms;
   h->hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;

@@ -145,6 +145,8 @@ typedef struct host {
   uint64_t rd[NGROUP];          /* refresh (gen) that last read each group */
   int64_t house_ms;             /* last reading of meminfo and diskstats for the configuration */
   uint64_t kept[NGROUP];        /* refresh (gen) that last found each group counted by someone */
+  uint64_t on_gen;              /* layout generation on_cache was worked out at (UINT64_MAX: never) */
+  int on_cache[NGROUP];         /* which groups are counted, as plan_groups found at on_gen */
   int64_t scan_ms;              /* last reading of the process table (mono_ms) */
   int64_t where_ms;             /* last reading of the blocked-by-reason levels (mono_ms) */
   int proc_age_ms;              /* the process table is read at most this often (0: at every refresh) */

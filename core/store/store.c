@@ -404,7 +404,14 @@ int mi_host_active(const mi_system *sys, mi_ctr c) {
   return sys && (uint32_t)c.id < (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS && MI_LD(sys->seg->blk.off[c.id]) >= 0;
 }
 
-void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) { mi_host_add(sys, c, e, delta); }
+/* The inline writer's rule on the store's own block: its live flags, row marks and epoch sit at
+ * fixed offsets from the one base, where the view would cost this call three more loads. */
+void mi_host_add_call(mi_system *sys, mi_ctr c, int e, int64_t delta) {
+  if (MI_UNLIKELY(!sys)) return;
+  mi_host_block *b = (mi_host_block *)(void *)sys->view.lane;
+  int64_t *p = mi_host_cell_in_(b->lane, b->live, b->mod, &b->epoch, c, e, MI_CELL_WRITE);
+  if (p) MI_CELL_PUT(p, *p + delta);
+}
 
 void mi_host_wr_resolve(mi_host_wr *w) {
   if (!w) return;
@@ -744,7 +751,10 @@ int mi_host_wants(const mi_system *sys, int domain) {
   if (__atomic_load_n(&sys->want_dom, __ATOMIC_RELAXED) >> domain & 1) return 2;
   if (sys->shared) return 1;
   const mi_seg *g = sys->seg;
-  for (int i = 0; i < MI_MAX_USERS_LIMIT; i++) {
+  /* records from max_users up are never taken: mi_user_take takes the lowest free one, and only
+   * while fewer than max_users are used (this store is private: nobody else takes one) */
+  int n = g->max_users > 0 && g->max_users < MI_MAX_USERS_LIMIT ? g->max_users : MI_MAX_USERS_LIMIT;
+  for (int i = 0; i < n; i++) {
     const mi_urec *u = &g->users[i];
     if (!MI_LD(u->used)) continue;
     if (domain == MI_DOM_PROCESS ? MI_LD(u->proc_on) : domain == MI_DOM_IO ? MI_LD(u->io_on) : MI_LD(u->glob_on)) return 1;
