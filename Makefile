@@ -188,10 +188,11 @@ fuzz: all
 
 fuzz-harnesses: $(FUZZ_BIN)
 
-# The engines compare their own state, not input bytes: the simulator, the query's gather and the
-# exposition formatter are built without libFuzzer's comparison tracing (a third of fuzz_workload's
-# and fuzz_export's time went to the trace-cmp hooks in sim_step, entity, account); their edges are
-# still counted, and every parser and check of input (workload files, /proc, stores, HTTP) keeps it.
+# The engines compare their own state, not input bytes: the simulator, the store's write side, the
+# query's gather and the exposition formatter are built without libFuzzer's comparison tracing (a
+# third of fuzz_workload's and fuzz_export's time went to the trace-cmp hooks in sim_step, entity,
+# account); their edges are still counted, and every parser and check of input (workload files,
+# /proc, the store file's checks at attach in seg.c, HTTP) keeps it.
 FUZZ_NOCMP   = $(addprefix $(FUZZ_B)/core/sources/,sim.o sim_counters.o sim_rooms.o sim_memory.o sim_devices.o sim_sched.o sim_work.o) \
                $(FUZZ_B)/core/query/query.o $(FUZZ_B)/core/export/openmetrics.o $(FUZZ_B)/core/store/store.o
 $(FUZZ_NOCMP): FUZZ_COV = -fno-sanitize-coverage=trace-cmp
