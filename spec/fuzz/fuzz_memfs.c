@@ -42,32 +42,21 @@ static struct mdir { int fd, pos, used; struct dirent de; } dirs[NDIR];
 static char root[256];
 static size_t rootlen;
 
-int __real_open(const char *path, int flags, ...);
-int __real_openat(int dirfd, const char *path, int flags, ...);
-ssize_t __real_pread(int fd, void *buf, size_t count, off_t off);
-int __real_fstat(int fd, struct stat *st);
-int __real_fstatfs(int fd, struct statfs *st);
-int __real_close(int fd);
-DIR *__real_fdopendir(int fd);
-struct dirent *__real_readdir(DIR *d);
-void __real_rewinddir(DIR *d);
-int __real_closedir(DIR *d);
-ssize_t __real_readlink(const char *path, char *buf, size_t cap);
-ssize_t __real_readlinkat(int dirfd, const char *path, char *buf, size_t cap);
-int __real_access(const char *path, int mode);
-int __wrap_open(const char *path, int flags, ...);
-int __wrap_openat(int dirfd, const char *path, int flags, ...);
-ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off);
-int __wrap_fstat(int fd, struct stat *st);
-int __wrap_fstatfs(int fd, struct statfs *st);
-int __wrap_close(int fd);
-DIR *__wrap_fdopendir(int fd);
-struct dirent *__wrap_readdir(DIR *d);
-void __wrap_rewinddir(DIR *d);
-int __wrap_closedir(DIR *d);
-ssize_t __wrap_readlink(const char *path, char *buf, size_t cap);
-ssize_t __wrap_readlinkat(int dirfd, const char *path, char *buf, size_t cap);
-int __wrap_access(const char *path, int mode);
+/* the real call and its wrapper, for each call the linker wraps */
+#define WRAPPED(ret, name, args) ret __real_##name args; ret __wrap_##name args;
+WRAPPED(int, open, (const char *path, int flags, ...))
+WRAPPED(int, openat, (int dirfd, const char *path, int flags, ...))
+WRAPPED(ssize_t, pread, (int fd, void *buf, size_t count, off_t off))
+WRAPPED(int, fstat, (int fd, struct stat *st))
+WRAPPED(int, fstatfs, (int fd, struct statfs *st))
+WRAPPED(int, close, (int fd))
+WRAPPED(DIR *, fdopendir, (int fd))
+WRAPPED(struct dirent *, readdir, (DIR *d))
+WRAPPED(void, rewinddir, (DIR *d))
+WRAPPED(int, closedir, (DIR *d))
+WRAPPED(ssize_t, readlink, (const char *path, char *buf, size_t cap))
+WRAPPED(ssize_t, readlinkat, (int dirfd, const char *path, char *buf, size_t cap))
+WRAPPED(int, access, (const char *path, int mode))
 
 static unsigned hash(const char *s) {
   unsigned h = 2166136261u;
@@ -227,17 +216,6 @@ static int open_rel(const char *rel, int flags) {
   return -1;
 }
 
-int __wrap_open(const char *path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
-  va_end(ap);
-  char rel[64];
-  int k = resolve(AT_FDCWD, path, rel);
-  if (k < 0) return -1;
-  return k ? open_rel(rel, flags) : __real_open(path, flags, mode);
-}
-
 int __wrap_openat(int dirfd, const char *path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
@@ -247,6 +225,14 @@ int __wrap_openat(int dirfd, const char *path, int flags, ...) {
   int k = resolve(dirfd, path, rel);
   if (k < 0) return -1;
   return k ? open_rel(rel, flags) : __real_openat(dirfd, path, flags, mode);
+}
+
+int __wrap_open(const char *path, int flags, ...) {   /* (a real path: openat from the working directory) */
+  va_list ap;
+  va_start(ap, flags);
+  mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+  va_end(ap);
+  return __wrap_openat(AT_FDCWD, path, flags, mode);
 }
 
 ssize_t __wrap_pread(int fd, void *buf, size_t count, off_t off) {
