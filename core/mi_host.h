@@ -198,11 +198,14 @@ typedef struct mi_host_view {
  * writing a dead process's final values; marked). */
 enum { MI_CELL_READ = 0, MI_CELL_WRITE = 1, MI_CELL_CHECK = 2, MI_CELL_WRITE_ANY = 3 };
 
-/* Marks process slot `entity`'s row written now, so read-active's CHANGED mode looks at it
- * again (#14); the writers below do it themselves. v is the system's view. */
-static inline void mi_host_mark_(const mi_host_view *v, int entity) {
-  __atomic_store_n(&v->mod[entity], __atomic_load_n(v->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+/* Marks process slot `entity`'s row written now (its mark takes the CHANGED epoch), so
+ * read-active's CHANGED mode looks at it again (#14): the one mark on the store's arrays,
+ * behind mi_host_mark_ (the view's) and the store's own block. */
+static inline void mi_host_mark_in_(uint64_t *mod, const uint64_t *epoch, int entity) {
+  __atomic_store_n(&mod[entity], __atomic_load_n(epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
+/* mi_host_mark_in_ on view v's arrays; the writers below do it themselves. */
+static inline void mi_host_mark_(const mi_host_view *v, int entity) { mi_host_mark_in_(v->mod, v->epoch, entity); }
 
 /* The first cell of counter c for an entity in the store's arrays given one by one (lanes
  * with the word table after them, live flags, row marks, CHANGED epoch), or NULL when c is not
@@ -220,7 +223,7 @@ static inline int64_t *mi_host_cell_in_(mi_host_lane *lanes, const uint8_t *live
   if (mode != MI_CELL_READ && d == MI_DOM_PROCESS) {
     if ((mode == MI_CELL_WRITE || mode == MI_CELL_CHECK) && MI_UNLIKELY(!live[entity])) return NULL;
     if (mode == MI_CELL_WRITE || mode == MI_CELL_WRITE_ANY)
-      __atomic_store_n(&mod[entity], __atomic_load_n(epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+      mi_host_mark_in_(mod, epoch, entity);
   }
   int64_t *p = (int64_t *)(void *)lanes + ln->cells + (size_t)entity * (size_t)ln->stride + (size_t)o;
   if (!p) __builtin_unreachable();   /* never at address 0: a caller's NULL test folds away */

@@ -150,9 +150,7 @@ typedef struct mi_host_block {
   uint64_t mod[MI_MAX_PROCESSES];  /* process slot -> the epoch when its row was last written */
 } mi_host_block;
 /* Marks process slot e of block b written now (mi_host_mark_ on the store's own block). */
-static inline void mi_blk_mark(mi_host_block *b, int e) {
-  __atomic_store_n(&b->mod[e], __atomic_load_n(&b->epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-}
+static inline void mi_blk_mark(mi_host_block *b, int e) { mi_host_mark_in_(b->mod, &b->epoch, e); }
 /* Points view v at writer block b (the view's base is the block's word 0). */
 _Static_assert(offsetof(mi_host_block, lane) == 0 && offsetof(mi_host_block, off) == sizeof(mi_host_lane) * MI_DOM_COUNT,
                "mi_host.h's inline writers find the word table right after the lanes, at word 0");

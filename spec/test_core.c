@@ -213,6 +213,7 @@ int main(void) {
   test_threads();
   test_health_publisher();
   test_dead_waiter();
+  test_wants_sees_the_last_user();
   test_processes();
   test_store_safety();
   test_snap_ring();

@@ -100,6 +100,30 @@ static void test_dead_waiter(void) {
   mi_system_free(sys);
 }
 
+/* mi_host_wants reads the user records below max_users only: the last user a full system can
+ * take (the highest slot) is still seen, and stops being seen at its OFF. */
+static void test_wants_sees_the_last_user(void) {
+  mi_system_options o = {.max_users = 3};
+  mi_session *a;
+  mi_system *sys = new_sys(&a, &o);
+  mi_session *b = mi_session_new(sys), *c = mi_session_new(sys);
+  status_type st;
+  int32_t g[] = {21184, 0}, p[] = {25047, 0}, stats[2], map = 1;
+  mi_session_set_priv(b, 1); mi_session_set_priv(c, 1);
+  mi_accesson(b, &st, 666); mi_accesson(c, &st, 666);
+  mi_globon(a, &st, g, stats, &map, 0);
+  mi_globon(b, &st, g, stats, &map, 0);
+  EQ(mi_host_wants(sys, MI_DOM_PROCESS), 0, "nobody has processes on: not wanted");
+  mi_procon(c, &st, p, stats, &map, NULL, 0);
+  EQ(st.all, 0, "the third user of three turns processes on");
+  EQ(c->slot, 2, "it holds the highest record a 3-user system takes");
+  EQ(mi_host_wants(sys, MI_DOM_PROCESS), 1, "the process domain is wanted by the user in the last slot");
+  mi_procoff(c, &st, NULL, 0);
+  EQ(mi_host_wants(sys, MI_DOM_PROCESS), 0, "and no more after its OFF");
+  mi_session_free(c); mi_session_free(b);
+  mi_system_free(sys);
+}
+
 /* #16.7: every catalog item and configuration item carries a one-line description. */
 static void test_i16_descriptions(void) {
   int empty = 0;

@@ -6,8 +6,6 @@
  * CPU time per process and overall, processor user time, levels, live and dead processes. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "fuzz_common.h"
 #include "mi_linux.h"
