@@ -203,11 +203,18 @@ void sim_resolve_fresh(sim *s) {
       s->ev_cell[r][c] = (uint16_t)lo;
     }
     /* the row is a non-decreasing function of the draw (every step of ev_row rounds
-     * monotonically), so a cell whose first and last draws give one row gives it throughout */
-    for (int c = 0; c < EV_TOP && s->nchance[r]; c++) {
+     * monotonically), so a cell whose first and last draws give one row gives it throughout,
+     * and one whose rows are neighbours changes row at one draw, found here by bisection */
+    for (int c = 0, nspl = 0; c < EV_TOP && s->nchance[r]; c++) {
       uint64_t x0 = (uint64_t)c << (64 - EV_TOP_BITS), x1 = x0 | (((uint64_t)1 << (64 - EV_TOP_BITS)) - 1);
       int a = sim_ev_row(s, r, x0), b = sim_ev_row(s, r, x1);
-      s->ev_top[r][c] = (uint8_t)(a == b ? s->chance[r][a] : EV_SPLIT);   /* (the row itself: NEVROW < EV_SPLIT) */
+      s->ev_top[r][c] = (uint8_t)(a == b ? s->chance[r][a] : EV_SPLIT);   /* (the row itself: NEVROW < EV_SPL0) */
+      if (b == a + 1 && nspl < EV_NSPL) {
+        uint64_t lo = x0, hi = x1;   /* row(lo) == a, row(hi) == b */
+        while (hi - lo > 1) { uint64_t mid = lo + (hi - lo) / 2; if (sim_ev_row(s, r, mid) == a) lo = mid; else hi = mid; }
+        s->ev_spl[r][nspl] = (struct evspl){hi, (uint8_t)s->chance[r][a], (uint8_t)s->chance[r][b]};
+        s->ev_top[r][c] = (uint8_t)(EV_SPL0 + nspl++);
+      }
       a = sim_ev_hits(s, r, x0), b = sim_ev_hits(s, r, x1);
       s->ev_ntop[r][c] = (uint8_t)(a == b && a < EV_SPLIT ? a : EV_SPLIT);
     }
@@ -230,7 +237,7 @@ void sim_resolve_fresh(sim *s) {
 /* The fields sim_resolve_fresh fills: they follow from the catalog and the tables of this file
  * and sim_rooms.c alone, so every model gets the same (a test compares a whole fresh model). */
 #define RESOLVED(X) X(c) X(rkind) X(rs) X(semq) X(ev) X(ev_objcl) X(ev_wmark) X(ev_whole) X(whole) X(nwhole) \
-  X(chance) X(nchance) X(cum) X(ev_lambda) X(ev_exp) X(ev_pois) X(ev_cellw) X(ev_cell) X(ev_top) X(ev_ntop) \
+  X(chance) X(nchance) X(cum) X(ev_lambda) X(ev_exp) X(ev_pois) X(ev_cellw) X(ev_cell) X(ev_top) X(ev_ntop) X(ev_spl) \
   X(ev_hist) X(ev_pmul) X(ev_grp) X(ev_cap) X(ev_lo) X(ev_hi) X(wt_lo) X(wt_hi)
 #define RESOLVED_FIELD(f) __typeof__(((sim *)0)->f) f;
 static struct { RESOLVED(RESOLVED_FIELD) } resolved;

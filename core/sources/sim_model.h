@@ -129,7 +129,10 @@ enum { R_FILE, R_IMAGE, R_SQL, R_IPC, R_MEM, R_TERM, R_SYS, NROOM };
 #define EV_CELLS 256        /* cells of a room's fraction sum that start the search for a row */
 #define EV_TOP_BITS 10      /* a draw's top bits that name its row outright in most cases */
 #define EV_TOP (1 << EV_TOP_BITS)
-#define EV_SPLIT 255        /* ... not in this cell: a row boundary falls inside it */
+#define EV_SPLIT 255        /* ... not in this cell: row boundaries fall inside it */
+#define EV_NSPL 88          /* cells of a room with one boundary inside, told apart by a threshold (ev_spl) */
+#define EV_SPL0 (EV_SPLIT - EV_NSPL)   /* ev_top's code of the first: EV_SPL0 + k is ev_spl[room][k] */
+_Static_assert(NEVROW < EV_SPL0, "ev_top's codes: the rows, then the one-boundary cells, then EV_SPLIT");
 
 typedef struct sim {
   mi_workload w;
@@ -177,6 +180,8 @@ typedef struct sim {
   uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
   uint8_t ev_top[NROOM][EV_TOP];               /* the row (evrows index) of every draw with these top bits, EV_SPLIT if it varies */
   uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
+  struct evspl { uint64_t t; uint8_t a, b; } ev_spl[NROOM][EV_NSPL];   /* a cell with one boundary: row a below draw t,
+                                                  row b from it (sim_ev_row's answer without its search) */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */

@@ -99,11 +99,13 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
   if (hits == EV_SPLIT) hits = sim_ev_hits(s, room, x0);
   const uint8_t *top = s->ev_top[room];
   const int *chance = s->chance[room];
+  const struct evspl *spl = s->ev_spl[room];
   int used[NSUBGRP] = {0};   /* each subset group's events in this operation */
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_mix(hb, h);
     int i = top[x >> (64 - EV_TOP_BITS)];
-    if (i == EV_SPLIT) i = chance[sim_ev_row(s, room, x)];
+    if (i >= EV_SPL0)   /* a boundary in the draw's cell: one of two rows by its threshold, else the search */
+      i = i == EV_SPLIT ? chance[sim_ev_row(s, room, x)] : x < spl[i - EV_SPL0].t ? spl[i - EV_SPL0].a : spl[i - EV_SPL0].b;
     const struct evact *a = &act[i];
     if (!a->odd) {   /* most: a plain count, global and per process */
       MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
