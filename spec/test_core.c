@@ -102,6 +102,7 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_export_items.c"   /* mi_export_options.items */
 #include "test_export_order.c"   /* an item list's order: the catalog's */
 #include "test_raw.c"   /* door 2's raw mode: the recorder's reads (#28.3) */
+#include "test_simrooms.c"   /* a room's event draws skipped while none of its rows counts (#31) */
 #include "test_simlevels.c"   /* storage levels skipped while their domain counts nothing (#27 fuzzing) */
 
 #include "test_simcache.c"
@@ -166,6 +167,7 @@ int main(void) {
   test_sink_word_is_no_counter();
   test_export_clash_suffix();
   test_sim_storage_levels_one_domain();
+  test_sim_rooms_skipped_uncounted();
   test_sim_counters_unchanged();
   test_h32_watch_model(); test_h32_export_unchanged();
   test_i14_descriptors();

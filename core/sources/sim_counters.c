@@ -330,10 +330,15 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     for (int place = 0; place < 5; place++) s->rscol[k][place] = word_of(s, s->rs[k][place]);
   for (int d = 0; d < 2; d++)
     for (int b = 0; b < 3; b++) s->semcol[d][b] = word_of(s, s->semq[d][b]);
+  memset(s->room_cnt, 0, sizeof s->room_cnt);
   for (int i = 0; i < NEVROW; i++) {
     s->evcol[i][0] = s->ev_objcl[i] && !mapped ? -1 : word_of(s, s->ev[i][0]);
     s->evcol[i][1] = word_of(s, s->ev[i][1]);
-    for (int k = 0; k < 10; k++) s->hcol[i][k] = k < evrows[i].n ? word_of(s, s->ev_hist[i][k]) : -1;
+    for (int k = 0; k < 10; k++) {
+      s->hcol[i][k] = k < evrows[i].n ? word_of(s, s->ev_hist[i][k]) : -1;
+      if (s->hcol[i][k] >= 0) s->room_cnt[evrows[i].room] = 1;
+    }
+    if (s->evcol[i][0] >= 0 || s->evcol[i][1] >= 0) s->room_cnt[evrows[i].room] = 1;
     s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], s->ev_whole[i], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i],
                                  s->ev_grp[i], s->ev_pmul[i], (uint8_t)(evrows[i].n > 1 || s->ev_objcl[i] || s->ev_wmark[i] || s->ev_grp[i])};
   }

@@ -226,6 +226,7 @@ typedef struct sim {
                                the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row; odd: 1 when
                                the row is not a plain count (a histogram, by class, a watermark or in a subset) */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
+  uint8_t room_cnt[NROOM];     /* 1 when anybody counts one of a room's event rows (else its draws are skipped) */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */
   int fold_m;               /* the mapping fold was read for (INT_MIN before the first reading) */
   uint8_t rkind[NCTR];      /* role -> its counter's kind (MI_KIND_*) */

@@ -60,10 +60,11 @@ static int64_t ev_depth(uint64_t x) {
   return 2 + __builtin_ctz(y);
 }
 
-/* 1 if anybody counts the global or process domain in this step (else the event rows are
- * skipped; the step's s->cnt, read at its start: the domains cannot change within a step). */
-static int counting(const sim *s) {
-  return (s->cnt & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0;
+/* 1 if anybody counts one of room's event rows in this step (else its draws are skipped: they
+ * are keyed by the operation's number, not drawn from the model's stream, so skipping them
+ * changes no other count; read with the layout at the step's start). */
+static int counting(const sim *s, int room) {
+  return (s->cnt & (1 << MI_DOM_GLOBAL | 1 << MI_DOM_PROCESS)) != 0 && s->room_cnt[room];
 }
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
@@ -75,7 +76,7 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
   (void)sys;
-  if (!counting(s)) return;
+  if (!counting(s, room)) return;
   mi_host_row *gr = &s->g0;
   int64_t *gc = gr->cells, *pc = pr->cells;
   const int clsok = (unsigned)cls < 720u;
