@@ -357,8 +357,7 @@ static inline void mi_host_row_set(mi_host_row *r, mi_ctr c, int64_t value) { mi
 /* Raises a maximum counter of the open row to value if larger (simple counters). */
 static inline void mi_host_row_max(mi_host_row *r, mi_ctr c, int64_t value) { mi_host_row_maxw(r, mi_host_row_word(r, c), value); }
 /* The word of counter c in its domain's rows, -1 when nobody counts it (or sys, c are bad):
- * resolve once per layout generation (mi_host_layout_gen), write with mi_host_row_addw. Never
- * 0: word 0 of every row is the store's sink, no counter's (core/STORE.md). */
+ * resolve once per layout generation (mi_host_layout_gen), write with mi_host_row_addw. */
 MI_API int32_t mi_host_word(const mi_system *sys, mi_ctr c);
 /* The domains that count anything now, a bit each (1 << MI_DOM_*): a row of another domain is
  * refused. */

@@ -89,7 +89,6 @@ static mi_system *attach_t(const char *path, int *err) {
 #include "test_onroom.c"   /* an ON makes room for its whole list at once (#27 fuzzing) */
 #include "test_growrows.c"   /* a regrowth copies the process rows below proc_hi only (#27 fuzzing) */
 #include "test_parkrows.c"   /* a parked process counter restarts the rows below proc_hi only (#27 fuzzing) */
-#include "test_sinkword.c"   /* word 0 of every row is the writers' sink, no counter's (#31) */
 #include "test_exportclash.c"   /* exporter name clashes across sample suffixes (#27 fuzzing) */
 #include "test_host32.c"     /* the host's CPUs past 8, container limits, short-lived tasks (#32) */
 #include "test_snapring.c"   /* the published copy as a ring; attached readers read it first (#31.2) */
@@ -164,7 +163,6 @@ int main(void) {
   test_grow_rows_above_hi();
   test_park_rows_above_hi();
   test_park_io_rows_above_highest();
-  test_sink_word_is_no_counter();
   test_export_clash_suffix();
   test_sim_storage_levels_one_domain();
   test_sim_rooms_skipped_uncounted();

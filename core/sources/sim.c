@@ -169,7 +169,6 @@ int mi_sim_attach(mi_system *sys, const mi_workload *w, int realtime) {
 /* Frees a model (the source's release hook). */
 static void sim_release(void *arg) {
   sim *s = arg;
-  if (s->sink != s->sink0) free(s->sink);
   free(s);
 }
 

@@ -290,27 +290,10 @@ void sim_role_domains(sim *s) {
 }
 
 /* The word of counter c in its domain's rows as the step sees it, -1 if nobody counts it (or
- * the step counts nothing in its domain): the store's word less one, as the model's rows start
- * one word in (sim_row; the store's word 0 is its sink and no counter's). */
+ * the step counts nothing in its domain). */
 static int32_t word_of(const sim *s, mi_ctr c) {
   if (c.id < 0 || (uint32_t)c.id >= (uint32_t)MI_DOM_COUNT << MI_HOST_INDEX_BITS) return -1;
-  int32_t w = ON(s, c.id >> MI_HOST_INDEX_BITS) ? mi_host_word(s->sys, c) : -1;
-  return w > 0 ? w - 1 : -1;
-}
-
-/* Makes the model's sink row (refused rows' cells) as long as the longest row of the layout:
- * -1 on no memory, and the step then counts nothing (its words all -1). */
-static int sink_fit(mi_system *sys, sim *s) {
-  const mi_host_view *v = (const mi_host_view *)(const void *)sys;
-  int32_t need = 0;
-  for (int d = 0; d < MI_DOM_COUNT; d++) if (v->lane[d].stride > need) need = v->lane[d].stride;
-  if (!s->sink) { s->sink = s->sink0; s->sink_n = (int32_t)(sizeof s->sink0 / sizeof s->sink0[0]); }
-  if (need <= s->sink_n) return 0;
-  int64_t *p = calloc((size_t)need, sizeof *p);
-  if (!p) return -1;
-  if (s->sink != s->sink0) free(s->sink);
-  s->sink = p; s->sink_n = need;
-  return 0;
+  return ON(s, c.id >> MI_HOST_INDEX_BITS) ? mi_host_word(s->sys, c) : -1;
 }
 
 /* Reads the store's layout into the step's words and its global and processor rows if it moved
@@ -318,7 +301,6 @@ static int sink_fit(mi_system *sys, sim *s) {
 int sim_sync_layout(mi_system *sys, sim *s) {
   uint64_t gen = mi_host_layout_gen(sys);
   if (s->lay_ok && gen == s->lay_gen && s->cnt == s->lay_cnt) return 0;
-  if (sink_fit(sys, s) != 0) s->cnt = 0;   /* (then every word is -1: sink0 takes them) */
   int mapped = mi_host_mapping(sys) >= 0;   /* (a class's word is known: s->fold holds none below 0) */
   for (int i = 0; i < NCTR; i++) {
     int32_t w = word_of(s, s->c[i]);
@@ -353,7 +335,6 @@ int sim_sync_layout(mi_system *sys, sim *s) {
   }
   sim_row(s, &s->g0, MI_DOM_GLOBAL, 0);
   for (int c = 0; c < 8; c++) sim_row(s, &s->crow[c], MI_DOM_PROCESSOR, c);
-  s->lrow = s->g0;   /* (the last launch's row may be on a sink row just freed) */
   s->lay_gen = gen; s->lay_cnt = s->cnt; s->lay_ok = 1;
   return 1;
 }

@@ -241,9 +241,6 @@ typedef struct sim {
   mi_ctr semq[2][3];        /* the semaphore-queue buckets 21088-21090 (global) and 25261-25263 (process) */
   int32_t semcol[2][3];     /* ... their first words (a class's cell is the word + the class), -1 */
   mi_system *sys;           /* the system the model drives */
-  int64_t *sink;            /* the model's own row for refused rows' writes: sink_n words (sim_row), */
-  int32_t sink_n;
-  int64_t sink0[16];        /* ... here while the rows are no longer (and while nothing counts) */
   int64_t sg[NSG];          /* this step's sums of the global counters of launches */
   int64_t next_pid;
   int32_t cfg_q[14];        /* items 3019-3032 as cache_config last read them */
@@ -281,35 +278,26 @@ static inline int64_t draw(sim *s, mi_system *sys, double mean_ms, int dist) {
  * runs: the step reads each role's word in its domain's rows at its start (again only after the
  * layout generation or the counting domains changed), and writes through row handles
  * (mi_host.h): a code path opens its entity's row once (the range and alive checks and a
- * process's CHANGED mark, once), and an add is then a load of the word and the add, no test.
- * The model's words are the store's less one (sim_sync_layout) and its rows' cells start one
- * word into the row: a counter's word lands on its cell, and -1, nobody counts it, on the
- * row's sink word (word 0, which no counter takes: core/STORE.md). A row of an entity an add
- * must not reach (or of a domain the step does not count) is refused, and its cells are the
- * model's own sink row (s->sink, as long as the longest row): its writes land there unread.
- * So the words must be the layout's own: the model writes only in a step or a refresh, each
- * of which reads the layout first when it moved, and a refused row takes any word. */
+ * process's CHANGED mark, once), and an add is then a load of the word, a test and the add. A
+ * row of an entity an add must not reach (or of a domain the step does not count) is refused,
+ * and its writes are dropped. */
 
 /* Opens entity e's row of domain d into r for the step's writes (refused while the step counts
- * nothing in d: then on the model's sink row); returns r. */
+ * nothing in d); returns r. */
 static inline mi_host_row *sim_row(const sim *s, mi_host_row *r, int d, int e) {
-  if (!mi_host_row_open(ON(s, d) ? s->sys : NULL, r, d, e)) r->cells = s->sink;
-  r->cells += 1;
-  r->words = r->words > 0 ? r->words - 1 : 0;
+  mi_host_row_open(ON(s, d) ? s->sys : NULL, r, d, e);
   return r;
 }
 
-/* Adds v at the model's word w of row r (-1: the sink word). */
-static inline void sim_put(mi_host_row *r, int32_t w, int64_t v) { int64_t *p = r->cells + w; MI_CELL_PUT(p, *p + v); }
 /* Adds v to a role's counter in row r. */
-#define RADD(r, role, v) sim_put((r), s->col[role], (v))
+#define RADD(r, role, v) mi_host_row_addw((r), s->col[role], (v))
 /* Adds v to class cls of a role's object-class counter in row r. */
 #define ROBJ(r, role, cls, v) do { int32_t oc_ = s->ocol[role], k_ = (cls); \
-    if (oc_ >= 0 && (unsigned)k_ < 720u) sim_put((r), oc_ + s->fold[k_], (v)); } while (0)
+    if (oc_ >= 0 && (unsigned)k_ < 720u) mi_host_row_addw((r), oc_ + s->fold[k_], (v)); } while (0)
 
 /* Sets a simple counter of row r to v / raises it to v. */
-#define RSET(r, role, v) do { int64_t *p_ = (r)->cells + s->scol[role], v_ = (v); if (*p_ != v_) MI_CELL_PUT(p_, v_); } while (0)
-#define RMAX(r, role, v) do { int64_t *p_ = (r)->cells + s->scol[role], v_ = (v); if (*p_ < v_) MI_CELL_PUT(p_, v_); } while (0)
+#define RSET(r, role, v) mi_host_row_setw((r), s->scol[role], (v))
+#define RMAX(r, role, v) mi_host_row_maxw((r), s->scol[role], (v))
 
 /* Adds to a role's counter for entity e where no row is at hand (an add outside a step finds
  * every word -1: s->cnt is 0 until a step reads it). */
@@ -334,10 +322,10 @@ static inline void cadd(sim *s, int role, int e, int64_t v) {
 static inline void stop_row(sim *s, mi_host_row *pr, int cpu, int k, int64_t ticks) {
   if (!s->cnt) return;
   const int32_t *w = s->rscol[k];
-  sim_put(&s->g0, w[RS_G_STOP], 1);
-  sim_put(pr, w[RS_P_STOP], 1);
-  sim_put(pr, w[RS_P_TIME], ticks);
-  if (CPU_ON(s)) sim_put(&s->crow[cpu & 7], w[RS_C_STOP], 1);
+  mi_host_row_addw(&s->g0, w[RS_G_STOP], 1);
+  mi_host_row_addw(pr, w[RS_P_STOP], 1);
+  mi_host_row_addw(pr, w[RS_P_TIME], ticks);
+  if (CPU_ON(s)) mi_host_row_addw(&s->crow[cpu & 7], w[RS_C_STOP], 1);
 }
 
 /* stop_row for p where its row is not at hand. */
@@ -356,8 +344,8 @@ static inline void stop(mi_system *sys, sim *s, const sproc *p, int k, int64_t t
 static inline void sem_block_row(sim *s, mi_host_row *pr, int cls, int qlen) {
   int b = qlen <= 3 ? 0 : qlen <= 6 ? 1 : 2;
   if ((unsigned)cls >= 256u || qlen < 1) return;
-  if (s->semcol[0][b] >= 0) sim_put(&s->g0, s->semcol[0][b] + cls, 1);
-  if (s->semcol[1][b] >= 0) sim_put(pr, s->semcol[1][b] + cls, 1);
+  if (s->semcol[0][b] >= 0) mi_host_row_addw(&s->g0, s->semcol[0][b] + cls, 1);
+  if (s->semcol[1][b] >= 0) mi_host_row_addw(pr, s->semcol[1][b] + cls, 1);
 }
 
 /* Notes that the count of processes blocked for reason k changed (sim_levels() writes it). */

@@ -69,9 +69,8 @@ static int counting(const sim *s, int room) {
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
  * row's whole count, and its fraction by chance. The rows' words and shapes come from s->evact
- * (one load a row), the rows' cells through the two rows' pointers held in locals (a word of
- * -1 on the sink word: no test, sim_row), and the operation's draws from one hash base
- * (ev_hash's, taken apart: the same bits). */
+ * (one load a row), the rows' cells through the two rows' pointers held in locals, and the
+ * operation's draws from one hash base (ev_hash's, taken apart: the same bits). */
 void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
@@ -79,17 +78,18 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
   if (!counting(s, room)) return;
   mi_host_row *gr = &s->g0;
   int64_t *gc = gr->cells, *pc = pr->cells;
+  const uint32_t gn = (uint32_t)gr->words, pn = (uint32_t)pr->words;
   const int clsok = (unsigned)cls < 720u;
   const int32_t fw = clsok ? s->fold[cls] : 0;   /* the class's word within an object-class counter */
   const struct evact *act = s->evact;
   const uint64_t hb = ev_hash_base(s, op);
   for (int k = 0, nw = s->nwhole[room]; k < nw; k++) {
     const struct evact *a = &act[s->whole[room][k]];
-    if (a->wmark) { if (a->g >= 0) { int64_t d = ev_depth(ev_mix(hb, 64 + k)); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); } }
-    else if (a->objcl) { if (a->g >= 0 && clsok) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + a->whole); }
+    if (a->wmark) { if ((uint32_t)a->g < gn) { int64_t d = ev_depth(ev_mix(hb, 64 + k)); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); } }
+    else if (a->objcl) { if (a->g >= 0 && clsok && (uint32_t)(a->g + fw) < gn) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + a->whole); }
     else {
-      MI_CELL_PUT(gc + a->g, gc[a->g] + a->whole);
-      MI_CELL_PUT(pc + a->p, pc[a->p] + (int64_t)a->whole * a->pmul);
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + a->whole);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + (int64_t)a->whole * a->pmul);
     }
   }
   /* the fractions: a Poisson number of events (their mean the fractions' sum), each on a row
@@ -109,8 +109,8 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
       i = i == EV_SPLIT ? chance[sim_ev_row(s, room, x)] : x < spl[i - EV_SPL0].t ? spl[i - EV_SPL0].a : spl[i - EV_SPL0].b;
     const struct evact *a = &act[i];
     if (!a->odd) {   /* most: a plain count, global and per process */
-      MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
-      MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
       continue;
     }
     if (a->grp) {   /* a subset: no more than its total in one operation */
@@ -120,14 +120,14 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
     }
     if (a->n > 1) {   /* a histogram: one bucket per event */
       int32_t w = s->hcol[i][(x & 0x7FF) % (uint64_t)a->n];
-      MI_CELL_PUT(gc + w, gc[w] + 1);
+      if ((uint32_t)w < gn) MI_CELL_PUT(gc + w, gc[w] + 1);
       continue;
     }
-    if (a->objcl) { if (a->g >= 0 && clsok) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + 1); }
-    else if (a->wmark) { int64_t d = ev_depth(x); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); }
+    if (a->objcl) { if (a->g >= 0 && clsok && (uint32_t)(a->g + fw) < gn) MI_CELL_PUT(gc + a->g + fw, gc[a->g + fw] + 1); }
+    else if (a->wmark) { if ((uint32_t)a->g < gn) { int64_t d = ev_depth(x); if (gc[a->g] < d) MI_CELL_PUT(gc + a->g, d); } }
     else {
-      MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
-      MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
+      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
     }
   }
 }

@@ -299,23 +299,14 @@ static int grow(mi_system *sys, mi_host_lane *ln, int32_t used, int32_t need) {
   return 0;
 }
 
-/* Word 0 of every row is the writers' sink (core/STORE.md, "The sink word"): no counter takes
- * it, so a writer may send a write of a counter nobody counts there instead of testing. A
- * domain's first counter takes its rows with the sink in front: the words used so far, or the
- * sink's when there are none yet. The sink is the store's overhead, not counted against
- * max_cells (the arena has room beyond it: seg_size). */
-#define SINK_WORDS 1
-static int32_t used_or_sink(const mi_store *st) { return st->used ? st->used : SINK_WORDS; }
-
 int mi_store_reserve(mi_system *sys, int domain, int64_t words) {
   mi_seg *g = sys->seg;
   mi_store *st = &g->dom[domain];
   mi_host_lane *ln = &g->blk.lane[domain];
-  int32_t used = used_or_sink(st);
-  if (words <= 0 || used + words <= ln->stride) return 0;
-  if (used + words > INT32_MAX / 2 || g->cells_used + words * ln->nent > g->max_cells) return -1;
+  if (words <= 0 || st->used + words <= ln->stride) return 0;
+  if (st->used + words > INT32_MAX / 2 || g->cells_used + words * ln->nent > g->max_cells) return -1;
   MI_ST(g->h.gen, g->h.gen + 1);
-  return grow(sys, ln, st->used, (int32_t)(used + words));
+  return grow(sys, ln, st->used, (int32_t)(st->used + words));
 }
 
 int mi_store_enable(mi_system *sys, int domain, int index) {
@@ -326,15 +317,14 @@ int mi_store_enable(mi_system *sys, int domain, int index) {
   MI_ST(g->h.gen, g->h.gen + 1);
   if (st->slot[index] < 0) {
     int words = mi_counter_words(sys, domain, index, g->mapping < 0 ? 0 : g->mapping);
-    int32_t used = used_or_sink(st);
     int64_t extra = (int64_t)words * ln->nent;
-    if (g->cells_used + extra > g->max_cells || (used + words > ln->stride && grow(sys, ln, st->used, used + words) < 0)) {
+    if (g->cells_used + extra > g->max_cells || (st->used + words > ln->stride && grow(sys, ln, st->used, st->used + words) < 0)) {
       st->refs[index]--;
       return MI_E_TOO_MANY_COUNTERS;
     }
     g->cells_used += extra;
-    st->slot[index] = used;
-    st->used = used + words;
+    st->slot[index] = st->used;
+    st->used += words;
   } else {
     /* a parked slot restarts from zero; one outside its rows (an attached store's file that
      * says so: untrusted) turns nothing on. Only the kept rows are zeroed, as in grow: a
@@ -373,7 +363,7 @@ void mi_store_reset_if_idle(mi_system *sys) {
     mi_host_lane *ln = &g->blk.lane[d];
     if (st->active) { any = 1; continue; }
     if (ln->cells) {
-      g->cells_used -= (int64_t)(st->used ? st->used - SINK_WORDS : 0) * ln->nent;
+      g->cells_used -= (int64_t)st->used * ln->nent;
       int64_t at = ln->cells, words = (int64_t)ln->stride * ln->nent;
       MI_ST(ln->cells, 0);
       MI_ST(ln->stride, 0);
