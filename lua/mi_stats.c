@@ -297,6 +297,17 @@ static int st_get(lua_State *L) {
   return 1;
 }
 
+/* stats:zero(id) -> true when the stat shows nothing (summary.lua leaves it out without --all):
+ * its extremes absent or 0 and, for a counter, no total over an interval (none, or 0). */
+static int st_zero(lua_State *L) {
+  lstats *a = check(L);
+  mstat *s = stat_at(L, a, 2);
+  int z = (!s->has_min || s->minv == 0) && (!s->has_max || s->maxv == 0);
+  if (z && !s->level) z = !(s->counted && s->dt_f > 0) || (double)s->total_i + s->total_f == 0;
+  lua_pushboolean(L, z);
+  return 1;
+}
+
 /* Frees the arrays (__gc, __close). */
 static int st_gc(lua_State *L) {
   lstats *a = check(L);
@@ -321,7 +332,7 @@ static int l_stats(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg st_methods[] = {{"new", st_new}, {"release", st_release}, {"row", st_row}, {"sample", st_sample}, {"get", st_get}, {NULL, NULL}};
+static const luaL_Reg st_methods[] = {{"new", st_new}, {"release", st_release}, {"row", st_row}, {"sample", st_sample}, {"get", st_get}, {"zero", st_zero}, {NULL, NULL}};
 
 /* Makes the stats metatable; adds core.stats to the module table at the top. */
 void mil_open_stats(lua_State *L) {

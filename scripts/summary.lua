@@ -357,6 +357,7 @@ end
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
+  if not opts.all and acc:zero(s.id) then goto next_stat end   -- (most of a host's processes: no table made for them)
   local g = acc:get(s.id)   -- its figures, from C
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = g.n,
     coverage = taken > 0 and 100 * g.n / taken or 0, unit = s.time and "s" or "" }

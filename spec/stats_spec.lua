@@ -35,6 +35,13 @@ end
 
 local FIELDS = { "n", "total", "dt", "sumv", "sumvdt", "nv", "minv", "maxv", "minr", "maxr", "mint", "maxt" }
 
+-- Whether summary.lua leaves the stat out without --all, as it decided from the stat's figures
+-- before stats:zero: no total over an interval (or 0) and both extremes absent or 0.
+local function model_zero(s)
+  if s.level then return (s.maxv or 0) == 0 and (s.minv or 0) == 0 end
+  return (not (s.dt > 0) or s.total == 0) and (s.maxr or 0) == 0 and (s.minr or 0) == 0
+end
+
 -- Equal as Lua would print them: same type (integer or float) and value (floats within 1e-9 relative).
 local function same(a, b)
   if a == nil or b == nil then return a == b end
@@ -82,6 +89,7 @@ describe("core.stats (#31.4: summary.lua's inner loop in C)", function()
       end
       for j = 1, nst do
         local got, want = acc:get(ids[j]), models[j]
+        assert.equal(model_zero(want), acc:zero(ids[j]), string.format("round %d stat %d: zero", round, j))
         for _, f in ipairs(FIELDS) do
           assert.is_true(same(got[f], want[f]), string.format("round %d stat %d (%s%s) field %s: C %s, Lua %s", round, j,
             want.level and "level" or "counter", want.time and ", MI_Time" or "", f, tostring(got[f]), tostring(want[f])))
@@ -90,6 +98,26 @@ describe("core.stats (#31.4: summary.lua's inner loop in C)", function()
       end
     end
     assert.is_true(compared > 1000, "compared " .. compared .. " figures")
+  end)
+
+  it("says which stats show nothing (stats:zero, summary.lua's rows left out)", function()
+    local acc = core.stats(1000)
+    local c_still, c_one, c_moves = acc:new(false, false), acc:new(false, false), acc:new(false, false)
+    local l_zero, l_up, l_neg = acc:new(true, false), acc:new(true, false), acc:new(true, false)
+    local c_back = acc:new(false, false)
+    local ids, at = { c_still, c_moves, l_zero, l_up, l_neg, c_back }, { 1, 2, 3, 4, 5, 6 }
+    acc:row({ c_one }, { 7 }, { 1 }, 1000, 1)   -- one sample: no interval, nothing counted
+    for k, t in ipairs({ 1000, 2000, 3000 }) do
+      acc:row(ids, { 5, 5 + k, 0, k == 3 and 4 or 0, k == 2 and -1 or 0, k == 2 and 3 or 5 }, at, t, 1)
+    end
+    assert.is_true(acc:zero(c_still))   -- a counter that never moved
+    assert.is_true(acc:zero(c_one))
+    assert.is_false(acc:zero(c_moves))
+    assert.is_true(acc:zero(l_zero))    -- a level at 0 throughout
+    assert.is_false(acc:zero(l_up))     -- a level that rose once
+    assert.is_false(acc:zero(l_neg))    -- a level below 0 once
+    assert.is_false(acc:zero(c_back))   -- a counter whose total is 0 but that went down and up: its rates are not
+    assert.has_error(function() acc:zero(c_back + 1) end)
   end)
 
   it("rejects bad arguments with a clear error", function()

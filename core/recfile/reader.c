@@ -335,7 +335,9 @@ static int get_header(mi_rec_reader *r, mir_cur *c) {
   return 0;
 }
 
-/* Decodes a sample body into the cells (absolute for a key, else deltas); 0 or -1. */
+/* Decodes a sample body into the cells (absolute for a key, else deltas); 0 or -1. A run of
+ * zeros (0, then its length: it may go on into the next rows) leaves a delta's words as they
+ * were, untouched (most of a sample's process figures do not move), and clears a key's. */
 static int get_body(mi_rec_reader *r, mir_cur *c, int key) {
   for (int d = 0; d < MI_DOM_COUNT; d++) {
     uint64_t n = mir_getv(c);
@@ -353,19 +355,24 @@ static int get_body(mi_rec_reader *r, mir_cur *c, int key) {
     uint64_t run = 0;
     for (uint64_t i = 0; i < n; i++) {
       uint64_t *row = (uint64_t *)(void *)(r->val[d] + (size_t)r->pres[d][i] * rw);
-      for (int w = 0; w < rw; w++) {
-        uint64_t dl = 0;
-        if (run) run--;
-        else {
-          uint64_t t = mir_getv(c);
-          if (!c->ok) return -1;
-          if (t == 0) {
-            run = mir_getv(c);
-            if (!c->ok || run == 0) return -1;
-            run--;
-          } else dl = (uint64_t)mir_unzz(t);
+      for (int w = 0; w < rw;) {
+        if (run) {   /* zeros: this row's share of the run */
+          int z = run < (uint64_t)(rw - w) ? (int)run : rw - w;
+          if (key) memset(row + w, 0, (size_t)z * 8);
+          w += z;
+          run -= (uint64_t)z;
+          continue;
         }
+        uint64_t t = mir_getv(c);
+        if (!c->ok) return -1;
+        if (t == 0) {
+          run = mir_getv(c);
+          if (!c->ok || run == 0) return -1;
+          continue;
+        }
+        uint64_t dl = (uint64_t)mir_unzz(t);
         row[w] = key ? dl : row[w] + dl;
+        w++;
       }
     }
     if (run) return -1;
