@@ -105,6 +105,9 @@ $(filter core/record/% core/recfile/% core/export/%,$(CORE_OBJ)): ALLCFLAGS += -
 # Its functions on 64-byte boundaries and its loops on 32 give the fast placement whatever links
 # beside it (core/SOURCES.md).
 core/query/query.o: ALLCFLAGS += -falign-functions=64 -falign-loops=32
+# The same for the recorder's sample: its raw read (raw_rows) and its encoder (put_body,
+# write_entities) read 0.25-0.26 ms a sample where the link left them, 0.22 on 64-byte boundaries.
+core/query/raw.o core/record/writer.o: ALLCFLAGS += -falign-functions=64
 
 core/%.o: core/%.c $(CORE_HDR)
 	$(CC) $(ALLCFLAGS) -Icore -c $< -o $@
