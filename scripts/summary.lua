@@ -357,7 +357,9 @@ end
 local rows = {}
 for _, k in ipairs(order) do
   local s = stats[k]
-  if not opts.all and acc:zero(s.id) then goto next_stat end   -- (most of a host's processes: no table made for them)
+  -- a stat that shows nothing (no total over an interval, extremes absent or 0) is left out
+  -- without --all, before its tables are made (most of a host's processes): stats:zero's rule
+  if not opts.all and acc:zero(s.id) then goto next_stat end
   local g = acc:get(s.id)   -- its figures, from C
   local row = { domain = s.domain, entity = s.entity, item = s.item, samples = g.n,
     coverage = taken > 0 and 100 * g.n / taken or 0, unit = s.time and "s" or "" }
@@ -379,11 +381,8 @@ for _, k in ipairs(order) do
     row.avg = g.dt > 0 and g.total / g.dt or cli.NONE
     row.min, row.max = g.minr, g.maxr
   end
-  local zero = (row.total == cli.NONE or (row.total or 0) == 0) and (row.max or 0) == 0 and (row.min or 0) == 0
-  if opts.all or not zero then   -- the extremes' times only for the rows shown
-    row.min_at, row.max_at = g.mint and stamp(g.mint), g.maxt and stamp(g.maxt)
-    rows[#rows + 1] = row
-  end
+  row.min_at, row.max_at = g.mint and stamp(g.mint), g.maxt and stamp(g.maxt)
+  rows[#rows + 1] = row
   ::next_stat::
 end
 if opts.all and dark > 0 then

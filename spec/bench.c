@@ -283,7 +283,8 @@ static void bench_sim(void) {
     for (int watched = 0; watched < 2; watched++) sim_hour(8, watched, &secs[watched][r], &cpu[watched][r], &procs, &txns);
     ratio[r] = cpu[0][r] > 0 ? cpu[1][r] / cpu[0][r] : 0;
   }
-  int ord[PAIRS] = {0, 1, 2};   /* the pairs by ratio: ord[1] is the median's */
+  int ord[PAIRS];   /* the pairs by ratio: ord[PAIRS / 2] is the median's */
+  for (int i = 0; i < PAIRS; i++) ord[i] = i;
   for (int i = 1; i < PAIRS; i++)
     for (int j = i; j > 0 && ratio[ord[j]] < ratio[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
   int mi = ord[PAIRS / 2];
