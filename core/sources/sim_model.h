@@ -180,7 +180,7 @@ typedef struct sim {
   uint16_t ev_cell[NROOM][EV_CELLS];           /* the row a fraction-sum cell's start falls in (a search's start) */
   uint8_t ev_top[NROOM][EV_TOP];               /* the row (evrows index) of every draw with these top bits, EV_SPLIT if it varies */
   uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
-  struct evspl { uint64_t t; uint8_t a, b; } ev_spl[NROOM][EV_NSPL];   /* a cell with one boundary: row a below draw t,
+  struct evspl { uint64_t t; uint8_t a, b; } ev_spl[NROOM][EV_NSPL + 1];   /* a cell with one boundary: row a below draw t,
                                                   row b from it (sim_ev_row's answer without its search) */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
@@ -225,6 +225,9 @@ typedef struct sim {
   struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul, odd; } evact[NEVROW];  /* ... the same with
                                the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row; odd: 1 when
                                the row is not a plain count (a histogram, by class, a watermark or in a subset) */
+  struct evf { int32_t g, p, om; uint8_t odd; } evf[NEVROW];   /* a row as a fraction's event writes it, branch-free in
+                               most rows: its global word g (+ the operation's class word where om is -1: by class),
+                               its process word p (-1 by class); odd 1 for a histogram, a watermark or a subset */
   int32_t hcol[NEVROW][10];    /* a histogram row's buckets -> their words */
   uint8_t room_cnt[NROOM];     /* 1 when anybody counts one of a room's event rows (else its draws are skipped) */
   int16_t fold[720];        /* object class -> its word within the counter's cells (the mapping's fold) */

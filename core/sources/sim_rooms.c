@@ -101,18 +101,26 @@ void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls)
   const uint8_t *top = s->ev_top[room];
   const int *chance = s->chance[room];
   const struct evspl *spl = s->ev_spl[room];
+  const struct evf *evf = s->evf;
+  const int32_t fx = clsok ? fw : INT32_MIN / 2;   /* a class row's offset: out of the row for no class */
   int used[NSUBGRP] = {0};   /* each subset group's events in this operation */
   for (int h = 1; h <= hits; h++) {
     uint64_t x = ev_mix(hb, h);
     int i = top[x >> (64 - EV_TOP_BITS)];
-    if (i >= EV_SPL0)   /* a boundary in the draw's cell: one of two rows by its threshold, else the search */
-      i = i == EV_SPLIT ? chance[sim_ev_row(s, room, x)] : x < spl[i - EV_SPL0].t ? spl[i - EV_SPL0].a : spl[i - EV_SPL0].b;
-    const struct evact *a = &act[i];
-    if (!a->odd) {   /* most: a plain count, global and per process */
-      if ((uint32_t)a->g < gn) MI_CELL_PUT(gc + a->g, gc[a->g] + 1);
-      if ((uint32_t)a->p < pn) MI_CELL_PUT(pc + a->p, pc[a->p] + 1);
+    /* a cell with a boundary: one of two rows by its threshold, without a branch (other cells
+     * read ev_spl's spare entry and keep their row); EV_SPLIT: the search */
+    unsigned k = (unsigned)(i - EV_SPL0), kk = k < EV_NSPL ? k : EV_NSPL;
+    int r = x < spl[kk].t ? spl[kk].a : spl[kk].b;
+    i = k < EV_NSPL ? r : i;
+    if (__builtin_expect(i == EV_SPLIT, 0)) i = chance[sim_ev_row(s, room, x)];
+    const struct evf *f = &evf[i];
+    if (!f->odd) {   /* most: a plain count, global and per process, or a count by class */
+      uint32_t gw = (uint32_t)(f->g + (fx & f->om));
+      if (gw < gn) MI_CELL_PUT(gc + gw, gc[gw] + 1);
+      if ((uint32_t)f->p < pn) MI_CELL_PUT(pc + f->p, pc[f->p] + 1);
       continue;
     }
+    const struct evact *a = &act[i];
     if (a->grp) {   /* a subset: no more than its total in one operation */
       int g = a->grp - 1;
       if (used[g] >= s->ev_cap[room][g]) continue;
