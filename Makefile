@@ -81,7 +81,7 @@ FUZZ_BIN     = $(FUZZ_B)/fuzz_aif $(FUZZ_B)/fuzz_proc $(FUZZ_B)/fuzz_registry $(
                $(FUZZ_B)/fuzz_lua_workload $(FUZZ_B)/fuzz_select $(FUZZ_B)/fuzz_http $(FUZZ_B)/fuzz_http_conn $(FUZZ_B)/fuzz_export $(FUZZ_B)/fuzz_record \
                $(FUZZ_B)/fuzz_attach
 
-.PHONY: all test examples bench bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
+.PHONY: all test examples bench bench-load bench-peers coverage echo clean fuzz fuzz-harnesses install uninstall install-rock
 # the Lua modules, and their bytecode (mish loads a module's .luac when it is as new as its .lua)
 LUA_MODS = $(addprefix lua/mi/,init.lua analysis.lua calls.lua records.lua shell.lua cli.lua recording.lua)
 LUA_BC   = $(LUA_MODS:.lua=.luac)
@@ -182,6 +182,12 @@ spec/bench: spec/bench.c spec/bench_record.c spec/bench_host.c spec/bench_common
 
 bench: spec/bench
 	./spec/bench
+
+# the same figures once under load: a busy loop on every CPU competes with the bench (its
+# ratios are of CPU time or of runs taken in turn, so they should hold; the loops end with it)
+bench-load: spec/bench
+	@n=$$(getconf _NPROCESSORS_ONLN); pids=; for i in $$(seq $$n); do sh -c 'while :; do :; done' & pids="$$pids $$!"; done; \
+	trap "kill $$pids" EXIT INT TERM; echo "under load: $$n busy loops beside the bench"; ./spec/bench
 
 # the host beside PCP's pmFetch through a local context (no pmcd), one run; skipped without libpcp3-dev
 bench-peers: core/libmi.a lua/mish $(CORE_HDR)
