@@ -322,7 +322,7 @@ int sim_sync_layout(mi_system *sys, sim *s) {
     }
     if (s->evcol[i][0] >= 0 || s->evcol[i][1] >= 0) s->room_cnt[evrows[i].room] = 1;
     s->evact[i] = (struct evact){s->evcol[i][0], s->evcol[i][1], s->ev_whole[i], (uint8_t)evrows[i].n, s->ev_objcl[i], s->ev_wmark[i],
-                                 s->ev_grp[i], s->ev_pmul[i], (uint8_t)(evrows[i].n > 1 || s->ev_objcl[i] || s->ev_wmark[i] || s->ev_grp[i])};
+                                 s->ev_grp[i], s->ev_pmul[i]};
     int oc = s->ev_objcl[i] != 0;   /* (a class row without a word stays out of the row whatever the class) */
     s->evf[i] = (struct evf){oc && s->evcol[i][0] < 0 ? INT32_MIN / 2 : s->evcol[i][0], oc ? -1 : s->evcol[i][1], -oc,
                              (uint8_t)(evrows[i].n > 1 || s->ev_wmark[i] || s->ev_grp[i])};

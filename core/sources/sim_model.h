@@ -181,7 +181,8 @@ typedef struct sim {
   uint8_t ev_top[NROOM][EV_TOP];               /* the row (evrows index) of every draw with these top bits, EV_SPLIT if it varies */
   uint8_t ev_ntop[NROOM][EV_TOP];              /* ... the number of events of an operation's draw, the same way */
   struct evspl { uint64_t t; uint8_t a, b; } ev_spl[NROOM][EV_NSPL + 1];   /* a cell with one boundary: row a below draw t,
-                                                  row b from it (sim_ev_row's answer without its search) */
+                                                  row b from it (sim_ev_row's answer without its search); the
+                                                  last, never filled, is read by the other cells (unused) */
   mi_ctr ev_hist[NEVROW][10];                  /* a histogram row's counters, bucket by bucket */
   int64_t room_ops[NROOM];  /* operations of each room so far (the transaction logs' ticks read them) */
   int nblk[NREASON];        /* processes in WAIT by reason (the gmc_cur_blk_* levels) */
@@ -222,9 +223,8 @@ typedef struct sim {
   int32_t scol[NCTR];       /* ... a simple counter's word (levels, maxima), -1 for other kinds */
   int32_t rscol[NREASON][5];   /* stop reason and place -> its word */
   int32_t evcol[NEVROW][2];    /* room event row -> its global and process words */
-  struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul, odd; } evact[NEVROW];  /* ... the same with
-                               the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row; odd: 1 when
-                               the row is not a plain count (a histogram, by class, a watermark or in a subset) */
+  struct evact { int32_t g, p, whole; uint8_t n, objcl, wmark, grp, pmul; } evact[NEVROW];  /* ... the same with
+                               the row's shape (ev_whole, ev_grp, ev_pmul ...), together: one load a row */
   struct evf { int32_t g, p, om; uint8_t odd; } evf[NEVROW];   /* a row as a fraction's event writes it, branch-free in
                                most rows: its global word g (+ the operation's class word where om is -1: by class),
                                its process word p (-1 by class); odd 1 for a histogram, a watermark or a subset */

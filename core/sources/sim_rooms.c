@@ -69,8 +69,9 @@ static int counting(const sim *s, int room) {
 
 /* The event counters of one operation of a room by p (evrows) on an object of class cls: each
  * row's whole count, and its fraction by chance. The rows' words and shapes come from s->evact
- * (one load a row), the rows' cells through the two rows' pointers held in locals, and the
- * operation's draws from one hash base (ev_hash's, taken apart: the same bits). */
+ * (one load a row; a fraction's event reads s->evf, and evact only for an odd row), the rows'
+ * cells through the two rows' pointers held in locals, and the operation's draws from one hash
+ * base (ev_hash's, taken apart: the same bits). */
 void sim_room_events(mi_system *sys, sim *s, mi_host_row *pr, int room, int cls) {
   uint64_t op = ++s->opseq;
   s->room_ops[room]++;
